@@ -1,0 +1,56 @@
+//===- NeuronDialect.cpp - neuron dialect registration --------------------===//
+//
+// Registers the dialect's operations and attributes and verifies
+// #neuron.target.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/neuron/IR/NeuronDialect.h"
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+#include "dialects/neuron/IR/NeuronDialect.cpp.inc"
+#include "dialects/neuron/IR/NeuronEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/neuron/IR/NeuronAttrs.cpp.inc"
+
+void NeuronDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/neuron/IR/NeuronOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/neuron/IR/NeuronAttrs.cpp.inc"
+      >();
+}
+
+Operation *NeuronDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, type, elements);
+}
+
+LogicalResult
+TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                   StringAttr chip, StringAttr instance, int64_t lnc) {
+  if (!chip || chip.getValue().empty())
+    return emitError() << "expected a non-empty chip name";
+  if (instance && instance.getValue().empty())
+    return emitError() << "expected a non-empty instance name when given";
+  if (lnc != 1 && lnc != 2)
+    return emitError() << "expected lnc to be 1 or 2 (physical NeuronCores "
+                          "per logical NeuronCore), found "
+                       << lnc;
+  return success();
+}

@@ -1,0 +1,403 @@
+//===- Contractions.cpp - matmuls, convolutions and pooling ---------------===//
+//
+// Raises linalg contractions (named or generic, with any operand layout) to
+// neuron.matmul/batch_matmul, convolutions (named or generic, regular or
+// depthwise) to neuron.conv2d, and the named pooling ops to neuron.pool2d.
+// Operands are transposed and reshaped into the canonical layouts; a
+// non-zero accumulator init becomes an explicit add.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LinalgToNeuron/LinalgToNeuron.h"
+#include "lowering/LinalgToNeuron/Utils.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+/// Looks through the casts a mixed-precision body puts on its operands.
+static Value stripCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::SIToFPOp, arith::TruncFOp>(
+            def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether the body is `out + in0 * in1` (in either order, casts allowed).
+static bool isMulAccBody(linalg::LinalgOp op) {
+  Block *block = op.getBlock();
+  if (!block || block->getNumArguments() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(block->getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
+    return false;
+  Value out = block->getArgument(2);
+  Value product = add->getOperand(0) == out   ? add->getOperand(1)
+                  : add->getOperand(1) == out ? add->getOperand(0)
+                                              : Value();
+  Operation *mul = product ? product.getDefiningOp() : nullptr;
+  if (!mul || !isa<arith::MulFOp, arith::MulIOp>(mul))
+    return false;
+  Value a = stripCasts(mul->getOperand(0)), b = stripCasts(mul->getOperand(1));
+  Value in0 = block->getArgument(0), in1 = block->getArgument(1);
+  return (a == in0 && b == in1) || (a == in1 && b == in0);
+}
+
+/// The element type a contraction of `operand` elements may produce.
+static bool isAccumulatorOf(Type operand, Type result) {
+  return operand == result || (isa<FloatType>(operand) && result.isF32()) ||
+         (operand.isInteger(8) && result.isInteger(32));
+}
+
+/// Adds the accumulator's initial value unless it is zero.
+static Value addInit(PatternRewriter &rewriter, Location loc, Value result,
+                     Value init) {
+  if (isIdentityInit(init, 0.0))
+    return result;
+  return AddOp::create(rewriter, loc, result.getType(), result, init);
+}
+
+/// Common preconditions of the contraction-like patterns.
+static bool isStaticTensorOp(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op.getNumDpsInputs() == 2 &&
+         op.getNumDpsInits() == 1 &&
+         llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+}
+
+namespace {
+
+struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  RaiseContraction(MLIRContext *context)
+      : OpInterfaceRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticTensorOp(op) || !linalg::isaContractionOpInterface(op) ||
+        !isMulAccBody(op))
+      return rewriter.notifyMatchFailure(op, "not a multiply-accumulate");
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->batch.size() > 1 || dims->m.size() > 1 ||
+        dims->n.size() > 1 || dims->k.size() != 1)
+      return rewriter.notifyMatchFailure(op, "more than one dim per role");
+
+    // -1 marks a role the contraction lacks (a matvec has no N).
+    auto dimOrNone = [](ArrayRef<unsigned> dims) -> int64_t {
+      return dims.empty() ? -1 : static_cast<int64_t>(dims.front());
+    };
+    int64_t b = dimOrNone(dims->batch), m = dimOrNone(dims->m),
+            n = dimOrNone(dims->n);
+    int64_t k = dims->k[0];
+    // The left operand is the one that reads M (or does not read N).
+    OpOperand *lhs = op.getDpsInputOperand(0), *rhs = op.getDpsInputOperand(1);
+    auto reads = [&](OpOperand *operand, int64_t dim) {
+      return dim >= 0 &&
+             op.getMatchingIndexingMap(operand).isFunctionOfDim(dim);
+    };
+    if (reads(rhs, m) || reads(lhs, n))
+      std::swap(lhs, rhs);
+
+    auto lhsType = cast<RankedTensorType>(lhs->get().getType());
+    auto rhsType = cast<RankedTensorType>(rhs->get().getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type element = lhsType.getElementType();
+    if (element != rhsType.getElementType() ||
+        !isAccumulatorOf(element, resultType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "unsupported element types");
+
+    Location loc = op.getLoc();
+    SmallVector<int64_t> lhsOrder{m, k}, rhsOrder{k, n}, outOrder{m, n};
+    if (b >= 0) {
+      lhsOrder.insert(lhsOrder.begin(), b);
+      rhsOrder.insert(rhsOrder.begin(), b);
+      outOrder.insert(outOrder.begin(), b);
+    }
+    SmallVector<unsigned> present;
+    for (int64_t d : outOrder)
+      if (d >= 0)
+        present.push_back(d);
+    OpOperand *init = op.getDpsInitOperand(0);
+    if (!writesLoops(op.getMatchingIndexingMap(init), resultType.getShape(),
+                     present))
+      return rewriter.notifyMatchFailure(op, "unsupported output map");
+    FailureOr<Value> l =
+        toDimOrder(rewriter, loc, lhs->get(), op.getMatchingIndexingMap(lhs),
+                   lhsOrder);
+    if (failed(l))
+      return rewriter.notifyMatchFailure(op, "unsupported lhs map");
+    FailureOr<Value> r =
+        toDimOrder(rewriter, loc, rhs->get(), op.getMatchingIndexingMap(rhs),
+                   rhsOrder);
+    if (failed(r))
+      return failure(); // unreachable for a contraction once lhs succeeded
+
+    SmallVector<int64_t> shape = op.getStaticLoopRanges();
+    SmallVector<int64_t> productShape, presentShape;
+    for (int64_t d : outOrder) {
+      productShape.push_back(d >= 0 ? shape[d] : 1);
+      if (d >= 0)
+        presentShape.push_back(shape[d]);
+    }
+    auto productType =
+        RankedTensorType::get(productShape, resultType.getElementType());
+    Value product =
+        b >= 0 ? BatchMatmulOp::create(rewriter, loc, productType, *l, *r)
+                     .getResult()
+               : MatmulOp::create(rewriter, loc, productType, *l, *r)
+                     .getResult();
+    product = reshapeIfNeeded(rewriter, loc, product, presentShape);
+    FailureOr<Value> result =
+        fromLoopSpace(rewriter, loc, product, present,
+                      op.getMatchingIndexingMap(init), resultType);
+    rewriter.replaceOp(op, addInit(rewriter, loc, *result, init->get()));
+    return success();
+  }
+};
+
+/// One spatial dimension of a convolution: `image = out * stride + filter *
+/// dilation`.
+struct Window {
+  unsigned out, filter;
+  int64_t stride = 1, dilation = 1;
+};
+
+/// Splits `d_i * c` or `d_i` into the dimension and the factor.
+static std::optional<std::pair<unsigned, int64_t>> scaledDim(AffineExpr e) {
+  if (auto dim = dyn_cast<AffineDimExpr>(e))
+    return std::make_pair(dim.getPosition(), int64_t(1));
+  auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!mul || mul.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  auto dim = dyn_cast<AffineDimExpr>(mul.getLHS());
+  auto cst = dyn_cast<AffineConstantExpr>(mul.getRHS());
+  if (!dim || !cst)
+    return std::nullopt;
+  return std::make_pair(dim.getPosition(), cst.getValue());
+}
+
+/// Parses `out * s + filter * d` given the convolution's dimension roles.
+static std::optional<Window>
+parseWindow(AffineExpr e, const linalg::ConvolutionDimensions &dims) {
+  auto add = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!add || add.getKind() != AffineExprKind::Add)
+    return std::nullopt;
+  auto lhs = scaledDim(add.getLHS()), rhs = scaledDim(add.getRHS());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (llvm::is_contained(dims.filterLoop, lhs->first))
+    std::swap(lhs, rhs);
+  if (!llvm::is_contained(dims.outputImage, lhs->first) ||
+      !llvm::is_contained(dims.filterLoop, rhs->first))
+    return std::nullopt;
+  return Window{lhs->first, rhs->first, lhs->second, rhs->second};
+}
+
+/// The permutation that sorts an operand's dimensions by role, given the
+/// role of each dimension; fails on an unknown (-1) or repeated role.
+static std::optional<SmallVector<int64_t>> sortByRole(ArrayRef<int> roles) {
+  SmallVector<int64_t> order(roles.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](int64_t a, int64_t b) { return roles[a] < roles[b]; });
+  for (auto [i, o] : llvm::enumerate(order))
+    if (roles[o] < 0 || (i > 0 && roles[order[i - 1]] == roles[o]))
+      return std::nullopt;
+  return order;
+}
+
+struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  RaiseConvolution(MLIRContext *context)
+      : OpInterfaceRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isStaticTensorOp(op) || !linalg::isaConvolutionOpInterface(op) ||
+        !isMulAccBody(op))
+      return rewriter.notifyMatchFailure(op, "not a convolution");
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    if (failed(dims) || dims->outputImage.size() != 2 ||
+        dims->filterLoop.size() != 2 || dims->batch.size() > 1 ||
+        dims->outputChannel.size() > 1 || dims->inputChannel.size() > 1 ||
+        dims->depth.size() > 1)
+      return rewriter.notifyMatchFailure(op, "not a 2-D convolution");
+    bool depthwise = dims->depth.size() == 1;
+    if (depthwise ? !dims->inputChannel.empty()
+                  : dims->inputChannel.size() != 1 ||
+                        dims->outputChannel.size() != 1)
+      return rewriter.notifyMatchFailure(op, "unsupported channel structure");
+
+    OpOperand *image = op.getDpsInputOperand(0);
+    OpOperand *filter = op.getDpsInputOperand(1);
+    OpOperand *init = op.getDpsInitOperand(0);
+    auto is = [](ArrayRef<unsigned> set, unsigned d) {
+      return llvm::is_contained(set, d);
+    };
+    unsigned channel = depthwise ? dims->depth[0] : dims->inputChannel[0];
+
+    // Image roles: batch 0, channel 1, spatial 2 and 3 in image order.
+    SmallVector<Window> windows;
+    SmallVector<int> imageRoles;
+    for (AffineExpr e : op.getMatchingIndexingMap(image).getResults()) {
+      if (auto w = parseWindow(e, *dims)) {
+        imageRoles.push_back(2 + windows.size());
+        windows.push_back(*w);
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(e);
+      imageRoles.push_back(!d                             ? -1
+                           : is(dims->batch, d.getPosition()) ? 0
+                           : d.getPosition() == channel       ? 1
+                                                              : -1);
+    }
+    if (windows.size() != 2)
+      return rewriter.notifyMatchFailure(op, "expected two spatial windows");
+
+    // Roles of a plain-dimension operand; spatial dims by window order.
+    auto rolesOf = [&](OpOperand *operand, auto roleOfDim) {
+      SmallVector<int> roles;
+      for (AffineExpr e : op.getMatchingIndexingMap(operand).getResults()) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        roles.push_back(d ? roleOfDim(d.getPosition()) : -1);
+      }
+      return roles;
+    };
+    int multiplier = dims->outputChannel.empty()
+                         ? -1
+                         : static_cast<int>(dims->outputChannel.front());
+    SmallVector<int> filterRoles = rolesOf(filter, [&](unsigned d) {
+      if (d == windows[0].filter) return 2;
+      if (d == windows[1].filter) return 3;
+      if (depthwise)
+        return d == channel ? 0 : int(d) == multiplier ? 1 : -1;
+      return int(d) == multiplier ? 0 : d == channel ? 1 : -1;
+    });
+    SmallVector<int> outRoles = rolesOf(init, [&](unsigned d) {
+      int base = depthwise && multiplier >= 0 ? 3 : 2;
+      if (d == windows[0].out) return base;
+      if (d == windows[1].out) return base + 1;
+      if (is(dims->batch, d)) return 0;
+      if (depthwise)
+        return d == channel ? 1 : int(d) == multiplier ? 2 : -1;
+      return int(d) == multiplier ? 1 : -1;
+    });
+    auto imageOrder = sortByRole(imageRoles);
+    auto filterOrder = sortByRole(filterRoles);
+    auto outOrder = sortByRole(outRoles);
+    if (!imageOrder || !filterOrder || !outOrder)
+      return rewriter.notifyMatchFailure(op, "unsupported operand layout");
+
+    auto imageType = cast<RankedTensorType>(image->get().getType());
+    auto filterType = cast<RankedTensorType>(filter->get().getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type element = imageType.getElementType();
+    if (element != filterType.getElementType() ||
+        !isAccumulatorOf(element, resultType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "unsupported element types");
+
+    Location loc = op.getLoc();
+    SmallVector<int64_t> loops = op.getStaticLoopRanges();
+    int64_t n = dims->batch.empty() ? 1 : loops[dims->batch[0]];
+    int64_t c = loops[channel];
+    int64_t mult = multiplier >= 0 ? loops[multiplier] : 1;
+    int64_t f = depthwise ? c * mult : mult;
+    int64_t kh = loops[windows[0].filter], kw = loops[windows[1].filter];
+    int64_t oh = loops[windows[0].out], ow = loops[windows[1].out];
+
+    Value in = transposeIfNeeded(rewriter, loc, image->get(), *imageOrder);
+    auto inType = cast<RankedTensorType>(in.getType());
+    in = reshapeIfNeeded(rewriter, loc, in,
+                         {n, c, inType.getDimSize(inType.getRank() - 2),
+                          inType.getDimSize(inType.getRank() - 1)});
+    Value w = transposeIfNeeded(rewriter, loc, filter->get(), *filterOrder);
+    w = reshapeIfNeeded(rewriter, loc, w,
+                        {f, depthwise ? 1 : c, kh, kw});
+    auto convType = RankedTensorType::get({n, f, oh, ow},
+                                          resultType.getElementType());
+    Value conv = Conv2DOp::create(
+        rewriter, loc, convType, in, w, /*bias=*/Value(),
+        ConvLayoutAttr::get(rewriter.getContext(), ConvLayout::nchw_fchw),
+        rewriter.getDenseI64ArrayAttr({windows[0].stride, windows[1].stride}),
+        rewriter.getDenseI64ArrayAttr({0, 0, 0, 0}),
+        rewriter.getDenseI64ArrayAttr(
+            {windows[0].dilation, windows[1].dilation}),
+        rewriter.getI64IntegerAttr(depthwise ? c : 1));
+
+    // Back to the output's layout: split the channels, drop a missing batch,
+    // then permute roles into positions.
+    SmallVector<int64_t> sortedShape;
+    for (int64_t pos : *outOrder)
+      sortedShape.push_back(resultType.getDimSize(pos));
+    conv = reshapeIfNeeded(rewriter, loc, conv, sortedShape);
+    SmallVector<int64_t> toOutput(outOrder->size());
+    for (auto [sortedIndex, pos] : llvm::enumerate(*outOrder))
+      toOutput[pos] = sortedIndex;
+    conv = transposeIfNeeded(rewriter, loc, conv, toOutput);
+    rewriter.replaceOp(op, addInit(rewriter, loc, conv, init->get()));
+    return success();
+  }
+};
+
+/// Raises a named pooling op of the given kind and layout.
+template <typename PoolOp, PoolKind kind, ImageLayout layout>
+struct RaisePooling : OpRewritePattern<PoolOp> {
+  using OpRewritePattern<PoolOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(PoolOp op,
+                                PatternRewriter &rewriter) const override {
+    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+    if (!isStaticTensorOp(linalgOp))
+      return rewriter.notifyMatchFailure(op, "dynamic or buffer pooling");
+    auto windowType =
+        cast<ShapedType>(linalgOp.getDpsInputOperand(1)->get().getType());
+    auto values = [](DenseIntElementsAttr attr) {
+      return llvm::to_vector(attr.getValues<int64_t>());
+    };
+    Location loc = op.getLoc();
+    Value input = linalgOp.getDpsInputOperand(0)->get();
+    Value init = linalgOp.getDpsInitOperand(0)->get();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Value pooled = Pool2DOp::create(
+        rewriter, loc, resultType, input,
+        PoolKindAttr::get(rewriter.getContext(), kind),
+        ImageLayoutAttr::get(rewriter.getContext(), layout),
+        rewriter.getDenseI64ArrayAttr(windowType.getShape()),
+        rewriter.getDenseI64ArrayAttr(values(op.getStrides())),
+        rewriter.getDenseI64ArrayAttr({0, 0, 0, 0}),
+        rewriter.getDenseI64ArrayAttr(values(op.getDilations())),
+        /*count_include_pad=*/UnitAttr());
+    if (kind == PoolKind::max &&
+        !isIdentityInit(init, -std::numeric_limits<double>::infinity()))
+      pooled = MaxOp::create(rewriter, loc, resultType, pooled, init);
+    else if (kind == PoolKind::sum)
+      pooled = addInit(rewriter, loc, pooled, init);
+    rewriter.replaceOp(op, pooled);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::neuron::populateContractionPatterns(RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<RaiseContraction, RaiseConvolution>(context);
+  patterns.add<
+      RaisePooling<linalg::PoolingNchwMaxOp, PoolKind::max, ImageLayout::nchw>,
+      RaisePooling<linalg::PoolingNchwSumOp, PoolKind::sum, ImageLayout::nchw>,
+      RaisePooling<linalg::PoolingNhwcMaxOp, PoolKind::max, ImageLayout::nhwc>,
+      RaisePooling<linalg::PoolingNhwcSumOp, PoolKind::sum, ImageLayout::nhwc>>(
+      context, /*benefit=*/2);
+}

@@ -1,0 +1,365 @@
+//===- StructuredOps.cpp - elementwise and reduction linalg ops -----------===//
+//
+// Raises any linalg structured op whose loops are all parallel, or parallel
+// and reduction with a sum/max/min combiner, by evaluating its body on whole
+// tensors: each operand is brought into the loop space (transpose, unit
+// reshape, broadcast), each arith/math body op becomes the matching neuron
+// op, reductions become neuron.reduce_*, and the result is put back into the
+// output's layout. This covers linalg.generic as frontends write it as well
+// as the named elementwise, map, reduce, transpose, broadcast and fill ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LinalgToNeuron/LinalgToNeuron.h"
+#include "lowering/LinalgToNeuron/Utils.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// How a reduction combines a new element with the running value.
+enum class Combiner { sum, max, min };
+
+/// The reduction's combiner when `op` is one, with `out` one operand.
+static std::optional<Combiner> getCombiner(Operation *op) {
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
+    return Combiner::sum;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(op))
+    return Combiner::max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(op))
+    return Combiner::min;
+  return std::nullopt;
+}
+
+/// The value a combiner starts from.
+static double identityOf(Combiner c) {
+  switch (c) {
+  case Combiner::sum:
+    return 0.0;
+  case Combiner::max:
+    return -std::numeric_limits<double>::infinity();
+  case Combiner::min:
+    return std::numeric_limits<double>::infinity();
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+/// For `select(cmp(a, b), x, y)` with {x, y} == {a, b}: the max or min it
+/// computes (how frontends spell relu and clamps), else nothing.
+static std::optional<Combiner> selectAsMinMax(arith::SelectOp select) {
+  Operation *cmp = select.getCondition().getDefiningOp();
+  if (!cmp || !isa<arith::CmpFOp, arith::CmpIOp>(cmp))
+    return std::nullopt;
+  std::optional<ComparePredicate> pred = getComparePredicate(cmp);
+  if (!pred)
+    return std::nullopt;
+  Value a = cmp->getOperand(0), b = cmp->getOperand(1);
+  bool same = select.getTrueValue() == a && select.getFalseValue() == b;
+  bool swapped = select.getTrueValue() == b && select.getFalseValue() == a;
+  if (!same && !swapped)
+    return std::nullopt;
+  bool greater = *pred == ComparePredicate::gt || *pred == ComparePredicate::ge;
+  bool less = *pred == ComparePredicate::lt || *pred == ComparePredicate::le;
+  if (!greater && !less)
+    return std::nullopt;
+  return (greater == same) ? Combiner::max : Combiner::min;
+}
+
+/// Evaluates a structured op's body on whole tensors. `check` answers
+/// whether `emit` would succeed, without creating anything, so a rewrite
+/// never fails half-way.
+class BodyEvaluator {
+public:
+  BodyEvaluator(linalg::LinalgOp op, ArrayRef<int64_t> loopShape)
+      : op(op), loopShape(loopShape) {}
+
+  /// Makes block argument `arg` available; false if its operand cannot be
+  /// brought into the loop space.
+  bool canBind(BlockArgument arg) {
+    OpOperand *operand = op.getMatchingOpOperand(arg);
+    return canMapToLoopSpace(operand->get(),
+                             op.getMatchingIndexingMap(operand));
+  }
+
+  /// Whether `value` can be evaluated with the block arguments in `allowed`.
+  bool check(Value value, llvm::function_ref<bool(BlockArgument)> allowed) {
+    if (constantOf(value))
+      return isNeuronElementType(value.getType());
+    if (auto arg = dyn_cast<BlockArgument>(value))
+      return arg.getOwner() == op.getBlock() && allowed(arg) &&
+             isNeuronElementType(arg.getType()) && canBind(arg);
+    Operation *def = value.getDefiningOp();
+    if (!op->isProperAncestor(def))
+      return false; // a scalar computed outside and not a constant
+    if (auto select = dyn_cast<arith::SelectOp>(def))
+      if (selectAsMinMax(select) && isNeuronElementType(select.getType()))
+        return check(select.getTrueValue(), allowed) &&
+               check(select.getFalseValue(), allowed);
+    if (!isRaisableElementwise(def))
+      return false;
+    return llvm::all_of(def->getOperands(),
+                        [&](Value v) { return check(v, allowed); });
+  }
+
+  /// Emits `value` as a tensor over the loop space; `check` must hold.
+  Value emit(PatternRewriter &b, Value value) {
+    if (Value known = tensors.lookup(value))
+      return known;
+    Location loc = op.getLoc();
+    Value result;
+    if (std::optional<TypedAttr> constant = constantOf(value)) {
+      result = createSplat(b, loc, *constant, loopShape);
+    } else if (auto arg = dyn_cast<BlockArgument>(value)) {
+      OpOperand *operand = op.getMatchingOpOperand(arg);
+      result = *toLoopSpace(b, loc, operand->get(),
+                            op.getMatchingIndexingMap(operand), loopShape);
+    } else {
+      result = emitOp(b, value.getDefiningOp());
+    }
+    tensors[value] = result;
+    return result;
+  }
+
+private:
+  /// The constant a body value always equals: a constant or splat defined
+  /// outside, a constant in the body, an input that is a splat, or a cast of
+  /// one of these (frontends write epsilons as f64 truncated in the body).
+  std::optional<TypedAttr> constantOf(Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != op.getBlock())
+        return std::nullopt;
+      OpOperand *operand = op.getMatchingOpOperand(arg);
+      if (!op.isDpsInput(operand))
+        return std::nullopt;
+      return getSplatScalar(operand->get());
+    }
+    Operation *def = value.getDefiningOp();
+    if (!op->isProperAncestor(def) || isa<arith::ConstantOp>(def))
+      return getSplatScalar(value);
+    if (!isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp>(def))
+      return std::nullopt;
+    std::optional<TypedAttr> source = constantOf(def->getOperand(0));
+    if (!source)
+      return std::nullopt;
+    return convertScalar(*source, value.getType());
+  }
+
+  RankedTensorType tensorOf(Type element) const {
+    return RankedTensorType::get(loopShape, element);
+  }
+
+  Value emitOp(PatternRewriter &b, Operation *def) {
+    if (auto select = dyn_cast<arith::SelectOp>(def))
+      if (std::optional<Combiner> c = selectAsMinMax(select)) {
+        Value x = emit(b, select.getTrueValue());
+        Value y = emit(b, select.getFalseValue());
+        Type type = tensorOf(def->getResult(0).getType());
+        if (*c == Combiner::max)
+          return MaxOp::create(b, def->getLoc(), type, x, y);
+        return MinOp::create(b, def->getLoc(), type, x, y);
+      }
+    SmallVector<Value> args;
+    for (Value v : def->getOperands())
+      args.push_back(emit(b, v));
+    return createElementwise(b, def, args, loopShape);
+  }
+
+  linalg::LinalgOp op;
+  ArrayRef<int64_t> loopShape;
+  DenseMap<Value, Value> tensors;
+};
+
+/// How one result of the op is computed: the body value that gives it and,
+/// for a reduction, the combiner applied over the reduction loops.
+struct ResultPlan {
+  unsigned index;
+  Value value;
+  std::optional<Combiner> combiner;
+};
+
+struct RaiseStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
+        !op.getBlock() || op.hasIndexSemantics())
+      return rewriter.notifyMatchFailure(op, "not a tensor op with a body");
+    // Contractions evaluated elementwise would materialise M x N x K
+    // products; only the contraction pattern may take them.
+    if (linalg::isaContractionOpInterface(op))
+      return rewriter.notifyMatchFailure(op, "left to the contraction pattern");
+    SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
+    if (llvm::any_of(loopShape, ShapedType::isDynamic))
+      return rewriter.notifyMatchFailure(op, "dynamic loop range");
+
+    SmallVector<unsigned> parallel, reduction;
+    for (auto [i, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+      (kind == utils::IteratorType::reduction ? reduction : parallel).push_back(i);
+
+    auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+    BodyEvaluator evaluator(op, loopShape);
+    SmallVector<ResultPlan> plans;
+    for (OpResult result : op->getResults()) {
+      if (result.use_empty())
+        continue;
+      FailureOr<ResultPlan> plan =
+          planResult(op, yield, result.getResultNumber(), !reduction.empty(),
+                     evaluator);
+      if (failed(plan))
+        return rewriter.notifyMatchFailure(op, "body not expressible");
+      plans.push_back(*plan);
+    }
+    if (plans.empty())
+      return rewriter.notifyMatchFailure(op, "no result is used");
+
+    SmallVector<Value> replacements(op.getDpsInits());
+    for (const ResultPlan &plan : plans) {
+      FailureOr<Value> value =
+          emitResult(rewriter, op, plan, evaluator, loopShape, parallel,
+                     reduction);
+      if (failed(value))
+        return failure();
+      replacements[plan.index] = *value;
+    }
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+
+private:
+  static SmallVector<unsigned> allLoops(linalg::LinalgOp op) {
+    SmallVector<unsigned> loops(op.getNumLoops());
+    std::iota(loops.begin(), loops.end(), 0u);
+    return loops;
+  }
+
+  static SmallVector<unsigned> parallelLoops(linalg::LinalgOp op) {
+    SmallVector<unsigned> loops;
+    for (auto [i, kind] : llvm::enumerate(op.getIteratorTypesArray()))
+      if (kind != utils::IteratorType::reduction)
+        loops.push_back(i);
+    return loops;
+  }
+
+  /// Finds what result `index` computes and checks that it can be emitted.
+  static FailureOr<ResultPlan> planResult(linalg::LinalgOp op,
+                                          linalg::YieldOp yield,
+                                          unsigned index, bool reduces,
+                                          BodyEvaluator &evaluator) {
+    OpOperand *init = op.getDpsInitOperand(index);
+    auto result = cast<RankedTensorType>(op->getResult(index).getType());
+    if (!isNeuronElementType(result.getElementType()))
+      return failure();
+    Value yielded = yield.getOperand(index);
+    auto isInput = [&](BlockArgument arg) {
+      return op.isDpsInput(op.getMatchingOpOperand(arg));
+    };
+    AffineMap outMap = op.getMatchingIndexingMap(init);
+    if (!reduces) {
+      // Parallel loops only: an init read in the body acts as an input, and
+      // the output map must be invertible for the result to be written.
+      if (!canMapToLoopSpace(init->get(), outMap))
+        return failure();
+      if (!writesLoops(outMap, result.getShape(), allLoops(op)))
+        return failure();
+      if (!evaluator.check(yielded, [](BlockArgument) { return true; }))
+        return failure();
+      return ResultPlan{index, yielded, std::nullopt};
+    }
+    // A reduction: `yielded = combiner(partial, out)`, `partial` free of
+    // every init.
+    Operation *def = yielded.getDefiningOp();
+    if (!def || def->getBlock() != op.getBlock() || def->getNumOperands() != 2)
+      return failure();
+    std::optional<Combiner> combiner = getCombiner(def);
+    if (!combiner)
+      return failure();
+    BlockArgument out = op.getMatchingBlockArgument(init);
+    Value partial;
+    if (def->getOperand(1) == out)
+      partial = def->getOperand(0);
+    else if (def->getOperand(0) == out)
+      partial = def->getOperand(1);
+    else
+      return failure();
+    if (!evaluator.check(partial, isInput))
+      return failure();
+    if (!writesLoops(outMap, result.getShape(), parallelLoops(op)))
+      return failure();
+    return ResultPlan{index, partial, combiner};
+  }
+
+  static FailureOr<Value> emitResult(PatternRewriter &rewriter,
+                                     linalg::LinalgOp op,
+                                     const ResultPlan &plan,
+                                     BodyEvaluator &evaluator,
+                                     ArrayRef<int64_t> loopShape,
+                                     ArrayRef<unsigned> parallel,
+                                     ArrayRef<unsigned> reduction) {
+    Location loc = op.getLoc();
+    OpOperand *init = op.getDpsInitOperand(plan.index);
+    AffineMap outMap = op.getMatchingIndexingMap(init);
+    auto resultType =
+        cast<RankedTensorType>(op->getResult(plan.index).getType());
+    Value value = evaluator.emit(rewriter, plan.value);
+    if (!plan.combiner)
+      return fromLoopSpace(rewriter, loc, value, allLoops(op), outMap,
+                           resultType);
+
+    auto valueType = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> reducedShape;
+    for (unsigned p : parallel)
+      reducedShape.push_back(loopShape[p]);
+    SmallVector<int64_t> axes(reduction.begin(), reduction.end());
+    auto reducedType = valueType.clone(reducedShape);
+    switch (*plan.combiner) {
+    case Combiner::sum:
+      value = ReduceSumOp::create(rewriter, loc, reducedType, value, axes);
+      break;
+    case Combiner::max:
+      value = ReduceMaxOp::create(rewriter, loc, reducedType, value, axes);
+      break;
+    case Combiner::min:
+      value = ReduceMinOp::create(rewriter, loc, reducedType, value, axes);
+      break;
+    }
+    FailureOr<Value> shaped =
+        fromLoopSpace(rewriter, loc, value, parallel, outMap, resultType);
+    if (failed(shaped))
+      return failure();
+    // Fold in the initial value unless it is the combiner's identity.
+    Value start = init->get();
+    if (isIdentityInit(start, identityOf(*plan.combiner)))
+      return *shaped;
+    switch (*plan.combiner) {
+    case Combiner::sum:
+      return AddOp::create(rewriter, loc, resultType, *shaped, start)
+          .getResult();
+    case Combiner::max:
+      return MaxOp::create(rewriter, loc, resultType, *shaped, start)
+          .getResult();
+    case Combiner::min:
+      return MinOp::create(rewriter, loc, resultType, *shaped, start)
+          .getResult();
+    }
+    llvm_unreachable("unknown combiner");
+  }
+};
+
+} // namespace
+
+void mlir::neuron::populateStructuredOpPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseStructuredOp>(patterns.getContext(), /*benefit=*/1);
+}

@@ -1,0 +1,297 @@
+//===- TensorOps.cpp - tensor dialect glue and constants ------------------===//
+//
+// Raises the tensor ops frontends use between compute ops: reshapes
+// (expand/collapse_shape), static slices, concatenation (tensor.concat and
+// the insert_slice chains that spell it), constant padding, constants, and
+// embedding lookups written as linalg.generic around tensor.extract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/LinalgToNeuron/LinalgToNeuron.h"
+#include "lowering/LinalgToNeuron/Utils.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+/// Whether neuron can hold tensors of `type` (static, neuron element type or
+/// an index/mask type that data movement carries).
+static bool isMovable(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return false;
+  Type e = tensor.getElementType();
+  return isNeuronElementType(e) || e.isInteger(1) || e.isInteger(64);
+}
+
+namespace {
+
+struct RaiseConstant : OpRewritePattern<arith::ConstantOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op,
+                                PatternRewriter &rewriter) const override {
+    auto value = dyn_cast<ElementsAttr>(op.getValue());
+    if (!value || !isMovable(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<ConstantOp>(op, op.getType(), value);
+    return success();
+  }
+};
+
+/// expand_shape and collapse_shape only regroup dimensions: a reshape.
+template <typename ReassociativeOp>
+struct RaiseReshape : OpRewritePattern<ReassociativeOp> {
+  using OpRewritePattern<ReassociativeOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReassociativeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isMovable(op.getSrc().getType()) || !isMovable(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), op.getSrc());
+    return success();
+  }
+};
+
+struct RaiseExtractSlice : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isMovable(op.getSourceType()) || !isMovable(op.getType()) ||
+        !op.getOffsets().empty() || !op.getSizes().empty() ||
+        !op.getStrides().empty())
+      return failure(); // dynamic offsets, sizes or strides
+    // A rank-reducing slice is a slice followed by a reshape.
+    auto sliceType = op.getSourceType().clone(op.getStaticSizes());
+    Value slice = SliceOp::create(rewriter, op.getLoc(), sliceType,
+                                  op.getSource(), op.getStaticOffsets(),
+                                  op.getStaticStrides());
+    rewriter.replaceOp(op, reshapeIfNeeded(rewriter, op.getLoc(), slice,
+                                           op.getType().getShape()));
+    return success();
+  }
+};
+
+struct RaiseConcat : OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isMovable(op.getType()) ||
+        !llvm::all_of(op.getInputs().getTypes(), isMovable))
+      return failure();
+    rewriter.replaceOpWithNewOp<ConcatOp>(op, op.getType(), op.getInputs(),
+                                          op.getDim());
+    return success();
+  }
+};
+
+/// A chain of insert_slice ops that fills a fresh tensor with pieces lying
+/// side by side along one dimension is a concatenation (RoPE's rotate_half
+/// writes `cat(-x2, x1)` this way).
+struct RaiseInsertSliceChain : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = op.getDestType();
+    if (!isMovable(type))
+      return failure();
+    // Walk the chain back to the fresh destination.
+    SmallVector<tensor::InsertSliceOp> chain;
+    Value dest = op;
+    while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
+      if (insert != op && !insert->hasOneUse())
+        return failure();
+      chain.push_back(insert);
+      dest = insert.getDest();
+    }
+    if (!dest.getDefiningOp<tensor::EmptyOp>() || chain.size() < 2)
+      return failure();
+    // Every piece spans the whole tensor except along one axis.
+    std::optional<int64_t> axis;
+    SmallVector<std::pair<int64_t, Value>> pieces;
+    for (tensor::InsertSliceOp insert : chain) {
+      if (!insert.getOffsets().empty() || !insert.getSizes().empty() ||
+          !insert.getStrides().empty() ||
+          insert.getSourceType().getRank() != type.getRank() ||
+          !llvm::all_of(insert.getStaticStrides(),
+                        [](int64_t s) { return s == 1; }))
+        return failure();
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (insert.getStaticSizes()[d] == type.getDimSize(d))
+          continue;
+        if (axis && *axis != d)
+          return failure();
+        axis = d;
+      }
+      pieces.emplace_back(axis ? insert.getStaticOffsets()[*axis] : 0,
+                          insert.getSource());
+    }
+    if (!axis)
+      return failure();
+    llvm::sort(pieces, [](auto &a, auto &b) { return a.first < b.first; });
+    int64_t next = 0;
+    SmallVector<Value> inputs;
+    for (auto &[offset, source] : pieces) {
+      if (offset != next)
+        return failure(); // a gap or an overlap
+      next += cast<RankedTensorType>(source.getType()).getDimSize(*axis);
+      inputs.push_back(source);
+    }
+    if (next != type.getDimSize(*axis))
+      return failure();
+    rewriter.replaceOpWithNewOp<ConcatOp>(op, type, inputs, *axis);
+    return success();
+  }
+};
+
+struct RaisePad : OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isMovable(op.getSourceType()) || !isMovable(op.getResultType()) ||
+        !op.getLow().empty() || !op.getHigh().empty())
+      return failure();
+    Value padding = op.getConstantPaddingValue();
+    std::optional<TypedAttr> scalar =
+        padding ? getSplatScalar(padding) : std::nullopt;
+    if (!scalar)
+      return failure();
+    double value = 0;
+    if (auto f = dyn_cast<FloatAttr>(*scalar))
+      value = f.getValueAsDouble();
+    else
+      value = static_cast<double>(cast<IntegerAttr>(*scalar).getInt());
+    rewriter.replaceOpWithNewOp<PadOp>(
+        op, op.getResultType(), op.getSource(),
+        rewriter.getDenseI64ArrayAttr(op.getStaticLow()),
+        rewriter.getDenseI64ArrayAttr(op.getStaticHigh()),
+        rewriter.getF64FloatAttr(value));
+    return success();
+  }
+};
+
+/// An embedding lookup: an all-parallel generic whose body yields
+/// `tensor.extract %table[...]` where one index is `index_cast` of the
+/// (integer) input, the others `linalg.index` loops or constants. Bounds
+/// checks (cmpi + cf.assert) in the body are dropped: neuron.gather checks
+/// its indices at run time.
+struct RaiseGather : OpRewritePattern<linalg::GenericOp> {
+  RaiseGather(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1 ||
+        op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0)
+      return failure();
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    auto extract = yield.getOperand(0).getDefiningOp<tensor::ExtractOp>();
+    if (!extract || op->isAncestor(extract.getTensor().getDefiningOp()) ||
+        !isMovable(extract.getTensor().getType()))
+      return failure();
+    for (Operation &inner : op.getBody()->without_terminator())
+      if (!isa<arith::IndexCastOp, linalg::IndexOp, arith::CmpIOp,
+               arith::ConstantOp, cf::AssertOp, tensor::ExtractOp>(inner))
+        return failure();
+
+    OpOperand *indices = op.getDpsInputOperand(0);
+    BlockArgument indexArg = op.getMatchingBlockArgument(indices);
+    auto indicesType = dyn_cast<RankedTensorType>(indices->get().getType());
+    if (!indicesType || !indicesType.hasStaticShape() ||
+        !(indicesType.getElementType().isInteger(32) ||
+          indicesType.getElementType().isInteger(64)))
+      return failure();
+
+    // Classify each table index: the gathered one, a loop, or a constant.
+    std::optional<int64_t> axis;
+    SmallVector<int64_t> tableLoops; // the loop of each kept table dim
+    SmallVector<int64_t> offsets, sizes;
+    SmallVector<bool> constantDim;
+    auto tableType = cast<RankedTensorType>(extract.getTensor().getType());
+    for (auto [d, index] : llvm::enumerate(extract.getIndices())) {
+      offsets.push_back(0);
+      sizes.push_back(tableType.getDimSize(d));
+      constantDim.push_back(false);
+      APInt constant;
+      if (auto cast = index.getDefiningOp<arith::IndexCastOp>();
+          cast && cast.getIn() == indexArg && !axis) {
+        axis = tableLoops.size();
+        tableLoops.push_back(-1);
+      } else if (auto loop = index.getDefiningOp<linalg::IndexOp>()) {
+        tableLoops.push_back(loop.getDim());
+      } else if (matchPattern(index, m_ConstantInt(&constant))) {
+        offsets.back() = constant.getSExtValue();
+        sizes.back() = 1;
+        constantDim.back() = true;
+      } else {
+        return failure();
+      }
+    }
+    if (!axis)
+      return failure();
+    // The loops the gather's result runs over, in its dimension order.
+    AffineMap indicesMap = op.getMatchingIndexingMap(indices);
+    SmallVector<unsigned> present;
+    for (int64_t loop : ArrayRef<int64_t>(tableLoops).take_front(*axis))
+      present.push_back(loop);
+    for (AffineExpr e : indicesMap.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim)
+        return failure();
+      present.push_back(dim.getPosition());
+    }
+    for (int64_t loop : ArrayRef<int64_t>(tableLoops).drop_front(*axis + 1))
+      present.push_back(loop);
+    OpOperand *init = op.getDpsInitOperand(0);
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    if (!writesLoops(op.getMatchingIndexingMap(init), resultType.getShape(),
+                     present) ||
+        resultType.getElementType() != tableType.getElementType())
+      return failure();
+    SmallVector<int64_t> loops = op.getStaticLoopRanges();
+    SmallVector<int64_t> kept;
+    for (auto [i, size] : llvm::enumerate(sizes))
+      if (!constantDim[i])
+        kept.push_back(size);
+    for (auto [i, loop] : llvm::enumerate(tableLoops))
+      if (loop >= 0 && loops[loop] != kept[i])
+        return failure(); // the loop does not run over the whole table dim
+
+    // Slice away the constant-indexed table dimensions, then gather.
+    Location loc = op.getLoc();
+    Value table = extract.getTensor();
+    if (llvm::any_of(offsets, [](int64_t o) { return o != 0; }) ||
+        sizes != tableType.getShape()) {
+      SmallVector<int64_t> strides(offsets.size(), 1);
+      table = SliceOp::create(rewriter, loc, tableType.clone(sizes), table,
+                              offsets, strides);
+    }
+    table = reshapeIfNeeded(rewriter, loc, table, kept);
+    SmallVector<int64_t> gatheredShape(ArrayRef<int64_t>(kept).take_front(*axis));
+    llvm::append_range(gatheredShape, indicesType.getShape());
+    llvm::append_range(gatheredShape, ArrayRef<int64_t>(kept).drop_front(*axis + 1));
+    Value gathered = GatherOp::create(
+        rewriter, loc, resultType.clone(gatheredShape), table, indices->get(),
+        *axis);
+    FailureOr<Value> result = fromLoopSpace(rewriter, loc, gathered, present,
+                                            op.getMatchingIndexingMap(init),
+                                            resultType);
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::neuron::populateTensorOpPatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseConstant, RaiseReshape<tensor::ExpandShapeOp>,
+               RaiseReshape<tensor::CollapseShapeOp>, RaiseExtractSlice,
+               RaiseConcat, RaiseInsertSliceChain, RaisePad, RaiseGather>(
+      patterns.getContext());
+}

@@ -1,0 +1,59 @@
+//===- Passes.td - neuron-mlir conversion passes -----------*- tablegen -*-===//
+
+#ifndef NEURON_LOWERING_PASSES_TD
+#define NEURON_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertLinalgToNeuron : Pass<"convert-linalg-to-neuron"> {
+  let summary = "Raise linalg-on-tensors and its tensor/arith glue to neuron";
+  let description = [{
+    Recognises what frontends emit: named contractions, convolutions and
+    pooling, and above all `linalg.generic`, by its indexing maps and body
+    (elementwise chains of arith/math ops, broadcasts, transposes, sum/max/min
+    reductions, contractions and convolutions written as generics, embedding
+    lookups through `tensor.extract`), plus tensor reshapes, slices,
+    concatenations, pads and constants. An op it cannot raise stays as it
+    was, with its location, for `neuron-check-coverage` to report.
+
+    Before:
+    ```mlir
+    %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %1 = math.exp %in : f32
+      linalg.yield %1 : f32
+    } -> tensor<4x8xf32>
+    ```
+    After:
+    ```mlir
+    %0 = neuron.exp %x : tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let statistics = [
+    Statistic<"numNeuronOps", "neuron-ops", "neuron ops after raising">,
+    Statistic<"numUnconverted", "unconverted-linalg-ops",
+              "linalg ops left as they were">
+  ];
+}
+
+def NeuronLowerTosa : Pass<"neuron-lower-tosa", "::mlir::ModuleOp"> {
+  let summary = "Lower TOSA to linalg/tensor/arith when the module has any";
+  let description = [{
+    Runs upstream's TOSA lowering (`tosa-to-linalg-pipeline`, `tosa-to-tensor`,
+    `tosa-to-arith`, then `canonicalize` to drop the dead shape constants)
+    only when the module contains TOSA operations, so linalg inputs are left
+    exactly as they were. Part of `neuron-import`.
+
+    ```mlir
+    // Before: %0 = tosa.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    // After:  %0 = linalg.generic {...} ins(%x) ... { math.exp ... }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numTosaOps", "tosa-ops", "TOSA ops found before lowering">
+  ];
+}
+
+#endif // NEURON_LOWERING_PASSES_TD

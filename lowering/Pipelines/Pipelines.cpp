@@ -1,0 +1,38 @@
+//===- Pipelines.cpp - named pipelines and registration -------------------===//
+
+#include "lowering/Pipelines/Pipelines.h"
+#include "lowering/Passes.h"
+
+#include "dialects/neuron/IR/NeuronDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+void mlir::neuron::buildImportPipeline(OpPassManager &pm,
+                                       const ImportPipelineOptions &options) {
+  pm.addPass(createNeuronLowerTosa());
+  if (options.inlineCalls)
+    pm.addPass(createInlinerPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToNeuron());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
+  registry.insert<NeuronDialect>();
+}
+
+void mlir::neuron::registerNeuronPassesAndPipelines() {
+  registerNeuronLoweringPasses();
+  PassPipelineRegistration<ImportPipelineOptions>(
+      "neuron-import",
+      "Import a frontend graph (TOSA or linalg-on-tensors) into the neuron "
+      "dialect",
+      buildImportPipeline);
+}

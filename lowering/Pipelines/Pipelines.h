@@ -1,0 +1,44 @@
+//===- Pipelines.h - named pipelines and registration ----------*- C++ -*-===//
+//
+// The `neuron-import` pipeline and one entry point that registers the
+// dialect, every pass and every pipeline, for neuron-opt, the mlir-opt
+// plugin and other frontends.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_LOWERING_PIPELINES_PIPELINES_H
+#define NEURON_LOWERING_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+
+namespace neuron {
+
+/// Options of `neuron-import`.
+struct ImportPipelineOptions
+    : public PassPipelineOptions<ImportPipelineOptions> {
+  Option<bool> inlineCalls{
+      *this, "inline",
+      llvm::cl::desc("Inline func.call first, so helper functions (relu, "
+                     "gelu) are raised in their callers"),
+      llvm::cl::init(true)};
+};
+
+/// TOSA lowering when present, inlining, convert-linalg-to-neuron on every
+/// function, then canonicalize and cse to drop the dead glue.
+void buildImportPipeline(OpPassManager &pm,
+                         const ImportPipelineOptions &options);
+
+/// Adds the neuron dialect to `registry`.
+void registerNeuronDialects(DialectRegistry &registry);
+
+/// Registers every neuron pass and pipeline with the global registry.
+void registerNeuronPassesAndPipelines();
+
+} // namespace neuron
+} // namespace mlir
+
+#endif // NEURON_LOWERING_PIPELINES_PIPELINES_H

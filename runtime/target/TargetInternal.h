@@ -1,0 +1,57 @@
+//===- TargetInternal.h - Shared internals of NeuronRuntimeTarget -*- C++
+//-*-===//
+//
+// Not part of the public API: the JSON reader entry point and small helpers
+// shared by the library's source files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_TARGET_TARGETINTERNAL_H
+#define NEURON_RUNTIME_TARGET_TARGETINTERNAL_H
+
+#include "runtime/target/Target.h"
+
+/// Returns the status of `expr` from the enclosing function when it fails.
+#define NEURON_RETURN_IF_ERROR(expr)                                           \
+  do {                                                                         \
+    absl::Status status_ = (expr);                                             \
+    if (!status_.ok())                                                         \
+      return status_;                                                          \
+  } while (false)
+
+/// Declares `auto &name` bound to the value of the StatusOr `expr`, or returns
+/// its status from the enclosing function when it failed.
+#define NEURON_ASSIGN_OR_RETURN(name, expr)                                    \
+  auto name##OrError = (expr);                                                 \
+  if (!name##OrError.ok())                                                     \
+    return name##OrError.status();                                             \
+  auto &name = *name##OrError
+
+namespace neuron::rt {
+
+/// One validated description file: its chip and the instances built from it.
+struct ParsedTargetFile {
+  std::unique_ptr<ChipDesc> chip;
+  /// Each points at `chip`.
+  std::vector<std::unique_ptr<InstanceDesc>> instances;
+};
+
+/// Parses and validates `text`. Errors are InvalidArgument and read
+/// "FILE: json.path: expected ..., found ...".
+absl::StatusOr<ParsedTargetFile> parseTargetFile(std::string_view fileName,
+                                                 std::string_view text);
+
+/// `f` in the canonical unit of `q`; 0 when the unit does not fit (loading
+/// has already rejected such figures).
+double canonicalValue(const Figure &f, Quantity q);
+
+/// A short decimal rendering: no trailing zeros, at most 3 significant
+/// decimals below 1 ("0.88", "83.4", "1536").
+std::string formatNumber(double v);
+
+/// "lnc=1, lnc=2 (default)": the modes `chip` offers.
+std::string formatLncModes(const ChipDesc &chip);
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_TARGET_TARGETINTERNAL_H
