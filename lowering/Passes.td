@@ -31,10 +31,16 @@ def ConvertLinalgToNeuron : Pass<"convert-linalg-to-neuron"> {
     ```
   }];
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let options = [
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per function: how many compute ops (contractions, "
+           "convolutions, elementwise, reductions, normalisations) were "
+           "raised and which were left">
+  ];
   let statistics = [
-    Statistic<"numNeuronOps", "neuron-ops", "neuron ops after raising">,
-    Statistic<"numUnconverted", "unconverted-linalg-ops",
-              "linalg ops left as they were">
+    Statistic<"numComputeOps", "compute-ops", "compute ops before raising">,
+    Statistic<"numComputeOpsLeft", "compute-ops-left",
+              "compute ops left as they were">
   ];
 }
 

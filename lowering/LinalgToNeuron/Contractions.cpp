@@ -169,8 +169,9 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
 };
 
 /// One spatial dimension of a convolution: `image = out * stride + filter *
-/// dilation`.
+/// dilation`; `filter` is kNoFilter for a 1-wide window (`image = out * s`).
 struct Window {
+  static constexpr unsigned kNoFilter = ~0u;
   unsigned out, filter;
   int64_t stride = 1, dilation = 1;
 };
@@ -192,6 +193,11 @@ static std::optional<std::pair<unsigned, int64_t>> scaledDim(AffineExpr e) {
 /// Parses `out * s + filter * d` given the convolution's dimension roles.
 static std::optional<Window>
 parseWindow(AffineExpr e, const linalg::ConvolutionDimensions &dims) {
+  if (auto scaled = scaledDim(e)) {
+    if (!llvm::is_contained(dims.outputImage, scaled->first))
+      return std::nullopt;
+    return Window{scaled->first, Window::kNoFilter, scaled->second, 1};
+  }
   auto add = dyn_cast<AffineBinaryOpExpr>(e);
   if (!add || add.getKind() != AffineExprKind::Add)
     return std::nullopt;
@@ -224,20 +230,22 @@ struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticTensorOp(op) || !linalg::isaConvolutionOpInterface(op) ||
+    if (!isStaticTensorOp(op) ||
+        !linalg::isaConvolutionOpInterface(op,
+                                           /*allowEmptyConvolvedDims=*/true) ||
         !isMulAccBody(op))
       return rewriter.notifyMatchFailure(op, "not a convolution");
     FailureOr<linalg::ConvolutionDimensions> dims =
         linalg::inferConvolutionDims(op);
     if (failed(dims) || dims->outputImage.size() != 2 ||
-        dims->filterLoop.size() != 2 || dims->batch.size() > 1 ||
+        dims->filterLoop.size() > 2 || dims->batch.size() > 1 ||
         dims->outputChannel.size() > 1 || dims->inputChannel.size() > 1 ||
         dims->depth.size() > 1)
       return rewriter.notifyMatchFailure(op, "not a 2-D convolution");
+    // A missing input channel loop is a single input channel.
     bool depthwise = dims->depth.size() == 1;
     if (depthwise ? !dims->inputChannel.empty()
-                  : dims->inputChannel.size() != 1 ||
-                        dims->outputChannel.size() != 1)
+                  : dims->outputChannel.size() != 1)
       return rewriter.notifyMatchFailure(op, "unsupported channel structure");
 
     OpOperand *image = op.getDpsInputOperand(0);
@@ -246,7 +254,10 @@ struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
     auto is = [](ArrayRef<unsigned> set, unsigned d) {
       return llvm::is_contained(set, d);
     };
-    unsigned channel = depthwise ? dims->depth[0] : dims->inputChannel[0];
+    constexpr unsigned kNone = ~0u;
+    unsigned channel = depthwise                     ? dims->depth[0]
+                       : dims->inputChannel.empty() ? kNone
+                                                    : dims->inputChannel[0];
 
     // Image roles: batch 0, channel 1, spatial 2 and 3 in image order.
     SmallVector<Window> windows;
@@ -294,6 +305,9 @@ struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
         return d == channel ? 1 : int(d) == multiplier ? 2 : -1;
       return int(d) == multiplier ? 1 : -1;
     });
+    if (windows[0].filter == windows[1].filter &&
+        windows[0].filter != Window::kNoFilter)
+      return rewriter.notifyMatchFailure(op, "one filter loop, two windows");
     auto imageOrder = sortByRole(imageRoles);
     auto filterOrder = sortByRole(filterRoles);
     auto outOrder = sortByRole(outRoles);
@@ -311,10 +325,13 @@ struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
     Location loc = op.getLoc();
     SmallVector<int64_t> loops = op.getStaticLoopRanges();
     int64_t n = dims->batch.empty() ? 1 : loops[dims->batch[0]];
-    int64_t c = loops[channel];
+    int64_t c = channel == kNone ? 1 : loops[channel];
     int64_t mult = multiplier >= 0 ? loops[multiplier] : 1;
     int64_t f = depthwise ? c * mult : mult;
-    int64_t kh = loops[windows[0].filter], kw = loops[windows[1].filter];
+    auto extent = [&](unsigned filterLoop) {
+      return filterLoop == Window::kNoFilter ? int64_t(1) : loops[filterLoop];
+    };
+    int64_t kh = extent(windows[0].filter), kw = extent(windows[1].filter);
     int64_t oh = loops[windows[0].out], ow = loops[windows[1].out];
 
     Value in = transposeIfNeeded(rewriter, loc, image->get(), *imageOrder);
@@ -347,6 +364,48 @@ struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
       toOutput[pos] = sortedIndex;
     conv = transposeIfNeeded(rewriter, loc, conv, toOutput);
     rewriter.replaceOp(op, addInit(rewriter, loc, conv, init->get()));
+    return success();
+  }
+};
+
+/// linalg.quantized_matmul: `(A - azp) x (B - bzp)` accumulated in i32. With
+/// zero zero-points it is the i8 x i8 -> i32 matmul; otherwise the operands
+/// are widened to i32 and the zero points subtracted first.
+struct RaiseQuantizedMatmul : OpRewritePattern<linalg::QuantizedMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::QuantizedMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getInputs().size() != 4)
+      return failure();
+    std::optional<TypedAttr> lhsZero = getSplatScalar(op.getInputs()[2]);
+    std::optional<TypedAttr> rhsZero = getSplatScalar(op.getInputs()[3]);
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    auto lhsType = cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
+    if (!lhsZero || !rhsZero || !resultType.getElementType().isInteger(32) ||
+        !lhsType.getElementType().isInteger(8) ||
+        !rhsType.getElementType().isInteger(8) ||
+        !lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "unsupported quantized matmul");
+    Location loc = op.getLoc();
+    Value lhs = op.getInputs()[0], rhs = op.getInputs()[1];
+    if (!isSplatOf(op.getInputs()[2], 0.0) ||
+        !isSplatOf(op.getInputs()[3], 0.0)) {
+      Type i32 = rewriter.getI32Type();
+      auto centre = [&](Value v, TypedAttr zero) -> Value {
+        Value wide = castIfNeeded(rewriter, loc, v, i32);
+        auto type = cast<RankedTensorType>(wide.getType());
+        Value z = createSplat(
+            rewriter, loc, i32,
+            static_cast<double>(cast<IntegerAttr>(zero).getInt()),
+            type.getShape());
+        return SubOp::create(rewriter, loc, type, wide, z);
+      };
+      lhs = centre(lhs, *lhsZero);
+      rhs = centre(rhs, *rhsZero);
+    }
+    Value product = MatmulOp::create(rewriter, loc, resultType, lhs, rhs);
+    rewriter.replaceOp(op, addInit(rewriter, loc, product, op.getOutputs()[0]));
     return success();
   }
 };
@@ -394,6 +453,7 @@ struct RaisePooling : OpRewritePattern<PoolOp> {
 void mlir::neuron::populateContractionPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<RaiseContraction, RaiseConvolution>(context);
+  patterns.add<RaiseQuantizedMatmul>(context, /*benefit=*/2);
   patterns.add<
       RaisePooling<linalg::PoolingNchwMaxOp, PoolKind::max, ImageLayout::nchw>,
       RaisePooling<linalg::PoolingNchwSumOp, PoolKind::sum, ImageLayout::nchw>,

@@ -195,7 +195,7 @@ struct RaiseStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
-        !op.getBlock() || op.hasIndexSemantics())
+        !op.getBlock())
       return rewriter.notifyMatchFailure(op, "not a tensor op with a body");
     // Contractions evaluated elementwise would materialise M x N x K
     // products; only the contraction pattern may take them.
@@ -253,6 +253,23 @@ private:
     return loops;
   }
 
+  /// Whether every tensor input of a reduction reads all its parallel
+  /// loops (unit loops aside). Otherwise the loop space is a broadcast
+  /// product of the inputs (a contraction in disguise, such as
+  /// quantized_matmul) and evaluating it elementwise would materialise it.
+  static bool readsAllParallelLoops(linalg::LinalgOp op) {
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    SmallVector<unsigned> parallel = parallelLoops(op);
+    return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+      if (getSplatScalar(operand->get()))
+        return true;
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      return llvm::all_of(parallel, [&](unsigned d) {
+        return extents[d] == 1 || map.isFunctionOfDim(d);
+      });
+    });
+  }
+
   /// Finds what result `index` computes and checks that it can be emitted.
   static FailureOr<ResultPlan> planResult(linalg::LinalgOp op,
                                           linalg::YieldOp yield,
@@ -294,7 +311,7 @@ private:
       partial = def->getOperand(1);
     else
       return failure();
-    if (!evaluator.check(partial, isInput))
+    if (!evaluator.check(partial, isInput) || !readsAllParallelLoops(op))
       return failure();
     if (!writesLoops(outMap, result.getShape(), parallelLoops(op)))
       return failure();

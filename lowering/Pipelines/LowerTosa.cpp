@@ -38,11 +38,14 @@ struct NeuronLowerTosa
   }
 
   void runOnOperation() override {
+    // Counted locally: statistics may be compiled out, so never decide on one.
+    uint64_t found = 0;
     getOperation()->walk([&](Operation *op) {
       if (isa<tosa::TosaDialect>(op->getDialect()))
-        ++numTosaOps;
+        ++found;
     });
-    if (numTosaOps == 0)
+    numTosaOps += found;
+    if (found == 0)
       return;
     if (failed(runPipeline(pipeline, getOperation())))
       signalPassFailure();

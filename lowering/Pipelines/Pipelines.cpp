@@ -19,7 +19,9 @@ void mlir::neuron::buildImportPipeline(OpPassManager &pm,
   pm.addPass(createNeuronLowerTosa());
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToNeuron());
+  ConvertLinalgToNeuronOptions convert;
+  convert.summary = options.summary;
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToNeuron(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

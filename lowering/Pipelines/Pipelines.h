@@ -25,6 +25,11 @@ struct ImportPipelineOptions
       llvm::cl::desc("Inline func.call first, so helper functions (relu, "
                      "gelu) are raised in their callers"),
       llvm::cl::init(true)};
+  Option<bool> summary{
+      *this, "summary",
+      llvm::cl::desc("Emit a remark per function with the compute ops "
+                     "raised to neuron and those left"),
+      llvm::cl::init(false)};
 };
 
 /// TOSA lowering when present, inlining, convert-linalg-to-neuron on every
