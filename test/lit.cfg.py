@@ -1,0 +1,38 @@
+# lit configuration of neuron-mlir: FileCheck tests of the tools and passes,
+# the corpus import test and the GoogleTest unit binaries.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "neuron-mlir"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.neuron_obj_root, "test")
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs",
+                   "unit"]
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "NEURON_CORPUS_DIR"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.neuron_tools_dir, append_path=True)
+
+# The corpus lives beside the checkout (../shared/corpus) unless
+# NEURON_CORPUS_DIR says otherwise; tests that need it skip without it.
+corpus = os.environ.get(
+    "NEURON_CORPUS_DIR",
+    os.path.join(config.neuron_src_root, "..", "shared", "corpus"))
+corpus = os.path.abspath(corpus)
+if os.path.isdir(corpus):
+    config.available_features.add("corpus")
+config.substitutions.append(("%corpus", corpus))
+config.substitutions.append(("%neuron_lib", config.neuron_lib_dir))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%mlir_opt",
+                             os.path.join(config.llvm_tools_dir, "mlir-opt")))
+
+llvm_config.add_tool_substitutions(
+    [ToolSubst("neuron-opt", unresolved="fatal")], [config.neuron_tools_dir])
