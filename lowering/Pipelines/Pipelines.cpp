@@ -2,6 +2,7 @@
 
 #include "lowering/Pipelines/Pipelines.h"
 #include "lowering/Passes.h"
+#include "passes/Passes.h"
 
 #include "dialects/neuron/IR/NeuronDialect.h"
 
@@ -32,6 +33,7 @@ void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
 
 void mlir::neuron::registerNeuronPassesAndPipelines() {
   registerNeuronLoweringPasses();
+  registerNeuronTransformsPasses();
   PassPipelineRegistration<ImportPipelineOptions>(
       "neuron-import",
       "Import a frontend graph (TOSA or linalg-on-tensors) into the neuron "

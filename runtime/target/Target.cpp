@@ -174,6 +174,10 @@ double ResolvedTarget::hbmBytesPerChip() const {
 double ResolvedTarget::hbmBytesPerSecondPerChip() const {
   return canonicalValue(chip->hbmBandwidth, Quantity::Bandwidth);
 }
+double ResolvedTarget::hostLinkBytesPerSecond() const {
+  return canonicalValue(chip->hostLink, Quantity::Bandwidth);
+}
+
 double ResolvedTarget::dmaBytesPerSecondPerPhysicalCore() const {
   return chip->dmaEnginesPerCore.value *
          canonicalValue(chip->dmaEngineBandwidth, Quantity::Bandwidth);
@@ -209,33 +213,43 @@ absl::StatusOr<TargetRegistry> TargetRegistry::loadBuiltin() {
   return registry;
 }
 
-absl::StatusOr<TargetRegistry>
-TargetRegistry::loadDirectory(const std::string &dir) {
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+readJsonDirectory(const std::string &dir, std::string_view what) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  std::vector<fs::path> files;
+  std::vector<fs::path> paths;
+  // Not recursive: data/capabilities/ holds a different schema.
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
        it.increment(ec))
-    if (it->path().extension() == ".json")
-      files.push_back(it->path());
+    if (it->path().extension() == ".json" && it->is_regular_file(ec))
+      paths.push_back(it->path());
   if (ec)
     return absl::NotFoundError(absl::StrFormat(
-        "cannot list target directory '%s': %s", dir, ec.message()));
-  if (files.empty())
+        "cannot list %s directory '%s': %s", what, dir, ec.message()));
+  if (paths.empty())
     return absl::NotFoundError(
-        absl::StrFormat("no *.json target descriptions in '%s'", dir));
-  std::sort(files.begin(), files.end());
+        absl::StrFormat("no *.json %s files in '%s'", what, dir));
+  std::sort(paths.begin(), paths.end());
 
-  TargetRegistry registry;
-  for (const fs::path &path : files) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const fs::path &path : paths) {
     std::ifstream in(path, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
     if (!in)
       return absl::NotFoundError(
           absl::StrFormat("cannot read '%s'", path.string()));
-    NEURON_RETURN_IF_ERROR(registry.addFromText(path.string(), text.str()));
+    files.emplace_back(path.string(), text.str());
   }
+  return files;
+}
+
+absl::StatusOr<TargetRegistry>
+TargetRegistry::loadDirectory(const std::string &dir) {
+  NEURON_ASSIGN_OR_RETURN(files, readJsonDirectory(dir, "target description"));
+  TargetRegistry registry;
+  for (const auto &[fileName, text] : files)
+    NEURON_RETURN_IF_ERROR(registry.addFromText(fileName, text));
   return registry;
 }
 

@@ -100,6 +100,9 @@ struct ChipDesc {
   std::optional<Figure> dmaEnginesPerChip;
   Figure dmaChipBandwidth;
   Figure collectiveCores;
+  /// Host-device link of one chip, per direction (a modelling assumption
+  /// where no figure is published; the file's note says which).
+  Figure hostLink;
   Figure sbufPartitions, sbufBytesPerPartition, sbufPerCore, sbufPerChip;
   Figure psumPartitions, psumBytesPerPartition, psumBanks, psumBankBytes,
       psumPerCore;
@@ -177,6 +180,8 @@ struct ResolvedTarget {
   int64_t psumBankBytes() const;
   double hbmBytesPerChip() const;
   double hbmBytesPerSecondPerChip() const;
+  /// Bytes per second of one chip's host link, per direction.
+  double hostLinkBytesPerSecond() const;
   /// Bytes per second of all DMA engines of one physical core.
   double dmaBytesPerSecondPerPhysicalCore() const;
   /// Peak op/s of one physical core for `dtype` on the chip's peak basis

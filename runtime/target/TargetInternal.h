@@ -9,6 +9,7 @@
 #ifndef NEURON_RUNTIME_TARGET_TARGETINTERNAL_H
 #define NEURON_RUNTIME_TARGET_TARGETINTERNAL_H
 
+#include "runtime/target/Capabilities.h"
 #include "runtime/target/Target.h"
 
 /// Returns the status of `expr` from the enclosing function when it fails.
@@ -40,6 +41,17 @@ struct ParsedTargetFile {
 /// "FILE: json.path: expected ..., found ...".
 absl::StatusOr<ParsedTargetFile> parseTargetFile(std::string_view fileName,
                                                  std::string_view text);
+
+/// Parses and validates one capability table, with errors like
+/// parseTargetFile's. Cross-file checks (unique generations) are the
+/// registry's.
+absl::StatusOr<CapabilityTable> parseCapabilityFile(std::string_view fileName,
+                                                    std::string_view text);
+
+/// (path, text) of every *.json file directly in `dir`, sorted by path; an
+/// error names `what` ("target description") when none is there.
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>>
+readJsonDirectory(const std::string &dir, std::string_view what);
 
 /// `f` in the canonical unit of `q`; 0 when the unit does not fit (loading
 /// has already rejected such figures).
