@@ -63,6 +63,16 @@ static int64_t bytesOf(Type type) {
   return (tensor.getNumElements() * bits + 7) / 8;
 }
 
+/// The ops a host call runs, as the report counts them: its body's ops but
+/// the terminator and the constants copied in.
+static SmallVector<Operation *> hostOpsIn(HostCallOp call) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : call.getBody().front().without_terminator())
+    if (!op.hasTrait<OpTrait::ConstantLike>())
+      ops.push_back(&op);
+  return ops;
+}
+
 namespace {
 
 /// The descriptions, tables and resolved target a run works with. Held
@@ -171,11 +181,8 @@ NeuronCheckCoverage::outline(const CoverageChecker &checker,
     };
     SmallVector<HostCallOp> made = outlineToHost(ops, reasonOf);
     for (HostCallOp call : made)
-      call.getBody().walk([&](Operation *op) {
-        if (op->getParentOp() == call && !isa<YieldOp>(op) &&
-            !op->hasTrait<OpTrait::ConstantLike>())
-          ++kinds[op->getName().getStringRef().str()].host;
-      });
+      for (Operation *op : hostOpsIn(call))
+        ++kinds[op->getName().getStringRef().str()].host;
     llvm::append_range(calls, made);
   }
   return calls;
@@ -188,11 +195,7 @@ json NeuronCheckCoverage::hostCallEntry(HostCallOp call,
     in += bytesOf(t);
   for (Type t : call.getResultTypes())
     out += bytesOf(t);
-  int64_t ops = 0;
-  call.getBody().front().walk([&](Operation *op) {
-    if (op->getParentOp() == call && !isa<YieldOp>(op))
-      ++ops;
-  });
+  int64_t ops = hostOpsIn(call).size();
   json entry;
   entry["location"] = locationString(call.getLoc());
   entry["reason"] = call.getReason() ? call.getReason()->str() : "";

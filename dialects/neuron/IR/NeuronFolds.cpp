@@ -58,11 +58,52 @@ OpFoldResult NegOp::fold(FoldAdaptor) {
   return {};
 }
 
-OpFoldResult CastOp::fold(FoldAdaptor) {
-  return getInput().getType() == getType() ? getInput() : OpFoldResult();
+/// `value` converted to `type` as neuron.cast does: floats round to
+/// nearest even, integers widen with their sign, int to float is exact where
+/// representable. Float to integer is not folded (saturation is the
+/// target's).
+static Attribute castScalar(Attribute value, Type type) {
+  if (auto f = dyn_cast<FloatAttr>(value)) {
+    auto target = dyn_cast<FloatType>(type);
+    if (!target)
+      return {};
+    APFloat v = f.getValue();
+    bool losesInfo = false;
+    v.convert(target.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+              &losesInfo);
+    return FloatAttr::get(target, v);
+  }
+  auto i = dyn_cast<IntegerAttr>(value);
+  if (!i || type.isInteger(1) || i.getType().isInteger(1))
+    return {};
+  if (auto target = dyn_cast<FloatType>(type)) {
+    APFloat v(target.getFloatSemantics());
+    v.convertFromAPInt(i.getValue(), /*IsSigned=*/true,
+                       APFloat::rmNearestTiesToEven);
+    return FloatAttr::get(target, v);
+  }
+  if (auto target = dyn_cast<IntegerType>(type))
+    return IntegerAttr::get(target,
+                            i.getValue().sextOrTrunc(target.getWidth()));
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getInput());
+  if (!splat || !getType().hasStaticShape())
+    return {};
+  Attribute scalar =
+      castScalar(splat.getSplatValue<Attribute>(), getType().getElementType());
+  return scalar ? SplatElementsAttr::get(getType(), scalar) : OpFoldResult();
 }
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  // An identity permutation may still refine a dynamic dimension; folding
+  // then would change the value's type.
+  if (getInput().getType() != getType())
+    return {};
   for (auto [i, p] : llvm::enumerate(getPermutation()))
     if (p != static_cast<int64_t>(i))
       return {};

@@ -11,8 +11,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -185,6 +188,12 @@ LogicalResult Conv2DOp::verify() {
     if (biasType.getRank() != 1 || !compatible(biasType.getDimSize(0), f))
       return emitOpError() << "expected bias of shape " << shapeStr({f})
                            << ", found " << shapeStr(biasType.getShape());
+    // The bias is added to the accumulator, so it has the result's type.
+    Type resultElement = getResult().getType().getElementType();
+    if (biasType.getElementType() != resultElement)
+      return emitOpError() << "expected bias of element type " << resultElement
+                           << " (the result element type), found "
+                           << biasType.getElementType();
   }
   ArrayRef<int64_t> s = getStrides(), p = getPadding(), d = getDilations();
   int64_t oh = windowOutput(input.getDimSize(in[2]), filter.getDimSize(fl[2]),
@@ -209,7 +218,9 @@ LogicalResult Pool2DOp::verify() {
                                getDilations())))
     return failure();
   if (getCountIncludePad() && getKind() != PoolKind::avg)
-    return emitOpError() << "count_include_pad only applies to avg pooling";
+    return emitOpError()
+           << "expected count_include_pad only on avg pooling, found it on "
+           << stringifyPoolKind(getKind()) << " pooling";
   bool nchw = getLayout() == ImageLayout::nchw;
   int64_t hDim = nchw ? 2 : 1, wDim = hDim + 1;
   ArrayRef<int64_t> k = getKernel(), s = getStrides(), p = getPadding(),
@@ -219,7 +230,10 @@ LogicalResult Pool2DOp::verify() {
       windowOutput(input.getDimSize(hDim), k[0], s[0], p[0], p[1], d[0]);
   expected[wDim] =
       windowOutput(input.getDimSize(wDim), k[1], s[1], p[2], p[3], d[1]);
-  return verifyResultShape(*this, expected, getResult().getType());
+  if (failed(verifyResultShape(*this, expected, getResult().getType())))
+    return failure();
+  return verifyAccumulatorType(*this, input.getElementType(),
+                               getResult().getType().getElementType());
 }
 
 /// Checks that `axes` are sorted, unique and within `rank`.
@@ -316,9 +330,9 @@ static LogicalResult verifyNorm(Operation *op, int64_t axis, double epsilon,
                              << ", found " << op->getResult(0).getType();
   if (failed(verifyAxis(op, axis, input.getRank())))
     return failure();
-  if (epsilon < 0)
-    return op->emitOpError() << "expected a non-negative epsilon, found "
-                             << epsilon;
+  if (!std::isfinite(epsilon) || epsilon < 0)
+    return op->emitOpError()
+           << "expected a finite, non-negative epsilon, found " << epsilon;
   if (failed(verifyNormParam(op, "weight", weight, input, axis)))
     return failure();
   return verifyNormParam(op, "bias", bias, input, axis);
@@ -361,7 +375,21 @@ LogicalResult ReshapeOp::verify() {
                          << shapeStr(input.getShape()) << ") and "
                          << result.getNumElements() << " ("
                          << shapeStr(result.getShape()) << ")";
-  return success();
+  if (input.hasStaticShape() == result.hasStaticShape())
+    return success();
+  // One side is static: the other's static dimensions must divide its size.
+  RankedTensorType known = input.hasStaticShape() ? input : result;
+  RankedTensorType partial = input.hasStaticShape() ? result : input;
+  int64_t count = known.getNumElements(), product = 1;
+  for (int64_t d : partial.getShape())
+    if (!ShapedType::isDynamic(d))
+      product *= d;
+  if (product == 0 ? count == 0 : count % product == 0)
+    return success();
+  return emitOpError() << "expected the static dimensions of "
+                       << shapeStr(partial.getShape()) << " (product "
+                       << product << ") to divide the " << count
+                       << " elements of " << shapeStr(known.getShape());
 }
 
 LogicalResult BroadcastOp::verify() {
@@ -433,11 +461,38 @@ LogicalResult ConcatOp::verify() {
   return verifyResultShape(*this, expected, result);
 }
 
+/// Checks that an integer tensor is padded with a value it holds exactly;
+/// i1 holds 0 and 1.
+static LogicalResult verifyIntegerPadValue(Operation *op, APFloat value,
+                                           IntegerType type) {
+  unsigned width = type.getWidth();
+  bool isUnsigned = width == 1;
+  llvm::APSInt converted(width, isUnsigned);
+  bool exact = false;
+  if (value.convertToInteger(converted, APFloat::rmTowardZero, &exact) ==
+          APFloat::opOK &&
+      exact)
+    return success();
+  auto bound = [&](const llvm::APSInt &v) {
+    return isUnsigned ? static_cast<int64_t>(v.getZExtValue())
+                      : v.getSExtValue();
+  };
+  return op->emitOpError()
+         << "expected an integer pad value in ["
+         << bound(llvm::APSInt::getMinValue(width, isUnsigned)) << ", "
+         << bound(llvm::APSInt::getMaxValue(width, isUnsigned))
+         << "] for element type " << type << ", found "
+         << value.convertToDouble();
+}
+
 LogicalResult PadOp::verify() {
   auto input = getInput().getType();
   if (failed(verifyArray(*this, "low", getLow(), input.getRank(), true)) ||
       failed(verifyArray(*this, "high", getHigh(), input.getRank(), true)))
     return failure();
+  if (auto integer = dyn_cast<IntegerType>(input.getElementType()))
+    if (failed(verifyIntegerPadValue(*this, getValue(), integer)))
+      return failure();
   SmallVector<int64_t> expected;
   for (auto [i, dim] : llvm::enumerate(input.getShape()))
     expected.push_back(ShapedType::isDynamic(dim)
@@ -472,14 +527,24 @@ LogicalResult HostCallOp::verify() {
       return emitOpError() << "expected region argument " << i << " of type "
                            << std::get<1>(pair).getType() << ", found "
                            << std::get<0>(pair);
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  // This runs before the block verifier checks for a terminator, so the
+  // last operation may be anything.
+  auto yield = dyn_cast<YieldOp>(body.back());
   if (!yield)
-    return emitOpError() << "expected the region to end in neuron.yield";
-  if (yield.getValues().getTypes() != getResultTypes())
-    return emitOpError() << "expected neuron.yield to return the "
+    return emitOpError()
+           << "expected the region to end in neuron.yield, found '"
+           << body.back().getName() << "'";
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError() << "expected neuron.yield to return "
                          << getNumResults()
-                         << " result types of the host_call, found "
-                         << yield.getValues().size() << " values";
+                         << " values (one per result), found "
+                         << yield.getValues().size();
+  for (auto [i, pair] : llvm::enumerate(
+           llvm::zip(yield.getValues().getTypes(), getResultTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "expected neuron.yield value " << i << " of type "
+                           << std::get<1>(pair) << " (the result type), found "
+                           << std::get<0>(pair);
   return success();
 }
 

@@ -1,0 +1,591 @@
+// Folders and canonicalization patterns of the neuron dialect.
+// RUN: neuron-opt %s -canonicalize -split-input-file | FileCheck %s
+
+// x + 0 and 0 + x fold to x.
+// CHECK-LABEL: func.func @add_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>)
+// CHECK-NOT: neuron.add
+// CHECK: return %[[X]], %[[X]], %[[I]]
+func.func @add_zero(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
+  %zero = neuron.constant dense<0.0> : tensor<4xf32>
+  %izero = neuron.constant dense<0> : tensor<4xi32>
+  %0 = neuron.add %x, %zero : tensor<4xf32>
+  %1 = neuron.add %zero, %x : tensor<4xf32>
+  %2 = neuron.add %i, %izero : tensor<4xi32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// x + 1 and x + a non-splat constant are kept.
+// CHECK-LABEL: func.func @add_nonzero
+// CHECK-SAME: (%[[X:.*]]: tensor<2xf32>)
+// CHECK-DAG: %[[ONE:.*]] = neuron.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK-DAG: %[[MIXED:.*]] = neuron.constant dense<[0.000000e+00, 1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[A:.*]] = neuron.add %[[X]], %[[ONE]]
+// CHECK: %[[B:.*]] = neuron.add %[[X]], %[[MIXED]]
+// CHECK: return %[[A]], %[[B]]
+func.func @add_nonzero(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %one = neuron.constant dense<1.0> : tensor<2xf32>
+  %mixed = neuron.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %0 = neuron.add %x, %one : tensor<2xf32>
+  %1 = neuron.add %x, %mixed : tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// x - 0 folds to x.
+// CHECK-LABEL: func.func @sub_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<4xbf16>)
+// CHECK-NOT: neuron.sub
+// CHECK: return %[[X]]
+func.func @sub_zero(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+  %zero = neuron.constant dense<0.0> : tensor<4xbf16>
+  %0 = neuron.sub %x, %zero : tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// 0 - x is a negation, not x.
+// CHECK-LABEL: func.func @zero_sub
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[ZERO:.*]] = neuron.constant dense<0.000000e+00>
+// CHECK: %[[R:.*]] = neuron.sub %[[ZERO]], %[[X]]
+// CHECK: return %[[R]]
+func.func @zero_sub(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = neuron.constant dense<0.0> : tensor<4xf32>
+  %0 = neuron.sub %zero, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// x * 1 and 1 * x fold to x.
+// CHECK-LABEL: func.func @mul_one
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi8>)
+// CHECK-NOT: neuron.mul
+// CHECK: return %[[X]], %[[X]], %[[I]]
+func.func @mul_one(%x: tensor<4xf32>, %i: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi8>) {
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %ione = neuron.constant dense<1> : tensor<4xi8>
+  %0 = neuron.mul %x, %one : tensor<4xf32>
+  %1 = neuron.mul %one, %x : tensor<4xf32>
+  %2 = neuron.mul %ione, %i : tensor<4xi8>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi8>
+}
+
+// -----
+
+// x * 2 is kept.
+// CHECK-LABEL: func.func @mul_two
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[TWO:.*]] = neuron.constant dense<2.000000e+00>
+// CHECK: %[[R:.*]] = neuron.mul %[[X]], %[[TWO]]
+// CHECK: return %[[R]]
+func.func @mul_two(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %two = neuron.constant dense<2.0> : tensor<4xf32>
+  %0 = neuron.mul %x, %two : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// x / 1 folds to x.
+// CHECK-LABEL: func.func @div_one
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf16>)
+// CHECK-NOT: neuron.div
+// CHECK: return %[[X]]
+func.func @div_one(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %one = neuron.constant dense<1.0> : tensor<4xf16>
+  %0 = neuron.div %x, %one : tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// x / 2 is kept.
+// CHECK-LABEL: func.func @div_two
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[TWO:.*]] = neuron.constant dense<2.000000e+00>
+// CHECK: %[[R:.*]] = neuron.div %[[X]], %[[TWO]]
+// CHECK: return %[[R]]
+func.func @div_two(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %two = neuron.constant dense<2.0> : tensor<4xf32>
+  %0 = neuron.div %x, %two : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// neg(neg(x)) folds to x.
+// CHECK-LABEL: func.func @neg_neg
+// CHECK-SAME: (%[[X:.*]]: tensor<4xi32>)
+// CHECK-NOT: neuron.neg
+// CHECK: return %[[X]]
+func.func @neg_neg(%x: tensor<4xi32>) -> tensor<4xi32> {
+  %0 = neuron.neg %x : tensor<4xi32>
+  %1 = neuron.neg %0 : tensor<4xi32>
+  return %1 : tensor<4xi32>
+}
+
+// -----
+
+// A single neg, and neg(abs(neg(x))), are kept.
+// CHECK-LABEL: func.func @neg_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[N0:.*]] = neuron.neg %[[X]]
+// CHECK: %[[A:.*]] = neuron.abs %[[N0]]
+// CHECK: %[[N1:.*]] = neuron.neg %[[A]]
+// CHECK: return %[[N0]], %[[N1]]
+func.func @neg_kept(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = neuron.neg %x : tensor<4xf32>
+  %1 = neuron.abs %0 : tensor<4xf32>
+  %2 = neuron.neg %1 : tensor<4xf32>
+  return %0, %2 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A cast to the same type folds away.
+// CHECK-LABEL: func.func @cast_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NOT: neuron.cast
+// CHECK: return %[[X]]
+func.func @cast_identity(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = neuron.cast %x : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A converting cast, and a cast that only refines a dynamic dimension, are kept.
+// CHECK-LABEL: func.func @cast_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[D:.*]]: tensor<?xf32>)
+// CHECK: %[[C:.*]] = neuron.cast %[[X]] : tensor<4xf32> -> tensor<4xbf16>
+// CHECK: %[[R:.*]] = neuron.cast %[[D]] : tensor<?xf32> -> tensor<4xf32>
+// CHECK: return %[[C]], %[[R]]
+func.func @cast_kept(%x: tensor<4xf32>, %d: tensor<?xf32>) -> (tensor<4xbf16>, tensor<4xf32>) {
+  %0 = neuron.cast %x : tensor<4xf32> -> tensor<4xbf16>
+  %1 = neuron.cast %d : tensor<?xf32> -> tensor<4xf32>
+  return %0, %1 : tensor<4xbf16>, tensor<4xf32>
+}
+
+// -----
+
+// A transpose by the identity folds away.
+// CHECK-LABEL: func.func @transpose_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NOT: neuron.transpose
+// CHECK: return %[[X]]
+func.func @transpose_identity(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = neuron.transpose %x permutation [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A non-identity transpose is kept.
+// CHECK-LABEL: func.func @transpose_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4x4xf32>)
+// CHECK: %[[R:.*]] = neuron.transpose %[[X]] permutation [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+// CHECK: return %[[R]]
+func.func @transpose_kept(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = neuron.transpose %x permutation [1, 0] : tensor<4x4xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// An identity transpose that refines a dynamic dimension changes the type,
+// so it is kept.
+// CHECK-LABEL: func.func @transpose_identity_refines
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>)
+// CHECK: %[[R:.*]] = neuron.transpose %[[X]] permutation [0, 1] : tensor<?x4xf32> -> tensor<3x4xf32>
+// CHECK: return %[[R]]
+func.func @transpose_identity_refines(%x: tensor<?x4xf32>) -> tensor<3x4xf32> {
+  %0 = neuron.transpose %x permutation [0, 1] : tensor<?x4xf32> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Two transposes compose into one.
+// CHECK-LABEL: func.func @transpose_compose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[R:.*]] = neuron.transpose %[[X]] permutation [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+// CHECK-NOT: neuron.transpose
+// CHECK: return %[[R]]
+func.func @transpose_compose(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf32> {
+  %0 = neuron.transpose %x permutation [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %1 = neuron.transpose %0 permutation [0, 2, 1] : tensor<3x2x4xf32> -> tensor<3x4x2xf32>
+  return %1 : tensor<3x4x2xf32>
+}
+
+// -----
+
+// Two transposes that compose to the identity disappear.
+// CHECK-LABEL: func.func @transpose_inverse
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-NOT: neuron.transpose
+// CHECK: return %[[X]]
+func.func @transpose_inverse(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = neuron.transpose %x permutation [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %1 = neuron.transpose %0 permutation [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A transpose whose input is not a transpose stays as it is.
+// CHECK-LABEL: func.func @transpose_of_other
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[N:.*]] = neuron.neg %[[X]]
+// CHECK: %[[R:.*]] = neuron.transpose %[[N]] permutation [1, 0]
+// CHECK: return %[[R]]
+func.func @transpose_of_other(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = neuron.neg %x : tensor<2x3xf32>
+  %1 = neuron.transpose %0 permutation [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// A reshape to the same type folds away.
+// CHECK-LABEL: func.func @reshape_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NOT: neuron.reshape
+// CHECK: return %[[X]]
+func.func @reshape_identity(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = neuron.reshape %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A reshape of a dense constant folds into a constant, keeping row-major order.
+// CHECK-LABEL: func.func @reshape_constant
+// CHECK: %[[C:.*]] = neuron.constant dense<{{\[}}[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
+// CHECK-NOT: neuron.reshape
+// CHECK: return %[[C]]
+func.func @reshape_constant() -> tensor<2x3xi32> {
+  %c = neuron.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
+  %0 = neuron.reshape %c : tensor<6xi32> -> tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// -----
+
+// A reshape of a reshape reads the original input.
+// CHECK-LABEL: func.func @reshape_chain
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = neuron.reshape %[[X]] : tensor<4x8xf32> -> tensor<2x16xf32>
+// CHECK-NOT: neuron.reshape
+// CHECK: return %[[R]]
+func.func @reshape_chain(%x: tensor<4x8xf32>) -> tensor<2x16xf32> {
+  %0 = neuron.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %1 = neuron.reshape %0 : tensor<32xf32> -> tensor<2x16xf32>
+  return %1 : tensor<2x16xf32>
+}
+
+// -----
+
+// A reshape chain back to the input type disappears.
+// CHECK-LABEL: func.func @reshape_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NOT: neuron.reshape
+// CHECK: return %[[X]]
+func.func @reshape_round_trip(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = neuron.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %1 = neuron.reshape %0 : tensor<32xf32> -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// A reshape of an argument is kept.
+// CHECK-LABEL: func.func @reshape_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = neuron.reshape %[[X]] : tensor<4x8xf32> -> tensor<32xf32>
+// CHECK: return %[[R]]
+func.func @reshape_kept(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %0 = neuron.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  return %0 : tensor<32xf32>
+}
+
+// -----
+
+// A broadcast to the same type folds away; a broadcast of a splat is a splat.
+// CHECK-LABEL: func.func @broadcast_fold
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>)
+// CHECK: %[[C:.*]] = neuron.constant dense<2.500000e+00> : tensor<4x8xf32>
+// CHECK-NOT: neuron.broadcast
+// CHECK: return %[[X]], %[[C]]
+func.func @broadcast_fold(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<4x8xf32>) {
+  %0 = neuron.broadcast %x dimensions [0] : tensor<8xf32> -> tensor<8xf32>
+  %s = neuron.constant dense<2.5> : tensor<8xf32>
+  %1 = neuron.broadcast %s dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A broadcast of an argument or of a non-splat constant is kept.
+// CHECK-LABEL: func.func @broadcast_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>)
+// CHECK: %[[C:.*]] = neuron.constant dense<[1, 2]> : tensor<2xi32>
+// CHECK: %[[A:.*]] = neuron.broadcast %[[X]] dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+// CHECK: %[[B:.*]] = neuron.broadcast %[[C]] dimensions [1] : tensor<2xi32> -> tensor<3x2xi32>
+// CHECK: return %[[A]], %[[B]]
+func.func @broadcast_kept(%x: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<3x2xi32>) {
+  %0 = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+  %c = neuron.constant dense<[1, 2]> : tensor<2xi32>
+  %1 = neuron.broadcast %c dimensions [1] : tensor<2xi32> -> tensor<3x2xi32>
+  return %0, %1 : tensor<4x8xf32>, tensor<3x2xi32>
+}
+
+// -----
+
+// A whole-tensor slice folds away; a slice of a splat is a splat.
+// CHECK-LABEL: func.func @slice_fold
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[C:.*]] = neuron.constant dense<7> : tensor<2x2xi8>
+// CHECK-NOT: neuron.slice
+// CHECK: return %[[X]], %[[C]]
+func.func @slice_fold(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<2x2xi8>) {
+  %0 = neuron.slice %x offsets [0, 0] strides [1, 1] : tensor<4x8xf32> -> tensor<4x8xf32>
+  %s = neuron.constant dense<7> : tensor<4x4xi8>
+  %1 = neuron.slice %s offsets [1, 0] strides [2, 3] : tensor<4x4xi8> -> tensor<2x2xi8>
+  return %0, %1 : tensor<4x8xf32>, tensor<2x2xi8>
+}
+
+// -----
+
+// A proper window of an argument is kept.
+// CHECK-LABEL: func.func @slice_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = neuron.slice %[[X]] offsets [0, 4] strides [1, 1] : tensor<4x8xf32> -> tensor<4x4xf32>
+// CHECK: return %[[R]]
+func.func @slice_kept(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  %0 = neuron.slice %x offsets [0, 4] strides [1, 1] : tensor<4x8xf32> -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// A concat of one input folds to it.
+// CHECK-LABEL: func.func @concat_single
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NOT: neuron.concat
+// CHECK: return %[[X]]
+func.func @concat_single(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = neuron.concat %x axis 1 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A concat of two inputs is kept.
+// CHECK-LABEL: func.func @concat_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = neuron.concat %[[X]], %[[X]] axis 1
+// CHECK: return %[[R]]
+func.func @concat_kept(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %0 = neuron.concat %x, %x axis 1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// A pad by zero folds away.
+// CHECK-LABEL: func.func @pad_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NOT: neuron.pad
+// CHECK: return %[[X]]
+func.func @pad_zero(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = neuron.pad %x low [0, 0] high [0, 0] value 1.0 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// A real pad is kept.
+// CHECK-LABEL: func.func @pad_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = neuron.pad %[[X]] low [0, 1] high [0, 0] value 0.000000e+00 : tensor<4x8xf32> -> tensor<4x9xf32>
+// CHECK: return %[[R]]
+func.func @pad_kept(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
+  %0 = neuron.pad %x low [0, 1] high [0, 0] value 0.0 : tensor<4x8xf32> -> tensor<4x9xf32>
+  return %0 : tensor<4x9xf32>
+}
+
+// -----
+
+// Equal constants are uniqued, and unused ones are dropped.
+// CHECK-LABEL: func.func @constant_uniqued
+// CHECK: %[[C:.*]] = neuron.constant dense<3.000000e+00> : tensor<4xf32>
+// CHECK-NOT: neuron.constant
+// CHECK: %[[R:.*]] = neuron.sub %[[C]], %[[C]]
+// CHECK: return %[[R]]
+func.func @constant_uniqued() -> tensor<4xf32> {
+  %a = neuron.constant dense<3.0> : tensor<4xf32>
+  %b = neuron.constant dense<3.0> : tensor<4xf32>
+  %unused = neuron.constant dense<4.0> : tensor<4xf32>
+  %0 = neuron.sub %a, %b : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// max(x, 0) and max(0, x) become relu.
+// CHECK-LABEL: func.func @max_zero_is_relu
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi8>)
+// CHECK-NOT: neuron.max
+// CHECK: %[[A:.*]] = neuron.relu %[[X]] : tensor<4xf32>
+// CHECK: %[[B:.*]] = neuron.relu %[[X]] : tensor<4xf32>
+// CHECK: %[[C:.*]] = neuron.relu %[[I]] : tensor<4xi8>
+// CHECK-NOT: neuron.max
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @max_zero_is_relu(%x: tensor<4xf32>, %i: tensor<4xi8>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi8>) {
+  %zero = neuron.constant dense<0.0> : tensor<4xf32>
+  %izero = neuron.constant dense<0> : tensor<4xi8>
+  %0 = neuron.max %x, %zero : tensor<4xf32>
+  %1 = neuron.max %zero, %x : tensor<4xf32>
+  %2 = neuron.max %i, %izero : tensor<4xi8>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi8>
+}
+
+// -----
+
+// max(x, 1) is not relu.
+// CHECK-LABEL: func.func @max_one_kept
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[ONE:.*]] = neuron.constant dense<1.000000e+00>
+// CHECK: %[[R:.*]] = neuron.max %[[X]], %[[ONE]]
+// CHECK-NOT: neuron.relu
+// CHECK: return %[[R]]
+func.func @max_one_kept(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %0 = neuron.max %x, %one : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// 1 / x becomes reciprocal(x).
+// CHECK-LABEL: func.func @div_is_reciprocal
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[R:.*]] = neuron.reciprocal %[[X]] : tensor<4xf32>
+// CHECK-NOT: neuron.div
+// CHECK: return %[[R]]
+func.func @div_is_reciprocal(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %0 = neuron.div %one, %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// 2 / x is not a reciprocal, nor is an integer 1 / x.
+// CHECK-LABEL: func.func @div_not_reciprocal
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>)
+// CHECK-DAG: %[[TWO:.*]] = neuron.constant dense<2.000000e+00> : tensor<4xf32>
+// CHECK-DAG: %[[ONE:.*]] = neuron.constant dense<1> : tensor<4xi32>
+// CHECK: %[[A:.*]] = neuron.div %[[TWO]], %[[X]]
+// CHECK: %[[B:.*]] = neuron.div %[[ONE]], %[[I]]
+// CHECK-NOT: neuron.reciprocal
+// CHECK: return %[[A]], %[[B]]
+func.func @div_not_reciprocal(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+  %two = neuron.constant dense<2.0> : tensor<4xf32>
+  %ione = neuron.constant dense<1> : tensor<4xi32>
+  %0 = neuron.div %two, %x : tensor<4xf32>
+  %1 = neuron.div %ione, %i : tensor<4xi32>
+  return %0, %1 : tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// 1 / (1 + exp(-x)) and 1 / (exp(-x) + 1) become sigmoid(x).
+// CHECK-LABEL: func.func @div_is_sigmoid
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xbf16>)
+// CHECK-DAG: %[[A:.*]] = neuron.sigmoid %[[X]] : tensor<4xf32>
+// CHECK-DAG: %[[B:.*]] = neuron.sigmoid %[[Y]] : tensor<4xbf16>
+// CHECK-NOT: neuron.div
+// CHECK-NOT: neuron.exp
+// CHECK: return %[[A]], %[[B]]
+func.func @div_is_sigmoid(%x: tensor<4xf32>, %y: tensor<4xbf16>) -> (tensor<4xf32>, tensor<4xbf16>) {
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %n = neuron.neg %x : tensor<4xf32>
+  %e = neuron.exp %n : tensor<4xf32>
+  %d = neuron.add %one, %e : tensor<4xf32>
+  %0 = neuron.div %one, %d : tensor<4xf32>
+  %bone = neuron.constant dense<1.0> : tensor<4xbf16>
+  %bn = neuron.neg %y : tensor<4xbf16>
+  %be = neuron.exp %bn : tensor<4xbf16>
+  %bd = neuron.add %be, %bone : tensor<4xbf16>
+  %1 = neuron.div %bone, %bd : tensor<4xbf16>
+  return %0, %1 : tensor<4xf32>, tensor<4xbf16>
+}
+
+// -----
+
+// 1 / (2 + exp(-x)) and 1 / (1 + exp(x)) are reciprocals, not sigmoids.
+// CHECK-LABEL: func.func @div_not_sigmoid
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK-NOT: neuron.sigmoid
+// CHECK-DAG: %[[ONE:.*]] = neuron.constant dense<1.000000e+00>
+// CHECK-DAG: %[[TWO:.*]] = neuron.constant dense<2.000000e+00>
+// CHECK-DAG: %[[N:.*]] = neuron.neg %[[X]]
+// CHECK-DAG: %[[EN:.*]] = neuron.exp %[[N]]
+// CHECK-DAG: %[[EX:.*]] = neuron.exp %[[X]]
+// CHECK-DAG: %[[D0:.*]] = neuron.add %[[EN]], %[[TWO]]
+// CHECK-DAG: %[[D1:.*]] = neuron.add %[[EX]], %[[ONE]]
+// CHECK-DAG: %[[A:.*]] = neuron.reciprocal %[[D0]]
+// CHECK-DAG: %[[B:.*]] = neuron.reciprocal %[[D1]]
+// CHECK-NOT: neuron.sigmoid
+// CHECK: return %[[A]], %[[B]]
+func.func @div_not_sigmoid(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %two = neuron.constant dense<2.0> : tensor<4xf32>
+  %n = neuron.neg %x : tensor<4xf32>
+  %e = neuron.exp %n : tensor<4xf32>
+  %d = neuron.add %two, %e : tensor<4xf32>
+  %0 = neuron.div %one, %d : tensor<4xf32>
+  %e2 = neuron.exp %x : tensor<4xf32>
+  %d2 = neuron.add %one, %e2 : tensor<4xf32>
+  %1 = neuron.div %one, %d2 : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// x * sigmoid(x) and sigmoid(x) * x become silu(x).
+// CHECK-LABEL: func.func @mul_is_silu
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[A:.*]] = neuron.silu %[[X]] : tensor<4xf32>
+// CHECK: %[[B:.*]] = neuron.silu %[[X]] : tensor<4xf32>
+// CHECK-NOT: neuron.mul
+// CHECK-NOT: neuron.sigmoid
+// CHECK: return %[[A]], %[[B]]
+func.func @mul_is_silu(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %s = neuron.sigmoid %x : tensor<4xf32>
+  %0 = neuron.mul %x, %s : tensor<4xf32>
+  %1 = neuron.mul %s, %x : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// x * sigmoid(y) with y != x is not silu.
+// CHECK-LABEL: func.func @mul_not_silu
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[Y:.*]]: tensor<4xf32>)
+// CHECK: %[[S:.*]] = neuron.sigmoid %[[Y]]
+// CHECK: %[[R:.*]] = neuron.mul %[[X]], %[[S]]
+// CHECK-NOT: neuron.silu
+// CHECK: return %[[R]]
+func.func @mul_not_silu(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  %s = neuron.sigmoid %y : tensor<4xf32>
+  %0 = neuron.mul %x, %s : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
