@@ -339,12 +339,25 @@ void NeuronCheckCoverage::printSummary(const json &report) {
       totals["coverage_percent"].get<double>());
   os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", "op", "native",
                       "decomposed", "host", "unsupported");
-  for (const auto &[name, c] : report["by_op"].items())
-    os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", name,
-                        c["native"].get<int64_t>(),
+  // Only the op kinds that needed a fallback or failed get a row.
+  int64_t quietKinds = 0, quietOps = 0;
+  for (const auto &[name, c] : report["by_op"].items()) {
+    int64_t native = c["native"].get<int64_t>();
+    if (c["decomposed"].get<int64_t>() == 0 && c["host"].get<int64_t>() == 0 &&
+        c["unsupported"].get<int64_t>() == 0) {
+      ++quietKinds;
+      quietOps += native;
+      continue;
+    }
+    os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", name, native,
                         c["decomposed"].get<int64_t>(),
                         c["host"].get<int64_t>(),
                         c["unsupported"].get<int64_t>());
+  }
+  if (quietKinds)
+    os << llvm::formatv("  {0,-28} {1,7}\n",
+                        "(" + std::to_string(quietKinds) + " other op kinds)",
+                        quietOps);
   os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", "total",
                       totals["native"].get<int64_t>(),
                       totals["decomposed"].get<int64_t>(),
