@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 
@@ -113,7 +114,11 @@ static FailureOr<HostCallOp> outlineRegion(ArrayRef<Operation *> region,
   llvm::SetVector<Value> inputs;
   llvm::SetVector<Operation *> constants;
   for (Operation *op : region) {
-    for (Value v : op->getOperands()) {
+    // Operands, and values nested regions (linalg bodies) use from outside.
+    llvm::SetVector<Value> used(op->getOperands().begin(),
+                                op->getOperands().end());
+    getUsedValuesDefinedAbove(op->getRegions(), used);
+    for (Value v : used) {
       Operation *def = v.getDefiningOp();
       if (def && members.contains(def))
         continue;
