@@ -58,9 +58,40 @@ static bool isMulAccBody(linalg::LinalgOp op) {
 }
 
 /// The element type a contraction of `operand` elements may produce.
+/// Whether neuron contracts `operand` elements into `result` elements.
 static bool isAccumulatorOf(Type operand, Type result) {
+  if (!isNeuronElementType(operand) || !isNeuronElementType(result))
+    return false;
   return operand == result || (isa<FloatType>(operand) && result.isF32()) ||
          (operand.isInteger(8) && result.isInteger(32));
+}
+
+/// The input extent a neuron window op should see for `out` windows of
+/// `kernel` taps over `in` elements: `in` itself when the op's own output
+/// formula gives `out`, else the extent the windows read (linalg lets
+/// trailing elements go unread; neuron's formula does not). Larger than
+/// `in` when the windows would read past the input.
+static int64_t windowSpan(int64_t in, int64_t out, int64_t kernel,
+                          int64_t stride, int64_t dilation) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  if (in >= span && (in - span) / stride + 1 == out)
+    return in;
+  return (out - 1) * stride + span;
+}
+
+/// Slices `image` so its dimensions `dims` have the sizes `sizes` (from
+/// offset 0), unless they already do.
+static Value trimSpatial(PatternRewriter &rewriter, Location loc, Value image,
+                         ArrayRef<int64_t> dims, ArrayRef<int64_t> sizes) {
+  auto type = cast<RankedTensorType>(image.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  for (auto [d, size] : llvm::zip(dims, sizes))
+    shape[d] = size;
+  if (shape == type.getShape())
+    return image;
+  SmallVector<int64_t> offsets(shape.size(), 0), strides(shape.size(), 1);
+  return SliceOp::create(rewriter, loc, type.clone(shape), image, offsets,
+                         strides);
 }
 
 /// Adds the accumulator's initial value unless it is zero.
@@ -102,14 +133,21 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
     int64_t b = dimOrNone(dims->batch), m = dimOrNone(dims->m),
             n = dimOrNone(dims->n);
     int64_t k = dims->k[0];
-    // The left operand is the one that reads M (or does not read N).
+    // M is operand 0's free dimension and N operand 1's. When the output
+    // lists N before M, the product is operand 1 x operand 0: take them in
+    // that order rather than transposing all three.
     OpOperand *lhs = op.getDpsInputOperand(0), *rhs = op.getDpsInputOperand(1);
-    auto reads = [&](OpOperand *operand, int64_t dim) {
-      return dim >= 0 &&
-             op.getMatchingIndexingMap(operand).isFunctionOfDim(dim);
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    auto position = [&](int64_t dim) -> std::optional<unsigned> {
+      if (dim < 0)
+        return std::nullopt;
+      return outMap.getResultPosition(getAffineDimExpr(dim, op.getContext()));
     };
-    if (reads(rhs, m) || reads(lhs, n))
+    std::optional<unsigned> mPos = position(m), nPos = position(n);
+    if (mPos && nPos && *nPos < *mPos) {
       std::swap(lhs, rhs);
+      std::swap(m, n);
+    }
 
     auto lhsType = cast<RankedTensorType>(lhs->get().getType());
     auto rhsType = cast<RankedTensorType>(rhs->get().getType());
@@ -333,12 +371,20 @@ struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
     };
     int64_t kh = extent(windows[0].filter), kw = extent(windows[1].filter);
     int64_t oh = loops[windows[0].out], ow = loops[windows[1].out];
+    // The image rows and columns the windows read: linalg lets the last ones
+    // go unread, neuron.conv2d does not, so a longer image is trimmed.
+    int64_t ih = imageType.getDimSize((*imageOrder)[imageOrder->size() - 2]);
+    int64_t iw = imageType.getDimSize((*imageOrder)[imageOrder->size() - 1]);
+    int64_t needH =
+        windowSpan(ih, oh, kh, windows[0].stride, windows[0].dilation);
+    int64_t needW =
+        windowSpan(iw, ow, kw, windows[1].stride, windows[1].dilation);
+    if (needH > ih || needW > iw)
+      return rewriter.notifyMatchFailure(op, "windows read past the image");
 
     Value in = transposeIfNeeded(rewriter, loc, image->get(), *imageOrder);
-    auto inType = cast<RankedTensorType>(in.getType());
-    in = reshapeIfNeeded(rewriter, loc, in,
-                         {n, c, inType.getDimSize(inType.getRank() - 2),
-                          inType.getDimSize(inType.getRank() - 1)});
+    in = reshapeIfNeeded(rewriter, loc, in, {n, c, ih, iw});
+    in = trimSpatial(rewriter, loc, in, {2, 3}, {needH, needW});
     Value w = transposeIfNeeded(rewriter, loc, filter->get(), *filterOrder);
     w = reshapeIfNeeded(rewriter, loc, w,
                         {f, depthwise ? 1 : c, kh, kw});
@@ -428,15 +474,33 @@ struct RaisePooling : OpRewritePattern<PoolOp> {
     Location loc = op.getLoc();
     Value input = linalgOp.getDpsInputOperand(0)->get();
     Value init = linalgOp.getDpsInitOperand(0)->get();
+    auto inputType = cast<RankedTensorType>(input.getType());
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!isNeuronElementType(inputType.getElementType()) ||
+        inputType.getElementType() != resultType.getElementType())
+      return rewriter.notifyMatchFailure(op, "unsupported element types");
+    SmallVector<int64_t> strides = values(op.getStrides());
+    SmallVector<int64_t> dilations = values(op.getDilations());
+    // As for convolutions, trim the rows and columns no window reads.
+    int64_t hDim = layout == ImageLayout::nchw ? 2 : 1;
+    SmallVector<int64_t> need;
+    for (int i = 0; i < 2; ++i) {
+      need.push_back(windowSpan(inputType.getDimSize(hDim + i),
+                                resultType.getDimSize(hDim + i),
+                                windowType.getDimSize(i), strides[i],
+                                dilations[i]));
+      if (need.back() > inputType.getDimSize(hDim + i))
+        return rewriter.notifyMatchFailure(op, "windows read past the image");
+    }
+    input = trimSpatial(rewriter, loc, input, {hDim, hDim + 1}, need);
     Value pooled = Pool2DOp::create(
         rewriter, loc, resultType, input,
         PoolKindAttr::get(rewriter.getContext(), kind),
         ImageLayoutAttr::get(rewriter.getContext(), layout),
         rewriter.getDenseI64ArrayAttr(windowType.getShape()),
-        rewriter.getDenseI64ArrayAttr(values(op.getStrides())),
+        rewriter.getDenseI64ArrayAttr(strides),
         rewriter.getDenseI64ArrayAttr({0, 0, 0, 0}),
-        rewriter.getDenseI64ArrayAttr(values(op.getDilations())),
+        rewriter.getDenseI64ArrayAttr(dilations),
         /*count_include_pad=*/UnitAttr());
     if (kind == PoolKind::max &&
         !isIdentityInit(init, -std::numeric_limits<double>::infinity()))

@@ -56,6 +56,8 @@ static bool isDataComputation(Operation &inner) {
 static bool isComputeOp(Operation *op) {
   if (isa<NeuronDialect>(op->getDialect()))
     return false;
+  if (isa<linalg::SoftmaxOp>(op))
+    return true;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     Block *body = linalgOp.getBlock();
     return body && llvm::any_of(body->without_terminator(),

@@ -56,6 +56,12 @@ static double identityOf(Combiner c) {
   llvm_unreachable("unknown combiner");
 }
 
+/// Element types a body value may have: neuron's compute types, and i1 for
+/// masks (compare results, select conditions), which ops on i1 reject.
+static bool isCarried(Type type) {
+  return isNeuronElementType(type) || type.isInteger(1);
+}
+
 /// For `select(cmp(a, b), x, y)` with {x, y} == {a, b}: the max or min it
 /// computes (how frontends spell relu and clamps), else nothing.
 static std::optional<Combiner> selectAsMinMax(arith::SelectOp select) {
@@ -96,10 +102,10 @@ public:
   /// Whether `value` can be evaluated with the block arguments in `allowed`.
   bool check(Value value, llvm::function_ref<bool(BlockArgument)> allowed) {
     if (constantOf(value))
-      return isNeuronElementType(value.getType());
+      return isCarried(value.getType());
     if (auto arg = dyn_cast<BlockArgument>(value))
       return arg.getOwner() == op.getBlock() && allowed(arg) &&
-             isNeuronElementType(arg.getType()) && canBind(arg);
+             isCarried(arg.getType()) && canBind(arg);
     Operation *def = value.getDefiningOp();
     if (!op->isProperAncestor(def))
       return false; // a scalar computed outside and not a constant
@@ -277,7 +283,7 @@ private:
                                           BodyEvaluator &evaluator) {
     OpOperand *init = op.getDpsInitOperand(index);
     auto result = cast<RankedTensorType>(op->getResult(index).getType());
-    if (!isNeuronElementType(result.getElementType()))
+    if (!isCarried(result.getElementType()))
       return failure();
     Value yielded = yield.getOperand(index);
     auto isInput = [&](BlockArgument arg) {
@@ -375,8 +381,26 @@ private:
   }
 };
 
+/// linalg.softmax is neuron.softmax.
+struct RaiseSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::SoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!type || !op.hasPureTensorSemantics() || !type.hasStaticShape() ||
+        !isa<FloatType>(type.getElementType()) ||
+        !isNeuronElementType(type.getElementType()) ||
+        op.getResult()[0].getType() != type)
+      return rewriter.notifyMatchFailure(op, "unsupported softmax");
+    rewriter.replaceOpWithNewOp<SoftmaxOp>(op, type, op.getInput(),
+                                           op.getDimension());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::neuron::populateStructuredOpPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseStructuredOp>(patterns.getContext(), /*benefit=*/1);
+  patterns.add<RaiseSoftmax>(patterns.getContext());
 }

@@ -192,7 +192,9 @@ struct RaiseGather : OpRewritePattern<linalg::GenericOp> {
       return failure();
     auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
     auto extract = yield.getOperand(0).getDefiningOp<tensor::ExtractOp>();
-    if (!extract || op->isAncestor(extract.getTensor().getDefiningOp()) ||
+    // The table must come from outside the op (a value or an argument).
+    if (!extract ||
+        op->getRegion(0).isAncestor(extract.getTensor().getParentRegion()) ||
         !isMovable(extract.getTensor().getType()))
       return failure();
     for (Operation &inner : op.getBody()->without_terminator())

@@ -250,6 +250,32 @@ struct MulBySigmoidIsSilu : OpRewritePattern<MulOp> {
 };
 } // namespace
 
+namespace {
+/// A broadcast that only adds unit dimensions moves no data: it is a
+/// reshape (which then folds with neighbouring reshapes).
+struct UnitBroadcastIsReshape : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto input = op.getInput().getType();
+    auto result = op.getType();
+    if (!input.hasStaticShape() || !result.hasStaticShape() ||
+        input.getNumElements() != result.getNumElements())
+      return failure();
+    for (auto [i, d] : llvm::enumerate(op.getDimensions()))
+      if (input.getDimSize(i) != result.getDimSize(d))
+        return failure();
+    rewriter.replaceOpWithNewOp<ReshapeOp>(op, result, op.getInput());
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<UnitBroadcastIsReshape>(context);
+}
+
 void MaxOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
   results.add<MaxWithZeroIsRelu>(context);

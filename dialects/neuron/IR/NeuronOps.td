@@ -406,6 +406,7 @@ def Neuron_BroadcastOp : Neuron_Op<"broadcast", [Pure,
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Neuron_SliceOp : Neuron_Op<"slice", [Pure,

@@ -589,3 +589,28 @@ func.func @mul_not_silu(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
   %0 = neuron.mul %x, %s : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a broadcast adding only unit dimensions becomes a reshape, and
+// that the reshape pair it leaves (how batch-1 maps import) folds away.
+// CHECK-LABEL: func.func @unit_broadcast_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<1x4x8xf32>)
+// CHECK-NOT: neuron.broadcast
+// CHECK-NOT: neuron.reshape
+// CHECK: return %[[X]]
+func.func @unit_broadcast_round_trip(%x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %0 = neuron.reshape %x : tensor<1x4x8xf32> -> tensor<4x8xf32>
+  %1 = neuron.broadcast %0 dimensions [1, 2] : tensor<4x8xf32> -> tensor<1x4x8xf32>
+  return %1 : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Tests that a broadcast that really repeats data stays.
+// CHECK-LABEL: func.func @real_broadcast
+// CHECK: neuron.broadcast %{{.*}} dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+func.func @real_broadcast(%x: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -1,0 +1,142 @@
+// RUN: neuron-opt %s -split-input-file -convert-linalg-to-neuron | FileCheck %s
+
+// Tests an embedding gather whose table is a function argument (it used to
+// crash).
+// CHECK-LABEL: func.func @gather
+// CHECK: neuron.gather %{{.*}}[%{{.*}}] axis 0 : (tensor<100x32xf32>, tensor<1x12xi64>) -> tensor<1x12x32xf32>
+// CHECK-NOT: linalg.generic
+func.func @gather(%ids: tensor<1x12xi64>, %table: tensor<100x32xf32>) -> tensor<1x12x32xf32> {
+  %e = tensor.empty() : tensor<1x12x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<1x12xi64>) outs(%e : tensor<1x12x32xf32>) {
+  ^bb0(%in: i64, %o: f32):
+    %i = arith.index_cast %in : i64 to index
+    %j = linalg.index 2 : index
+    %x = tensor.extract %table[%i, %j] : tensor<100x32xf32>
+    linalg.yield %x : f32
+  } -> tensor<1x12x32xf32>
+  return %r : tensor<1x12x32xf32>
+}
+
+// -----
+
+// Tests a select reading an i1 mask input.
+// CHECK-LABEL: func.func @mask_select
+// CHECK: %[[C:.*]] = neuron.constant dense<-3.40282347E+38> : tensor<4x8xf32>
+// CHECK: neuron.select %{{.*}}, %[[C]], %{{.*}} : tensor<4x8xi1>, tensor<4x8xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_select(%m: tensor<4x8xi1>, %x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c = arith.constant -3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%m, %x : tensor<4x8xi1>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: i1, %b: f32, %o: f32):
+    %s = arith.select %a, %c, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests a comparison producing an i1 mask.
+// CHECK-LABEL: func.func @mask_from_compare
+// CHECK: neuron.compare {{ *}}lt %{{.*}}, %{{.*}} : tensor<4x8xf32> -> tensor<4x8xi1>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mask_from_compare(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xi1> {
+  %e = tensor.empty() : tensor<4x8xi1>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xi1>) {
+  ^bb0(%a: f32, %b: f32, %o: i1):
+    %s = arith.cmpf olt, %a, %b : f32
+    linalg.yield %s : i1
+  } -> tensor<4x8xi1>
+  return %r : tensor<4x8xi1>
+}
+
+// -----
+
+// Tests linalg.softmax.
+// CHECK-LABEL: func.func @softmax
+// CHECK: neuron.softmax %{{.*}} axis 1 : tensor<4x8xf32>
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests a convolution whose windows leave the last rows unread: the input is
+// trimmed to what they read.
+// CHECK-LABEL: func.func @conv
+// CHECK: %[[T:.*]] = neuron.slice %{{.*}} offsets [0, 0, 0, 0] strides [1, 1, 1, 1] : tensor<1x3x17x17xf32> -> tensor<1x3x15x15xf32>
+// CHECK: neuron.conv2d %[[T]], %{{.*}} strides [2, 2] : (tensor<1x3x15x15xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x7x7xf32>
+func.func @conv(%x: tensor<1x3x17x17xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x7x7xf32> {
+  %z = arith.constant dense<0.0> : tensor<1x8x7x7xf32>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x3x17x17xf32>, tensor<8x3x3x3xf32>) outs(%z : tensor<1x8x7x7xf32>) -> tensor<1x8x7x7xf32>
+  return %r : tensor<1x8x7x7xf32>
+}
+
+// -----
+
+// Tests the same for pooling.
+// CHECK-LABEL: func.func @pool
+// CHECK: %[[T:.*]] = neuron.slice %{{.*}} : tensor<1x4x9x9xf32> -> tensor<1x4x7x7xf32>
+// CHECK: neuron.pool2d {{ *}}max %[[T]] layout {{ *}}nchw kernel [3, 3] strides [2, 2] : tensor<1x4x7x7xf32> -> tensor<1x4x3x3xf32>
+func.func @pool(%x: tensor<1x4x9x9xf32>) -> tensor<1x4x3x3xf32> {
+  %m = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x4x3x3xf32>
+  %z = linalg.fill ins(%m : f32) outs(%e : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  %k = tensor.empty() : tensor<3x3xf32>
+  %r = linalg.pooling_nchw_max {strides = dense<2> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+     ins(%x, %k : tensor<1x4x9x9xf32>, tensor<3x3xf32>) outs(%z : tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %r : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// Tests that matmul on i64 (not a neuron element type) is left as it is.
+// CHECK-LABEL: func.func @matmul_i64
+// CHECK: linalg.matmul
+func.func @matmul_i64(%a: tensor<4x8xi64>, %b: tensor<8x16xi64>) -> tensor<4x16xi64> {
+  %z = arith.constant dense<0> : tensor<4x16xi64>
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xi64>, tensor<8x16xi64>) outs(%z : tensor<4x16xi64>) -> tensor<4x16xi64>
+  return %r : tensor<4x16xi64>
+}
+
+// -----
+
+// Tests that matmul on f64 (not a neuron element type) is left as it is.
+// CHECK-LABEL: func.func @matmul_f64
+// CHECK: linalg.matmul
+func.func @matmul_f64(%a: tensor<4x8xf64>, %b: tensor<8x16xf64>) -> tensor<4x16xf64> {
+  %z = arith.constant dense<0.0> : tensor<4x16xf64>
+  %r = linalg.matmul ins(%a, %b : tensor<4x8xf64>, tensor<8x16xf64>) outs(%z : tensor<4x16xf64>) -> tensor<4x16xf64>
+  return %r : tensor<4x16xf64>
+}
+
+// -----
+
+// Tests that conv on i64 (not a neuron element type) is left as it is.
+// CHECK-LABEL: func.func @conv_i64
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @conv_i64(%x: tensor<1x3x10x10xi64>, %w: tensor<8x3x3x3xi64>) -> tensor<1x8x8x8xi64> {
+  %z = arith.constant dense<0> : tensor<1x8x8x8xi64>
+  %r = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+     ins(%x, %w : tensor<1x3x10x10xi64>, tensor<8x3x3x3xi64>) outs(%z : tensor<1x8x8x8xi64>) -> tensor<1x8x8x8xi64>
+  return %r : tensor<1x8x8x8xi64>
+}
+
+// -----
+
+// Tests that pool on f64 (not a neuron element type) is left as it is.
+// CHECK-LABEL: func.func @pool_f64
+// CHECK: linalg.pooling_nchw_sum
+func.func @pool_f64(%x: tensor<1x4x8x8xf64>, %init: tensor<1x4x4x4xf64>) -> tensor<1x4x4x4xf64> {
+  %k = tensor.empty() : tensor<2x2xf64>
+  %r = linalg.pooling_nchw_sum {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+     ins(%x, %k : tensor<1x4x8x8xf64>, tensor<2x2xf64>) outs(%init : tensor<1x4x4x4xf64>) -> tensor<1x4x4x4xf64>
+  return %r : tensor<1x4x4x4xf64>
+}

@@ -1,0 +1,378 @@
+// RUN: neuron-opt %s -split-input-file -convert-linalg-to-neuron | FileCheck %s
+
+// Tests that a non-splat dense tensor constant becomes neuron.constant.
+// CHECK-LABEL: func.func @dense_constant
+// CHECK: %[[C:.*]] = neuron.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NOT: arith.constant
+// CHECK: return %[[C]]
+func.func @dense_constant() -> tensor<2x3xf32> {
+  %c = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  return %c : tensor<2x3xf32>
+}
+
+// -----
+
+// Tests that a dense_resource constant keeps its resource.
+// CHECK-LABEL: func.func @dense_resource_constant
+// CHECK: %[[C:.*]] = neuron.constant dense_resource<weights> : tensor<4xf32>
+// CHECK: return %[[C]]
+func.func @dense_resource_constant() -> tensor<4xf32> {
+  %c = arith.constant dense_resource<weights> : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
+
+// -----
+
+// Tests that an i64 constant (position ids, gather indices) is raised too:
+// neuron carries i64 in data movement.
+// CHECK-LABEL: func.func @i64_constant
+// CHECK: neuron.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+func.func @i64_constant() -> tensor<4xi64> {
+  %c = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+  return %c : tensor<4xi64>
+}
+
+// -----
+
+// Tests that collapse_shape and expand_shape become neuron.reshape (the
+// reshape of a reshape folds to one reshape of the source).
+// CHECK-LABEL: func.func @collapse_expand
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK-DAG: %[[C:.*]] = neuron.reshape %[[X]] : tensor<2x3x4xf32> -> tensor<6x4xf32>
+// CHECK-DAG: %[[E:.*]] = neuron.reshape %[[X]] : tensor<2x3x4xf32> -> tensor<6x2x2xf32>
+// CHECK-NOT: tensor.
+// CHECK: return %[[C]], %[[E]]
+func.func @collapse_expand(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<6x2x2xf32>) {
+  %c = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %e = tensor.expand_shape %c [[0], [1, 2]] output_shape [6, 2, 2] : tensor<6x4xf32> into tensor<6x2x2xf32>
+  return %c, %e : tensor<6x4xf32>, tensor<6x2x2xf32>
+}
+
+// -----
+
+// Tests a static extract_slice with unit strides.
+// CHECK-LABEL: func.func @extract_slice_static
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK: %[[S:.*]] = neuron.slice %[[X]] offsets [2, 4] strides [1, 1] : tensor<8x16xf32> -> tensor<4x8xf32>
+// CHECK: return %[[S]]
+func.func @extract_slice_static(%x: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %s = tensor.extract_slice %x[2, 4] [4, 8] [1, 1] : tensor<8x16xf32> to tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests a rank-reducing extract_slice: a slice, then a reshape dropping the
+// unit dimension.
+// CHECK-LABEL: func.func @extract_slice_rank_reducing
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK: %[[S:.*]] = neuron.slice %[[X]] offsets [3, 0] strides [1, 1] : tensor<8x16xf32> -> tensor<1x16xf32>
+// CHECK: %[[R:.*]] = neuron.reshape %[[S]] : tensor<1x16xf32> -> tensor<16xf32>
+// CHECK: return %[[R]]
+func.func @extract_slice_rank_reducing(%x: tensor<8x16xf32>) -> tensor<16xf32> {
+  %s = tensor.extract_slice %x[3, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
+  return %s : tensor<16xf32>
+}
+
+// -----
+
+// Tests a strided extract_slice.
+// CHECK-LABEL: func.func @extract_slice_strided
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>)
+// CHECK: %[[S:.*]] = neuron.slice %[[X]] offsets [0, 1] strides [2, 3] : tensor<8x16xf32> -> tensor<4x5xf32>
+// CHECK: return %[[S]]
+func.func @extract_slice_strided(%x: tensor<8x16xf32>) -> tensor<4x5xf32> {
+  %s = tensor.extract_slice %x[0, 1] [4, 5] [2, 3] : tensor<8x16xf32> to tensor<4x5xf32>
+  return %s : tensor<4x5xf32>
+}
+
+// -----
+
+// Tests that an extract_slice with a dynamic offset is left.
+// CHECK-LABEL: func.func @extract_slice_dynamic_offset_left
+// CHECK: tensor.extract_slice
+// CHECK-NOT: neuron.slice
+func.func @extract_slice_dynamic_offset_left(%x: tensor<8x16xf32>, %i: index) -> tensor<4x8xf32> {
+  %s = tensor.extract_slice %x[%i, 0] [4, 8] [1, 1] : tensor<8x16xf32> to tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests the RoPE rotate_half concatenation: two insert_slices side by side
+// into a fresh tensor.empty become one neuron.concat.
+// CHECK-LABEL: func.func @insert_slice_chain_concat
+// CHECK-SAME: (%[[X1:.*]]: tensor<1x2x8x64xf32>, %[[X2:.*]]: tensor<1x2x8x64xf32>)
+// CHECK: %[[R:.*]] = neuron.concat %[[X2]], %[[X1]] axis 3 : (tensor<1x2x8x64xf32>, tensor<1x2x8x64xf32>) -> tensor<1x2x8x128xf32>
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[R]]
+func.func @insert_slice_chain_concat(%x1: tensor<1x2x8x64xf32>, %x2: tensor<1x2x8x64xf32>) -> tensor<1x2x8x128xf32> {
+  %e = tensor.empty() : tensor<1x2x8x128xf32>
+  %a = tensor.insert_slice %x2 into %e[0, 0, 0, 0] [1, 2, 8, 64] [1, 1, 1, 1] : tensor<1x2x8x64xf32> into tensor<1x2x8x128xf32>
+  %b = tensor.insert_slice %x1 into %a[0, 0, 0, 64] [1, 2, 8, 64] [1, 1, 1, 1] : tensor<1x2x8x64xf32> into tensor<1x2x8x128xf32>
+  return %b : tensor<1x2x8x128xf32>
+}
+
+// -----
+
+// Tests that the concatenation follows the offsets, not the insertion order.
+// CHECK-LABEL: func.func @insert_slice_chain_out_of_order
+// CHECK-SAME: (%[[A:.*]]: tensor<4x3xf32>, %[[B:.*]]: tensor<4x5xf32>)
+// CHECK: %[[R:.*]] = neuron.concat %[[A]], %[[B]] axis 1 : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+// CHECK: return %[[R]]
+func.func @insert_slice_chain_out_of_order(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %i = tensor.insert_slice %b into %e[0, 3] [4, 5] [1, 1] : tensor<4x5xf32> into tensor<4x8xf32>
+  %j = tensor.insert_slice %a into %i[0, 0] [4, 3] [1, 1] : tensor<4x3xf32> into tensor<4x8xf32>
+  return %j : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that an insert_slice chain leaving a gap (elements never written) is
+// left.
+// CHECK-LABEL: func.func @insert_slice_chain_gap_left
+// CHECK: tensor.insert_slice
+// CHECK: tensor.insert_slice
+// CHECK-NOT: neuron.concat
+func.func @insert_slice_chain_gap_left(%x1: tensor<1x2x8x60xf32>, %x2: tensor<1x2x8x64xf32>) -> tensor<1x2x8x128xf32> {
+  %e = tensor.empty() : tensor<1x2x8x128xf32>
+  %a = tensor.insert_slice %x2 into %e[0, 0, 0, 0] [1, 2, 8, 64] [1, 1, 1, 1] : tensor<1x2x8x64xf32> into tensor<1x2x8x128xf32>
+  %b = tensor.insert_slice %x1 into %a[0, 0, 0, 68] [1, 2, 8, 60] [1, 1, 1, 1] : tensor<1x2x8x60xf32> into tensor<1x2x8x128xf32>
+  return %b : tensor<1x2x8x128xf32>
+}
+
+// -----
+
+// Tests that a chain whose intermediate tensor is also used elsewhere is
+// left: the partial result would be lost.
+// CHECK-LABEL: func.func @insert_slice_chain_shared_left
+// CHECK: tensor.insert_slice
+// CHECK: tensor.insert_slice
+// CHECK-NOT: neuron.concat
+func.func @insert_slice_chain_shared_left(%x1: tensor<4x4xf32>, %x2: tensor<4x4xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %a = tensor.insert_slice %x2 into %e[0, 0] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<4x8xf32>
+  %b = tensor.insert_slice %x1 into %a[0, 4] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<4x8xf32>
+  return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Tests that tensor.concat becomes neuron.concat.
+// CHECK-LABEL: func.func @tensor_concat
+// CHECK-SAME: (%[[A:.*]]: tensor<4x3xf32>, %[[B:.*]]: tensor<4x5xf32>)
+// CHECK: %[[R:.*]] = neuron.concat %[[A]], %[[B]] axis 1 : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+// CHECK: return %[[R]]
+func.func @tensor_concat(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  %r = tensor.concat dim(1) %a, %b : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests an asymmetric tensor.pad with a zero constant.
+// CHECK-LABEL: func.func @pad_zero
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK: %[[R:.*]] = neuron.pad %[[X]] low [0, 0, 1, 2] high [0, 0, 1, 1] value 0.000000e+00 : tensor<1x3x8x8xf32> -> tensor<1x3x10x11xf32>
+// CHECK: return %[[R]]
+func.func @pad_zero(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x10x11xf32> {
+  %c = arith.constant 0.0 : f32
+  %r = tensor.pad %x low[0, 0, 1, 2] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c : f32
+  } : tensor<1x3x8x8xf32> to tensor<1x3x10x11xf32>
+  return %r : tensor<1x3x10x11xf32>
+}
+
+// -----
+
+// Tests a pad with -inf (before a max pool).
+// CHECK-LABEL: func.func @pad_neg_inf
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK: %[[R:.*]] = neuron.pad %[[X]] low [0, 0, 1, 1] high [0, 0, 1, 1] value 0xFFF0000000000000 : tensor<1x3x8x8xf32> -> tensor<1x3x10x10xf32>
+// CHECK: return %[[R]]
+func.func @pad_neg_inf(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x10x10xf32> {
+  %c = arith.constant 0xFF800000 : f32
+  %r = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %c : f32
+  } : tensor<1x3x8x8xf32> to tensor<1x3x10x10xf32>
+  return %r : tensor<1x3x10x10xf32>
+}
+
+// -----
+
+// Tests that a pad with a value only known at run time is left.
+// CHECK-LABEL: func.func @pad_runtime_value_left
+// CHECK: tensor.pad
+// CHECK-NOT: neuron.pad
+func.func @pad_runtime_value_left(%x: tensor<1x3x8x8xf32>, %v: f32) -> tensor<1x3x10x10xf32> {
+  %r = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %v : f32
+  } : tensor<1x3x8x8xf32> to tensor<1x3x10x10xf32>
+  return %r : tensor<1x3x10x10xf32>
+}
+
+// -----
+
+// Tests an embedding lookup written as a generic: index_cast of the id, the
+// column from linalg.index, becomes a gather on axis 0.
+// CHECK-LABEL: func.func @gather_embedding
+// CHECK-SAME: (%[[IDS:.*]]: tensor<1x12xi64>, %[[FLAT:.*]]: tensor<3200xf32>)
+// CHECK: %[[T:.*]] = neuron.reshape %[[FLAT]] : tensor<3200xf32> -> tensor<100x32xf32>
+// CHECK: %[[R:.*]] = neuron.gather %[[T]][%[[IDS]]] axis 0 : (tensor<100x32xf32>, tensor<1x12xi64>) -> tensor<1x12x32xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @gather_embedding(%ids: tensor<1x12xi64>, %flat: tensor<3200xf32>) -> tensor<1x12x32xf32> {
+  %table = tensor.expand_shape %flat [[0, 1]] output_shape [100, 32] : tensor<3200xf32> into tensor<100x32xf32>
+  %e = tensor.empty() : tensor<1x12x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<1x12xi64>) outs(%e : tensor<1x12x32xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 2 : index
+    %v = tensor.extract %table[%row, %col] : tensor<100x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x12x32xf32>
+  return %r : tensor<1x12x32xf32>
+}
+
+// -----
+
+// Tests the TOSA gather form: i32 ids, a leading unit table dimension
+// indexed by a captured constant 0, which is reshaped away (here back to
+// the 100x32 the table was expanded from).
+// CHECK-LABEL: func.func @gather_constant_unit_index
+// CHECK-SAME: (%[[IDS:.*]]: tensor<1x40xi32>, %[[T:.*]]: tensor<100x32xf32>)
+// CHECK-NOT: neuron.reshape
+// CHECK: %[[R:.*]] = neuron.gather %[[T]][%[[IDS]]] axis 0 : (tensor<100x32xf32>, tensor<1x40xi32>) -> tensor<1x40x32xf32>
+// CHECK: return %[[R]]
+func.func @gather_constant_unit_index(%ids: tensor<1x40xi32>, %t: tensor<100x32xf32>) -> tensor<1x40x32xf32> {
+  %c0 = arith.constant 0 : index
+  %table = tensor.expand_shape %t [[0, 1], [2]] output_shape [1, 100, 32] : tensor<100x32xf32> into tensor<1x100x32xf32>
+  %e = tensor.empty() : tensor<1x40x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<1x40xi32>) outs(%e : tensor<1x40x32xf32>) {
+  ^bb0(%id: i32, %o: f32):
+    %row = arith.index_cast %id : i32 to index
+    %col = linalg.index 2 : index
+    %v = tensor.extract %table[%c0, %row, %col] : tensor<1x100x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x40x32xf32>
+  return %r : tensor<1x40x32xf32>
+}
+
+// -----
+
+// Tests that the bounds checks (cmpi + cf.assert) torch-mlir puts in a
+// gather body are dropped: neuron.gather checks its indices at run time.
+// CHECK-LABEL: func.func @gather_bounds_checks
+// CHECK-SAME: (%[[IDS:.*]]: tensor<1x12xi64>, %[[FLAT:.*]]: tensor<3200xf32>)
+// CHECK: %[[T:.*]] = neuron.reshape %[[FLAT]] : tensor<3200xf32> -> tensor<100x32xf32>
+// CHECK: %[[R:.*]] = neuron.gather %[[T]][%[[IDS]]] axis 0 : (tensor<100x32xf32>, tensor<1x12xi64>) -> tensor<1x12x32xf32>
+// CHECK-NOT: cf.assert
+// CHECK: return %[[R]]
+func.func @gather_bounds_checks(%ids: tensor<1x12xi64>, %flat: tensor<3200xf32>) -> tensor<1x12x32xf32> {
+  %c100 = arith.constant 100 : i64
+  %c0 = arith.constant 0 : i64
+  %table = tensor.expand_shape %flat [[0, 1]] output_shape [100, 32] : tensor<3200xf32> into tensor<100x32xf32>
+  %e = tensor.empty() : tensor<1x12x32xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<1x12xi64>) outs(%e : tensor<1x12x32xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 2 : index
+    %lt = arith.cmpi slt, %id, %c100 : i64
+    cf.assert %lt, "index must be smaller than dim size"
+    %ge = arith.cmpi sge, %id, %c0 : i64
+    cf.assert %ge, "index must be larger or equal to 0"
+    %v = tensor.extract %table[%row, %col] : tensor<100x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x12x32xf32>
+  return %r : tensor<1x12x32xf32>
+}
+
+// -----
+
+// Tests that a gather whose table column comes from a loop that does not
+// span the table dimension (a partial read) is left.
+// CHECK-LABEL: func.func @gather_partial_column_left
+// CHECK: linalg.generic
+// CHECK: tensor.extract
+// CHECK-NOT: neuron.gather
+func.func @gather_partial_column_left(%ids: tensor<1x12xi64>, %flat: tensor<3200xf32>) -> tensor<1x12x16xf32> {
+  %table = tensor.expand_shape %flat [[0, 1]] output_shape [100, 32] : tensor<3200xf32> into tensor<100x32xf32>
+  %e = tensor.empty() : tensor<1x12x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ids : tensor<1x12xi64>) outs(%e : tensor<1x12x16xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 2 : index
+    %v = tensor.extract %table[%row, %col] : tensor<100x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x12x16xf32>
+  return %r : tensor<1x12x16xf32>
+}
+
+// -----
+
+// Tests a gather on axis 1: the row comes from linalg.index 0, the column
+// from the ids.
+// CHECK-LABEL: func.func @gather_axis_1
+// CHECK-SAME: (%[[IDS:.*]]: tensor<5xi32>, %[[FLAT:.*]]: tensor<64xf32>)
+// CHECK: %[[T:.*]] = neuron.reshape %[[FLAT]] : tensor<64xf32> -> tensor<4x16xf32>
+// CHECK: %[[R:.*]] = neuron.gather %[[T]][%[[IDS]]] axis 1 : (tensor<4x16xf32>, tensor<5xi32>) -> tensor<4x5xf32>
+// CHECK: return %[[R]]
+func.func @gather_axis_1(%ids: tensor<5xi32>, %flat: tensor<64xf32>) -> tensor<4x5xf32> {
+  %table = tensor.expand_shape %flat [[0, 1]] output_shape [4, 16] : tensor<64xf32> into tensor<4x16xf32>
+  %e = tensor.empty() : tensor<4x5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<5xi32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%id: i32, %o: f32):
+    %col = arith.index_cast %id : i32 to index
+    %row = linalg.index 0 : index
+    %v = tensor.extract %table[%row, %col] : tensor<4x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
+
+// -----
+
+// Tests a gather whose output map is transposed: the gathered rows are
+// transposed into the output layout.
+// CHECK-LABEL: func.func @gather_transposed_output
+// CHECK-SAME: (%[[IDS:.*]]: tensor<5xi32>, %[[FLAT:.*]]: tensor<64xf32>)
+// CHECK: %[[T:.*]] = neuron.reshape %[[FLAT]] : tensor<64xf32> -> tensor<16x4xf32>
+// CHECK: %[[G:.*]] = neuron.gather %[[T]][%[[IDS]]] axis 0 : (tensor<16x4xf32>, tensor<5xi32>) -> tensor<5x4xf32>
+// CHECK: %[[R:.*]] = neuron.transpose %[[G]] permutation [1, 0] : tensor<5x4xf32> -> tensor<4x5xf32>
+// CHECK: return %[[R]]
+func.func @gather_transposed_output(%ids: tensor<5xi32>, %flat: tensor<64xf32>) -> tensor<4x5xf32> {
+  %table = tensor.expand_shape %flat [[0, 1]] output_shape [16, 4] : tensor<64xf32> into tensor<16x4xf32>
+  %e = tensor.empty() : tensor<4x5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1, d0)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<5xi32>) outs(%e : tensor<4x5xf32>) {
+  ^bb0(%id: i32, %o: f32):
+    %row = arith.index_cast %id : i32 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<16x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x5xf32>
+  return %r : tensor<4x5xf32>
+}
