@@ -106,6 +106,27 @@ static Value expandParam(PatternRewriter &b, Location loc, Value param,
   return BroadcastOp::create(b, loc, like, param, dims);
 }
 
+/// `x * rsqrt(mean(x^2) + eps) * weight + bias` over `axes` (the weight and
+/// bias optional): RMS norm of `x`, or layer norm when `x` is centred.
+static Value normalise(PatternRewriter &b, Location loc, Value x,
+                       ArrayRef<int64_t> axes, double epsilon, Value weight,
+                       Value bias) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Value square = MulOp::create(b, loc, type, x, x);
+  Value meanSquare = expand(b, loc, meanKeep(b, loc, square, axes), type);
+  Value scale = RsqrtOp::create(
+      b, loc, type,
+      AddOp::create(b, loc, type, meanSquare, splat(b, loc, type, epsilon)));
+  Value result = MulOp::create(b, loc, type, x, scale);
+  if (weight)
+    result = MulOp::create(b, loc, type, result,
+                           expandParam(b, loc, weight, type));
+  if (bias)
+    result = AddOp::create(b, loc, type, result,
+                           expandParam(b, loc, bias, type));
+  return result;
+}
+
 namespace {
 
 /// Base of the rewrites: fires only on an op the checker rejects, records
@@ -220,20 +241,9 @@ struct DecomposeLayerNorm : CoverageRewrite<LayerNormOp> {
     Value mean = expand(rewriter, loc,
                         meanKeep(rewriter, loc, op.getInput(), axes), type);
     Value centred = SubOp::create(rewriter, loc, type, op.getInput(), mean);
-    Value square = MulOp::create(rewriter, loc, type, centred, centred);
-    Value var = expand(rewriter, loc, meanKeep(rewriter, loc, square, axes),
-                       type);
-    Value eps = splat(rewriter, loc, type, op.getEpsilon().convertToDouble());
-    Value scale = RsqrtOp::create(rewriter, loc, type,
-                                  AddOp::create(rewriter, loc, type, var, eps));
-    Value result = MulOp::create(rewriter, loc, type, centred, scale);
-    if (Value w = op.getWeight())
-      result = MulOp::create(rewriter, loc, type, result,
-                             expandParam(rewriter, loc, w, type));
-    if (Value bias = op.getBias())
-      result = AddOp::create(rewriter, loc, type, result,
-                             expandParam(rewriter, loc, bias, type));
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, normalise(rewriter, loc, centred, axes,
+                                     op.getEpsilon().convertToDouble(),
+                                     op.getWeight(), op.getBias()));
     return success();
   }
 };
@@ -243,20 +253,11 @@ struct DecomposeRmsNorm : CoverageRewrite<RmsNormOp> {
   LogicalResult decompose(RmsNormOp op,
                           PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = op.getType();
-    SmallVector<int64_t> axes = trailingAxes(op.getAxis(), type.getRank());
-    Value x = op.getInput();
-    Value square = MulOp::create(rewriter, loc, type, x, x);
-    Value ms = expand(rewriter, loc, meanKeep(rewriter, loc, square, axes),
-                      type);
-    Value eps = splat(rewriter, loc, type, op.getEpsilon().convertToDouble());
-    Value scale = RsqrtOp::create(rewriter, loc, type,
-                                  AddOp::create(rewriter, loc, type, ms, eps));
-    Value result = MulOp::create(rewriter, loc, type, x, scale);
-    if (Value w = op.getWeight())
-      result = MulOp::create(rewriter, loc, type, result,
-                             expandParam(rewriter, loc, w, type));
-    rewriter.replaceOp(op, result);
+    SmallVector<int64_t> axes =
+        trailingAxes(op.getAxis(), op.getType().getRank());
+    rewriter.replaceOp(op, normalise(rewriter, loc, op.getInput(), axes,
+                                     op.getEpsilon().convertToDouble(),
+                                     op.getWeight(), Value()));
     return success();
   }
 };
