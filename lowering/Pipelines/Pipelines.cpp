@@ -5,6 +5,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/neuron/IR/NeuronDialect.h"
+#include "dialects/nisa/IR/NisaDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -28,7 +29,7 @@ void mlir::neuron::buildImportPipeline(OpPassManager &pm,
 }
 
 void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
-  registry.insert<NeuronDialect>();
+  registry.insert<NeuronDialect, nisa::NisaDialect>();
 }
 
 void mlir::neuron::registerNeuronPassesAndPipelines() {

@@ -37,7 +37,7 @@ struct ImportPipelineOptions
 void buildImportPipeline(OpPassManager &pm,
                          const ImportPipelineOptions &options);
 
-/// Adds the neuron dialect to `registry`.
+/// Adds the neuron and nisa dialects to `registry`.
 void registerNeuronDialects(DialectRegistry &registry);
 
 /// Registers every neuron pass and pipeline with the global registry.

@@ -1,0 +1,216 @@
+//===- NisaOps.cpp - nisa instruction verifiers ---------------------------===//
+//
+// Memory spaces, shapes and element types of every instruction, and the
+// target's tile limits when the enclosing function declares them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/nisa/IR/NisaOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::nisa;
+
+static std::string spaceList(ArrayRef<MemorySpace> spaces) {
+  return llvm::join(llvm::map_range(spaces,
+                                    [](MemorySpace s) {
+                                      return stringifyMemorySpace(s).str();
+                                    }),
+                    " or ");
+}
+
+/// Checks that `tile` lives in one of `allowed` and, on chip, has a static
+/// shape whose partitions and bytes per partition fit the limits.
+static LogicalResult verifyTile(Operation *op, StringRef name, Value tile,
+                                ArrayRef<MemorySpace> allowed) {
+  auto type = cast<MemRefType>(tile.getType());
+  std::optional<MemorySpace> space = getMemorySpace(type);
+  if (!space)
+    return op->emitOpError() << "expected " << name
+                             << " in a nisa memory space (#nisa.memory<...>), "
+                                "found "
+                             << type;
+  if (!llvm::is_contained(allowed, *space))
+    return op->emitOpError()
+           << "expected " << name << " in " << spaceList(allowed)
+           << ", found " << stringifyMemorySpace(*space);
+  if (*space == MemorySpace::hbm)
+    return success();
+  if (!type.hasStaticShape())
+    return op->emitOpError() << "expected " << name
+                             << " on chip to have a static shape, found "
+                             << type;
+  LimitsAttr limits = getLimits(op);
+  if (!limits)
+    return success();
+  int64_t partitions = type.getDimSize(0);
+  if (partitions > limits.getPartitions())
+    return op->emitOpError()
+           << "expected " << name << " to span at most "
+           << limits.getPartitions() << " partitions, found " << partitions;
+  int64_t bytes = type.getNumElements() / std::max<int64_t>(partitions, 1) *
+                  type.getElementTypeBitWidth() / 8;
+  int64_t capacity = *space == MemorySpace::sbuf ? limits.getSbufBytes()
+                                                  : limits.getPsumBytes();
+  if (bytes > capacity)
+    return op->emitOpError()
+           << "expected " << name << " to hold at most " << capacity
+           << " bytes per partition in " << stringifyMemorySpace(*space)
+           << ", found " << bytes;
+  return success();
+}
+
+static constexpr MemorySpace kSbuf[] = {MemorySpace::sbuf};
+static constexpr MemorySpace kPsum[] = {MemorySpace::psum};
+static constexpr MemorySpace kOnChip[] = {MemorySpace::sbuf,
+                                          MemorySpace::psum};
+
+/// Checks that every tile has `first`'s shape.
+static LogicalResult verifySameShape(Operation *op, ArrayRef<Value> tiles) {
+  auto first = cast<MemRefType>(tiles.front().getType());
+  for (Value tile : tiles.drop_front()) {
+    auto type = cast<MemRefType>(tile.getType());
+    if (type.getShape() != first.getShape())
+      return op->emitOpError() << "expected tiles of one shape, found "
+                               << first << " and " << type;
+  }
+  return success();
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyTile(*this, "the stationary operand", getStationary(),
+                        kSbuf)) ||
+      failed(verifyTile(*this, "the moving operand", getMoving(), kSbuf)) ||
+      failed(verifyTile(*this, "the result", getDst(), kPsum)))
+    return failure();
+  auto s = getStationary().getType(), m = getMoving().getType(),
+       d = getDst().getType();
+  if (s.getRank() != 2 || m.getRank() != 2 || d.getRank() != 2)
+    return emitOpError() << "expected rank-2 tiles";
+  if (s.getElementType() != m.getElementType())
+    return emitOpError() << "expected operands of one element type, found "
+                         << s.getElementType() << " and " << m.getElementType();
+  if (!d.getElementType().isF32())
+    return emitOpError() << "expected an f32 result (PSUM accumulates in "
+                            "fp32), found "
+                         << d.getElementType();
+  if (s.getDimSize(0) != m.getDimSize(0))
+    return emitOpError() << "expected the operands to share the contracted "
+                            "partition dimension, found "
+                         << s.getDimSize(0) << " and " << m.getDimSize(0);
+  if (d.getDimSize(0) != s.getDimSize(1) || d.getDimSize(1) != m.getDimSize(1))
+    return emitOpError() << "expected a " << s.getDimSize(1) << "x"
+                         << m.getDimSize(1) << " result, found "
+                         << d.getDimSize(0) << "x" << d.getDimSize(1);
+  LimitsAttr limits = getLimits(*this);
+  if (!limits)
+    return success();
+  if (s.getDimSize(1) > limits.getStationaryFree())
+    return emitOpError() << "expected a stationary free size of at most "
+                         << limits.getStationaryFree() << ", found "
+                         << s.getDimSize(1);
+  if (m.getDimSize(1) > limits.getMovingFree())
+    return emitOpError() << "expected a moving free size of at most "
+                         << limits.getMovingFree() << ", found "
+                         << m.getDimSize(1);
+  if (d.getDimSize(1) * 4 > limits.getPsumBankBytes())
+    return emitOpError() << "expected the result to fit one PSUM bank ("
+                         << limits.getPsumBankBytes()
+                         << " bytes per partition), found "
+                         << d.getDimSize(1) * 4;
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(verifyTile(*this, "the source", getSrc(), kSbuf)) ||
+      failed(verifyTile(*this, "the result", getDst(), kPsum)))
+    return failure();
+  auto s = getSrc().getType(), d = getDst().getType();
+  if (s.getRank() != 2 || d.getRank() != 2 ||
+      s.getDimSize(0) != d.getDimSize(1) || s.getDimSize(1) != d.getDimSize(0))
+    return emitOpError() << "expected the result to be the source "
+                            "transposed, found "
+                         << s << " and " << d;
+  return success();
+}
+
+LogicalResult ActivationOp::verify() {
+  if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
+      failed(verifyTile(*this, "the result", getDst(), kSbuf)) ||
+      failed(verifySameShape(*this, {getSrc(), getDst()})))
+    return failure();
+  if (Value bias = getBias()) {
+    if (failed(verifyTile(*this, "the bias", bias, kSbuf)))
+      return failure();
+    auto b = cast<MemRefType>(bias.getType());
+    int64_t p = getSrc().getType().getDimSize(0);
+    if (b.getRank() != 2 || b.getDimSize(0) != p || b.getDimSize(1) != 1)
+      return emitOpError() << "expected a per-partition bias of shape " << p
+                           << "x1, found " << b;
+  }
+  return success();
+}
+
+LogicalResult TensorTensorOp::verify() {
+  if (failed(verifyTile(*this, "the left operand", getLhs(), kOnChip)) ||
+      failed(verifyTile(*this, "the right operand", getRhs(), kOnChip)) ||
+      failed(verifyTile(*this, "the result", getDst(), kOnChip)))
+    return failure();
+  return verifySameShape(*this, {getLhs(), getRhs(), getDst()});
+}
+
+LogicalResult TensorScalarOp::verify() {
+  if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
+      failed(verifyTile(*this, "the result", getDst(), kOnChip)))
+    return failure();
+  return verifySameShape(*this, {getSrc(), getDst()});
+}
+
+LogicalResult TensorReduceOp::verify() {
+  if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
+      failed(verifyTile(*this, "the result", getDst(), kOnChip)))
+    return failure();
+  auto s = getSrc().getType(), d = getDst().getType();
+  if (d.getRank() != 2 || d.getDimSize(0) != s.getDimSize(0) ||
+      d.getDimSize(1) != 1)
+    return emitOpError() << "expected a " << s.getDimSize(0)
+                         << "x1 result (one value per partition), found " << d;
+  return success();
+}
+
+LogicalResult MemsetOp::verify() {
+  return verifyTile(*this, "the result", getDst(), kOnChip);
+}
+
+LogicalResult IotaOp::verify() {
+  if (failed(verifyTile(*this, "the result", getDst(), kOnChip)))
+    return failure();
+  if (!getDst().getType().getElementType().isInteger(32))
+    return emitOpError() << "expected an i32 result, found "
+                         << getDst().getType().getElementType();
+  return success();
+}
+
+LogicalResult DmaCopyOp::verify() {
+  static constexpr MemorySpace any[] = {MemorySpace::hbm, MemorySpace::sbuf,
+                                        MemorySpace::psum};
+  if (failed(verifyTile(*this, "the source", getSrc(), any)) ||
+      failed(verifyTile(*this, "the destination", getDst(), any)))
+    return failure();
+  auto s = getSrc().getType(), d = getDst().getType();
+  if (s.getElementType() != d.getElementType())
+    return emitOpError() << "expected one element type, found "
+                         << s.getElementType() << " and " << d.getElementType();
+  if (s.hasStaticShape() && d.hasStaticShape() &&
+      s.getNumElements() != d.getNumElements())
+    return emitOpError() << "expected the same number of elements, found "
+                         << s.getNumElements() << " and " << d.getNumElements();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/nisa/IR/NisaOps.cpp.inc"

@@ -1,0 +1,20 @@
+//===- NisaOps.h - nisa engine instructions --------------------*- C++ -*-===//
+
+#ifndef NEURON_DIALECTS_NISA_IR_NISAOPS_H
+#define NEURON_DIALECTS_NISA_IR_NISAOPS_H
+
+#include "dialects/neuron/IR/NeuronDialect.h"
+#include "dialects/nisa/IR/NisaDialect.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/nisa/IR/NisaInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/nisa/IR/NisaOps.h.inc"
+
+#endif // NEURON_DIALECTS_NISA_IR_NISAOPS_H

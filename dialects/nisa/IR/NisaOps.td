@@ -1,0 +1,195 @@
+//===- NisaOps.td - nisa engine instructions ---------------*- tablegen -*-===//
+//
+// One op per engine instruction. Operands are tiles (memrefs in a nisa
+// memory space); the last one is written. Shapes and spaces are checked by
+// the verifiers, against the enclosing function's `nisa.limits` when set.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NISA_OPS_TD
+#define NISA_OPS_TD
+
+include "dialects/nisa/IR/NisaBase.td"
+include "dialects/nisa/IR/NisaInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Nisa_Tile : MemRefRankOf<[AnyFloat, AnySignlessInteger], [1, 2, 3, 4]>;
+
+class Nisa_EngineOp<string mnemonic, string engine, list<Trait> traits = []>
+    : Nisa_Op<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<Nisa_EngineOpInterface>])> {
+  code engineKind = engine;
+  let extraClassDefinition = [{
+    ::mlir::neuron::EngineKind $cppClass::getEngine() {
+      return ::mlir::neuron::EngineKind::}] # engine # [{;
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+def Nisa_MatmulOp : Nisa_EngineOp<"matmul", "tensor"> {
+  let summary = "Tensor engine: dst[M, N] (+)= stationary[K, M]^T x moving[K, N]";
+  let description = [{
+    Multiplies on the systolic array, contracting over the partition
+    dimension K of both SBUF operands, into a PSUM tile in fp32. With
+    `accumulate` the product is added to `dst` (accumulation over K tiles);
+    without it `dst` is overwritten.
+
+    ```mlir
+    nisa.matmul %s, %m, %acc accumulate : memref<128x128xbf16, #nisa.memory<sbuf>>,
+        memref<128x512xbf16, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<psum>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$stationary, Nisa_Tile:$moving,
+                   Nisa_Tile:$dst, UnitAttr:$accumulate);
+  let assemblyFormat = [{
+    $stationary `,` $moving `,` $dst (`accumulate` $accumulate^)? attr-dict
+    `:` type($stationary) `,` type($moving) `,` type($dst)
+  }];
+}
+
+def Nisa_TransposeOp : Nisa_EngineOp<"transpose", "tensor"> {
+  let summary = "Tensor engine: dst[F, P] = src[P, F]^T";
+  let description = [{
+    A transpose through the systolic array (a matmul by the identity) from
+    SBUF into PSUM.
+
+    ```mlir
+    nisa.transpose %a, %t : memref<128x64xf32, #nisa.memory<sbuf>>, memref<64x128xf32, #nisa.memory<psum>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst);
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
+}
+
+def Nisa_ActivationOp : Nisa_EngineOp<"activation", "scalar"> {
+  let summary = "Scalar engine: dst = function(src * scale + bias)";
+  let description = [{
+    Applies an activation function with a fused scale (an immediate) and an
+    optional per-partition bias (a [P, 1] tile); reads SBUF or PSUM, writes
+    SBUF. Evacuating a matmul's PSUM result with its epilogue is one
+    activation.
+
+    ```mlir
+    nisa.activation gelu_tanh %acc, %out scale 1.0 bias %b : memref<128x512xf32, #nisa.memory<psum>>,
+        memref<128x512xbf16, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst,
+                   Optional<Nisa_Tile>:$bias,
+                   Nisa_ActivationFunctionAttr:$function,
+                   DefaultValuedAttr<F64Attr, "1.0">:$scale);
+  let assemblyFormat = [{
+    $function $src `,` $dst (`scale` $scale^)? (`bias` $bias^)? attr-dict
+    `:` type($src) `,` type($dst) (`,` type($bias)^)?
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::Value> getReadTiles() {
+      ::llvm::SmallVector<::mlir::Value> reads{getSrc()};
+      if (getBias())
+        reads.push_back(getBias());
+      return reads;
+    }
+    ::mlir::Value getWrittenTile() { return getDst(); }
+  }];
+}
+
+def Nisa_TensorTensorOp : Nisa_EngineOp<"tensor_tensor", "vector"> {
+  let summary = "Vector engine: dst = lhs op rhs, elementwise";
+  let description = [{
+    ```mlir
+    nisa.tensor_tensor add %a, %b, %c : memref<128x512xf32, #nisa.memory<sbuf>>,
+        memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$lhs, Nisa_Tile:$rhs, Nisa_Tile:$dst,
+                   Nisa_AluOpAttr:$op);
+  let assemblyFormat = [{
+    $op $lhs `,` $rhs `,` $dst attr-dict `:` type($lhs) `,` type($rhs) `,` type($dst)
+  }];
+}
+
+def Nisa_TensorScalarOp : Nisa_EngineOp<"tensor_scalar", "vector"> {
+  let summary = "Vector engine: dst = src op scalar, elementwise";
+  let description = [{
+    The scalar is an immediate.
+
+    ```mlir
+    nisa.tensor_scalar multiply %a, %b scalar 0.125 : memref<128x512xf32, #nisa.memory<sbuf>>,
+        memref<128x512xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst, Nisa_AluOpAttr:$op,
+                   F64Attr:$scalar);
+  let assemblyFormat = [{
+    $op $src `,` $dst `scalar` $scalar attr-dict `:` type($src) `,` type($dst)
+  }];
+}
+
+def Nisa_TensorReduceOp : Nisa_EngineOp<"tensor_reduce", "vector"> {
+  let summary = "Vector engine: reduce the free dimensions of each partition";
+  let description = [{
+    Reduces `src[P, F...]` over all its free dimensions into `dst[P, 1]`.
+
+    ```mlir
+    nisa.tensor_reduce max %a, %m : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst, Nisa_AluOpAttr:$op);
+  let assemblyFormat = [{
+    $op $src `,` $dst attr-dict `:` type($src) `,` type($dst)
+  }];
+}
+
+def Nisa_MemsetOp : Nisa_EngineOp<"memset", "gpsimd"> {
+  let summary = "GpSimd engine: fill a tile with a constant";
+  let description = [{
+    ```mlir
+    nisa.memset %t value 0.0 : memref<128x512xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$dst, F64Attr:$value);
+  let assemblyFormat = "$dst `value` $value attr-dict `:` type($dst)";
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::Value> getReadTiles() { return {}; }
+    ::mlir::Value getWrittenTile() { return getDst(); }
+  }];
+}
+
+def Nisa_IotaOp : Nisa_EngineOp<"iota", "gpsimd"> {
+  let summary = "GpSimd engine: dst[p, f] = p * partition_step + f";
+  let description = [{
+    Fills a tile with indices (the base of gathers and masks).
+
+    ```mlir
+    nisa.iota %t partition_step 512 : memref<128x512xi32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$dst, I64Attr:$partition_step);
+  let assemblyFormat = [{
+    $dst `partition_step` $partition_step attr-dict `:` type($dst)
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::Value> getReadTiles() { return {}; }
+    ::mlir::Value getWrittenTile() { return getDst(); }
+  }];
+}
+
+def Nisa_DmaCopyOp : Nisa_EngineOp<"dma_copy", "dma"> {
+  let summary = "DMA: copy a tile between memory spaces on one queue";
+  let description = [{
+    Copies `src` to `dst`, which hold the same number of elements of the
+    same type, in row-major order; `queue` names the DMA queue.
+
+    ```mlir
+    nisa.dma_copy %h, %s queue 0 : memref<128x512xbf16, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst,
+                   ConfinedAttr<I64Attr, [IntNonNegative]>:$queue);
+  let assemblyFormat = [{
+    $src `,` $dst `queue` $queue attr-dict `:` type($src) `,` type($dst)
+  }];
+}
+
+#endif // NISA_OPS_TD

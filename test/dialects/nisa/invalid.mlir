@@ -1,0 +1,150 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a matmul whose moving operand exceeds the target's moving free size.
+func.func @moving_too_wide(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x1024xbf16, #sbuf>, %acc: memref<128x1024xf32, #psum>)
+    attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.matmul' op expected a moving free size of at most 512, found 1024}}
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x1024xbf16, #sbuf>, memref<128x1024xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a tile spanning more partitions than the target has.
+func.func @too_many_partitions(%a: memref<256x4xf32, #sbuf>) attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.memset' op expected the result to span at most 128 partitions, found 256}}
+  nisa.memset %a value 0.0 : memref<256x4xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 1024, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a tile larger than a partition of SBUF.
+func.func @too_many_bytes(%a: memref<128x512xf32, #sbuf>) attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.memset' op expected the result to hold at most 1024 bytes per partition in sbuf, found 2048}}
+  nisa.memset %a value 0.0 : memref<128x512xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a matmul writing SBUF instead of PSUM.
+func.func @result_in_sbuf(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.matmul' op expected the result in psum, found sbuf}}
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests a matmul whose operands disagree on the contracted dimension.
+func.func @contracted_mismatch(%s: memref<64x128xbf16, #sbuf>, %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>) {
+  // expected-error@+1 {{'nisa.matmul' op expected the operands to share the contracted partition dimension, found 64 and 128}}
+  nisa.matmul %s, %m, %acc : memref<64x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests a matmul result that is not fp32.
+func.func @bf16_result(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xbf16, #psum>) {
+  // expected-error@+1 {{'nisa.matmul' op expected an f32 result (PSUM accumulates in fp32), found 'bf16'}}
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xbf16, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 1024, stationary_free = 128, moving_free = 512>
+
+// Tests a matmul result wider than one PSUM bank.
+func.func @bank_overflow(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>)
+    attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.matmul' op expected the result to fit one PSUM bank (1024 bytes per partition), found 2048}}
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+// Tests a tile outside the nisa memory spaces.
+func.func @no_space(%a: memref<128x4xf32>) {
+  // expected-error@+1 {{'nisa.memset' op expected the result in a nisa memory space (#nisa.memory<...>), found 'memref<128x4xf32>'}}
+  nisa.memset %a value 0.0 : memref<128x4xf32>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests an activation whose bias is not one value per partition.
+func.func @bias_shape(%a: memref<128x8xf32, #psum>, %o: memref<128x8xf32, #sbuf>, %b: memref<128x2xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.activation' op expected a per-partition bias of shape 128x1, found 'memref<128x2xf32, #nisa.memory<sbuf>>'}}
+  nisa.activation <exp> %a, %o bias %b : memref<128x8xf32, #psum>, memref<128x8xf32, #sbuf>, memref<128x2xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests elementwise tiles of different shapes.
+func.func @shape_mismatch(%a: memref<128x8xf32, #sbuf>, %b: memref<128x4xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.tensor_tensor' op expected tiles of one shape, found 'memref<128x8xf32, #nisa.memory<sbuf>>' and 'memref<128x4xf32, #nisa.memory<sbuf>>'}}
+  nisa.tensor_tensor <add> %a, %b, %a : memref<128x8xf32, #sbuf>, memref<128x4xf32, #sbuf>, memref<128x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a reduction whose result is not one value per partition.
+func.func @reduce_shape(%a: memref<128x8xf32, #sbuf>, %b: memref<128x2xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.tensor_reduce' op expected a 128x1 result (one value per partition), found 'memref<128x2xf32, #nisa.memory<sbuf>>'}}
+  nisa.tensor_reduce <add> %a, %b : memref<128x8xf32, #sbuf>, memref<128x2xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a DMA between tiles of different sizes.
+func.func @dma_size(%a: memref<128x8xf32, #hbm>, %b: memref<128x4xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.dma_copy' op expected the same number of elements, found 1024 and 512}}
+  nisa.dma_copy %a, %b queue 0 : memref<128x8xf32, #hbm>, memref<128x4xf32, #sbuf>
+  return
+}
+
+// -----
+
+// Tests the limits attribute's own verifier.
+// expected-error@+1 {{expected psum_bank_bytes (4096) to fit in psum_bytes (2048)}}
+func.func @bad_limits() attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 1, psum_bytes = 2048, psum_bank_bytes = 4096, stationary_free = 128, moving_free = 512>} {
+  return
+}

@@ -1,0 +1,41 @@
+// RUN: neuron-opt %s | neuron-opt | FileCheck %s
+
+// Tests the round trip of every nisa instruction under a function's limits.
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+
+// CHECK-LABEL: func.func @instructions
+// CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16, #sbuf>,
+                        %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>,
+                        %o: memref<128x512xf32, #sbuf>, %b: memref<128x1xf32, #sbuf>,
+                        %t: memref<64x128xf32, #sbuf>, %tp: memref<128x64xf32, #psum>,
+                        %i: memref<128x16xi32, #sbuf>)
+    attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608,
+      psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>} {
+  // CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 3 : memref<128x512xbf16, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+  nisa.dma_copy %h, %m queue 3 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
+  // CHECK: nisa.matmul %{{.*}}, %{{.*}}, %{{.*}} :
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  // CHECK: nisa.matmul %{{.*}}, %{{.*}}, %{{.*}} accumulate :
+  nisa.matmul %s, %m, %acc accumulate : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  // CHECK: nisa.activation <gelu_tanh> %{{.*}}, %{{.*}} scale 5.000000e-01 bias %{{.*}} :
+  nisa.activation <gelu_tanh> %acc, %o scale 0.5 bias %b : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
+  // CHECK: nisa.activation <exp> %{{.*}}, %{{.*}} :
+  nisa.activation <exp> %acc, %o : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  // CHECK: nisa.tensor_tensor <add> %{{.*}}, %{{.*}}, %{{.*}} :
+  nisa.tensor_tensor <add> %o, %acc, %o : memref<128x512xf32, #sbuf>, memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  // CHECK: nisa.tensor_scalar <multiply> %{{.*}}, %{{.*}} scalar 1.250000e-01 :
+  nisa.tensor_scalar <multiply> %o, %o scalar 0.125 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  // CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} :
+  nisa.tensor_reduce <max> %o, %b : memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
+  // CHECK: nisa.transpose %{{.*}}, %{{.*}} : memref<64x128xf32, #nisa.memory<sbuf>>, memref<128x64xf32, #nisa.memory<psum>>
+  nisa.transpose %t, %tp : memref<64x128xf32, #sbuf>, memref<128x64xf32, #psum>
+  // CHECK: nisa.memset %{{.*}} value 0.000000e+00 :
+  nisa.memset %o value 0.0 : memref<128x512xf32, #sbuf>
+  // CHECK: nisa.iota %{{.*}} partition_step 16 :
+  nisa.iota %i partition_step 16 : memref<128x16xi32, #sbuf>
+  return
+}
