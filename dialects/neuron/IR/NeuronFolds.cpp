@@ -11,6 +11,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::neuron;
 
@@ -191,6 +193,83 @@ static bool isConstantSplatOf(Value value, double number) {
   return matchPattern(value, m_Constant(&attr)) && isSplatOf(attr, number);
 }
 
+/// The value of a constant float splat, if `value` is one.
+static std::optional<double> splatValue(Value value) {
+  SplatElementsAttr splat;
+  if (!matchPattern(value, m_Constant(&splat)) ||
+      !isa<FloatType>(splat.getElementType()))
+    return std::nullopt;
+  return splat.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// Whether `value` is a float splat within a relative 1e-6 of `number`
+/// (frontends write constants such as sqrt(2) rounded to f32).
+static bool isNearSplat(Value value, double number) {
+  std::optional<double> v = splatValue(value);
+  return v && std::fabs(*v - number) <= 1e-6 * std::fabs(number);
+}
+
+/// The operand of commutative `op` that is not `known`, or null.
+static Value otherOperand(Operation *op, Value known) {
+  if (op->getOperand(0) == known)
+    return op->getOperand(1);
+  if (op->getOperand(1) == known)
+    return op->getOperand(0);
+  return {};
+}
+
+/// The dimensions of `shape` other than 1, in order.
+static SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> sizes;
+  for (int64_t d : shape)
+    if (d != 1)
+      sizes.push_back(d);
+  return sizes;
+}
+
+/// If `value` is a `ReduceOp` over one axis of a tensor of type `like`,
+/// broadcast back to `like` (possibly through a reshape that only moves unit
+/// dimensions, as imports write keep-dims), that reduction: each element of
+/// `value` then holds the reduction of its own row along the axis.
+/// With `reciprocal`, the chain must also pass through one neuron.reciprocal
+/// (how TOSA writes softmax's division).
+template <typename ReduceOp>
+static ReduceOp broadcastReduction(Value value, RankedTensorType like,
+                                   bool reciprocal = false) {
+  auto broadcast = value.getDefiningOp<BroadcastOp>();
+  if (!broadcast || broadcast.getType() != like || !like.hasStaticShape())
+    return {};
+  Value reduced = broadcast.getInput();
+  bool sawReciprocal = false;
+  while (Operation *def = reduced.getDefiningOp()) {
+    if (isa<ReshapeOp>(def) || (isa<ReciprocalOp>(def) && !sawReciprocal)) {
+      sawReciprocal |= isa<ReciprocalOp>(def);
+      reduced = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  if (sawReciprocal != reciprocal)
+    return {};
+  auto reduce = reduced.getDefiningOp<ReduceOp>();
+  if (!reduce || reduce.getAxes().size() != 1 ||
+      reduce.getInput().getType() != like)
+    return {};
+  auto inputType = broadcast.getInput().getType();
+  if (nonUnitSizes(reduce.getType().getShape()) !=
+      nonUnitSizes(inputType.getShape()))
+    return {}; // the reshape moved more than unit dimensions
+  int64_t axis = reduce.getAxes().front();
+  SmallVector<int64_t> landed, expected;
+  for (auto [j, d] : llvm::enumerate(broadcast.getDimensions()))
+    if (inputType.getDimSize(j) != 1)
+      landed.push_back(d);
+  for (int64_t d = 0; d < like.getRank(); ++d)
+    if (d != axis && like.getDimSize(d) != 1)
+      expected.push_back(d);
+  return landed == expected ? reduce : ReduceOp();
+}
+
 namespace {
 /// max(x, 0) -> relu(x): how frontends spell ReLU once raised.
 struct MaxWithZeroIsRelu : OpRewritePattern<MaxOp> {
@@ -229,6 +308,102 @@ struct DivOfOne : OpRewritePattern<DivOp> {
     }
     rewriter.replaceOpWithNewOp<ReciprocalOp>(op, op.getType(), op.getRhs());
     return success();
+  }
+};
+
+/// exp(x - max(x)) / sum(exp(x - max(x))) along one axis -> softmax(x).
+struct SoftmaxFromParts : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = op.getType();
+    auto exp = op.getLhs().getDefiningOp<ExpOp>();
+    auto sum = broadcastReduction<ReduceSumOp>(op.getRhs(), type);
+    if (!exp || !sum || sum.getInput() != exp.getResult() ||
+        !isa<FloatType>(type.getElementType()))
+      return failure();
+    auto sub = exp.getInput().getDefiningOp<SubOp>();
+    if (!sub)
+      return failure();
+    auto max = broadcastReduction<ReduceMaxOp>(sub.getRhs(), type);
+    if (!max || max.getInput() != sub.getLhs() ||
+        max.getAxes() != sum.getAxes())
+      return failure();
+    rewriter.replaceOpWithNewOp<SoftmaxOp>(op, type, sub.getLhs(),
+                                           sum.getAxes().front());
+    return success();
+  }
+};
+
+/// exp(x - max(x)) * (1 / sum(exp(x - max(x)))) -> softmax(x), the TOSA
+/// spelling.
+struct SoftmaxFromReciprocal : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = op.getType();
+    if (!isa<FloatType>(type.getElementType()))
+      return failure();
+    for (auto [e, r] : {std::pair(op.getLhs(), op.getRhs()),
+                        std::pair(op.getRhs(), op.getLhs())}) {
+      auto exp = e.getDefiningOp<ExpOp>();
+      auto sum = broadcastReduction<ReduceSumOp>(r, type, /*reciprocal=*/true);
+      if (!exp || !sum || sum.getInput() != exp.getResult())
+        continue;
+      auto sub = exp.getInput().getDefiningOp<SubOp>();
+      auto max = sub ? broadcastReduction<ReduceMaxOp>(sub.getRhs(), type)
+                     : ReduceMaxOp();
+      if (!max || max.getInput() != sub.getLhs() ||
+          max.getAxes() != sum.getAxes())
+        continue;
+      rewriter.replaceOpWithNewOp<SoftmaxOp>(op, type, sub.getLhs(),
+                                             sum.getAxes().front());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// x * (0.5 * (1 + erf(x / sqrt(2)))) in its commuted spellings -> gelu(x),
+/// as torch-mlir writes the exact GELU.
+struct GeluFromErf : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op,
+                                PatternRewriter &rewriter) const override {
+    for (Value x : {op.getLhs(), op.getRhs()}) {
+      auto half = otherOperand(op, x).getDefiningOp<MulOp>();
+      if (!half)
+        continue;
+      Value onePlus;
+      if (isNearSplat(half.getRhs(), 0.5))
+        onePlus = half.getLhs();
+      else if (isNearSplat(half.getLhs(), 0.5))
+        onePlus = half.getRhs();
+      auto add = onePlus ? onePlus.getDefiningOp<AddOp>() : AddOp();
+      if (!add)
+        continue;
+      Value erfValue = isNearSplat(add.getRhs(), 1.0)   ? add.getLhs()
+                       : isNearSplat(add.getLhs(), 1.0) ? add.getRhs()
+                                                        : Value();
+      auto erf = erfValue ? erfValue.getDefiningOp<ErfOp>() : ErfOp();
+      if (!erf || !isScaledBySqrtHalf(erf.getInput(), x))
+        continue;
+      rewriter.replaceOpWithNewOp<GeluOp>(op, op.getType(), x,
+                                          GeluApproximation::none);
+      return success();
+    }
+    return failure();
+  }
+
+  /// Whether `v` is x / sqrt(2) or x * (1 / sqrt(2)).
+  static bool isScaledBySqrtHalf(Value v, Value x) {
+    if (auto div = v.getDefiningOp<DivOp>())
+      return div.getLhs() == x && isNearSplat(div.getRhs(), std::sqrt(2.0));
+    if (auto mul = v.getDefiningOp<MulOp>()) {
+      Value other = otherOperand(mul, x);
+      return other && isNearSplat(other, 1.0 / std::sqrt(2.0));
+    }
+    return false;
   }
 };
 
@@ -283,10 +458,11 @@ void MaxOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void DivOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<DivOfOne>(context);
+  results.add<DivOfOne, SoftmaxFromParts>(context);
 }
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<MulBySigmoidIsSilu>(context);
+  results.add<MulBySigmoidIsSilu, GeluFromErf, SoftmaxFromReciprocal>(
+      context);
 }

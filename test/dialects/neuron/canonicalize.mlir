@@ -614,3 +614,97 @@ func.func @real_broadcast(%x: tensor<8xf32>) -> tensor<4x8xf32> {
   %0 = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// Tests exp(x - max(x)) / sum(exp(x - max(x))) -> softmax, as torch-mlir's
+// decomposition reads once raised.
+// CHECK-LABEL: func.func @softmax_parts
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[S:.*]] = neuron.softmax %[[X]] axis 1 : tensor<4x8xf32>
+// CHECK: return %[[S]]
+func.func @softmax_parts(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %m = neuron.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %mb = neuron.broadcast %m dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %d = neuron.sub %x, %mb : tensor<4x8xf32>
+  %e = neuron.exp %d : tensor<4x8xf32>
+  %s = neuron.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %sb = neuron.broadcast %s dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %r = neuron.div %e, %sb : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests the TOSA spelling: keep-dims through reshapes and a reciprocal.
+// CHECK-LABEL: func.func @softmax_reciprocal
+// CHECK: neuron.softmax %{{.*}} axis 2 : tensor<2x4x8xf32>
+// CHECK-NOT: neuron.reciprocal
+func.func @softmax_reciprocal(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %m = neuron.reduce_max %x axes [2] : tensor<2x4x8xf32> -> tensor<2x4xf32>
+  %mb = neuron.broadcast %m dimensions [0, 1] : tensor<2x4xf32> -> tensor<2x4x8xf32>
+  %d = neuron.sub %x, %mb : tensor<2x4x8xf32>
+  %e = neuron.exp %d : tensor<2x4x8xf32>
+  %s = neuron.reduce_sum %e axes [2] : tensor<2x4x8xf32> -> tensor<2x4xf32>
+  %s1 = neuron.reshape %s : tensor<2x4xf32> -> tensor<2x4x1xf32>
+  %rc = neuron.reciprocal %s1 : tensor<2x4x1xf32>
+  %r2 = neuron.reshape %rc : tensor<2x4x1xf32> -> tensor<2x4xf32>
+  %rb = neuron.broadcast %r2 dimensions [0, 1] : tensor<2x4xf32> -> tensor<2x4x8xf32>
+  %r = neuron.mul %e, %rb : tensor<2x4x8xf32>
+  return %r : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Tests that a max and a sum over different axes are not a softmax.
+// CHECK-LABEL: func.func @not_softmax
+// CHECK-NOT: neuron.softmax
+// CHECK: neuron.div
+func.func @not_softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %m = neuron.reduce_max %x axes [0] : tensor<4x8xf32> -> tensor<8xf32>
+  %mb = neuron.broadcast %m dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+  %d = neuron.sub %x, %mb : tensor<4x8xf32>
+  %e = neuron.exp %d : tensor<4x8xf32>
+  %s = neuron.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %sb = neuron.broadcast %s dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %r = neuron.div %e, %sb : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests x * (0.5 * (1 + erf(x / sqrt(2)))) -> exact gelu, with f32-rounded
+// constants as torch-mlir writes them.
+// CHECK-LABEL: func.func @gelu_erf
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>)
+// CHECK: %[[G:.*]] = neuron.gelu %[[X]] : tensor<4xf32>
+// CHECK: return %[[G]]
+func.func @gelu_erf(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %sqrt2 = neuron.constant dense<1.41421354> : tensor<4xf32>
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %half = neuron.constant dense<0.5> : tensor<4xf32>
+  %0 = neuron.div %x, %sqrt2 : tensor<4xf32>
+  %1 = neuron.erf %0 : tensor<4xf32>
+  %2 = neuron.add %1, %one : tensor<4xf32>
+  %3 = neuron.mul %2, %half : tensor<4xf32>
+  %4 = neuron.mul %x, %3 : tensor<4xf32>
+  return %4 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that the same shape with another scale is not gelu.
+// CHECK-LABEL: func.func @not_gelu
+// CHECK-NOT: neuron.gelu
+// CHECK: neuron.erf
+func.func @not_gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %two = neuron.constant dense<2.0> : tensor<4xf32>
+  %one = neuron.constant dense<1.0> : tensor<4xf32>
+  %half = neuron.constant dense<0.5> : tensor<4xf32>
+  %0 = neuron.div %x, %two : tensor<4xf32>
+  %1 = neuron.erf %0 : tensor<4xf32>
+  %2 = neuron.add %1, %one : tensor<4xf32>
+  %3 = neuron.mul %2, %half : tensor<4xf32>
+  %4 = neuron.mul %x, %3 : tensor<4xf32>
+  return %4 : tensor<4xf32>
+}

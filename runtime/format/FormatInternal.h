@@ -1,0 +1,76 @@
+//===- FormatInternal.h - Shared internals of NeuronRuntimeFormat -*- C++ -*-===//
+//
+// Not part of the public API: status macros, little-endian byte access and
+// whole-file I/O shared by the executable and .npy readers and writers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_FORMAT_FORMATINTERNAL_H
+#define NEURON_RUNTIME_FORMAT_FORMATINTERNAL_H
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// The same definitions as runtime/target/TargetInternal.h's (an identical
+// redefinition is allowed), so a file may include both.
+#ifndef NEURON_RETURN_IF_ERROR
+/// Returns the status of `expr` from the enclosing function when it fails.
+#define NEURON_RETURN_IF_ERROR(expr)                                           \
+  do {                                                                         \
+    absl::Status status_ = (expr);                                             \
+    if (!status_.ok())                                                         \
+      return status_;                                                          \
+  } while (false)
+#endif
+
+#ifndef NEURON_ASSIGN_OR_RETURN
+/// Declares `auto &name` bound to the value of the StatusOr `expr`, or returns
+/// its status from the enclosing function when it failed.
+#define NEURON_ASSIGN_OR_RETURN(name, expr)                                    \
+  auto name##OrError = (expr);                                                 \
+  if (!name##OrError.ok())                                                     \
+    return name##OrError.status();                                             \
+  auto &name = *name##OrError
+#endif
+
+namespace neuron::rt {
+
+/// The little-endian unsigned integer of `sizeof(T)` bytes at `p`.
+template <typename T> T loadLE(const uint8_t *p) {
+  T v = 0;
+  for (size_t i = 0; i < sizeof(T); ++i)
+    v |= static_cast<T>(p[i]) << (8 * i);
+  return v;
+}
+
+/// Stores `v` little-endian at `p`.
+template <typename T> void storeLE(uint8_t *p, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i)
+    p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+/// "FILE: WHAT: expected EXPECTED, found FOUND" as an InvalidArgument error.
+absl::Status formatError(std::string_view file, std::string_view what,
+                         std::string_view expected, std::string_view found);
+
+/// `n` bytes at `p` as a quoted C string with non-printable bytes escaped.
+std::string quoteBytes(const uint8_t *p, size_t n);
+
+/// The whole content of the regular file at `path`; memory is bounded by the
+/// file's size. `what` ("executable") names the file kind in errors.
+absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
+                                                    std::string_view what);
+
+/// Writes `bytes` to `path`, replacing it.
+absl::Status writeBinaryFile(const std::string &path,
+                             const std::vector<uint8_t> &bytes,
+                             std::string_view what);
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_FORMAT_FORMATINTERNAL_H

@@ -1,0 +1,465 @@
+//===- Npy.cpp - NumPy .npy array files -----------------------------------===//
+//
+// The .npy layout: "\x93NUMPY", a major and minor version byte, the header
+// length (u16 in 1.0, u32 in 2.0 and 3.0), a header holding a Python dict
+// literal {'descr': ..., 'fortran_order': ..., 'shape': (...)}, then the
+// raw elements.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/format/Npy.h"
+
+#include "runtime/format/FormatInternal.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+#include <cstring>
+#include <limits>
+#include <map>
+
+namespace neuron::rt {
+
+static constexpr char kNpyMagic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+/// numpy aligns the start of the data to this.
+static constexpr size_t kNpyAlign = 64;
+
+size_t npyElementSize(std::string_view dtype) {
+  if (dtype == "f32" || dtype == "i32")
+    return 4;
+  if (dtype == "bf16")
+    return 2;
+  if (dtype == "i8")
+    return 1;
+  return 0;
+}
+
+/// The bf16 bits nearest the float with bits `bits` (ties to even).
+static uint16_t roundBitsToBf16(uint32_t bits) {
+  if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  uint32_t rounding = 0x7FFFu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>((bits + rounding) >> 16);
+}
+
+uint16_t roundToBf16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return roundBitsToBf16(bits);
+}
+
+/// The descr this library writes for `dtype`.
+static std::string_view descrFor(std::string_view dtype) {
+  if (dtype == "f32")
+    return "<f4";
+  if (dtype == "i32")
+    return "<i4";
+  if (dtype == "i8")
+    return "|i1";
+  return "bfloat16";
+}
+
+/// The dtype a descr reads as; empty when unsupported.
+static std::string dtypeForDescr(std::string_view descr) {
+  if (descr == "<f4")
+    return "f32";
+  if (descr == "<i4")
+    return "i32";
+  if (descr == "|i1" || descr == "<i1")
+    return "i8";
+  if (descr == "bfloat16" || descr == "<V2" || descr == "|V2")
+    return "bf16";
+  return "";
+}
+
+/// `shape` as Python writes a tuple: "()", "(3,)", "(2, 3)".
+static std::string shapeRepr(const std::vector<int64_t> &shape) {
+  if (shape.size() == 1)
+    return absl::StrFormat("(%d,)", shape[0]);
+  return absl::StrCat("(", absl::StrJoin(shape, ", "), ")");
+}
+
+/// The element count of `shape`; false on a negative dimension or when the
+/// byte size (count * elementSize) overflows.
+static bool elementCount(const std::vector<int64_t> &shape, size_t elementSize,
+                         uint64_t &count) {
+  count = 1;
+  for (int64_t d : shape)
+    if (d < 0)
+      return false;
+  for (int64_t d : shape) {
+    if (d == 0) {
+      count = 0;
+      return true;
+    }
+  }
+  const uint64_t limit =
+      std::numeric_limits<uint64_t>::max() / 2 / elementSize;
+  for (int64_t d : shape) {
+    if (count > limit / static_cast<uint64_t>(d))
+      return false;
+    count *= static_cast<uint64_t>(d);
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Header parsing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A value of a .npy header dict: one of the Python literals numpy writes.
+struct PyValue {
+  enum Kind { String, Bool, Tuple } kind = String;
+  std::string string;
+  bool boolean = false;
+  std::vector<int64_t> tuple;
+};
+
+/// Parses the Python dict literal of a .npy header: string keys, and string,
+/// True/False or int-tuple values (Python 2's "3L" accepted). Anything else
+/// is an error naming the character where it went wrong.
+class HeaderParser {
+public:
+  explicit HeaderParser(std::string_view text) : text(text) {}
+
+  bool parseDict(std::map<std::string, PyValue> &dict) {
+    skipSpace();
+    if (!consume('{'))
+      return fail("a dict literal starting with '{'");
+    skipSpace();
+    while (!consume('}')) {
+      std::string key;
+      if (!parseString(key) || !expect(':'))
+        return false;
+      if (dict.count(key))
+        return fail(absl::StrFormat("no second '%s' key", key));
+      if (!parseValue(dict[key]))
+        return false;
+      skipSpace();
+      if (consume(','))
+        skipSpace();
+      else if (!peek('}'))
+        return fail("',' or '}'");
+    }
+    skipSpace();
+    return pos == text.size() || fail("nothing after the dict");
+  }
+
+  /// "expected X at character N" once a parse has failed.
+  std::string error;
+
+private:
+  bool peek(char c) const { return pos < text.size() && text[pos] == c; }
+  bool consume(char c) {
+    if (!peek(c))
+      return false;
+    ++pos;
+    return true;
+  }
+  bool expect(char c) {
+    skipSpace();
+    if (!consume(c))
+      return fail(absl::StrFormat("'%c'", c));
+    skipSpace();
+    return true;
+  }
+  void skipSpace() {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' ||
+                                 text[pos] == '\n' || text[pos] == '\r'))
+      ++pos;
+  }
+  bool fail(std::string_view expected) {
+    if (error.empty())
+      error = absl::StrFormat("%s at character %d", expected, pos);
+    return false;
+  }
+
+  bool parseString(std::string &out) {
+    if (!peek('\'') && !peek('"'))
+      return fail("a quoted string");
+    char quote = text[pos++];
+    size_t end = text.find(quote, pos);
+    if (end == std::string_view::npos)
+      return fail("a closing quote");
+    out = std::string(text.substr(pos, end - pos));
+    if (out.find('\\') != std::string::npos)
+      return fail("a string without escapes");
+    pos = end + 1;
+    return true;
+  }
+
+  bool parseInt(int64_t &out) {
+    bool negative = consume('-');
+    size_t start = pos;
+    uint64_t v = 0;
+    constexpr uint64_t max = std::numeric_limits<int64_t>::max();
+    while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
+      unsigned digit = text[pos] - '0';
+      if (v > (max - digit) / 10)
+        return fail("an integer below 2^63");
+      v = v * 10 + digit;
+      ++pos;
+    }
+    if (pos == start)
+      return fail("an integer");
+    consume('L');
+    out = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return true;
+  }
+
+  bool parseTuple(std::vector<int64_t> &out) {
+    ++pos; // '('
+    skipSpace();
+    bool trailingComma = false;
+    while (!consume(')')) {
+      int64_t v;
+      if (!parseInt(v))
+        return false;
+      out.push_back(v);
+      skipSpace();
+      trailingComma = consume(',');
+      if (trailingComma)
+        skipSpace();
+      else if (!peek(')'))
+        return fail("',' or ')'");
+    }
+    // "(3)" is the integer 3 in Python, not a tuple.
+    if (out.size() == 1 && !trailingComma)
+      return fail("a one-element tuple written \"(n,)\"");
+    return true;
+  }
+
+  bool parseValue(PyValue &v) {
+    if (peek('\'') || peek('"')) {
+      v.kind = PyValue::String;
+      return parseString(v.string);
+    }
+    if (peek('(')) {
+      v.kind = PyValue::Tuple;
+      return parseTuple(v.tuple);
+    }
+    for (bool b : {true, false}) {
+      std::string_view word = b ? "True" : "False";
+      if (text.substr(pos, word.size()) == word) {
+        pos += word.size();
+        v.kind = PyValue::Bool;
+        v.boolean = b;
+        return true;
+      }
+    }
+    return fail("a string, True, False or a tuple of integers");
+  }
+
+  std::string_view text;
+  size_t pos = 0;
+};
+} // namespace
+
+static std::string_view kindName(const PyValue &v) {
+  switch (v.kind) {
+  case PyValue::String:
+    return "a string";
+  case PyValue::Bool:
+    return "a boolean";
+  case PyValue::Tuple:
+    break;
+  }
+  return "a tuple";
+}
+
+/// Fills `array.dtype` and `array.shape` from the header dict.
+static absl::Status readHeaderDict(std::string_view name,
+                                   std::map<std::string, PyValue> &dict,
+                                   NpyArray &array) {
+  for (const auto &entry : dict)
+    if (entry.first != "descr" && entry.first != "fortran_order" &&
+        entry.first != "shape")
+      return formatError(name, "header",
+                         "only the keys 'descr', 'fortran_order' and 'shape'",
+                         absl::StrFormat("a key '%s'", entry.first));
+  for (const char *key : {"descr", "fortran_order", "shape"})
+    if (!dict.count(key))
+      return formatError(name, "header",
+                         "the keys 'descr', 'fortran_order' and 'shape'",
+                         absl::StrFormat("no '%s'", key));
+
+  const PyValue &descr = dict["descr"];
+  if (descr.kind != PyValue::String)
+    return formatError(name, "descr", "a dtype string such as '<f4'",
+                       kindName(descr));
+  array.dtype = dtypeForDescr(descr.string);
+  if (array.dtype.empty()) {
+    std::string_view d = descr.string;
+    bool bigEndian = d.size() > 1 && d[0] == '>' &&
+                     !dtypeForDescr("<" + std::string(d.substr(1))).empty();
+    return formatError(name, "descr",
+                       bigEndian ? "little-endian data ('<' byte order)"
+                                 : "'<f4' (float32), '<i4' (int32), '|i1' "
+                                   "(int8), or 'bfloat16' or '<V2' (bfloat16)",
+                       absl::StrFormat("'%s'%s", d,
+                                       bigEndian ? " (big-endian)" : ""));
+  }
+
+  const PyValue &order = dict["fortran_order"];
+  if (order.kind != PyValue::Bool)
+    return formatError(name, "fortran_order", "False", kindName(order));
+  if (order.boolean)
+    return formatError(name, "fortran_order",
+                       "False (C order; save np.ascontiguousarray(a))",
+                       "True (Fortran order is not supported)");
+
+  const PyValue &shape = dict["shape"];
+  if (shape.kind != PyValue::Tuple)
+    return formatError(name, "shape", "a tuple of dimensions",
+                       kindName(shape));
+  array.shape = shape.tuple;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
+                                  std::string_view name,
+                                  const NpyReadOptions &options) {
+  const uint8_t *base = bytes.data();
+  const size_t size = bytes.size();
+  if (size < 10)
+    return formatError(name, "file",
+                       "at least 10 bytes (magic, version, header length)",
+                       absl::StrFormat("a %d-byte file", size));
+  if (std::memcmp(base, kNpyMagic, sizeof(kNpyMagic)) != 0)
+    return formatError(name, "magic", "\"\\x93NUMPY\" (a NumPy .npy file)",
+                       quoteBytes(base, sizeof(kNpyMagic)));
+  uint8_t major = base[6], minor = base[7];
+  if (major < 1 || major > 3 || minor != 0)
+    return formatError(name, "format version", "1.0, 2.0 or 3.0",
+                       absl::StrFormat("%d.%d", major, minor));
+  size_t prefix = major == 1 ? 10 : 12;
+  if (size < prefix)
+    return formatError(name, "file",
+                       absl::StrFormat("at least %d bytes", prefix),
+                       absl::StrFormat("a %d-byte file", size));
+  uint64_t headerLength = major == 1 ? loadLE<uint16_t>(base + 8)
+                                     : loadLE<uint32_t>(base + 8);
+  if (headerLength > size - prefix)
+    return formatError(
+        name, "header length",
+        absl::StrFormat("at most %d (the bytes after the %d-byte prefix)",
+                        size - prefix, prefix),
+        absl::StrFormat("%d", headerLength));
+
+  std::string_view header(reinterpret_cast<const char *>(base + prefix),
+                          headerLength);
+  std::map<std::string, PyValue> dict;
+  HeaderParser parser(header);
+  if (!parser.parseDict(dict)) {
+    std::string shown(header.substr(0, 120));
+    return formatError(
+        name, "header",
+        "a Python dict literal {'descr': ..., 'fortran_order': ..., "
+        "'shape': (...)}",
+        absl::StrFormat("%s (expected %s)",
+                        quoteBytes(reinterpret_cast<const uint8_t *>(
+                                       shown.data()),
+                                   shown.size()),
+                        parser.error));
+  }
+  NpyArray array;
+  NEURON_RETURN_IF_ERROR(readHeaderDict(name, dict, array));
+
+  size_t elementSize = npyElementSize(array.dtype);
+  uint64_t count = 0;
+  if (!elementCount(array.shape, elementSize, count))
+    return formatError(name, "shape",
+                       "non-negative dimensions whose product fits in memory",
+                       shapeRepr(array.shape));
+  uint64_t dataSize = size - prefix - headerLength;
+  if (count * elementSize != dataSize)
+    return formatError(
+        name, "data",
+        absl::StrFormat("%d bytes (%d elements of %d bytes for shape %s)",
+                        count * elementSize, count, elementSize,
+                        shapeRepr(array.shape)),
+        absl::StrFormat("%d bytes", dataSize));
+  const uint8_t *data = base + prefix + headerLength;
+
+  if (options.f32AsBf16 && array.dtype == "f32") {
+    array.dtype = "bf16";
+    array.data.resize(count * 2);
+    for (uint64_t i = 0; i < count; ++i)
+      storeLE<uint16_t>(array.data.data() + 2 * i,
+                        roundBitsToBf16(loadLE<uint32_t>(data + 4 * i)));
+    return array;
+  }
+  array.data.assign(data, data + dataSize);
+  return array;
+}
+
+absl::StatusOr<NpyArray> readNpy(const std::string &path,
+                                 const NpyReadOptions &options) {
+  NEURON_ASSIGN_OR_RETURN(bytes, readBinaryFile(path, ".npy file"));
+  return parseNpy(bytes, path, options);
+}
+
+//===----------------------------------------------------------------------===//
+// Writing
+//===----------------------------------------------------------------------===//
+
+/// The .npy bytes of `array`; errors name `name`.
+static absl::StatusOr<std::vector<uint8_t>>
+serializeNpyNamed(const NpyArray &array, std::string_view name) {
+  size_t elementSize = npyElementSize(array.dtype);
+  if (elementSize == 0)
+    return formatError(name, "dtype", "\"f32\", \"bf16\", \"i8\" or \"i32\"",
+                       absl::StrFormat("\"%s\"", array.dtype));
+  uint64_t count = 0;
+  if (!elementCount(array.shape, elementSize, count))
+    return formatError(name, "shape",
+                       "non-negative dimensions whose product fits in memory",
+                       shapeRepr(array.shape));
+  if (count * elementSize != array.data.size())
+    return formatError(
+        name, "data",
+        absl::StrFormat("%d bytes (%d elements of %d bytes for shape %s)",
+                        count * elementSize, count, elementSize,
+                        shapeRepr(array.shape)),
+        absl::StrFormat("%d bytes", array.data.size()));
+
+  std::string dict =
+      absl::StrFormat("{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                      descrFor(array.dtype), shapeRepr(array.shape));
+  // Spaces, then a newline, so the data starts at a multiple of kNpyAlign.
+  auto headerLength = [&](size_t prefix) {
+    size_t unpadded = prefix + dict.size() + 1;
+    return dict.size() + 1 + (kNpyAlign - unpadded % kNpyAlign) % kNpyAlign;
+  };
+  uint8_t major = headerLength(10) <= 0xFFFF ? 1 : 2;
+  size_t prefix = major == 1 ? 10 : 12;
+  size_t length = headerLength(prefix);
+
+  std::vector<uint8_t> bytes(prefix + length + array.data.size(), ' ');
+  std::memcpy(bytes.data(), kNpyMagic, sizeof(kNpyMagic));
+  bytes[6] = major;
+  bytes[7] = 0;
+  if (major == 1)
+    storeLE<uint16_t>(bytes.data() + 8, length);
+  else
+    storeLE<uint32_t>(bytes.data() + 8, length);
+  std::memcpy(bytes.data() + prefix, dict.data(), dict.size());
+  bytes[prefix + length - 1] = '\n';
+  if (!array.data.empty())
+    std::memcpy(bytes.data() + prefix + length, array.data.data(),
+                array.data.size());
+  return bytes;
+}
+
+absl::StatusOr<std::vector<uint8_t>> serializeNpy(const NpyArray &array) {
+  return serializeNpyNamed(array, "npy writer");
+}
+
+absl::Status writeNpy(const std::string &path, const NpyArray &array) {
+  NEURON_ASSIGN_OR_RETURN(bytes, serializeNpyNamed(array, path));
+  return writeBinaryFile(path, bytes, ".npy file");
+}
+
+} // namespace neuron::rt

@@ -1,0 +1,76 @@
+//===- Npy.h - NumPy .npy array files ---------------------------*- C++ -*-===//
+//
+// Reading and writing the arrays a run takes and produces, in NumPy's .npy
+// format (versions 1.0, 2.0 and 3.0; C order; little-endian). Element types:
+//
+//   dtype   .npy descr read                     descr written
+//   f32     '<f4'                               '<f4'
+//   i32     '<i4'                               '<i4'
+//   i8      '|i1' or '<i1'                      '|i1'
+//   bf16    'bfloat16', '<V2' or '|V2'          'bfloat16'
+//
+// np.save of an ml_dtypes bfloat16 array writes '<V2' (numpy has no
+// character code for it), so any 2-byte void is read as bfloat16. A file is
+// written with 'bfloat16', which np.load understands once ml_dtypes is
+// imported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_FORMAT_NPY_H
+#define NEURON_RUNTIME_FORMAT_NPY_H
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuron::rt {
+
+/// An array in C (row-major) order with little-endian elements.
+struct NpyArray {
+  /// "f32", "bf16", "i8" or "i32".
+  std::string dtype;
+  /// Any rank; empty for a 0-d (scalar) array.
+  std::vector<int64_t> shape;
+  /// numElements() * npyElementSize(dtype) bytes.
+  std::vector<uint8_t> data;
+};
+
+/// How to read a file.
+struct NpyReadOptions {
+  /// Read a float32 file as bf16, rounding each element to nearest even, for
+  /// programs whose inputs are bf16 (neuron-run --bf16-as-f32). Other
+  /// dtypes are read unchanged.
+  bool f32AsBf16 = false;
+};
+
+/// Bytes per element of `dtype`; 0 when it is none of the four.
+size_t npyElementSize(std::string_view dtype);
+
+/// The bf16 bit pattern nearest `value` (ties to even); NaN stays a quiet NaN
+/// with its sign, overflow becomes infinity.
+uint16_t roundToBf16(float value);
+
+/// Parses the bytes of a whole .npy file; errors are InvalidArgument and
+/// read "NAME: what: expected ..., found ...".
+absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
+                                  std::string_view name = "<memory>",
+                                  const NpyReadOptions &options = {});
+/// Reads and parses the file at `path`.
+absl::StatusOr<NpyArray> readNpy(const std::string &path,
+                                 const NpyReadOptions &options = {});
+
+/// The bytes of a .npy file holding `array`: version 1.0 (2.0 when the header
+/// needs more than 65535 bytes), header padded so the data starts at a
+/// multiple of 64. InvalidArgument when the dtype is unknown, a dimension is
+/// negative or the data size does not match the shape.
+absl::StatusOr<std::vector<uint8_t>> serializeNpy(const NpyArray &array);
+/// serializeNpy() into the file at `path`.
+absl::Status writeNpy(const std::string &path, const NpyArray &array);
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_FORMAT_NPY_H

@@ -1,0 +1,266 @@
+//===- Numerics.cpp - Reference numerics of the simulated device ----------===//
+//
+// One codec handles every narrow float (bf16, f16, both fp8 formats): it
+// rounds a double to nearest even once, so storing a value computed in double
+// never rounds twice through f32.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/sim/Numerics.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace neuron::rt {
+
+namespace {
+/// A binary float format narrower than f32.
+struct MiniFloat {
+  int expBits;
+  int mantBits;
+  /// Has infinities (an all-ones exponent means infinity or NaN).
+  bool hasInf;
+  /// Finite overflow gives the largest finite value instead of infinity.
+  bool saturate;
+
+  int bias() const { return (1 << (expBits - 1)) - 1; }
+  uint32_t expMask() const { return (1u << expBits) - 1; }
+  uint32_t mantMask() const { return (1u << mantBits) - 1; }
+  uint32_t signBit() const { return 1u << (expBits + mantBits); }
+  /// The largest unbiased exponent of a finite value.
+  int maxExp() const { return int(expMask()) - (hasInf ? 1 : 0) - bias(); }
+  /// The largest significand (implicit bit included) at maxExp(); the FN
+  /// formats spend the all-ones mantissa of the top exponent on NaN.
+  uint32_t maxSignificand() const {
+    return (2u << mantBits) - (hasInf ? 1 : 2);
+  }
+  uint32_t maxFinite() const {
+    return uint32_t(maxExp() + bias()) << mantBits |
+           (maxSignificand() & mantMask());
+  }
+  uint32_t infinity() const { return expMask() << mantBits; }
+  uint32_t nan() const {
+    return hasInf ? infinity() | 1u << (mantBits - 1)
+                  : expMask() << mantBits | mantMask();
+  }
+};
+} // namespace
+
+static constexpr MiniFloat kBf16{8, 7, true, false};
+static constexpr MiniFloat kF16{5, 10, true, false};
+static constexpr MiniFloat kF8E4M3FN{4, 3, false, true};
+static constexpr MiniFloat kF8E5M2{5, 2, true, true};
+
+/// `n` (>= 0) rounded to the nearest integer, ties to even.
+static double roundHalfEven(double n) {
+  double floor = std::floor(n);
+  double diff = n - floor;
+  if (diff > 0.5 || (diff == 0.5 && std::fmod(floor, 2.0) != 0))
+    floor += 1;
+  return floor;
+}
+
+static uint32_t encode(const MiniFloat &f, double x) {
+  uint32_t sign = std::signbit(x) ? f.signBit() : 0;
+  if (std::isnan(x))
+    return sign | f.nan();
+  double a = std::fabs(x);
+  if (std::isinf(a))
+    return sign | (f.hasInf ? f.infinity() : f.maxFinite());
+  if (a == 0)
+    return sign;
+  int e = 0;
+  std::frexp(a, &e);
+  e -= 1; // a = 1.xxx * 2^e
+  int minExp = 1 - f.bias();
+  if (e < minExp)
+    e = minExp; // subnormal: fixed quantum 2^(minExp - mantBits)
+  double significand = roundHalfEven(std::ldexp(a, f.mantBits - e));
+  if (significand >= double(2u << f.mantBits)) {
+    significand /= 2;
+    e += 1;
+  }
+  if (e > f.maxExp() ||
+      (e == f.maxExp() && significand > double(f.maxSignificand())))
+    return sign | (f.saturate || !f.hasInf ? f.maxFinite() : f.infinity());
+  auto s = static_cast<uint32_t>(significand);
+  if (s <= f.mantMask())
+    return sign | s; // subnormal or zero
+  return sign | uint32_t(e + f.bias()) << f.mantBits | (s & f.mantMask());
+}
+
+static double decode(const MiniFloat &f, uint32_t bits) {
+  bool negative = bits & f.signBit();
+  uint32_t expField = (bits >> f.mantBits) & f.expMask();
+  uint32_t mant = bits & f.mantMask();
+  double value;
+  if (f.hasInf && expField == f.expMask())
+    value = mant ? std::nan("") : INFINITY;
+  else if (!f.hasInf && expField == f.expMask() && mant == f.mantMask())
+    value = std::nan("");
+  else if (expField == 0)
+    value = std::ldexp(double(mant), 1 - f.bias() - f.mantBits);
+  else
+    value = std::ldexp(double(mant | (1u << f.mantBits)),
+                       int(expField) - f.bias() - f.mantBits);
+  return negative ? -value : value;
+}
+
+static uint32_t floatBits(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  return bits;
+}
+
+static float bitsFloat(uint32_t bits) {
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+
+float bf16ToF32(uint16_t bits) { return bitsFloat(uint32_t(bits) << 16); }
+
+uint16_t f32ToBf16(float value) {
+  uint32_t bits = floatBits(value);
+  if (std::isnan(value))
+    return uint16_t(bits >> 16 | 0x40);
+  // Adding 0x7FFF plus the kept LSB rounds to nearest even; a carry into the
+  // exponent is the correct result, up to infinity.
+  return uint16_t((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+float f16ToF32(uint16_t bits) { return float(decode(kF16, bits)); }
+uint16_t f32ToF16(float value) { return uint16_t(encode(kF16, value)); }
+float f8E4M3FNToF32(uint8_t bits) { return float(decode(kF8E4M3FN, bits)); }
+uint8_t f32ToF8E4M3FN(float value) {
+  return uint8_t(encode(kF8E4M3FN, value));
+}
+float f8E5M2ToF32(uint8_t bits) { return float(decode(kF8E5M2, bits)); }
+uint8_t f32ToF8E5M2(float value) { return uint8_t(encode(kF8E5M2, value)); }
+
+std::optional<DType> parseDType(std::string_view name) {
+  constexpr DType all[] = {DType::F32,      DType::BF16,   DType::F16,
+                           DType::F8E4M3FN, DType::F8E5M2, DType::I8,
+                           DType::I32,      DType::I64,    DType::I1};
+  for (DType t : all)
+    if (dtypeName(t) == name)
+      return t;
+  return std::nullopt;
+}
+
+std::string_view dtypeName(DType type) {
+  constexpr std::string_view names[] = {"f32",    "bf16", "f16",
+                                        "f8E4M3FN", "f8E5M2", "i8",
+                                        "i32",    "i64",  "i1"};
+  return names[static_cast<int>(type)];
+}
+
+std::string_view dtypeNames() {
+  return "one of f32 bf16 f16 f8E4M3FN f8E5M2 i8 i32 i64 i1";
+}
+
+int64_t elementBytes(DType type) {
+  switch (type) {
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::BF16:
+  case DType::F16:
+    return 2;
+  case DType::I64:
+    return 8;
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
+  case DType::I8:
+  case DType::I1:
+    return 1;
+  }
+  return 1;
+}
+
+bool isFloat(DType type) {
+  return type == DType::F32 || type == DType::BF16 || type == DType::F16 ||
+         type == DType::F8E4M3FN || type == DType::F8E5M2;
+}
+
+static uint64_t loadBits(const uint8_t *p, int64_t bytes) {
+  uint64_t v = 0;
+  for (int64_t i = 0; i < bytes; ++i)
+    v |= uint64_t(p[i]) << (8 * i);
+  return v;
+}
+
+static void storeBits(uint8_t *p, int64_t bytes, uint64_t v) {
+  for (int64_t i = 0; i < bytes; ++i)
+    p[i] = uint8_t(v >> (8 * i));
+}
+
+/// `value` truncated toward zero, modulo 2^64 (two's complement).
+static uint64_t wrapToUnsigned(double value) {
+  if (!std::isfinite(value))
+    return 0;
+  constexpr double k2p64 = 18446744073709551616.0;
+  double m = std::fmod(std::trunc(value), k2p64);
+  if (m < 0)
+    m += k2p64;
+  return m >= k2p64 ? 0 : static_cast<uint64_t>(m);
+}
+
+double loadElement(DType type, const uint8_t *p) {
+  uint64_t bits = loadBits(p, elementBytes(type));
+  switch (type) {
+  case DType::F32:
+    return bitsFloat(uint32_t(bits));
+  case DType::BF16:
+    return bf16ToF32(uint16_t(bits));
+  case DType::F16:
+    return decode(kF16, uint32_t(bits));
+  case DType::F8E4M3FN:
+    return decode(kF8E4M3FN, uint32_t(bits));
+  case DType::F8E5M2:
+    return decode(kF8E5M2, uint32_t(bits));
+  case DType::I8:
+    return int8_t(bits);
+  case DType::I32:
+    return int32_t(bits);
+  case DType::I64:
+    return double(int64_t(bits));
+  case DType::I1:
+    return bits ? 1 : 0;
+  }
+  return 0;
+}
+
+void storeElement(DType type, double value, uint8_t *p) {
+  uint64_t bits = 0;
+  switch (type) {
+  case DType::F32:
+    bits = floatBits(static_cast<float>(value));
+    break;
+  case DType::BF16:
+    // A NaN keeps its payload the way f32ToBf16 does.
+    bits = std::isnan(value) ? f32ToBf16(static_cast<float>(value))
+                             : encode(kBf16, value);
+    break;
+  case DType::F16:
+    bits = encode(kF16, value);
+    break;
+  case DType::F8E4M3FN:
+    bits = encode(kF8E4M3FN, value);
+    break;
+  case DType::F8E5M2:
+    bits = encode(kF8E5M2, value);
+    break;
+  case DType::I8:
+  case DType::I32:
+  case DType::I64:
+    bits = wrapToUnsigned(value);
+    break;
+  case DType::I1:
+    bits = value != 0 ? 1 : 0;
+    break;
+  }
+  storeBits(p, elementBytes(type), bits);
+}
+
+} // namespace neuron::rt

@@ -1,0 +1,710 @@
+//===- Program.cpp - Read and validate the manifest's program -------------===//
+//
+// Reads tensors, kernels, instructions and program steps without exceptions:
+// every value's type is checked before it is read, every index and byte range
+// is checked with overflow-safe arithmetic, and every error names the JSON
+// path, what was expected and what was found.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/sim/Program.h"
+
+#include "runtime/target/JsonReader.h"
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+#include <cmath>
+#include <map>
+
+namespace neuron::rt {
+
+static constexpr std::string_view kFile = "manifest";
+/// Bounds that keep every product and sum below 2^63.
+static constexpr int64_t kMaxRank = 16;
+static constexpr int64_t kMaxExtent = int64_t(1) << 40;
+static constexpr int64_t kMaxElements = int64_t(1) << 40;
+static constexpr int64_t kMaxOnChipBytes = int64_t(1) << 26;
+static constexpr int64_t kMaxPartitions = 1024;
+/// The simulator allocates partitions x bytes for SBUF and for PSUM.
+static constexpr int64_t kMaxOnChipTotal = int64_t(1) << 30;
+
+namespace {
+/// Names of one enum, in enumerator order.
+template <typename Enum> struct Keywords {
+  std::vector<std::string_view> names;
+
+  std::optional<Enum> lookup(std::string_view name) const {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == name)
+        return static_cast<Enum>(i);
+    return std::nullopt;
+  }
+  std::string expected() const {
+    return "one of " + absl::StrJoin(names, " ");
+  }
+};
+} // namespace
+
+static const Keywords<Opcode> kOps{
+    {"dma_copy", "matmul", "transpose", "activation", "tensor_tensor",
+     "tensor_scalar", "tensor_reduce", "memset", "iota"}};
+static const Keywords<Engine> kEngines{
+    {"tensor", "vector", "scalar", "gpsimd", "dma"}};
+static const Keywords<ActivationFn> kFunctions{
+    {"identity", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh",
+     "silu", "sqrt", "rsqrt", "reciprocal", "erf", "square", "abs", "neg"}};
+static const Keywords<AluOp> kAluOps{
+    {"add", "subtract", "multiply", "divide", "max", "min", "pow", "is_equal",
+     "not_equal", "is_lt", "is_le", "is_gt", "is_ge", "bypass"}};
+static const Keywords<TensorKind> kKinds{
+    {"input", "output", "constant", "scratch"}};
+static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
+
+/// The engine the op table assigns to each op.
+static Engine engineOf(Opcode op) {
+  constexpr Engine engines[] = {
+      Engine::Dma,    Engine::Tensor, Engine::Tensor,
+      Engine::Scalar, Engine::Vector, Engine::Vector,
+      Engine::Vector, Engine::GpSimd, Engine::GpSimd};
+  return engines[static_cast<int>(op)];
+}
+
+static std::string quoted(std::string_view s) {
+  return absl::StrFormat("\"%s\"", s);
+}
+
+/// A string field that must be one of `keywords`.
+template <typename Enum>
+static absl::Status readKeyword(ObjectReader &r, std::string_view key,
+                                const Keywords<Enum> &keywords, Enum &out) {
+  std::string name;
+  NEURON_RETURN_IF_ERROR(r.string(key, name));
+  std::optional<Enum> value = keywords.lookup(name);
+  if (!value)
+    return r.error(key, keywords.expected(), "a string " + quoted(name));
+  out = *value;
+  return absl::OkStatus();
+}
+
+static absl::Status readDType(ObjectReader &r, DType &out) {
+  std::string name;
+  NEURON_RETURN_IF_ERROR(r.string("dtype", name));
+  std::optional<DType> type = parseDType(name);
+  if (!type)
+    return r.error("dtype", dtypeNames(), "a string " + quoted(name));
+  out = *type;
+  return absl::OkStatus();
+}
+
+static absl::Status readNumber(ObjectReader &r, std::string_view key,
+                               double &out) {
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, "a number"));
+  if (!v->is_number())
+    return r.error(key, "a number", describeJson(*v));
+  out = v->get<double>();
+  return absl::OkStatus();
+}
+
+/// An array of integers in [min, max] with at most kMaxRank (or, when
+/// `anyLength`, any number of) elements.
+static absl::StatusOr<std::vector<int64_t>>
+readIntArray(ObjectReader &r, std::string_view key, int64_t min, int64_t max,
+             bool anyLength = false) {
+  std::string expected = anyLength ? "an array of integers"
+                                   : absl::StrFormat(
+                                         "an array of at most %d integers",
+                                         kMaxRank);
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, expected));
+  if (!v->is_array() || (!anyLength && int64_t(v->size()) > kMaxRank))
+    return r.error(key, expected, describeJson(*v));
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < v->size(); ++i) {
+    const json &item = (*v)[i];
+    bool ok = item.is_number_unsigned()
+                  ? item.get<uint64_t>() <= uint64_t(max) &&
+                        int64_t(item.get<uint64_t>()) >= min
+                  : item.is_number_integer() && item.get<int64_t>() >= min &&
+                        item.get<int64_t>() <= max;
+    if (!ok)
+      return r.itemError(key, i,
+                         absl::StrFormat("an integer in [%d, %d]", min, max),
+                         describeJson(item));
+    out.push_back(item.get<int64_t>());
+  }
+  return out;
+}
+
+/// Readers for the elements of the (possibly empty) array of objects at
+/// `key`.
+static absl::StatusOr<std::vector<ObjectReader>>
+readObjects(ObjectReader &r, std::string_view key, std::string_view shape) {
+  std::string expected = absl::StrFormat("an array of %s", shape);
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, expected));
+  if (!v->is_array())
+    return r.error(key, expected, describeJson(*v));
+  std::vector<ObjectReader> readers;
+  for (size_t i = 0; i < v->size(); ++i) {
+    if (!(*v)[i].is_object())
+      return r.itemError(key, i, shape, describeJson((*v)[i]));
+    readers.emplace_back(kFile, absl::StrFormat("%s[%d]", r.pathOf(key), i),
+                         (*v)[i]);
+  }
+  return readers;
+}
+
+/// Product of `shape`, or nullopt above kMaxElements.
+static std::optional<int64_t> product(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements)
+      return std::nullopt;
+  return n;
+}
+
+static std::string formatShape(const std::vector<int64_t> &shape) {
+  return "[" + absl::StrJoin(shape, ", ") + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// Tile references
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What an instruction expects of one operand.
+struct RefRule {
+  /// Allowed spaces; compute engines see only SBUF and PSUM.
+  bool hbm = false, sbuf = true, psum = true;
+  /// Required rank, or 0 for any.
+  int rank = 0;
+};
+} // namespace
+
+static std::string spacesText(const RefRule &rule) {
+  std::vector<std::string_view> names;
+  if (rule.hbm)
+    names.push_back("hbm");
+  if (rule.sbuf)
+    names.push_back("sbuf");
+  if (rule.psum)
+    names.push_back("psum");
+  return "one of " + absl::StrJoin(names, " ");
+}
+
+static absl::Status readHbmRef(ObjectReader &r, const Kernel &kernel,
+                               TileRef &ref) {
+  if (kernel.parameters == 0)
+    return r.error("param", "no HBM reference (the kernel has 0 parameters)",
+                   "an HBM reference");
+  NEURON_RETURN_IF_ERROR(
+      r.integer("param",
+                absl::StrFormat("a parameter index in [0, %d]",
+                                kernel.parameters - 1),
+                0, kernel.parameters - 1, ref.param));
+  NEURON_RETURN_IF_ERROR(r.integer("offset", "an element offset in [0, 2^40]",
+                                   0, kMaxElements, ref.offset));
+  NEURON_ASSIGN_OR_RETURN(strides,
+                          readIntArray(r, "strides", 0, kMaxExtent));
+  if (strides.size() != ref.shape.size())
+    return r.error("strides",
+                   absl::StrFormat("%d strides (one per dimension of shape)",
+                                   ref.shape.size()),
+                   absl::StrFormat("%d", strides.size()));
+  ref.strides = std::move(strides);
+  int64_t last = ref.offset;
+  for (size_t i = 0; i < ref.shape.size(); ++i) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(ref.shape[i] - 1, ref.strides[i], &span) ||
+        __builtin_add_overflow(last, span, &last) || last > kMaxElements)
+      return r.error("strides", "an access pattern ending below element 2^40",
+                     formatShape(ref.strides));
+  }
+  ref.maxElement = last;
+  return absl::OkStatus();
+}
+
+static absl::Status readOnChipRef(ObjectReader &r, const Limits &limits,
+                                  TileRef &ref) {
+  if (ref.shape.empty())
+    return r.error("shape", "a non-empty shape [partitions, free...]", "[]");
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "partition",
+      absl::StrFormat("a partition in [0, %d]", limits.partitions - 1), 0,
+      limits.partitions - 1, ref.partition));
+  int64_t available = limits.partitions - ref.partition;
+  if (ref.shape[0] > available)
+    return r.itemError(
+        "shape", 0,
+        absl::StrFormat("at most %d partitions (partition %d + count <= %d "
+                        "partitions)",
+                        available, ref.partition, limits.partitions),
+        absl::StrFormat("%d", ref.shape[0]));
+  bool sbuf = ref.space == MemorySpace::Sbuf;
+  int64_t capacity = sbuf ? limits.sbufBytes : limits.psumBytes;
+  int64_t bytes = ref.freeElements() * elementBytes(ref.dtype);
+  if (bytes > capacity)
+    return r.error("shape",
+                   absl::StrFormat("at most %d %s bytes per partition",
+                                   capacity, sbuf ? "sbuf" : "psum"),
+                   absl::StrFormat("%s of %s (%d bytes per partition)",
+                                   formatShape(ref.shape),
+                                   dtypeName(ref.dtype), bytes));
+  std::string expected = absl::StrFormat(
+      "an offset in [0, %d] (offset + %d bytes <= %d %s bytes per partition)",
+      capacity - bytes, bytes, capacity, sbuf ? "sbuf" : "psum");
+  NEURON_ASSIGN_OR_RETURN(offset, r.field("offset", expected));
+  if (!offset->is_number_integer() || offset->get<int64_t>() < 0 ||
+      offset->get<int64_t>() > capacity - bytes)
+    return r.error("offset", expected, describeJson(*offset));
+  ref.offset = offset->get<int64_t>();
+  return absl::OkStatus();
+}
+
+static absl::StatusOr<TileRef> readRef(ObjectReader &parent,
+                                       std::string_view key,
+                                       const Kernel &kernel,
+                                       const RefRule &rule) {
+  NEURON_ASSIGN_OR_RETURN(r, parent.object(key, "a tile reference object"));
+  TileRef ref;
+  ref.path = parent.pathOf(key);
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "space", kSpaces, ref.space));
+  bool allowed = ref.space == MemorySpace::Hbm    ? rule.hbm
+                 : ref.space == MemorySpace::Sbuf ? rule.sbuf
+                                                  : rule.psum;
+  if (!allowed)
+    return r.error("space", spacesText(rule),
+                   "a string " + quoted(kSpaces.names[int(ref.space)]));
+  NEURON_RETURN_IF_ERROR(readDType(r, ref.dtype));
+  NEURON_ASSIGN_OR_RETURN(shape, readIntArray(r, "shape", 1, kMaxExtent));
+  if (rule.rank && int(shape.size()) != rule.rank)
+    return r.error("shape", absl::StrFormat("a rank-%d shape", rule.rank),
+                   formatShape(shape));
+  std::optional<int64_t> elements = product(shape);
+  if (!elements)
+    return r.error("shape", "at most 2^40 elements", formatShape(shape));
+  ref.shape = std::move(shape);
+  ref.elements = *elements;
+  if (ref.space == MemorySpace::Hbm)
+    NEURON_RETURN_IF_ERROR(readHbmRef(r, kernel, ref));
+  else
+    NEURON_RETURN_IF_ERROR(readOnChipRef(r, kernel.limits, ref));
+  NEURON_RETURN_IF_ERROR(r.finish());
+  return ref;
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+static std::string describeTile(const TileRef &t) {
+  return absl::StrFormat("%d partitions x %d elements", t.partitionCount(),
+                         t.freeElements());
+}
+
+/// `ref` (at `key`) covers as many partitions and free elements as `like`.
+static absl::Status sameLayout(ObjectReader &r, std::string_view key,
+                               const TileRef &ref, std::string_view likeName,
+                               const TileRef &like) {
+  if (ref.partitionCount() == like.partitionCount() &&
+      ref.freeElements() == like.freeElements())
+    return absl::OkStatus();
+  return r.error(key,
+                 absl::StrFormat("a tile of %s (as %s)", describeTile(like),
+                                 likeName),
+                 describeTile(ref));
+}
+
+static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
+                               Instruction &inst) {
+  const Limits &limits = kernel.limits;
+  RefRule sbuf2{false, true, false, 2};
+  NEURON_ASSIGN_OR_RETURN(stationary, readRef(r, "stationary", kernel, sbuf2));
+  NEURON_ASSIGN_OR_RETURN(moving, readRef(r, "moving", kernel, sbuf2));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {false, false, true, 2}));
+  int64_t k = stationary.shape[0], m = stationary.shape[1];
+  int64_t n = moving.shape[1];
+  for (const TileRef *t : {&stationary, &moving})
+    if (!isFloat(t->dtype))
+      return r.error(t == &stationary ? "stationary" : "moving",
+                     "a floating-point operand", dtypeName(t->dtype));
+  if (m > limits.stationaryFree)
+    return r.error("stationary",
+                   absl::StrFormat("[K, M] with M <= %d (stationary_free)",
+                                   limits.stationaryFree),
+                   formatShape(stationary.shape));
+  if (moving.shape[0] != k || n > limits.movingFree)
+    return r.error(
+        "moving",
+        absl::StrFormat("[K, N] with K = %d (as stationary) and N <= %d "
+                        "(moving_free)",
+                        k, limits.movingFree),
+        formatShape(moving.shape));
+  if (dst.dtype != DType::F32)
+    return r.error("dst", "an f32 psum tile", dtypeName(dst.dtype));
+  if (dst.shape[0] != m || dst.shape[1] != n)
+    return r.error("dst",
+                   absl::StrFormat("[M, N] = [%d, %d] (stationary^T x moving)",
+                                   m, n),
+                   formatShape(dst.shape));
+  int64_t end = dst.offset + n * 4 - 1;
+  if (dst.offset / limits.psumBankBytes != end / limits.psumBankBytes)
+    return r.error("dst", absl::StrFormat("a tile inside one %d-byte psum bank",
+                                          limits.psumBankBytes),
+                   absl::StrFormat("bytes %d..%d", dst.offset, end));
+  NEURON_RETURN_IF_ERROR(r.boolean("accumulate", inst.accumulate));
+  inst.stationary = std::move(stationary);
+  inst.moving = std::move(moving);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
+static absl::Status readTranspose(ObjectReader &r, const Kernel &kernel,
+                                  Instruction &inst) {
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {false, true, false, 2}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {false, false, true, 2}));
+  if (dst.shape[0] != src.shape[1] || dst.shape[1] != src.shape[0])
+    return r.error("dst",
+                   absl::StrFormat("[F, P] = [%d, %d] (src transposed)",
+                                   src.shape[1], src.shape[0]),
+                   formatShape(dst.shape));
+  inst.src = std::move(src);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
+/// A [P, 1] tile whose P matches `like`'s partitions.
+static absl::Status perPartitionColumn(ObjectReader &r, std::string_view key,
+                                       const TileRef &ref,
+                                       const TileRef &like) {
+  if (ref.partitionCount() == like.partitionCount() && ref.freeElements() == 1)
+    return absl::OkStatus();
+  return r.error(key, absl::StrFormat("a [%d, 1] tile", like.partitionCount()),
+                 formatShape(ref.shape));
+}
+
+static absl::Status readActivation(ObjectReader &r, const Kernel &kernel,
+                                   Instruction &inst) {
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "function", kFunctions, inst.function));
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
+  NEURON_RETURN_IF_ERROR(readNumber(r, "scale", inst.scale));
+  NEURON_ASSIGN_OR_RETURN(bias, r.field("bias", "", /*required=*/false));
+  if (bias) {
+    NEURON_ASSIGN_OR_RETURN(biasRef, readRef(r, "bias", kernel, {}));
+    NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "bias", biasRef, src));
+    inst.bias = std::move(biasRef);
+  }
+  inst.src = std::move(src);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
+static absl::Status readTensorTensor(ObjectReader &r, const Kernel &kernel,
+                                     Instruction &inst) {
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
+  NEURON_ASSIGN_OR_RETURN(lhs, readRef(r, "lhs", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(rhs, readRef(r, "rhs", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_RETURN_IF_ERROR(sameLayout(r, "rhs", rhs, "lhs", lhs));
+  NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "lhs", lhs));
+  inst.lhs = std::move(lhs);
+  inst.rhs = std::move(rhs);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
+static absl::Status readTensorScalar(ObjectReader &r, const Kernel &kernel,
+                                     Instruction &inst) {
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
+  NEURON_RETURN_IF_ERROR(readNumber(r, "scalar", inst.scalar));
+  inst.src = std::move(src);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
+static absl::Status readTensorReduce(ObjectReader &r, const Kernel &kernel,
+                                     Instruction &inst) {
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
+  if (inst.alu != AluOp::Add && inst.alu != AluOp::Max &&
+      inst.alu != AluOp::Min)
+    return r.error("alu", "one of add max min",
+                   "a string " + quoted(kAluOps.names[int(inst.alu)]));
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "dst", dst, src));
+  inst.src = std::move(src);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
+static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
+                                    Instruction &inst) {
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "engine", kEngines, inst.engine));
+  Engine expected = engineOf(inst.op);
+  if (inst.engine != expected)
+    return r.error("engine",
+                   absl::StrFormat("\"%s\" (the engine of %s)",
+                                   kEngines.names[int(expected)],
+                                   kOps.names[int(inst.op)]),
+                   "a string " + quoted(kEngines.names[int(inst.engine)]));
+  switch (inst.op) {
+  case Opcode::DmaCopy: {
+    NEURON_RETURN_IF_ERROR(r.integer("queue", "a queue index in [0, 1023]", 0,
+                                     1023, inst.queue));
+    RefRule any{true, true, true, 0};
+    NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, any));
+    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, any));
+    if (dst.elements != src.elements)
+      return r.error("dst",
+                     absl::StrFormat("%d elements (as src)", src.elements),
+                     absl::StrFormat("%d", dst.elements));
+    inst.src = std::move(src);
+    inst.dst = std::move(dst);
+    break;
+  }
+  case Opcode::Matmul:
+    NEURON_RETURN_IF_ERROR(readMatmul(r, kernel, inst));
+    break;
+  case Opcode::Transpose:
+    NEURON_RETURN_IF_ERROR(readTranspose(r, kernel, inst));
+    break;
+  case Opcode::Activation:
+    NEURON_RETURN_IF_ERROR(readActivation(r, kernel, inst));
+    break;
+  case Opcode::TensorTensor:
+    NEURON_RETURN_IF_ERROR(readTensorTensor(r, kernel, inst));
+    break;
+  case Opcode::TensorScalar:
+    NEURON_RETURN_IF_ERROR(readTensorScalar(r, kernel, inst));
+    break;
+  case Opcode::TensorReduce:
+    NEURON_RETURN_IF_ERROR(readTensorReduce(r, kernel, inst));
+    break;
+  case Opcode::Memset: {
+    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+    inst.dst = std::move(dst);
+    NEURON_RETURN_IF_ERROR(readNumber(r, "value", inst.value));
+    break;
+  }
+  case Opcode::Iota: {
+    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {false, true, true, 2}));
+    if (dst.dtype != DType::I32)
+      return r.error("dst", "an i32 tile", dtypeName(dst.dtype));
+    inst.dst = std::move(dst);
+    NEURON_RETURN_IF_ERROR(r.integer("partition_step",
+                                     "an integer in [-2^31, 2^31 - 1]",
+                                     INT32_MIN, INT32_MAX, inst.partitionStep));
+    break;
+  }
+  }
+  return r.finish();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels, tensors, program
+//===----------------------------------------------------------------------===//
+
+static absl::Status readLimits(ObjectReader &parent, Limits &limits) {
+  NEURON_ASSIGN_OR_RETURN(r, parent.object("limits"));
+  auto bytes = [&](std::string_view key, int64_t max, int64_t &out) {
+    return r.integer(key, absl::StrFormat("a byte count in [1, %d]", max), 1,
+                     max, out);
+  };
+  NEURON_RETURN_IF_ERROR(
+      r.integer("partitions",
+                absl::StrFormat("a partition count in [1, %d]", kMaxPartitions),
+                1, kMaxPartitions, limits.partitions));
+  NEURON_RETURN_IF_ERROR(bytes("sbuf_bytes", kMaxOnChipBytes, limits.sbufBytes));
+  NEURON_RETURN_IF_ERROR(bytes("psum_bytes", kMaxOnChipBytes, limits.psumBytes));
+  NEURON_RETURN_IF_ERROR(
+      bytes("psum_bank_bytes", limits.psumBytes, limits.psumBankBytes));
+  for (auto [key, bytes] : {std::pair<std::string_view, int64_t>{
+                                "sbuf_bytes", limits.sbufBytes},
+                            {"psum_bytes", limits.psumBytes}})
+    if (limits.partitions * bytes > kMaxOnChipTotal)
+      return r.error(key,
+                     absl::StrFormat("partitions x bytes <= 2^30 (%d "
+                                     "partitions)",
+                                     limits.partitions),
+                     absl::StrFormat("%d", bytes));
+  NEURON_RETURN_IF_ERROR(r.integer("stationary_free",
+                                   "a positive integer at most 2^20", 1,
+                                   1 << 20, limits.stationaryFree));
+  NEURON_RETURN_IF_ERROR(r.integer("moving_free",
+                                   "a positive integer at most 2^20", 1,
+                                   1 << 20, limits.movingFree));
+  return r.finish();
+}
+
+static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
+  NEURON_RETURN_IF_ERROR(r.string("name", kernel.name));
+  NEURON_RETURN_IF_ERROR(r.integer("parameters",
+                                   "a parameter count in [0, 65536]", 0,
+                                   65536, kernel.parameters));
+  NEURON_RETURN_IF_ERROR(readLimits(r, kernel.limits));
+  NEURON_ASSIGN_OR_RETURN(insts,
+                          readObjects(r, "instructions", "instruction objects"));
+  for (ObjectReader &ir : insts) {
+    Instruction inst;
+    NEURON_RETURN_IF_ERROR(readInstruction(ir, kernel, inst));
+    kernel.instructions.push_back(std::move(inst));
+  }
+  return r.finish();
+}
+
+static absl::Status readTensor(ObjectReader &r, int64_t index,
+                               TensorDesc &tensor) {
+  int64_t id = 0;
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "id", absl::StrFormat("%d (the tensor's index)", index), index, index,
+      id));
+  NEURON_RETURN_IF_ERROR(readDType(r, tensor.dtype));
+  NEURON_ASSIGN_OR_RETURN(shape, readIntArray(r, "shape", 1, kMaxExtent));
+  std::optional<int64_t> elements = product(shape);
+  if (!elements)
+    return r.error("shape", "at most 2^40 elements", formatShape(shape));
+  tensor.shape = std::move(shape);
+  tensor.elements = *elements;
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "kind", kKinds, tensor.kind));
+  NEURON_RETURN_IF_ERROR(r.string("name", tensor.name, /*required=*/false));
+  bool constant = tensor.kind == TensorKind::Constant;
+  NEURON_RETURN_IF_ERROR(r.string("section", tensor.section, constant));
+  if (!constant && !tensor.section.empty())
+    return r.error("section", "no section (only constants have one)",
+                   "a string " + quoted(tensor.section));
+  return r.finish();
+}
+
+static absl::Status readIo(ObjectReader &root, std::string_view key,
+                           const Program &program,
+                           std::vector<IoBinding> &out) {
+  NEURON_ASSIGN_OR_RETURN(entries, readObjects(root, key, "{tensor, name}"));
+  int64_t count = int64_t(program.tensors.size());
+  for (ObjectReader &r : entries) {
+    IoBinding io;
+    if (count == 0)
+      return r.error("tensor", "a tensor id (there are no tensors)",
+                     "an entry");
+    NEURON_RETURN_IF_ERROR(r.integer(
+        "tensor", absl::StrFormat("a tensor id in [0, %d]", count - 1), 0,
+        count - 1, io.tensor));
+    NEURON_RETURN_IF_ERROR(r.string("name", io.name, /*required=*/false));
+    if (key == "inputs" &&
+        program.tensors[io.tensor].kind != TensorKind::Input)
+      return r.error("tensor", "a tensor of kind \"input\"",
+                     absl::StrFormat(
+                         "tensor %d of kind \"%s\"", io.tensor,
+                         kKinds.names[int(program.tensors[io.tensor].kind)]));
+    NEURON_RETURN_IF_ERROR(r.finish());
+    out.push_back(std::move(io));
+  }
+  return absl::OkStatus();
+}
+
+/// Every HBM reference of `kernel` lies inside the tensor bound to its
+/// parameter, with the same dtype.
+static absl::Status checkBindings(ObjectReader &r, const Program &program,
+                                  const Kernel &kernel,
+                                  const std::vector<int64_t> &bindings) {
+  for (const Instruction &inst : kernel.instructions) {
+    for (const TileRef *ref : {&inst.src, &inst.dst}) {
+      if (ref->space != MemorySpace::Hbm)
+        continue;
+      const TensorDesc &t = program.tensors[bindings[ref->param]];
+      if (t.dtype == ref->dtype && ref->maxElement < t.elements)
+        continue;
+      return r.itemError(
+          "bindings", ref->param,
+          absl::StrFormat("a %s tensor of more than %d elements (%s touches "
+                          "elements %d..%d)",
+                          dtypeName(ref->dtype), ref->maxElement, ref->path,
+                          ref->offset, ref->maxElement),
+          absl::StrFormat("tensor %d: %s%s", bindings[ref->param],
+                          dtypeName(t.dtype), formatShape(t.shape)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+static absl::Status readStep(ObjectReader &r, Program &program,
+                             const std::map<std::string, int64_t> &kernels,
+                             Step &step) {
+  int64_t count = int64_t(program.tensors.size());
+  auto ids = [&](std::string_view key) {
+    return readIntArray(r, key, 0, count - 1, /*anyLength=*/true);
+  };
+  NEURON_ASSIGN_OR_RETURN(host,
+                          r.field("host_call", "", /*required=*/false));
+  if (host) {
+    step.isHostCall = true;
+    NEURON_RETURN_IF_ERROR(r.string("host_call", step.hostCall));
+    NEURON_ASSIGN_OR_RETURN(inputs, ids("inputs"));
+    NEURON_ASSIGN_OR_RETURN(outputs, ids("outputs"));
+    step.inputs = std::move(inputs);
+    step.outputs = std::move(outputs);
+    NEURON_ASSIGN_OR_RETURN(ops, r.field("ops", "a string"));
+    if (!ops->is_string())
+      return r.error("ops", "a string", describeJson(*ops));
+    step.ops = ops->get<std::string>();
+    return r.finish();
+  }
+  std::string name;
+  NEURON_RETURN_IF_ERROR(r.string("kernel", name));
+  auto it = kernels.find(name);
+  if (it == kernels.end())
+    return r.error("kernel", "the name of a kernel in kernels",
+                   "a string " + quoted(name));
+  step.kernel = it->second;
+  const Kernel &kernel = program.kernels[step.kernel];
+  NEURON_ASSIGN_OR_RETURN(bindings, ids("bindings"));
+  if (int64_t(bindings.size()) != kernel.parameters)
+    return r.error("bindings",
+                   absl::StrFormat("%d tensor ids (kernel \"%s\" has %d "
+                                   "parameters)",
+                                   kernel.parameters, name, kernel.parameters),
+                   absl::StrFormat("%d", bindings.size()));
+  step.bindings = std::move(bindings);
+  NEURON_RETURN_IF_ERROR(checkBindings(r, program, kernel, step.bindings));
+  return r.finish();
+}
+
+absl::StatusOr<Program> parseProgram(const json &manifest) {
+  if (!manifest.is_object())
+    return jsonError(kFile, "(root)", "an object", describeJson(manifest));
+  ObjectReader root(kFile, "", manifest);
+  Program program;
+  NEURON_ASSIGN_OR_RETURN(tensors, readObjects(root, "tensors", "tensor objects"));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    TensorDesc tensor;
+    NEURON_RETURN_IF_ERROR(readTensor(tensors[i], int64_t(i), tensor));
+    program.tensors.push_back(std::move(tensor));
+  }
+  NEURON_RETURN_IF_ERROR(readIo(root, "inputs", program, program.inputs));
+  NEURON_RETURN_IF_ERROR(readIo(root, "outputs", program, program.outputs));
+
+  NEURON_ASSIGN_OR_RETURN(kernels, readObjects(root, "kernels", "kernel objects"));
+  std::map<std::string, int64_t> kernelIndex;
+  for (ObjectReader &r : kernels) {
+    Kernel kernel;
+    NEURON_RETURN_IF_ERROR(readKernel(r, kernel));
+    if (!kernelIndex.emplace(kernel.name, program.kernels.size()).second)
+      return r.error("name", "a kernel name not used before",
+                     "a string " + quoted(kernel.name));
+    program.kernels.push_back(std::move(kernel));
+  }
+
+  NEURON_ASSIGN_OR_RETURN(steps, readObjects(root, "program", "step objects"));
+  for (ObjectReader &r : steps) {
+    Step step;
+    NEURON_RETURN_IF_ERROR(readStep(r, program, kernelIndex, step));
+    program.steps.push_back(std::move(step));
+  }
+  return program;
+}
+
+} // namespace neuron::rt

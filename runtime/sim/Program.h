@@ -1,0 +1,200 @@
+//===- Program.h - The validated program of an executable -------*- C++ -*-===//
+//
+// The executable manifest's tensors, kernels, instructions and program steps
+// (docs/executable.md) as C++ structures. parseProgram checks everything the
+// simulator relies on: every index, dtype and shape, every tile reference
+// against its tensor or the kernel's on-chip limits, every instruction's
+// fields against the op table, and every kernel step's bindings. A manifest
+// that parses runs without further bounds checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_SIM_PROGRAM_H
+#define NEURON_RUNTIME_SIM_PROGRAM_H
+
+#include "runtime/sim/Numerics.h"
+
+#include "absl/status/statusor.h"
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace neuron::rt {
+
+/// `kind` of a manifest tensor.
+enum class TensorKind { Input, Output, Constant, Scratch };
+
+/// One HBM tensor of the program.
+struct TensorDesc {
+  DType dtype = DType::F32;
+  /// Positive extents; empty for a scalar.
+  std::vector<int64_t> shape;
+  TensorKind kind = TensorKind::Scratch;
+  std::string name;
+  /// The container section holding a constant's bytes; empty otherwise.
+  std::string section;
+  /// Product of `shape` (1 for a scalar).
+  int64_t elements = 1;
+};
+
+/// A program argument or result.
+struct IoBinding {
+  int64_t tensor = 0;
+  std::string name;
+};
+
+/// The on-chip capacities a kernel was compiled for; bytes are per partition.
+struct Limits {
+  int64_t partitions = 0;
+  int64_t sbufBytes = 0;
+  int64_t psumBytes = 0;
+  int64_t psumBankBytes = 0;
+  int64_t stationaryFree = 0;
+  int64_t movingFree = 0;
+};
+
+enum class MemorySpace { Hbm, Sbuf, Psum };
+
+/// An instruction operand: an access pattern into a kernel parameter (HBM) or
+/// a tile of partitions x contiguous free bytes (SBUF, PSUM).
+struct TileRef {
+  MemorySpace space = MemorySpace::Sbuf;
+  DType dtype = DType::F32;
+  /// HBM: element strides per dimension (>= 0). On chip: [P, F...].
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  /// HBM: the kernel parameter. On chip: the first partition.
+  int64_t param = 0;
+  int64_t partition = 0;
+  /// HBM: in elements. On chip: in bytes within each partition.
+  int64_t offset = 0;
+  /// Product of `shape`.
+  int64_t elements = 1;
+  /// HBM: the highest element offset the pattern touches.
+  int64_t maxElement = 0;
+  /// Its JSON path, for errors found when a program binds the kernel.
+  std::string path;
+
+  /// On chip: partitions covered and elements per partition.
+  int64_t partitionCount() const { return shape.empty() ? 1 : shape[0]; }
+  int64_t freeElements() const {
+    return partitionCount() ? elements / partitionCount() : 0;
+  }
+};
+
+enum class Opcode {
+  DmaCopy,
+  Matmul,
+  Transpose,
+  Activation,
+  TensorTensor,
+  TensorScalar,
+  TensorReduce,
+  Memset,
+  Iota
+};
+
+enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
+
+/// `#nisa.activation` functions.
+enum class ActivationFn {
+  Identity,
+  Exp,
+  Log,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Gelu,
+  GeluTanh,
+  Silu,
+  Sqrt,
+  Rsqrt,
+  Reciprocal,
+  Erf,
+  Square,
+  Abs,
+  Neg
+};
+
+/// `#nisa.alu` operations.
+enum class AluOp {
+  Add,
+  Subtract,
+  Multiply,
+  Divide,
+  Max,
+  Min,
+  Pow,
+  IsEqual,
+  NotEqual,
+  IsLt,
+  IsLe,
+  IsGt,
+  IsGe,
+  Bypass
+};
+
+/// One engine instruction; only the fields of its op are meaningful.
+struct Instruction {
+  Opcode op = Opcode::DmaCopy;
+  Engine engine = Engine::Dma;
+  /// dma_copy.
+  int64_t queue = 0;
+  /// Results; dst of every op.
+  TileRef dst;
+  /// dma_copy, transpose, activation, tensor_scalar, tensor_reduce.
+  TileRef src;
+  /// matmul: stationary [K, M] and moving [K, N].
+  TileRef stationary, moving;
+  /// tensor_tensor.
+  TileRef lhs, rhs;
+  /// activation: optional [P, 1] per-partition bias.
+  std::optional<TileRef> bias;
+  bool accumulate = false;
+  ActivationFn function = ActivationFn::Identity;
+  AluOp alu = AluOp::Add;
+  /// activation scale, tensor_scalar scalar, memset value.
+  double scale = 1, scalar = 0, value = 0;
+  /// iota.
+  int64_t partitionStep = 0;
+};
+
+struct Kernel {
+  std::string name;
+  int64_t parameters = 0;
+  Limits limits;
+  std::vector<Instruction> instructions;
+};
+
+/// A program step: a kernel invocation or a host call.
+struct Step {
+  bool isHostCall = false;
+  /// Kernel step: index into Program::kernels and one tensor per parameter.
+  int64_t kernel = 0;
+  std::vector<int64_t> bindings;
+  /// Host call: name, tensors and the region's MLIR text.
+  std::string hostCall;
+  std::vector<int64_t> inputs, outputs;
+  std::string ops;
+};
+
+/// The executable part of a manifest.
+struct Program {
+  std::vector<TensorDesc> tensors;
+  std::vector<IoBinding> inputs, outputs;
+  std::vector<Kernel> kernels;
+  std::vector<Step> steps;
+};
+
+/// Reads and validates `tensors`, `inputs`, `outputs`, `kernels` and
+/// `program` of `manifest` (other fields are the format's business). Never
+/// crashes; errors are InvalidArgument and read "manifest: JSON.PATH: expected
+/// ..., found ...".
+absl::StatusOr<Program> parseProgram(const nlohmann::json &manifest);
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_SIM_PROGRAM_H

@@ -1,0 +1,79 @@
+//===- Simulator.h - Functional simulation of a program ---------*- C++ -*-===//
+//
+// Runs a validated Program on a simulated device: HBM tensors and the SBUF
+// and PSUM of one NeuronCore are real byte arrays, and every instruction of
+// every kernel step executes in program order with the semantics of
+// docs/executable.md. Functional only: engines do not overlap and no time is
+// modelled (a later issue adds timing).
+//
+// Numerics: vector, scalar and gpsimd values are computed in double and
+// rounded once, per the destination dtype, when stored. matmul follows the
+// hardware instead: products and sums in f32, each output summed over K in
+// ascending order, then added in f32 to the PSUM value when accumulating.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_SIM_SIMULATOR_H
+#define NEURON_RUNTIME_SIM_SIMULATOR_H
+
+#include "runtime/sim/Program.h"
+
+#include "absl/status/statusor.h"
+
+#include <functional>
+
+namespace neuron::rt {
+
+/// A host-side tensor: little-endian, row-major, i1 as one byte per element.
+struct Tensor {
+  /// A manifest dtype name ("bf16").
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+/// The bytes of a constant tensor (normally its container section).
+using ConstantLoader =
+    std::function<absl::StatusOr<std::vector<uint8_t>>(const TensorDesc &)>;
+
+struct DeviceOptions {
+  /// HBM the device may allocate for a program's tensors, in bytes.
+  int64_t hbmBytes = int64_t(16) << 30;
+};
+
+/// A simulated device with one NeuronCore.
+class Device {
+public:
+  explicit Device(DeviceOptions options = {}) : options(options) {}
+
+  /// Runs `program` on `inputs` (one per program input, in order) and
+  /// returns its outputs in order. Errors: InvalidArgument for inputs or
+  /// constants that do not match the manifest (naming the input index,
+  /// expected and found); Unimplemented for a program with a host_call step
+  /// (before anything runs); ResourceExhausted when the tensors do not fit.
+  /// Scratch tensors start zeroed; SBUF and PSUM are zeroed at the start of
+  /// every kernel step, so kernels exchange data only through HBM.
+  absl::StatusOr<std::vector<Tensor>>
+  run(const Program &program, std::vector<Tensor> inputs,
+      const ConstantLoader &loadConstant = nullptr);
+
+  /// The HBM bytes of tensor `id` after the last run (for tests and dumps).
+  const std::vector<uint8_t> &hbm(int64_t id) const { return hbmTensors[id]; }
+  /// SBUF and PSUM after the last kernel step, partition-major: partition p
+  /// starts at p x bytes-per-partition.
+  const std::vector<uint8_t> &sbuf() const { return sbufBytes; }
+  const std::vector<uint8_t> &psum() const { return psumBytes; }
+
+private:
+  absl::Status loadTensors(const Program &program, std::vector<Tensor> inputs,
+                           const ConstantLoader &loadConstant);
+  void runKernel(const Kernel &kernel, const std::vector<int64_t> &bindings);
+
+  DeviceOptions options;
+  std::vector<std::vector<uint8_t>> hbmTensors;
+  std::vector<uint8_t> sbufBytes, psumBytes;
+};
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_SIM_SIMULATOR_H
