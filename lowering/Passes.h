@@ -5,6 +5,16 @@
 
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::nisa {
+class NisaDialect;
+} // namespace mlir::nisa
+namespace mlir::memref {
+class MemRefDialect;
+} // namespace mlir::memref
+namespace mlir::func {
+class FuncDialect;
+} // namespace mlir::func
+
 namespace mlir::neuron {
 
 #define GEN_PASS_DECL

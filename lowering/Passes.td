@@ -62,4 +62,41 @@ def NeuronLowerTosa : Pass<"neuron-lower-tosa", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
+  let summary = "Tile neuron graphs into nisa instructions on SBUF/PSUM tiles";
+  let description = [{
+    Turns each function on tensors into a kernel on HBM buffers (results
+    become output arguments) whose body is DMA transfers into
+    [partition][free] tiles and engine instructions on them. Tile sizes come
+    from the target description: partitions, the PSUM bank, SBUF per
+    partition. The tiling chosen for each op is recorded on its first tile
+    as `nisa.tiling` (partition dimension, tile shape, buffers).
+
+    Tiled so far: matmul and batch_matmul (K on partitions, accumulation in
+    PSUM, evacuation by the scalar engine), elementwise unary ops and casts
+    (scalar engine), elementwise binary ops (vector engine), reshape and
+    constant. Any other op is an error naming it.
+
+    ```mlir
+    // Before:
+    func.func @f(%a: tensor<128x256xf32>, %b: tensor<256x512xf32>) -> tensor<128x512xf32> {
+      %0 = neuron.matmul %a, %b : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
+      return %0 : tensor<128x512xf32>
+    }
+    // After: func.func @f(%a: memref<128x256xf32, #nisa.memory<hbm>>, ...,
+    //          %out: memref<128x512xf32, #nisa.memory<hbm>>) with two K tiles:
+    //   nisa.dma_copy (lhs^T tile), nisa.dma_copy (rhs tile), nisa.matmul,
+    //   nisa.dma_copy, nisa.dma_copy, nisa.matmul accumulate,
+    //   nisa.activation <identity> (PSUM -> SBUF), nisa.dma_copy (-> %out)
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "Chip or instance whose limits size the tiles">
+  ];
+}
+
 #endif // NEURON_LOWERING_PASSES_TD

@@ -1,0 +1,482 @@
+//===- NeuronToNisa.cpp - tiling neuron graphs into nisa instructions -----===//
+//
+// `convert-neuron-to-nisa` turns each function on tensors into a kernel on
+// HBM buffers: tensors become HBM memrefs (arguments, results as output
+// arguments, scratch allocations, constants as globals), and every op
+// becomes DMA transfers into [partition][free] tiles of SBUF/PSUM and the
+// engine instructions that compute on them. Tile sizes come from the target
+// description (partitions, PSUM bank, SBUF per partition), never from
+// constants here. On-chip tiles are `memref.alloc`s in SBUF/PSUM; their
+// addresses are `nisa-allocate`'s job.
+//
+// Tiled so far: matmul and batch_matmul (K on partitions, accumulation over
+// K tiles in a PSUM bank, evacuation through the scalar engine), elementwise
+// unary ops and casts (scalar engine), elementwise binary ops (vector
+// engine), reshape (a view) and constant. Other ops are an error naming the
+// op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Passes.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+#include "dialects/nisa/IR/NisaOps.h"
+#include "runtime/target/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_CONVERTNEURONTONISA
+#include "lowering/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+namespace rt = ::neuron::rt;
+
+namespace {
+
+/// What the target allows a tile to be, from its description.
+struct TileConfig {
+  nisa::LimitsAttr limits;
+  int64_t dmaQueues = 1;
+  /// Bytes per partition one elementwise tile may take: an eighth of SBUF,
+  /// leaving room for the operands, the result and double buffering.
+  int64_t elementwiseBytes = 0;
+};
+
+/// Builds one kernel: the instructions of each op, in order.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, const TileConfig &config, ModuleOp module)
+      : b(b), config(config), module(module) {}
+
+  /// The HBM buffer holding each tensor value.
+  DenseMap<Value, Value> buffers;
+  /// Where a value the function returns must be written.
+  DenseMap<Value, Value> outputs;
+
+  LogicalResult lower(Operation *op);
+
+  /// Copies a whole HBM buffer into another (a returned argument).
+  void copyWhole(Location loc, Value src, Value dst) { dma(loc, src, dst); }
+
+private:
+  LogicalResult lowerMatmul(Operation *op, Value lhs, Value rhs, Value out,
+                            bool batched);
+  LogicalResult lowerElementwise(Operation *op);
+  Value constantBuffer(ConstantOp op);
+  Value resultBuffer(Value result);
+
+  Value tile(nisa::MemorySpace space, ArrayRef<int64_t> shape, Type element);
+  void dma(Location loc, Value src, Value dst);
+  void activation(Location loc, Value src, Value dst,
+                  nisa::ActivationFunction function);
+  Value view(Location loc, Value memref, ArrayRef<int64_t> offsets,
+             ArrayRef<int64_t> sizes);
+  Value reinterpret(Location loc, Value memref, ArrayRef<int64_t> shape);
+  void markTiling(Operation *first, Operation *op, StringRef partition,
+                  ArrayRef<int64_t> tileShape);
+
+  int64_t partitions() const { return config.limits.getPartitions(); }
+
+  OpBuilder &b;
+  const TileConfig &config;
+  ModuleOp module;
+  int64_t nextQueue = 0;
+  int64_t nextGlobal = 0;
+};
+
+} // namespace
+
+static Attribute spaceAttr(MLIRContext *context, nisa::MemorySpace space) {
+  return nisa::MemorySpaceAttr::get(context, space);
+}
+
+/// The HBM memref type of a tensor type.
+static MemRefType hbmType(RankedTensorType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         MemRefLayoutAttrInterface(),
+                         spaceAttr(type.getContext(), nisa::MemorySpace::hbm));
+}
+
+Value KernelBuilder::tile(nisa::MemorySpace space, ArrayRef<int64_t> shape,
+                          Type element) {
+  auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                              spaceAttr(b.getContext(), space));
+  return memref::AllocOp::create(b, b.getUnknownLoc(), type);
+}
+
+void KernelBuilder::dma(Location loc, Value src, Value dst) {
+  nisa::DmaCopyOp::create(b, loc, src, dst,
+                          b.getI64IntegerAttr(nextQueue++ % config.dmaQueues));
+}
+
+void KernelBuilder::activation(Location loc, Value src, Value dst,
+                               nisa::ActivationFunction function) {
+  nisa::ActivationOp::create(
+      b, loc, src, dst, /*bias=*/Value(),
+      nisa::ActivationFunctionAttr::get(b.getContext(), function),
+      b.getF64FloatAttr(1.0));
+}
+
+Value KernelBuilder::view(Location loc, Value memref, ArrayRef<int64_t> offsets,
+                          ArrayRef<int64_t> sizes) {
+  SmallVector<int64_t> strides(offsets.size(), 1);
+  return memref::SubViewOp::create(b, loc, memref, offsets, sizes, strides);
+}
+
+Value KernelBuilder::reinterpret(Location loc, Value memref,
+                                 ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getShape() == shape)
+    return memref;
+  SmallVector<OpFoldResult> sizes, strides;
+  int64_t stride = 1;
+  SmallVector<int64_t> reversed;
+  for (int64_t d : llvm::reverse(shape)) {
+    reversed.push_back(stride);
+    stride *= d;
+  }
+  for (auto [size, s] : llvm::zip(shape, llvm::reverse(reversed))) {
+    sizes.push_back(b.getIndexAttr(size));
+    strides.push_back(b.getIndexAttr(s));
+  }
+  auto result = MemRefType::get(shape, type.getElementType(),
+                                MemRefLayoutAttrInterface(),
+                                type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(b, loc, result, memref,
+                                           b.getIndexAttr(0), sizes, strides);
+}
+
+void KernelBuilder::markTiling(Operation *first, Operation *op,
+                               StringRef partition,
+                               ArrayRef<int64_t> tileShape) {
+  if (!first)
+    return;
+  first->setAttr("nisa.tiling",
+                 b.getDictionaryAttr(
+                     {b.getNamedAttr("op", b.getStringAttr(
+                                               op->getName().getStringRef())),
+                      b.getNamedAttr("partition", b.getStringAttr(partition)),
+                      b.getNamedAttr("tile", b.getDenseI64ArrayAttr(tileShape)),
+                      b.getNamedAttr("buffers", b.getStringAttr("sbuf,psum"))}));
+}
+
+Value KernelBuilder::resultBuffer(Value result) {
+  if (Value out = outputs.lookup(result))
+    return out;
+  auto type = cast<RankedTensorType>(result.getType());
+  return memref::AllocOp::create(b, result.getLoc(), hbmType(type));
+}
+
+Value KernelBuilder::constantBuffer(ConstantOp op) {
+  auto type = hbmType(cast<RankedTensorType>(op.getType()));
+  OpBuilder global(module.getBodyRegion());
+  std::string name = "__neuron_constant_" + std::to_string(nextGlobal++);
+  memref::GlobalOp::create(global, op.getLoc(), name,
+                           global.getStringAttr("private"), type,
+                           op.getValue(), /*constant=*/true,
+                           /*alignment=*/IntegerAttr());
+  return memref::GetGlobalOp::create(b, op.getLoc(), type, name);
+}
+
+/// The activation function of a unary neuron op (casts convert on store).
+static std::optional<nisa::ActivationFunction> activationOf(Operation *op) {
+  using F = nisa::ActivationFunction;
+  return llvm::TypeSwitch<Operation *, std::optional<F>>(op)
+      .Case([](ExpOp) { return F::exp; })
+      .Case([](LogOp) { return F::log; })
+      .Case([](TanhOp) { return F::tanh; })
+      .Case([](SigmoidOp) { return F::sigmoid; })
+      .Case([](ReluOp) { return F::relu; })
+      .Case([](SiluOp) { return F::silu; })
+      .Case([](RsqrtOp) { return F::rsqrt; })
+      .Case([](SqrtOp) { return F::sqrt; })
+      .Case([](NegOp) { return F::neg; })
+      .Case([](AbsOp) { return F::abs; })
+      .Case([](ReciprocalOp) { return F::reciprocal; })
+      .Case([](ErfOp) { return F::erf; })
+      .Case([](CastOp) { return F::identity; })
+      .Case([](GeluOp g) {
+        return g.getApproximate() == GeluApproximation::tanh ? F::gelu_tanh
+                                                              : F::gelu;
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The vector-engine operation of a binary neuron op.
+static std::optional<nisa::AluOp> aluOf(Operation *op) {
+  using A = nisa::AluOp;
+  return llvm::TypeSwitch<Operation *, std::optional<A>>(op)
+      .Case([](AddOp) { return A::add; })
+      .Case([](SubOp) { return A::subtract; })
+      .Case([](MulOp) { return A::multiply; })
+      .Case([](DivOp) { return A::divide; })
+      .Case([](MaxOp) { return A::max; })
+      .Case([](MinOp) { return A::min; })
+      .Case([](PowOp) { return A::pow; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+LogicalResult KernelBuilder::lower(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto constant = dyn_cast<ConstantOp>(op)) {
+    buffers[constant] = constantBuffer(constant);
+    return success();
+  }
+  if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+    // HBM buffers are contiguous: a reshape is a new view of the same bytes.
+    buffers[reshape] = reinterpret(loc, buffers.lookup(reshape.getInput()),
+                                   reshape.getType().getShape());
+    return success();
+  }
+  if (auto matmul = dyn_cast<MatmulOp>(op))
+    return lowerMatmul(op, matmul.getLhs(), matmul.getRhs(),
+                       matmul.getResult(), /*batched=*/false);
+  if (auto matmul = dyn_cast<BatchMatmulOp>(op))
+    return lowerMatmul(op, matmul.getLhs(), matmul.getRhs(),
+                       matmul.getResult(), /*batched=*/true);
+  if (activationOf(op) || aluOf(op))
+    return lowerElementwise(op);
+  return op->emitError() << "convert-neuron-to-nisa: '" << op->getName()
+                         << "' is not tiled yet";
+}
+
+/// result[M, N] = lhs[M, K] x rhs[K, N], per batch: K goes on partitions;
+/// each [M-tile, N-tile] accumulates over the K tiles in one PSUM bank and is
+/// evacuated to SBUF by the scalar engine, converting to the result type.
+LogicalResult KernelBuilder::lowerMatmul(Operation *op, Value lhs, Value rhs,
+                                         Value result, bool batched) {
+  Location loc = op->getLoc();
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  auto resultType = cast<RankedTensorType>(result.getType());
+  Type element = lhsType.getElementType();
+  if (!isa<FloatType>(element))
+    return op->emitError() << "convert-neuron-to-nisa: integer matmuls are "
+                              "not tiled yet (fallback=decompose widens i8)";
+  int64_t r = lhsType.getRank();
+  int64_t batches = batched ? lhsType.getDimSize(0) : 1;
+  int64_t m = lhsType.getDimSize(r - 2), k = lhsType.getDimSize(r - 1),
+          n = rhsType.getDimSize(r - 1);
+  int64_t tileK = partitions();
+  int64_t tileM = config.limits.getStationaryFree();
+  int64_t tileN = std::min(config.limits.getMovingFree(),
+                           config.limits.getPsumBankBytes() / 4);
+  Value a = buffers.lookup(lhs), bm = buffers.lookup(rhs);
+  Value out = resultBuffer(result);
+  Operation *first = nullptr;
+  // A rank-2 view of batch `i` of a (possibly batched) buffer.
+  auto matrix = [&](Value buffer, int64_t i, ArrayRef<int64_t> offsets,
+                    ArrayRef<int64_t> sizes) -> Value {
+    if (!batched)
+      return view(loc, buffer, offsets, sizes);
+    SmallVector<int64_t> off{i}, sz{1}, one(3, 1);
+    llvm::append_range(off, offsets);
+    llvm::append_range(sz, sizes);
+    MemRefType type = memref::SubViewOp::inferRankReducedResultType(
+        sizes, cast<MemRefType>(buffer.getType()), off, sz, one);
+    return memref::SubViewOp::create(b, loc, type, buffer, off, sz, one);
+  };
+  AffineMapAttr swap = AffineMapAttr::get(
+      AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, b.getContext()));
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t m0 = 0; m0 < m; m0 += tileM)
+      for (int64_t n0 = 0; n0 < n; n0 += tileN) {
+        int64_t mt = std::min(tileM, m - m0), nt = std::min(tileN, n - n0);
+        Value acc = tile(nisa::MemorySpace::psum, {mt, nt}, b.getF32Type());
+        if (!first)
+          first = acc.getDefiningOp();
+        for (int64_t k0 = 0; k0 < k; k0 += tileK) {
+          int64_t kt = std::min(tileK, k - k0);
+          // The stationary operand is lhs^T: [K-tile, M-tile].
+          Value lhsT = memref::TransposeOp::create(
+              b, loc, matrix(a, bi, {m0, k0}, {mt, kt}), swap);
+          Value stationary = tile(nisa::MemorySpace::sbuf, {kt, mt}, element);
+          dma(loc, lhsT, stationary);
+          Value moving = tile(nisa::MemorySpace::sbuf, {kt, nt}, element);
+          dma(loc, matrix(bm, bi, {k0, n0}, {kt, nt}), moving);
+          nisa::MatmulOp::create(b, loc, stationary, moving, acc,
+                                 /*accumulate=*/k0 > 0);
+        }
+        Value evacuated = tile(nisa::MemorySpace::sbuf, {mt, nt},
+                               resultType.getElementType());
+        activation(loc, acc, evacuated, nisa::ActivationFunction::identity);
+        dma(loc, evacuated, matrix(out, bi, {m0, n0}, {mt, nt}));
+      }
+  markTiling(first, op, "contraction", {tileK, tileM, tileN});
+  buffers[result] = out;
+  return success();
+}
+
+/// Elementwise ops see every operand as the same 2-D view: [P, E/P] when
+/// the E elements split evenly over the P partitions, else [rows, last dim];
+/// rows are tiled by partitions and columns by the SBUF budget.
+LogicalResult KernelBuilder::lowerElementwise(Operation *op) {
+  Location loc = op->getLoc();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t elements = type.getNumElements();
+  int64_t p = partitions();
+  int64_t rows, cols;
+  if (elements % p == 0) {
+    rows = p;
+    cols = elements / p;
+  } else {
+    cols = type.getRank() ? type.getDimSize(type.getRank() - 1) : 1;
+    rows = cols ? elements / cols : 0;
+  }
+  int64_t widest = type.getElementTypeBitWidth();
+  for (Value v : op->getOperands())
+    widest = std::max<int64_t>(
+        widest, cast<RankedTensorType>(v.getType()).getElementTypeBitWidth());
+  int64_t tileCols = std::max<int64_t>(
+      1, std::min(cols, config.elementwiseBytes * 8 / widest));
+  SmallVector<Value> inputs;
+  for (Value v : op->getOperands())
+    inputs.push_back(reinterpret(loc, buffers.lookup(v), {rows, cols}));
+  Value out = resultBuffer(op->getResult(0));
+  Value outView = reinterpret(loc, out, {rows, cols});
+  Operation *first = nullptr;
+  for (int64_t r0 = 0; r0 < rows; r0 += p)
+    for (int64_t c0 = 0; c0 < cols; c0 += tileCols) {
+      int64_t rt = std::min(p, rows - r0), ct = std::min(tileCols, cols - c0);
+      SmallVector<Value> tiles;
+      for (Value in : inputs) {
+        Type e = cast<MemRefType>(in.getType()).getElementType();
+        Value t = tile(nisa::MemorySpace::sbuf, {rt, ct}, e);
+        if (!first)
+          first = t.getDefiningOp();
+        dma(loc, view(loc, in, {r0, c0}, {rt, ct}), t);
+        tiles.push_back(t);
+      }
+      Value result =
+          tile(nisa::MemorySpace::sbuf, {rt, ct}, type.getElementType());
+      if (std::optional<nisa::ActivationFunction> f = activationOf(op))
+        activation(loc, tiles[0], result, *f);
+      else
+        nisa::TensorTensorOp::create(
+            b, loc, tiles[0], tiles[1], result,
+            nisa::AluOpAttr::get(b.getContext(), *aluOf(op)));
+      dma(loc, result, view(loc, outView, {r0, c0}, {rt, ct}));
+    }
+  markTiling(first, op, rows == p ? "flattened" : "rows", {p, tileCols});
+  buffers[op->getResult(0)] = out;
+  return success();
+}
+
+namespace {
+struct ConvertNeuronToNisa
+    : mlir::neuron::impl::ConvertNeuronToNisaBase<ConvertNeuronToNisa> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<TileConfig> config = loadConfig(module);
+    if (!config)
+      return signalPassFailure();
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs)
+      if (!func.isDeclaration() && failed(convert(func, *config)))
+        return signalPassFailure();
+  }
+
+  /// The tile limits of the target option, from its description.
+  std::optional<TileConfig> loadConfig(ModuleOp module) {
+    absl::StatusOr<rt::TargetRegistry> registry =
+        rt::TargetRegistry::loadBuiltin();
+    if (!registry.ok()) {
+      module.emitError() << "convert-neuron-to-nisa: "
+                         << std::string(registry.status().message());
+      return std::nullopt;
+    }
+    absl::StatusOr<rt::ResolvedTarget> t = registry->resolve(target);
+    if (!t.ok()) {
+      module.emitError() << "convert-neuron-to-nisa: "
+                         << std::string(t.status().message());
+      return std::nullopt;
+    }
+    TileConfig config;
+    // The systolic array is partitions x partitions, so the stationary
+    // operand has at most `partitions` columns; the moving one fills a PSUM
+    // bank of fp32.
+    int64_t partitions = t->sbufPartitions();
+    config.limits = nisa::LimitsAttr::get(
+        module.getContext(), partitions, t->sbufBytesPerPartition(),
+        t->psumBytesPerPartition(), t->psumBankBytes(), partitions,
+        t->psumBankBytes() / 4);
+    config.dmaQueues =
+        std::max<int64_t>(1, t->chip->dmaEnginesPerCore.value);
+    config.elementwiseBytes = t->sbufBytesPerPartition() / 8;
+    return config;
+  }
+
+  /// Replaces `func` by its kernel; leaves it untouched on failure.
+  LogicalResult convert(func::FuncOp func, const TileConfig &config) {
+    auto staticTensor = [&](Type t) -> FailureOr<MemRefType> {
+      auto tensor = dyn_cast<RankedTensorType>(t);
+      if (!tensor || !tensor.hasStaticShape())
+        return func.emitError() << "convert-neuron-to-nisa: expected "
+                                   "static tensors in the signature, found "
+                                << t;
+      return hbmType(tensor);
+    };
+    SmallVector<Type> types;
+    for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                           func.getResultTypes())) {
+      FailureOr<MemRefType> type = staticTensor(t);
+      if (failed(type))
+        return failure();
+      types.push_back(*type);
+    }
+    for (Operation &op : func.getBody().front().without_terminator())
+      for (Type t : op.getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(t);
+            !tensor || !tensor.hasStaticShape())
+          return op.emitError() << "convert-neuron-to-nisa: expected static "
+                                   "tensors, found "
+                                << t;
+    Block &body = func.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    unsigned numInputs = func.getNumArguments();
+
+    OpBuilder b(func);
+    auto kernel = func::FuncOp::create(b, func.getLoc(), func.getName(),
+                                       b.getFunctionType(types, {}));
+    kernel->setAttr("nisa.limits", config.limits);
+    Block *entry = kernel.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    KernelBuilder builder(b, config, getOperation());
+    for (auto [arg, buffer] :
+         llvm::zip(body.getArguments(), entry->getArguments()))
+      builder.buffers[arg] = buffer;
+    // An op whose result is returned writes straight into the output.
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      Operation *def = value.getDefiningOp();
+      if (def && !isa<ConstantOp, ReshapeOp>(def) &&
+          !builder.outputs.count(value))
+        builder.outputs[value] = entry->getArgument(numInputs + i);
+    }
+    for (Operation &op : body.without_terminator())
+      if (failed(builder.lower(&op))) {
+        kernel.erase();
+        return failure();
+      }
+    // Returned arguments, constants, views and repeats are copied out.
+    for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+      Value out = entry->getArgument(numInputs + i);
+      Value buffer = builder.buffers.lookup(value);
+      if (buffer != out)
+        builder.copyWhole(ret.getLoc(), buffer, out);
+    }
+    func::ReturnOp::create(b, ret.getLoc());
+    kernel.setVisibility(func.getVisibility());
+    func.erase();
+    return success();
+  }
+};
+} // namespace

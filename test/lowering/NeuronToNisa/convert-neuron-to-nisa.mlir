@@ -1,0 +1,65 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s
+
+// Tests a matmul tiled from the target's limits: K = 256 in two partition
+// tiles accumulated in one PSUM bank, N = 640 in a 512-wide and a 128-wide
+// tile, each evacuated through the scalar engine into the result argument.
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[A:.*]]: memref<64x256xbf16, #nisa.memory<hbm>>, %[[B:.*]]: memref<256x640xbf16, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x640xf32, #nisa.memory<hbm>>)
+// CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+// CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {buffers = "sbuf,psum", op = "neuron.matmul", partition = "contraction", tile = array<i64: 128, 128, 512>}} : memref<64x512xf32, #nisa.memory<psum>>
+// CHECK: %[[AT:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<64x128xbf16, strided<[256, 1]>, #nisa.memory<hbm>> to memref<128x64xbf16, strided<[1, 256]>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %[[AT]], %[[S0:.*]] queue 0
+// CHECK: nisa.dma_copy %{{.*}}, %[[M0:.*]] queue 1 : memref<128x512xbf16, strided<[640, 1]>, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK: nisa.matmul %[[S0]], %[[M0]], %[[ACC]] :
+// CHECK: nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate :
+// CHECK: nisa.activation <identity> %[[ACC]], %[[E:.*]] : memref<64x512xf32, #nisa.memory<psum>>, memref<64x512xf32, #nisa.memory<sbuf>>
+// CHECK: %[[O0:.*]] = memref.subview %[[OUT]][0, 0] [64, 512] [1, 1]
+// CHECK: nisa.dma_copy %[[E]], %[[O0]]
+// CHECK: memref.alloc() : memref<64x128xf32, #nisa.memory<psum>>
+// CHECK-COUNT-2: nisa.matmul
+// CHECK: memref.subview %[[OUT]][0, 512] [64, 128] [1, 1]
+// CHECK: return
+func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<64x640xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<64x256xbf16>, tensor<256x640xbf16>) -> tensor<64x640xf32>
+  return %0 : tensor<64x640xf32>
+}
+
+// -----
+
+// Tests elementwise ops on a shape whose elements split over 128 partitions:
+// each operand is viewed as [128, E/128], the add runs on the vector engine
+// and the relu on the scalar engine, the relu writing the result argument.
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME: (%[[X:.*]]: memref<4x64xf32, #nisa.memory<hbm>>, %[[Y:.*]]: memref<4x64xf32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<4x64xf32, #nisa.memory<hbm>>)
+// CHECK: memref.reinterpret_cast %[[X]] to offset: [0], sizes: [128, 2], strides: [2, 1]
+// CHECK: nisa.tensor_tensor <add>
+// CHECK: memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [128, 2], strides: [2, 1]
+// CHECK: nisa.activation <relu>
+func.func @elementwise(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %0 = neuron.add %x, %y : tensor<4x64xf32>
+  %1 = neuron.relu %0 : tensor<4x64xf32>
+  return %1 : tensor<4x64xf32>
+}
+
+// -----
+
+// Tests a constant (a global in HBM) and a returned argument (copied out).
+// CHECK: memref.global "private" constant @__neuron_constant_0 : memref<3xf32, #nisa.memory<hbm>> = dense<2.000000e+00>
+// CHECK-LABEL: func.func @constant
+// CHECK: memref.get_global @__neuron_constant_0
+// CHECK: nisa.tensor_tensor <multiply>
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue {{[0-9]+}} : memref<3xf32, #nisa.memory<hbm>>, memref<3xf32, #nisa.memory<hbm>>
+func.func @constant(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %c = neuron.constant dense<2.0> : tensor<3xf32>
+  %0 = neuron.mul %x, %c : tensor<3xf32>
+  return %0, %x : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Tests that an op the tiler does not handle yet is an error naming it.
+func.func @untiled(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.softmax' is not tiled yet}}
+  %0 = neuron.softmax %x axis 1 : tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
