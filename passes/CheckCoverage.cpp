@@ -155,8 +155,10 @@ void NeuronCheckCoverage::decompose(const CoverageChecker &checker,
                                     DecomposeLog &log) {
   RewritePatternSet patterns(&getContext());
   populateCoverageDecompositions(patterns, checker, log);
+  // Rewrite only what is unsupported: no folding, no CFG simplification.
   GreedyRewriteConfig config;
   config.enableFolding(false);
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
   (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
 }
 

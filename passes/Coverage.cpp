@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -30,10 +31,18 @@ static bool hasTensors(Operation *op) {
 }
 
 bool CoverageChecker::isJudged(Operation *op) {
-  Operation *parent = op->getParentOp();
-  if (!parent || !isa<func::FuncOp>(parent))
-    return false; // nested in a host_call, a linalg body, or not in a function
-  if (isa<YieldOp, func::ReturnOp, tensor::EmptyOp>(op) ||
+  // Inside a function, at any depth, but not inside an op that is judged as
+  // a whole (a linalg body) or that already runs on the host.
+  if (!op->getParentOfType<func::FuncOp>())
+    return false;
+  for (Operation *parent = op->getParentOp(); !isa<func::FuncOp>(parent);
+       parent = parent->getParentOp())
+    if (isa<HostCallOp, linalg::LinalgOp>(parent))
+      return false;
+  // Structure, not computation: terminators and branches, region control
+  // flow (scf.for/if, judged by what they hold), constants, tensor.empty.
+  if (op->hasTrait<OpTrait::IsTerminator>() || op->getNumSuccessors() ||
+      isa<RegionBranchOpInterface, tensor::EmptyOp>(op) ||
       op->hasTrait<OpTrait::ConstantLike>())
     return false;
   return isa<NeuronDialect>(op->getDialect()) || hasTensors(op);
@@ -100,7 +109,7 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
         rule.str(),
         (describeOp(op) + " is not supported on " + generation() + ": " + why)
             .str(),
-        hintFor(op, extra)};
+        hintFor(op, rule, extra)};
   };
   if (!cap)
     return issue("op", "the generation has no such op");
@@ -169,7 +178,7 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
                                         Twine(*rule.max));
     if (!rule.oneOf.empty())
       if (std::optional<std::string> keyword = enumKeyword(attr))
-        if (!llvm::is_contained(rule.oneOf, *keyword))
+        if (!rule.allowsKeyword(*keyword))
           return issue("attribute", rule.name + " " + *keyword +
                                         " is not one of " +
                                         llvm::join(rule.oneOf, ", "));
@@ -187,10 +196,11 @@ std::optional<CoverageIssue> CoverageChecker::check(Operation *op) const {
       (describeOp(op) + " is not supported on " + generation() +
        ": the import did not raise it to the neuron dialect")
           .str(),
-      hintFor(op, "")};
+      hintFor(op, "not-raised", "")};
 }
 
-std::string CoverageChecker::hintFor(Operation *op, StringRef extra) const {
+std::string CoverageChecker::hintFor(Operation *op, StringRef rule,
+                                     StringRef extra) const {
   SmallVector<std::string> hints;
   StringRef name = op->getName().getStringRef();
   if (isa<NeuronDialect>(op->getDialect())) {
@@ -203,7 +213,8 @@ std::string CoverageChecker::hintFor(Operation *op, StringRef extra) const {
   }
   if (!extra.empty())
     hints.push_back(extra.str());
-  if (hasDecomposition(name))
+  if (hasDecomposition(op) &&
+      isDecomposable(CoverageIssue{rule.str(), "", ""}))
     hints.push_back("fallback=decompose rewrites it into supported ops");
   hints.push_back("fallback=host runs it on the host");
   return llvm::join(hints, "; ");

@@ -51,7 +51,7 @@ public:
 
 private:
   std::optional<CoverageIssue> checkNeuronOp(Operation *op) const;
-  std::string hintFor(Operation *op, StringRef extra) const;
+  std::string hintFor(Operation *op, StringRef rule, StringRef extra) const;
 
   const ::neuron::rt::CapabilityRegistry &registry;
   const ::neuron::rt::CapabilityTable &table;
@@ -60,8 +60,13 @@ private:
 /// `'neuron.matmul' (tensor<4x8xi8>, tensor<8x16xi8>) -> tensor<4x16xi32>`.
 std::string describeOp(Operation *op);
 
-/// Whether `fallback=decompose` has a rewrite for ops named `name`.
-bool hasDecomposition(StringRef name);
+/// Whether `fallback=decompose` has a rewrite for `op` as it is (the same
+/// conditions the rewrites check).
+bool hasDecomposition(Operation *op);
+
+/// Whether the rule `issue` breaks is one a rewrite can mend (a missing op,
+/// an element type, an attribute), as opposed to shapes it cannot change.
+bool isDecomposable(const CoverageIssue &issue);
 
 } // namespace mlir::neuron
 

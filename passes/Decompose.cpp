@@ -16,6 +16,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <numeric>
@@ -23,13 +24,56 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
-bool mlir::neuron::hasDecomposition(StringRef name) {
-  return llvm::is_contained(
-      {"neuron.reduce_mean", "neuron.pow", "neuron.softmax",
-       "neuron.layer_norm", "neuron.rms_norm", "neuron.gelu", "neuron.silu",
-       "neuron.sigmoid", "neuron.gather", "neuron.matmul",
-       "neuron.batch_matmul"},
-      name);
+/// The rewrites build constants shaped like their operands, so they need
+/// static shapes.
+static bool hasStaticTypes(Operation *op) {
+  auto isStatic = [](Type t) {
+    auto shaped = dyn_cast<ShapedType>(t);
+    return !shaped || shaped.hasStaticShape();
+  };
+  return llvm::all_of(op->getOperandTypes(), isStatic) &&
+         llvm::all_of(op->getResultTypes(), isStatic);
+}
+
+/// The exponent of `pow` when it is a constant the rewrite handles: an
+/// integer in [-4, 4] or +-0.5.
+static std::optional<double> smallExponent(PowOp pow) {
+  SplatElementsAttr exponent;
+  if (!matchPattern(pow.getRhs(), m_Constant(&exponent)) ||
+      !isa<FloatType>(exponent.getElementType()))
+    return std::nullopt;
+  double e = exponent.getSplatValue<APFloat>().convertToDouble();
+  if (std::fabs(e) == 0.5 || (e == std::floor(e) && std::fabs(e) <= 4))
+    return e;
+  return std::nullopt;
+}
+
+/// The largest K for which an i8 matmul in bf16 with f32 accumulation is
+/// exact: products are below 2^14, sums of 1024 of them below 2^24.
+static constexpr int64_t kExactInt8K = 1024;
+
+/// Whether an i8 x i8 -> i32 contraction can run exactly in bf16.
+template <typename MatmulTy>
+static bool isExactInt8Matmul(MatmulTy op) {
+  auto lhs = op.getLhs().getType();
+  return lhs.getElementType().isInteger(8) &&
+         op.getType().getElementType().isInteger(32) &&
+         lhs.getDimSize(lhs.getRank() - 1) <= kExactInt8K;
+}
+
+bool mlir::neuron::hasDecomposition(Operation *op) {
+  if (!hasStaticTypes(op))
+    return false;
+  return llvm::TypeSwitch<Operation *, bool>(op)
+      .Case<ReduceMeanOp, SoftmaxOp, LayerNormOp, RmsNormOp, GeluOp, SiluOp,
+            SigmoidOp>([](auto) { return true; })
+      .Case([](PowOp pow) { return smallExponent(pow).has_value(); })
+      .Case([](GatherOp gather) {
+        return gather.getIndices().getType().getElementType().isInteger(64);
+      })
+      .Case<MatmulOp, BatchMatmulOp>(
+          [](auto matmul) { return isExactInt8Matmul(matmul); })
+      .Default([](Operation *) { return false; });
 }
 
 /// A splat constant of `value` shaped like `like` (or with `shape`).
@@ -127,6 +171,11 @@ static Value normalise(PatternRewriter &b, Location loc, Value x,
   return result;
 }
 
+bool mlir::neuron::isDecomposable(const CoverageIssue &issue) {
+  return issue.rule == "op" || issue.rule == "dtype" ||
+         issue.rule == "attribute";
+}
+
 namespace {
 
 /// Base of the rewrites: fires only on an op the checker rejects, records
@@ -139,7 +188,8 @@ struct CoverageRewrite : OpRewritePattern<OpTy> {
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const final {
-    if (!checker.check(op))
+    std::optional<CoverageIssue> issue = checker.check(op);
+    if (!issue || !isDecomposable(*issue) || !hasStaticTypes(op))
       return failure();
     std::string name = op->getName().getStringRef().str();
     if (failed(decompose(op, rewriter)))
@@ -179,11 +229,10 @@ struct DecomposeMean : CoverageRewrite<ReduceMeanOp> {
 struct DecomposePow : CoverageRewrite<PowOp> {
   using CoverageRewrite::CoverageRewrite;
   LogicalResult decompose(PowOp op, PatternRewriter &rewriter) const override {
-    SplatElementsAttr exponent;
-    if (!matchPattern(op.getRhs(), m_Constant(&exponent)) ||
-        !isa<FloatType>(exponent.getElementType()))
+    std::optional<double> exponent = smallExponent(op);
+    if (!exponent)
       return failure();
-    double e = exponent.getSplatValue<APFloat>().convertToDouble();
+    double e = *exponent;
     Location loc = op.getLoc();
     auto type = op.getType();
     Value x = op.getLhs();
@@ -195,8 +244,6 @@ struct DecomposePow : CoverageRewrite<PowOp> {
       rewriter.replaceOpWithNewOp<RsqrtOp>(op, type, x);
       return success();
     }
-    if (e != std::floor(e) || std::fabs(e) > 4)
-      return failure();
     if (e == 0) {
       rewriter.replaceOp(op, splat(rewriter, loc, type, 1.0));
       return success();
@@ -356,16 +403,17 @@ struct NarrowGatherIndices : CoverageRewrite<GatherOp> {
 
 /// An i8 x i8 -> i32 contraction run in bf16 with f32 accumulation: i8
 /// values are exact in bf16, products below 2^14 and sums of K of them
-/// below 2^24 are exact in f32, so the result is exact for K <= 1024.
+/// below 2^24 are exact in f32, so the result is exact for K <= 1024; a
+/// longer K is left unsupported rather than computed inexactly.
 template <typename MatmulTy>
 struct WidenInt8Matmul : CoverageRewrite<MatmulTy> {
   using CoverageRewrite<MatmulTy>::CoverageRewrite;
   LogicalResult decompose(MatmulTy op,
                           PatternRewriter &rewriter) const override {
-    auto lhs = op.getLhs().getType();
-    if (!lhs.getElementType().isInteger(8) ||
-        !op.getType().getElementType().isInteger(32))
+    if (!isExactInt8Matmul(op))
       return failure();
+    auto lhs = op.getLhs().getType();
+    int64_t k = lhs.getDimSize(lhs.getRank() - 1);
     Location loc = op.getLoc();
     Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
     Value l = CastOp::create(rewriter, loc, lhs.clone(bf16), op.getLhs());
@@ -373,7 +421,6 @@ struct WidenInt8Matmul : CoverageRewrite<MatmulTy> {
                              op.getRhs());
     Value product =
         MatmulTy::create(rewriter, loc, op.getType().clone(f32), l, r);
-    int64_t k = lhs.getDimSize(lhs.getRank() - 1);
     this->warn(op, "i8 matmul computed in bf16 with f32 accumulation (exact "
                    "for K <= 1024; K = " +
                        Twine(k) + ")");

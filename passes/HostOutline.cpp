@@ -18,6 +18,22 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
+/// The values `op` uses: its operands, and the values its nested regions
+/// (linalg bodies) capture from outside. Both are edges between ops.
+static llvm::SetVector<Value> usedValues(Operation *op) {
+  llvm::SetVector<Value> used(op->getOperands().begin(),
+                              op->getOperands().end());
+  getUsedValuesDefinedAbove(op->getRegions(), used);
+  return used;
+}
+
+/// The op in `block` that contains `value`'s definition, if any (a value
+/// defined in a nested region belongs to its top-level op there).
+static Operation *definingOpIn(Value value, Block *block) {
+  Operation *def = value.getDefiningOp();
+  return def ? block->findAncestorOpInBlock(*def) : nullptr;
+}
+
 namespace {
 /// The regions being formed, as equivalence classes of ops.
 class RegionBuilder {
@@ -32,7 +48,10 @@ public:
   void tryMerge(Operation *producer, Operation *consumer) {
     if (classes.isEquivalent(producer, consumer))
       return;
-    if (reachesThroughOutside(producer, consumer))
+    // A path leaving one region and entering the other, either way, would
+    // make the merged region depend on itself.
+    if (reachesThroughOutside(producer, consumer) ||
+        reachesThroughOutside(consumer, producer))
       return;
     classes.unionSets(producer, consumer);
   }
@@ -64,9 +83,9 @@ private:
     SmallVector<Operation *> work;
     llvm::DenseSet<Operation *> seen;
     auto pushOperands = [&](Operation *op, bool fromOutside) {
-      for (Value v : op->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || def->getBlock() != op->getBlock())
+      for (Value v : usedValues(op)) {
+        Operation *def = definingOpIn(v, op->getBlock());
+        if (!def)
           continue;
         if (inRegionOf(def, a)) {
           if (fromOutside)
@@ -90,12 +109,26 @@ private:
         first = member;
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
-      if (op->isBeforeInBlock(first))
+      if (op->isBeforeInBlock(first) && !classes.contains(op))
         continue; // cannot depend on a's region
-      if (pushOperands(op, true))
-        return true;
+      // A third region becomes one host call: a path into any of its ops
+      // continues from all of them.
+      for (Operation *member : membersOf(op)) {
+        if (member != op && !seen.insert(member).second)
+          continue;
+        if (pushOperands(member, true))
+          return true;
+      }
     }
     return false;
+  }
+
+  /// `op` alone, or every op of its region.
+  SmallVector<Operation *> membersOf(Operation *op) const {
+    if (!classes.contains(op))
+      return {op};
+    auto members = classes.members(op);
+    return SmallVector<Operation *>(members.begin(), members.end());
   }
 
   const llvm::SetVector<Operation *> &ops;
@@ -114,11 +147,7 @@ static FailureOr<HostCallOp> outlineRegion(ArrayRef<Operation *> region,
   llvm::SetVector<Value> inputs;
   llvm::SetVector<Operation *> constants;
   for (Operation *op : region) {
-    // Operands, and values nested regions (linalg bodies) use from outside.
-    llvm::SetVector<Value> used(op->getOperands().begin(),
-                                op->getOperands().end());
-    getUsedValuesDefinedAbove(op->getRegions(), used);
-    for (Value v : used) {
+    for (Value v : usedValues(op)) {
       Operation *def = v.getDefiningOp();
       if (def && members.contains(def))
         continue;
@@ -151,8 +180,8 @@ static FailureOr<HostCallOp> outlineRegion(ArrayRef<Operation *> region,
   for (Operation *op = region.front(); op != last; op = op->getNextNode()) {
     if (members.contains(op))
       continue;
-    bool uses = llvm::any_of(op->getOperands(), [&](Value v) {
-      Operation *def = v.getDefiningOp();
+    bool uses = llvm::any_of(usedValues(op), [&](Value v) {
+      Operation *def = definingOpIn(v, op->getBlock());
       return def && dependent.contains(def);
     });
     if (uses) {
@@ -199,13 +228,18 @@ SmallVector<HostCallOp> mlir::neuron::outlineToHost(
     llvm::function_ref<std::string(ArrayRef<Operation *>)> reasonOf) {
   RegionBuilder builder(unsupported);
   for (Operation *op : unsupported)
-    for (Value v : op->getOperands())
-      if (Operation *def = v.getDefiningOp(); def && unsupported.contains(def))
+    for (Value v : usedValues(op))
+      if (Operation *def = definingOpIn(v, op->getBlock());
+          def && unsupported.contains(def))
         builder.tryMerge(def, op);
   SmallVector<HostCallOp> calls;
-  for (ArrayRef<Operation *> region : builder.regions())
+  for (SmallVector<Operation *> &region : builder.regions()) {
+    // Outlining an earlier region moves ops: take the order as it is now.
+    llvm::sort(region,
+               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
     if (FailureOr<HostCallOp> call = outlineRegion(region, reasonOf(region));
         succeeded(call))
       calls.push_back(*call);
+  }
   return calls;
 }

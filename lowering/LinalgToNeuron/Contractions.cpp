@@ -23,11 +23,11 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
-/// Looks through the casts a mixed-precision body puts on its operands.
+/// Looks through the widening casts a mixed-precision body puts on its
+/// operands (they are exact; a truncf would round, so it is not skipped).
 static Value stripCasts(Value v) {
   while (Operation *def = v.getDefiningOp()) {
-    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::SIToFPOp, arith::TruncFOp>(
-            def))
+    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::SIToFPOp>(def))
       break;
     v = def->getOperand(0);
   }
@@ -57,7 +57,6 @@ static bool isMulAccBody(linalg::LinalgOp op) {
   return (a == in0 && b == in1) || (a == in1 && b == in0);
 }
 
-/// The element type a contraction of `operand` elements may produce.
 /// Whether neuron contracts `operand` elements into `result` elements.
 static bool isAccumulatorOf(Type operand, Type result) {
   if (!isNeuronElementType(operand) || !isNeuronElementType(result))

@@ -62,6 +62,11 @@ static bool allNeuron(TypeRange types) {
   });
 }
 
+bool mlir::neuron::isNearestEvenRounding(arith::TruncFOp op) {
+  std::optional<arith::RoundingMode> mode = op.getRoundingmode();
+  return !mode || *mode == arith::RoundingMode::to_nearest_even;
+}
+
 bool mlir::neuron::isRaisableElementwise(Operation *op) {
   if (isa<arith::CmpFOp, arith::CmpIOp>(op))
     return getComparePredicate(op) && allNeuron(op->getOperandTypes());
@@ -73,6 +78,8 @@ bool mlir::neuron::isRaisableElementwise(Operation *op) {
     return allNeuron({pow.getLhs().getType(), pow.getType()});
   if (!allNeuron(op->getOperandTypes()) || !allNeuron(op->getResultTypes()))
     return false;
+  if (auto trunc = dyn_cast<arith::TruncFOp>(op))
+    return isNearestEvenRounding(trunc);
   return isa<arith::AddFOp, arith::AddIOp, arith::SubFOp, arith::SubIOp,
              arith::MulFOp, arith::MulIOp, arith::DivFOp, arith::DivSIOp,
              arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp,

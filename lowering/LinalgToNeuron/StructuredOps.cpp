@@ -156,6 +156,9 @@ private:
       return getSplatScalar(value);
     if (!isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp>(def))
       return std::nullopt;
+    if (auto trunc = dyn_cast<arith::TruncFOp>(def);
+        trunc && !isNearestEvenRounding(trunc))
+      return std::nullopt;
     std::optional<TypedAttr> source = constantOf(def->getOperand(0));
     if (!source)
       return std::nullopt;
@@ -317,7 +320,8 @@ private:
       partial = def->getOperand(1);
     else
       return failure();
-    if (!evaluator.check(partial, isInput) || !readsAllParallelLoops(op))
+    if (!evaluator.check(partial, isInput) || !readsAllParallelLoops(op) ||
+        !isNeuronElementType(result.getElementType()))
       return failure();
     if (!writesLoops(outMap, result.getShape(), parallelLoops(op)))
       return failure();

@@ -65,8 +65,9 @@ struct RaiseExtractSlice : OpRewritePattern<tensor::ExtractSliceOp> {
                                 PatternRewriter &rewriter) const override {
     if (!isMovable(op.getSourceType()) || !isMovable(op.getType()) ||
         !op.getOffsets().empty() || !op.getSizes().empty() ||
-        !op.getStrides().empty())
-      return failure(); // dynamic offsets, sizes or strides
+        !op.getStrides().empty() ||
+        llvm::any_of(op.getStaticStrides(), [](int64_t s) { return s < 1; }))
+      return failure(); // dynamic, zero or negative offsets/sizes/strides
     // A rank-reducing slice is a slice followed by a reshape.
     auto sliceType = op.getSourceType().clone(op.getStaticSizes());
     Value slice = SliceOp::create(rewriter, op.getLoc(), sliceType,
@@ -154,19 +155,30 @@ struct RaisePad : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::PadOp op,
                                 PatternRewriter &rewriter) const override {
+    auto negative = [](int64_t v) { return v < 0; };
     if (!isMovable(op.getSourceType()) || !isMovable(op.getResultType()) ||
-        !op.getLow().empty() || !op.getHigh().empty())
+        !op.getLow().empty() || !op.getHigh().empty() ||
+        llvm::any_of(op.getStaticLow(), negative) ||
+        llvm::any_of(op.getStaticHigh(), negative))
       return failure();
     Value padding = op.getConstantPaddingValue();
     std::optional<TypedAttr> scalar =
         padding ? getSplatScalar(padding) : std::nullopt;
     if (!scalar)
       return failure();
+    // neuron.pad holds its value as f64: integers must convert exactly.
     double value = 0;
-    if (auto f = dyn_cast<FloatAttr>(*scalar))
+    if (auto f = dyn_cast<FloatAttr>(*scalar)) {
       value = f.getValueAsDouble();
-    else
-      value = static_cast<double>(cast<IntegerAttr>(*scalar).getInt());
+    } else {
+      APInt v = cast<IntegerAttr>(*scalar).getValue();
+      if (v.getBitWidth() == 1)
+        value = v.isOne();
+      else if (v.getSignificantBits() <= 53)
+        value = static_cast<double>(v.getSExtValue());
+      else
+        return failure();
+    }
     rewriter.replaceOpWithNewOp<PadOp>(
         op, op.getResultType(), op.getSource(),
         rewriter.getDenseI64ArrayAttr(op.getStaticLow()),

@@ -53,16 +53,12 @@ std::optional<TypedAttr> mlir::neuron::convertScalar(TypedAttr scalar,
   return FloatAttr::get(target, value);
 }
 
-bool mlir::neuron::isSplatOf(Value value, double number, bool finiteLimits) {
+bool mlir::neuron::isSplatOf(Value value, double number) {
   std::optional<TypedAttr> scalar = getSplatScalar(value);
   if (!scalar)
     return false;
   if (auto f = dyn_cast<FloatAttr>(*scalar)) {
-    APFloat v = f.getValue();
-    if (finiteLimits && std::isinf(number) && v.isLargest() &&
-        v.isNegative() == (number < 0))
-      return true;
-    return v.convertToDouble() == number;
+    return f.getValue().convertToDouble() == number;
   }
   if (auto i = dyn_cast<IntegerAttr>(*scalar)) {
     if (std::isinf(number)) {
@@ -78,7 +74,7 @@ bool mlir::neuron::isSplatOf(Value value, double number, bool finiteLimits) {
 
 bool mlir::neuron::isIdentityInit(Value init, double identity) {
   return init.getDefiningOp<tensor::EmptyOp>() ||
-         isSplatOf(init, identity, /*finiteLimits=*/true);
+         isSplatOf(init, identity);
 }
 
 Value mlir::neuron::createSplat(OpBuilder &b, Location loc, TypedAttr scalar,

@@ -11,6 +11,7 @@
 
 #include "dialects/neuron/IR/NeuronDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -29,14 +30,15 @@ std::optional<TypedAttr> getSplatScalar(Value value);
 /// `type` with round-to-nearest-even, as arith.truncf/extf/sitofp would.
 std::optional<TypedAttr> convertScalar(TypedAttr scalar, Type type);
 
-/// Whether `value` is a splat of `number` (for floats, -inf/+inf compare
-/// as themselves; the most negative/positive finite float counts as -inf/+inf
-/// when `finiteLimits` is set, as torch-mlir writes max/min inits that way).
-bool isSplatOf(Value value, double number, bool finiteLimits = false);
+/// Whether `value` is a splat of `number`; for integers, -inf and +inf
+/// stand for the type's signed minimum and maximum (the identities of max
+/// and min).
+bool isSplatOf(Value value, double number);
 
-/// Whether an accumulator starting from `init` may skip it: `init` is the
-/// combiner's `identity`, or `tensor.empty` (undefined, so any start value,
-/// the identity included, is a correct refinement).
+/// Whether an accumulator starting from `init` may skip it: `init` is
+/// exactly the combiner's `identity` (a -FLT_MAX init is not: it differs
+/// from -inf on rows of -inf), or `tensor.empty` (undefined, so any start
+/// value, the identity included, is a correct refinement).
 bool isIdentityInit(Value init, double identity);
 
 /// A `neuron.constant` splat of `scalar` with the given shape.
@@ -95,6 +97,9 @@ bool isNeuronElementType(Type type);
 /// The neuron predicate of an arith.cmpf/cmpi, ordered and unordered float
 /// predicates alike (NaN handling is the target's); none for unsigned ones.
 std::optional<neuron::ComparePredicate> getComparePredicate(Operation *op);
+
+/// Whether a truncf rounds to nearest even, as neuron.cast does.
+bool isNearestEvenRounding(arith::TruncFOp op);
 
 /// Whether `op` (on scalars or tensors) has a neuron elementwise counterpart
 /// and its types are ones neuron computes in.

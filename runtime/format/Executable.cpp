@@ -90,8 +90,11 @@ static bool isValidUtf8(std::string_view s) {
   size_t i = 0, n = s.size();
   while (i < n) {
     auto c = static_cast<uint8_t>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
-                            : (c >> 3) == 0x1E ? 4 : 0;
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xE  ? 3
+                 : (c >> 3) == 0x1E ? 4
+                                    : 0;
     if (len == 0 || len > n - i)
       return false;
     uint32_t cp = len == 1 ? c : c & (0x7F >> len);
@@ -200,10 +203,10 @@ private:
 static absl::Status checkManifestValue(const json &v, int depth,
                                        const std::string &path) {
   auto bad = [&](std::string_view expected, std::string_view found) {
-    return formatError("executable writer",
-                       absl::StrCat("manifest", path.empty() ? "" : " at ",
-                                    path),
-                       expected, found);
+    return formatError(
+        "executable writer",
+        absl::StrCat("manifest", path.empty() ? "" : " at ", path), expected,
+        found);
   };
   if (v.is_binary())
     return bad("JSON values only", "a binary value");
@@ -212,9 +215,9 @@ static absl::Status checkManifestValue(const json &v, int depth,
   if (!v.is_structured())
     return absl::OkStatus();
   if (depth >= kMaxManifestDepth)
-    return bad(absl::StrFormat("at most %d levels of nesting",
-                               kMaxManifestDepth),
-               "more");
+    return bad(
+        absl::StrFormat("at most %d levels of nesting", kMaxManifestDepth),
+        "more");
   if (v.is_array()) {
     for (size_t i = 0; i < v.size(); ++i)
       NEURON_RETURN_IF_ERROR(
@@ -316,9 +319,8 @@ absl::StatusOr<std::vector<uint8_t>> ExecutableWriter::serialize() const {
   std::memcpy(base + kMagicAt, kMagic, sizeof(kMagic));
   storeLE<uint16_t>(base + kMajorAt, kFormatVersionMajor);
   storeLE<uint16_t>(base + kMinorAt, kFormatVersionMinor);
-  storeLE<uint32_t>(base + kFlagsAt, encoding == ManifestEncoding::Cbor
-                                         ? kFlagCborManifest
-                                         : 0);
+  storeLE<uint32_t>(base + kFlagsAt,
+                    encoding == ManifestEncoding::Cbor ? kFlagCborManifest : 0);
   storeLE<uint32_t>(base + kHeaderSizeAt, kHeaderSize);
   storeLE<uint32_t>(base + kSectionCountAt, sections.size());
   storeLE<uint64_t>(base + kManifestOffsetAt, kHeaderSize);
@@ -326,9 +328,9 @@ absl::StatusOr<std::vector<uint8_t>> ExecutableWriter::serialize() const {
   storeLE<uint64_t>(base + kSectionTableAt, tableOffset);
   storeLE<uint32_t>(base + kManifestChecksumAt,
                     crc32c(encoded.data(), encoded.size()));
-  storeLE<uint32_t>(base + kSectionTableChecksumAt,
-                    crc32c(base + tableOffset,
-                           sections.size() * kSectionEntrySize));
+  storeLE<uint32_t>(
+      base + kSectionTableChecksumAt,
+      crc32c(base + tableOffset, sections.size() * kSectionEntrySize));
   storeLE<uint32_t>(base + kHeaderChecksumAt, headerChecksum(base));
   return bytes;
 }
@@ -413,11 +415,10 @@ absl::Status ExecutableParser::checkHeader() {
   exe.minor = loadLE<uint16_t>(base + kMinorAt);
   if (exe.major != kFormatVersionMajor)
     return error("format version",
-                 absl::StrFormat("major version %d (this runtime reads "
-                                 "versions %d.0 to %d.%d, and later %d.x)",
+                 absl::StrFormat("major version %d (this runtime reads %d.x "
+                                 "files; it was built for %d.%d)",
                                  kFormatVersionMajor, kFormatVersionMajor,
-                                 kFormatVersionMajor, kFormatVersionMinor,
-                                 kFormatVersionMajor),
+                                 kFormatVersionMajor, kFormatVersionMinor),
                  absl::StrFormat("version %d.%d", exe.major, exe.minor));
   uint32_t headerSize = loadLE<uint32_t>(base + kHeaderSizeAt);
   if (headerSize != kHeaderSize)
@@ -429,11 +430,11 @@ absl::Status ExecutableParser::checkHeader() {
                  hex(computed) + " (computed; the header is corrupt)");
   uint32_t flags = loadLE<uint32_t>(base + kFlagsAt);
   if (uint32_t unknown = flags & kRequiredFlagsMask & ~kKnownFlags)
-    return error("flags",
-                 absl::StrFormat("no required flag (bits 0-15) but %s",
-                                 hex(kKnownFlags)),
-                 absl::StrFormat("%s (unknown bits %s)", hex(flags),
-                                 hex(unknown)));
+    return error(
+        "flags",
+        absl::StrFormat("no required flag (bits 0-15) but %s",
+                        hex(kKnownFlags)),
+        absl::StrFormat("%s (unknown bits %s)", hex(flags), hex(unknown)));
   exe.encoding = (flags & kFlagCborManifest) ? ManifestEncoding::Cbor
                                              : ManifestEncoding::Json;
   sectionCount = loadLE<uint32_t>(base + kSectionCountAt);
@@ -445,11 +446,10 @@ absl::Status ExecutableParser::checkHeader() {
 
 absl::Status ExecutableParser::checkManifestRegion() {
   if (!inBounds(manifestOffset, manifestSize, fileSize))
-    return error("manifest",
-                 absl::StrFormat("a byte range inside the %d-byte file",
-                                 fileSize),
-                 absl::StrFormat("offset %d and size %d", manifestOffset,
-                                 manifestSize));
+    return error(
+        "manifest",
+        absl::StrFormat("a byte range inside the %d-byte file", fileSize),
+        absl::StrFormat("offset %d and size %d", manifestOffset, manifestSize));
   uint32_t stored = loadLE<uint32_t>(base + kManifestChecksumAt);
   uint32_t computed = crc32c(base + manifestOffset, manifestSize);
   if (computed != stored)
@@ -503,8 +503,8 @@ absl::Status ExecutableParser::readEntry(uint32_t index) {
   s.name.assign(reinterpret_cast<const char *>(entry), length);
   if (auto [it, inserted] = names.emplace(s.name, index); !inserted)
     return error(what, "a unique name",
-                 absl::StrFormat("\"%s\" again (section %d has it too)",
-                                 s.name, it->second));
+                 absl::StrFormat("\"%s\" again (section %d has it too)", s.name,
+                                 it->second));
 
   std::string label = absl::StrFormat("section \"%s\"", s.name);
   s.offset = loadLE<uint64_t>(entry + kEntryOffsetAt);
@@ -516,10 +516,10 @@ absl::Status ExecutableParser::readEntry(uint32_t index) {
         absl::StrFormat("a power of two from 1 to %d", kMaxSectionAlignment),
         absl::StrFormat("%d", s.alignment));
   if (!inBounds(s.offset, s.size, fileSize))
-    return error(label,
-                 absl::StrFormat("a byte range inside the %d-byte file",
-                                 fileSize),
-                 absl::StrFormat("offset %d and size %d", s.offset, s.size));
+    return error(
+        label,
+        absl::StrFormat("a byte range inside the %d-byte file", fileSize),
+        absl::StrFormat("offset %d and size %d", s.offset, s.size));
   if (s.offset % s.alignment != 0)
     return error(label + " offset",
                  absl::StrFormat("a multiple of its alignment %d", s.alignment),
@@ -535,11 +535,11 @@ absl::Status ExecutableParser::checkOverlaps() const {
     uint64_t begin, size;
     std::string label;
   };
-  std::vector<Region> regions = {
-      {0, kHeaderSize, "the header"},
-      {manifestOffset, manifestSize, "the manifest"},
-      {tableOffset, uint64_t(sectionCount) * kSectionEntrySize,
-       "the section table"}};
+  std::vector<Region> regions = {{0, kHeaderSize, "the header"},
+                                 {manifestOffset, manifestSize, "the manifest"},
+                                 {tableOffset,
+                                  uint64_t(sectionCount) * kSectionEntrySize,
+                                  "the section table"}};
   for (const SectionView &s : exe.sectionViews)
     regions.push_back(
         {s.offset, s.size, absl::StrFormat("section \"%s\"", s.name)});
@@ -547,18 +547,16 @@ absl::Status ExecutableParser::checkOverlaps() const {
   regions.erase(std::remove_if(regions.begin(), regions.end(),
                                [](const Region &r) { return r.size == 0; }),
                 regions.end());
-  std::stable_sort(regions.begin(), regions.end(),
-                   [](const Region &a, const Region &b) {
-                     return a.begin < b.begin;
-                   });
+  std::stable_sort(
+      regions.begin(), regions.end(),
+      [](const Region &a, const Region &b) { return a.begin < b.begin; });
   // All regions are in bounds, so begin + size does not overflow.
   const Region *last = nullptr;
   for (const Region &r : regions) {
     if (last && r.begin < last->begin + last->size)
-      return error(range(r.label, r.begin, r.size),
-                   "no overlap with another region",
-                   "an overlap with " +
-                       range(last->label, last->begin, last->size));
+      return error(
+          range(r.label, r.begin, r.size), "no overlap with another region",
+          "an overlap with " + range(last->label, last->begin, last->size));
     if (!last || r.begin + r.size > last->begin + last->size)
       last = &r;
   }

@@ -54,30 +54,29 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
   if (ec)
-    return absl::NotFoundError(absl::StrFormat("cannot read %s '%s': %s", what,
-                                               path, ec.message()));
+    return absl::NotFoundError(
+        absl::StrFormat("cannot read %s '%s': %s", what, path, ec.message()));
   // A pipe or device has no size to bound the read by.
   if (!fs::is_regular_file(status))
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "cannot read %s '%s': not a regular file", what, path));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cannot read %s '%s': not a regular file", what, path));
   uintmax_t size = fs::file_size(path, ec);
   if (ec)
-    return absl::NotFoundError(absl::StrFormat("cannot read %s '%s': %s", what,
-                                               path, ec.message()));
+    return absl::NotFoundError(
+        absl::StrFormat("cannot read %s '%s': %s", what, path, ec.message()));
   std::vector<uint8_t> bytes;
   if (size > bytes.max_size())
     return absl::ResourceExhaustedError(absl::StrFormat(
         "cannot read %s '%s': %d bytes is too large", what, path, size));
   FilePtr file(std::fopen(path.c_str(), "rb"));
   if (!file)
-    return ioError(errno, absl::StrFormat("cannot read %s '%s': %s", what,
-                                          path, std::strerror(errno)));
+    return ioError(errno, absl::StrFormat("cannot read %s '%s': %s", what, path,
+                                          std::strerror(errno)));
   bytes.resize(size);
   size_t got = size ? std::fread(bytes.data(), 1, size, file.get()) : 0;
   if (got != size)
-    return absl::DataLossError(
-        absl::StrFormat("cannot read %s '%s': read %d of its %d bytes", what,
-                        path, got, size));
+    return absl::DataLossError(absl::StrFormat(
+        "cannot read %s '%s': read %d of its %d bytes", what, path, got, size));
   return bytes;
 }
 
@@ -88,8 +87,9 @@ absl::Status writeBinaryFile(const std::string &path,
   if (!file)
     return ioError(errno, absl::StrFormat("cannot write %s '%s': %s", what,
                                           path, std::strerror(errno)));
-  size_t put =
-      bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), file.get());
+  size_t put = bytes.empty()
+                   ? 0
+                   : std::fwrite(bytes.data(), 1, bytes.size(), file.get());
   // fclose flushes; a full disk may only show there.
   if (put != bytes.size() || std::fclose(file.release()) != 0)
     return ioError(errno, absl::StrFormat("cannot write %s '%s': %s", what,

@@ -1,4 +1,4 @@
-//===- FormatInternal.h - Shared internals of NeuronRuntimeFormat -*- C++ -*-===//
+//===- FormatInternal.h - Internals of NeuronRuntimeFormat ------*- C++ -*-===//
 //
 // Not part of the public API: status macros, little-endian byte access and
 // whole-file I/O shared by the executable and .npy readers and writers.

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -25,14 +26,41 @@ static constexpr char kNpyMagic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 /// numpy aligns the start of the data to this.
 static constexpr size_t kNpyAlign = 64;
 
+namespace {
+/// How one dtype is stored: the descr written and every descr read as it.
+struct DtypeInfo {
+  std::string_view dtype;
+  size_t size;
+  std::string_view written;
+  std::string_view read[3];
+};
+} // namespace
+
+/// The dtypes of the executable manifest. np.save of an ml_dtypes type
+/// writes a void descr ('<V2' for bfloat16); '<f1' is what older ml_dtypes
+/// versions gave float8_e5m2.
+static constexpr DtypeInfo kDtypes[] = {
+    {"f32", 4, "<f4", {"<f4"}},
+    {"bf16", 2, "bfloat16", {"bfloat16", "<V2", "|V2"}},
+    {"f16", 2, "<f2", {"<f2"}},
+    {"f8E4M3FN", 1, "float8_e4m3fn", {"float8_e4m3fn"}},
+    {"f8E5M2", 1, "float8_e5m2", {"float8_e5m2", "<f1"}},
+    {"i8", 1, "|i1", {"|i1", "<i1"}},
+    {"i32", 4, "<i4", {"<i4"}},
+    {"i64", 8, "<i8", {"<i8"}},
+    {"i1", 1, "|b1", {"|b1"}},
+};
+
+static const DtypeInfo *findDtype(std::string_view dtype) {
+  for (const DtypeInfo &info : kDtypes)
+    if (info.dtype == dtype)
+      return &info;
+  return nullptr;
+}
+
 size_t npyElementSize(std::string_view dtype) {
-  if (dtype == "f32" || dtype == "i32")
-    return 4;
-  if (dtype == "bf16")
-    return 2;
-  if (dtype == "i8")
-    return 1;
-  return 0;
+  const DtypeInfo *info = findDtype(dtype);
+  return info ? info->size : 0;
 }
 
 /// The bf16 bits nearest the float with bits `bits` (ties to even).
@@ -49,28 +77,13 @@ uint16_t roundToBf16(float value) {
   return roundBitsToBf16(bits);
 }
 
-/// The descr this library writes for `dtype`.
-static std::string_view descrFor(std::string_view dtype) {
-  if (dtype == "f32")
-    return "<f4";
-  if (dtype == "i32")
-    return "<i4";
-  if (dtype == "i8")
-    return "|i1";
-  return "bfloat16";
-}
-
-/// The dtype a descr reads as; empty when unsupported.
-static std::string dtypeForDescr(std::string_view descr) {
-  if (descr == "<f4")
-    return "f32";
-  if (descr == "<i4")
-    return "i32";
-  if (descr == "|i1" || descr == "<i1")
-    return "i8";
-  if (descr == "bfloat16" || descr == "<V2" || descr == "|V2")
-    return "bf16";
-  return "";
+/// The dtype a descr reads as; null when unsupported.
+static const DtypeInfo *dtypeForDescr(std::string_view descr) {
+  for (const DtypeInfo &info : kDtypes)
+    for (std::string_view d : info.read)
+      if (!d.empty() && d == descr)
+        return &info;
+  return nullptr;
 }
 
 /// `shape` as Python writes a tuple: "()", "(3,)", "(2, 3)".
@@ -84,18 +97,14 @@ static std::string shapeRepr(const std::vector<int64_t> &shape) {
 /// byte size (count * elementSize) overflows.
 static bool elementCount(const std::vector<int64_t> &shape, size_t elementSize,
                          uint64_t &count) {
+  count = 0;
+  if (std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; }))
+    return false;
+  // A zero dimension empties the array, however large the others are.
+  if (std::count(shape.begin(), shape.end(), 0))
+    return true;
   count = 1;
-  for (int64_t d : shape)
-    if (d < 0)
-      return false;
-  for (int64_t d : shape) {
-    if (d == 0) {
-      count = 0;
-      return true;
-    }
-  }
-  const uint64_t limit =
-      std::numeric_limits<uint64_t>::max() / 2 / elementSize;
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() / 2 / elementSize;
   for (int64_t d : shape) {
     if (count > limit / static_cast<uint64_t>(d))
       return false;
@@ -289,17 +298,22 @@ static absl::Status readHeaderDict(std::string_view name,
   if (descr.kind != PyValue::String)
     return formatError(name, "descr", "a dtype string such as '<f4'",
                        kindName(descr));
-  array.dtype = dtypeForDescr(descr.string);
-  if (array.dtype.empty()) {
-    std::string_view d = descr.string;
-    bool bigEndian = d.size() > 1 && d[0] == '>' &&
-                     !dtypeForDescr("<" + std::string(d.substr(1))).empty();
+  std::string_view d = descr.string;
+  if (const DtypeInfo *info = dtypeForDescr(d)) {
+    array.dtype = std::string(info->dtype);
+  } else {
+    std::string found = absl::StrFormat("'%s'", d);
+    if (d.size() > 1 && d[0] == '>' &&
+        dtypeForDescr("<" + std::string(d.substr(1))))
+      return formatError(name, "descr", "little-endian data ('<' byte order)",
+                         found + " (big-endian)");
+    if (d == "<V1" || d == "|V1")
+      found += " (a one-byte void, as np.save stores any ml_dtypes float8: "
+               "save with descr 'float8_e4m3fn' or 'float8_e5m2')";
     return formatError(name, "descr",
-                       bigEndian ? "little-endian data ('<' byte order)"
-                                 : "'<f4' (float32), '<i4' (int32), '|i1' "
-                                   "(int8), or 'bfloat16' or '<V2' (bfloat16)",
-                       absl::StrFormat("'%s'%s", d,
-                                       bigEndian ? " (big-endian)" : ""));
+                       "'<f4', 'bfloat16' or '<V2', '<f2', 'float8_e4m3fn', "
+                       "'float8_e5m2', '|i1', '<i4', '<i8' or '|b1'",
+                       found);
   }
 
   const PyValue &order = dict["fortran_order"];
@@ -312,8 +326,7 @@ static absl::Status readHeaderDict(std::string_view name,
 
   const PyValue &shape = dict["shape"];
   if (shape.kind != PyValue::Tuple)
-    return formatError(name, "shape", "a tuple of dimensions",
-                       kindName(shape));
+    return formatError(name, "shape", "a tuple of dimensions", kindName(shape));
   array.shape = shape.tuple;
   return absl::OkStatus();
 }
@@ -339,8 +352,8 @@ absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
     return formatError(name, "file",
                        absl::StrFormat("at least %d bytes", prefix),
                        absl::StrFormat("a %d-byte file", size));
-  uint64_t headerLength = major == 1 ? loadLE<uint16_t>(base + 8)
-                                     : loadLE<uint32_t>(base + 8);
+  uint64_t headerLength =
+      major == 1 ? loadLE<uint16_t>(base + 8) : loadLE<uint32_t>(base + 8);
   if (headerLength > size - prefix)
     return formatError(
         name, "header length",
@@ -358,11 +371,11 @@ absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
         name, "header",
         "a Python dict literal {'descr': ..., 'fortran_order': ..., "
         "'shape': (...)}",
-        absl::StrFormat("%s (expected %s)",
-                        quoteBytes(reinterpret_cast<const uint8_t *>(
-                                       shown.data()),
-                                   shown.size()),
-                        parser.error));
+        absl::StrFormat(
+            "%s (expected %s)",
+            quoteBytes(reinterpret_cast<const uint8_t *>(shown.data()),
+                       shown.size()),
+            parser.error));
   }
   NpyArray array;
   NEURON_RETURN_IF_ERROR(readHeaderDict(name, dict, array));
@@ -408,10 +421,13 @@ absl::StatusOr<NpyArray> readNpy(const std::string &path,
 /// The .npy bytes of `array`; errors name `name`.
 static absl::StatusOr<std::vector<uint8_t>>
 serializeNpyNamed(const NpyArray &array, std::string_view name) {
-  size_t elementSize = npyElementSize(array.dtype);
-  if (elementSize == 0)
-    return formatError(name, "dtype", "\"f32\", \"bf16\", \"i8\" or \"i32\"",
+  const DtypeInfo *info = findDtype(array.dtype);
+  if (!info)
+    return formatError(name, "dtype",
+                       "\"f32\", \"bf16\", \"f16\", \"f8E4M3FN\", "
+                       "\"f8E5M2\", \"i8\", \"i32\", \"i64\" or \"i1\"",
                        absl::StrFormat("\"%s\"", array.dtype));
+  size_t elementSize = info->size;
   uint64_t count = 0;
   if (!elementCount(array.shape, elementSize, count))
     return formatError(name, "shape",
@@ -425,13 +441,18 @@ serializeNpyNamed(const NpyArray &array, std::string_view name) {
                         shapeRepr(array.shape)),
         absl::StrFormat("%d bytes", array.data.size()));
 
-  std::string dict =
+  // What np.save writes: the dict, spare spaces so the first dimension can
+  // grow in place (numpy's GROWTH_AXIS_MAX_DIGITS), then spaces and a newline
+  // so the data starts at a multiple of kNpyAlign.
+  std::string header =
       absl::StrFormat("{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
-                      descrFor(array.dtype), shapeRepr(array.shape));
-  // Spaces, then a newline, so the data starts at a multiple of kNpyAlign.
+                      info->written, shapeRepr(array.shape));
+  if (!array.shape.empty())
+    header.append(
+        21 - std::min<size_t>(21, std::to_string(array.shape[0]).size()), ' ');
   auto headerLength = [&](size_t prefix) {
-    size_t unpadded = prefix + dict.size() + 1;
-    return dict.size() + 1 + (kNpyAlign - unpadded % kNpyAlign) % kNpyAlign;
+    size_t unpadded = header.size() + 1;
+    return unpadded + (kNpyAlign - (prefix + unpadded) % kNpyAlign);
   };
   uint8_t major = headerLength(10) <= 0xFFFF ? 1 : 2;
   size_t prefix = major == 1 ? 10 : 12;
@@ -445,7 +466,7 @@ serializeNpyNamed(const NpyArray &array, std::string_view name) {
     storeLE<uint16_t>(bytes.data() + 8, length);
   else
     storeLE<uint32_t>(bytes.data() + 8, length);
-  std::memcpy(bytes.data() + prefix, dict.data(), dict.size());
+  std::memcpy(bytes.data() + prefix, header.data(), header.size());
   bytes[prefix + length - 1] = '\n';
   if (!array.data.empty())
     std::memcpy(bytes.data() + prefix + length, array.data.data(),

@@ -1,18 +1,25 @@
 //===- Npy.h - NumPy .npy array files ---------------------------*- C++ -*-===//
 //
 // Reading and writing the arrays a run takes and produces, in NumPy's .npy
-// format (versions 1.0, 2.0 and 3.0; C order; little-endian). Element types:
+// format (versions 1.0, 2.0 and 3.0; C order; little-endian), for the element
+// types of the executable manifest (docs/executable.md):
 //
-//   dtype   .npy descr read                     descr written
-//   f32     '<f4'                               '<f4'
-//   i32     '<i4'                               '<i4'
-//   i8      '|i1' or '<i1'                      '|i1'
-//   bf16    'bfloat16', '<V2' or '|V2'          'bfloat16'
+//   dtype      .npy descr read                 descr written
+//   f32        '<f4'                           '<f4'
+//   bf16       'bfloat16', '<V2' or '|V2'      'bfloat16'
+//   f16        '<f2'                           '<f2'
+//   f8E4M3FN   'float8_e4m3fn'                 'float8_e4m3fn'
+//   f8E5M2     'float8_e5m2' or '<f1'          'float8_e5m2'
+//   i8         '|i1' or '<i1'                  '|i1'
+//   i32        '<i4'                           '<i4'
+//   i64        '<i8'                           '<i8'
+//   i1         '|b1' (numpy bool, one byte)    '|b1'
 //
-// np.save of an ml_dtypes bfloat16 array writes '<V2' (numpy has no
-// character code for it), so any 2-byte void is read as bfloat16. A file is
-// written with 'bfloat16', which np.load understands once ml_dtypes is
-// imported.
+// np.save of an ml_dtypes array writes a void descr, since numpy has no
+// character code for the type: '<V2' for bfloat16 (so any 2-byte void reads
+// as bfloat16), '<V1' for every float8 (ambiguous, so rejected). The writer
+// uses the ml_dtypes names, which np.load understands once ml_dtypes is
+// imported; for the numpy dtypes its bytes are exactly np.save's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,7 +38,7 @@ namespace neuron::rt {
 
 /// An array in C (row-major) order with little-endian elements.
 struct NpyArray {
-  /// "f32", "bf16", "i8" or "i32".
+  /// "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2", "i8", "i32", "i64" or "i1".
   std::string dtype;
   /// Any rank; empty for a 0-d (scalar) array.
   std::vector<int64_t> shape;
@@ -47,7 +54,7 @@ struct NpyReadOptions {
   bool f32AsBf16 = false;
 };
 
-/// Bytes per element of `dtype`; 0 when it is none of the four.
+/// Bytes per element of `dtype`; 0 when it is none of the above.
 size_t npyElementSize(std::string_view dtype);
 
 /// The bf16 bit pattern nearest `value` (ties to even); NaN stays a quiet NaN

@@ -132,9 +132,7 @@ uint16_t f32ToBf16(float value) {
 float f16ToF32(uint16_t bits) { return float(decode(kF16, bits)); }
 uint16_t f32ToF16(float value) { return uint16_t(encode(kF16, value)); }
 float f8E4M3FNToF32(uint8_t bits) { return float(decode(kF8E4M3FN, bits)); }
-uint8_t f32ToF8E4M3FN(float value) {
-  return uint8_t(encode(kF8E4M3FN, value));
-}
+uint8_t f32ToF8E4M3FN(float value) { return uint8_t(encode(kF8E4M3FN, value)); }
 float f8E5M2ToF32(uint8_t bits) { return float(decode(kF8E5M2, bits)); }
 uint8_t f32ToF8E5M2(float value) { return uint8_t(encode(kF8E5M2, value)); }
 
@@ -149,9 +147,8 @@ std::optional<DType> parseDType(std::string_view name) {
 }
 
 std::string_view dtypeName(DType type) {
-  constexpr std::string_view names[] = {"f32",    "bf16", "f16",
-                                        "f8E4M3FN", "f8E5M2", "i8",
-                                        "i32",    "i64",  "i1"};
+  constexpr std::string_view names[] = {
+      "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2", "i8", "i32", "i64", "i1"};
   return names[static_cast<int>(type)];
 }
 
@@ -199,11 +196,15 @@ static void storeBits(uint8_t *p, int64_t bytes, uint64_t v) {
 static uint64_t wrapToUnsigned(double value) {
   if (!std::isfinite(value))
     return 0;
-  constexpr double k2p64 = 18446744073709551616.0;
+  constexpr double k2p63 = 9223372036854775808.0, k2p64 = 2 * k2p63;
+  // Every step is exact: doubles beyond 2^53 are integers, and the shifts by
+  // 2^64 land in [-2^63, 2^63) where the spacing still divides the result.
   double m = std::fmod(std::trunc(value), k2p64);
-  if (m < 0)
+  if (m >= k2p63)
+    m -= k2p64;
+  else if (m < -k2p63)
     m += k2p64;
-  return m >= k2p64 ? 0 : static_cast<uint64_t>(m);
+  return static_cast<uint64_t>(static_cast<int64_t>(m));
 }
 
 double loadElement(DType type, const uint8_t *p) {

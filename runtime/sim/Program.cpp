@@ -32,7 +32,7 @@ static constexpr int64_t kMaxOnChipTotal = int64_t(1) << 30;
 namespace {
 /// Names of one enum, in enumerator order.
 template <typename Enum> struct Keywords {
-  std::vector<std::string_view> names;
+  std::vector<const char *> names;
 
   std::optional<Enum> lookup(std::string_view name) const {
     for (size_t i = 0; i < names.size(); ++i)
@@ -40,9 +40,7 @@ template <typename Enum> struct Keywords {
         return static_cast<Enum>(i);
     return std::nullopt;
   }
-  std::string expected() const {
-    return "one of " + absl::StrJoin(names, " ");
-  }
+  std::string expected() const { return "one of " + absl::StrJoin(names, " "); }
 };
 } // namespace
 
@@ -63,15 +61,15 @@ static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
 
 /// The engine the op table assigns to each op.
 static Engine engineOf(Opcode op) {
-  constexpr Engine engines[] = {
-      Engine::Dma,    Engine::Tensor, Engine::Tensor,
-      Engine::Scalar, Engine::Vector, Engine::Vector,
-      Engine::Vector, Engine::GpSimd, Engine::GpSimd};
+  constexpr Engine engines[] = {Engine::Dma,    Engine::Tensor, Engine::Tensor,
+                                Engine::Scalar, Engine::Vector, Engine::Vector,
+                                Engine::Vector, Engine::GpSimd, Engine::GpSimd};
   return engines[static_cast<int>(op)];
 }
 
-static std::string quoted(std::string_view s) {
-  return absl::StrFormat("\"%s\"", s);
+/// The "found" text for a string value.
+static std::string foundString(std::string_view s) {
+  return absl::StrFormat("a string \"%s\"", s);
 }
 
 /// A string field that must be one of `keywords`.
@@ -82,7 +80,7 @@ static absl::Status readKeyword(ObjectReader &r, std::string_view key,
   NEURON_RETURN_IF_ERROR(r.string(key, name));
   std::optional<Enum> value = keywords.lookup(name);
   if (!value)
-    return r.error(key, keywords.expected(), "a string " + quoted(name));
+    return r.error(key, keywords.expected(), foundString(name));
   out = *value;
   return absl::OkStatus();
 }
@@ -92,7 +90,7 @@ static absl::Status readDType(ObjectReader &r, DType &out) {
   NEURON_RETURN_IF_ERROR(r.string("dtype", name));
   std::optional<DType> type = parseDType(name);
   if (!type)
-    return r.error("dtype", dtypeNames(), "a string " + quoted(name));
+    return r.error("dtype", dtypeNames(), foundString(name));
   out = *type;
   return absl::OkStatus();
 }
@@ -111,10 +109,9 @@ static absl::Status readNumber(ObjectReader &r, std::string_view key,
 static absl::StatusOr<std::vector<int64_t>>
 readIntArray(ObjectReader &r, std::string_view key, int64_t min, int64_t max,
              bool anyLength = false) {
-  std::string expected = anyLength ? "an array of integers"
-                                   : absl::StrFormat(
-                                         "an array of at most %d integers",
-                                         kMaxRank);
+  std::string expected =
+      anyLength ? "an array of integers"
+                : absl::StrFormat("an array of at most %d integers", kMaxRank);
   NEURON_ASSIGN_OR_RETURN(v, r.field(key, expected));
   if (!v->is_array() || (!anyLength && int64_t(v->size()) > kMaxRank))
     return r.error(key, expected, describeJson(*v));
@@ -181,7 +178,7 @@ struct RefRule {
 } // namespace
 
 static std::string spacesText(const RefRule &rule) {
-  std::vector<std::string_view> names;
+  std::vector<const char *> names;
   if (rule.hbm)
     names.push_back("hbm");
   if (rule.sbuf)
@@ -196,15 +193,13 @@ static absl::Status readHbmRef(ObjectReader &r, const Kernel &kernel,
   if (kernel.parameters == 0)
     return r.error("param", "no HBM reference (the kernel has 0 parameters)",
                    "an HBM reference");
-  NEURON_RETURN_IF_ERROR(
-      r.integer("param",
-                absl::StrFormat("a parameter index in [0, %d]",
-                                kernel.parameters - 1),
-                0, kernel.parameters - 1, ref.param));
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "param",
+      absl::StrFormat("a parameter index in [0, %d]", kernel.parameters - 1), 0,
+      kernel.parameters - 1, ref.param));
   NEURON_RETURN_IF_ERROR(r.integer("offset", "an element offset in [0, 2^40]",
                                    0, kMaxElements, ref.offset));
-  NEURON_ASSIGN_OR_RETURN(strides,
-                          readIntArray(r, "strides", 0, kMaxExtent));
+  NEURON_ASSIGN_OR_RETURN(strides, readIntArray(r, "strides", 0, kMaxExtent));
   if (strides.size() != ref.shape.size())
     return r.error("strides",
                    absl::StrFormat("%d strides (one per dimension of shape)",
@@ -247,8 +242,8 @@ static absl::Status readOnChipRef(ObjectReader &r, const Limits &limits,
                    absl::StrFormat("at most %d %s bytes per partition",
                                    capacity, sbuf ? "sbuf" : "psum"),
                    absl::StrFormat("%s of %s (%d bytes per partition)",
-                                   formatShape(ref.shape),
-                                   dtypeName(ref.dtype), bytes));
+                                   formatShape(ref.shape), dtypeName(ref.dtype),
+                                   bytes));
   std::string expected = absl::StrFormat(
       "an offset in [0, %d] (offset + %d bytes <= %d %s bytes per partition)",
       capacity - bytes, bytes, capacity, sbuf ? "sbuf" : "psum");
@@ -273,7 +268,7 @@ static absl::StatusOr<TileRef> readRef(ObjectReader &parent,
                                                   : rule.psum;
   if (!allowed)
     return r.error("space", spacesText(rule),
-                   "a string " + quoted(kSpaces.names[int(ref.space)]));
+                   foundString(kSpaces.names[int(ref.space)]));
   NEURON_RETURN_IF_ERROR(readDType(r, ref.dtype));
   NEURON_ASSIGN_OR_RETURN(shape, readIntArray(r, "shape", 1, kMaxExtent));
   if (rule.rank && int(shape.size()) != rule.rank)
@@ -308,10 +303,10 @@ static absl::Status sameLayout(ObjectReader &r, std::string_view key,
   if (ref.partitionCount() == like.partitionCount() &&
       ref.freeElements() == like.freeElements())
     return absl::OkStatus();
-  return r.error(key,
-                 absl::StrFormat("a tile of %s (as %s)", describeTile(like),
-                                 likeName),
-                 describeTile(ref));
+  return r.error(
+      key,
+      absl::StrFormat("a tile of %s (as %s)", describeTile(like), likeName),
+      describeTile(ref));
 }
 
 static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
@@ -320,7 +315,8 @@ static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
   RefRule sbuf2{false, true, false, 2};
   NEURON_ASSIGN_OR_RETURN(stationary, readRef(r, "stationary", kernel, sbuf2));
   NEURON_ASSIGN_OR_RETURN(moving, readRef(r, "moving", kernel, sbuf2));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {false, false, true, 2}));
+  NEURON_ASSIGN_OR_RETURN(dst,
+                          readRef(r, "dst", kernel, {false, false, true, 2}));
   int64_t k = stationary.shape[0], m = stationary.shape[1];
   int64_t n = moving.shape[1];
   for (const TileRef *t : {&stationary, &moving})
@@ -342,14 +338,15 @@ static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
   if (dst.dtype != DType::F32)
     return r.error("dst", "an f32 psum tile", dtypeName(dst.dtype));
   if (dst.shape[0] != m || dst.shape[1] != n)
-    return r.error("dst",
-                   absl::StrFormat("[M, N] = [%d, %d] (stationary^T x moving)",
-                                   m, n),
-                   formatShape(dst.shape));
+    return r.error(
+        "dst",
+        absl::StrFormat("[M, N] = [%d, %d] (stationary^T x moving)", m, n),
+        formatShape(dst.shape));
   int64_t end = dst.offset + n * 4 - 1;
   if (dst.offset / limits.psumBankBytes != end / limits.psumBankBytes)
-    return r.error("dst", absl::StrFormat("a tile inside one %d-byte psum bank",
-                                          limits.psumBankBytes),
+    return r.error("dst",
+                   absl::StrFormat("a tile inside one %d-byte psum bank",
+                                   limits.psumBankBytes),
                    absl::StrFormat("bytes %d..%d", dst.offset, end));
   NEURON_RETURN_IF_ERROR(r.boolean("accumulate", inst.accumulate));
   inst.stationary = std::move(stationary);
@@ -360,8 +357,10 @@ static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
 
 static absl::Status readTranspose(ObjectReader &r, const Kernel &kernel,
                                   Instruction &inst) {
-  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {false, true, false, 2}));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {false, false, true, 2}));
+  NEURON_ASSIGN_OR_RETURN(src,
+                          readRef(r, "src", kernel, {false, true, false, 2}));
+  NEURON_ASSIGN_OR_RETURN(dst,
+                          readRef(r, "dst", kernel, {false, false, true, 2}));
   if (dst.shape[0] != src.shape[1] || dst.shape[1] != src.shape[0])
     return r.error("dst",
                    absl::StrFormat("[F, P] = [%d, %d] (src transposed)",
@@ -432,7 +431,7 @@ static absl::Status readTensorReduce(ObjectReader &r, const Kernel &kernel,
   if (inst.alu != AluOp::Add && inst.alu != AluOp::Max &&
       inst.alu != AluOp::Min)
     return r.error("alu", "one of add max min",
-                   "a string " + quoted(kAluOps.names[int(inst.alu)]));
+                   foundString(kAluOps.names[int(inst.alu)]));
   NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
   NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
   NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "dst", dst, src));
@@ -451,11 +450,11 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
                    absl::StrFormat("\"%s\" (the engine of %s)",
                                    kEngines.names[int(expected)],
                                    kOps.names[int(inst.op)]),
-                   "a string " + quoted(kEngines.names[int(inst.engine)]));
+                   foundString(kEngines.names[int(inst.engine)]));
   switch (inst.op) {
   case Opcode::DmaCopy: {
-    NEURON_RETURN_IF_ERROR(r.integer("queue", "a queue index in [0, 1023]", 0,
-                                     1023, inst.queue));
+    NEURON_RETURN_IF_ERROR(
+        r.integer("queue", "a queue index in [0, 1023]", 0, 1023, inst.queue));
     RefRule any{true, true, true, 0};
     NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, any));
     NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, any));
@@ -492,7 +491,8 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
     break;
   }
   case Opcode::Iota: {
-    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {false, true, true, 2}));
+    NEURON_ASSIGN_OR_RETURN(dst,
+                            readRef(r, "dst", kernel, {false, true, true, 2}));
     if (dst.dtype != DType::I32)
       return r.error("dst", "an i32 tile", dtypeName(dst.dtype));
     inst.dst = std::move(dst);
@@ -519,13 +519,15 @@ static absl::Status readLimits(ObjectReader &parent, Limits &limits) {
       r.integer("partitions",
                 absl::StrFormat("a partition count in [1, %d]", kMaxPartitions),
                 1, kMaxPartitions, limits.partitions));
-  NEURON_RETURN_IF_ERROR(bytes("sbuf_bytes", kMaxOnChipBytes, limits.sbufBytes));
-  NEURON_RETURN_IF_ERROR(bytes("psum_bytes", kMaxOnChipBytes, limits.psumBytes));
+  NEURON_RETURN_IF_ERROR(
+      bytes("sbuf_bytes", kMaxOnChipBytes, limits.sbufBytes));
+  NEURON_RETURN_IF_ERROR(
+      bytes("psum_bytes", kMaxOnChipBytes, limits.psumBytes));
   NEURON_RETURN_IF_ERROR(
       bytes("psum_bank_bytes", limits.psumBytes, limits.psumBankBytes));
-  for (auto [key, bytes] : {std::pair<std::string_view, int64_t>{
-                                "sbuf_bytes", limits.sbufBytes},
-                            {"psum_bytes", limits.psumBytes}})
+  for (auto [key, bytes] :
+       {std::pair<std::string_view, int64_t>{"sbuf_bytes", limits.sbufBytes},
+        {"psum_bytes", limits.psumBytes}})
     if (limits.partitions * bytes > kMaxOnChipTotal)
       return r.error(key,
                      absl::StrFormat("partitions x bytes <= 2^30 (%d "
@@ -544,11 +546,11 @@ static absl::Status readLimits(ObjectReader &parent, Limits &limits) {
 static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
   NEURON_RETURN_IF_ERROR(r.string("name", kernel.name));
   NEURON_RETURN_IF_ERROR(r.integer("parameters",
-                                   "a parameter count in [0, 65536]", 0,
-                                   65536, kernel.parameters));
+                                   "a parameter count in [0, 65536]", 0, 65536,
+                                   kernel.parameters));
   NEURON_RETURN_IF_ERROR(readLimits(r, kernel.limits));
-  NEURON_ASSIGN_OR_RETURN(insts,
-                          readObjects(r, "instructions", "instruction objects"));
+  NEURON_ASSIGN_OR_RETURN(
+      insts, readObjects(r, "instructions", "instruction objects"));
   for (ObjectReader &ir : insts) {
     Instruction inst;
     NEURON_RETURN_IF_ERROR(readInstruction(ir, kernel, inst));
@@ -560,9 +562,9 @@ static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
 static absl::Status readTensor(ObjectReader &r, int64_t index,
                                TensorDesc &tensor) {
   int64_t id = 0;
-  NEURON_RETURN_IF_ERROR(r.integer(
-      "id", absl::StrFormat("%d (the tensor's index)", index), index, index,
-      id));
+  NEURON_RETURN_IF_ERROR(
+      r.integer("id", absl::StrFormat("%d (the tensor's index)", index), index,
+                index, id));
   NEURON_RETURN_IF_ERROR(readDType(r, tensor.dtype));
   NEURON_ASSIGN_OR_RETURN(shape, readIntArray(r, "shape", 1, kMaxExtent));
   std::optional<int64_t> elements = product(shape);
@@ -576,7 +578,7 @@ static absl::Status readTensor(ObjectReader &r, int64_t index,
   NEURON_RETURN_IF_ERROR(r.string("section", tensor.section, constant));
   if (!constant && !tensor.section.empty())
     return r.error("section", "no section (only constants have one)",
-                   "a string " + quoted(tensor.section));
+                   foundString(tensor.section));
   return r.finish();
 }
 
@@ -594,12 +596,11 @@ static absl::Status readIo(ObjectReader &root, std::string_view key,
         "tensor", absl::StrFormat("a tensor id in [0, %d]", count - 1), 0,
         count - 1, io.tensor));
     NEURON_RETURN_IF_ERROR(r.string("name", io.name, /*required=*/false));
-    if (key == "inputs" &&
-        program.tensors[io.tensor].kind != TensorKind::Input)
-      return r.error("tensor", "a tensor of kind \"input\"",
-                     absl::StrFormat(
-                         "tensor %d of kind \"%s\"", io.tensor,
-                         kKinds.names[int(program.tensors[io.tensor].kind)]));
+    if (key == "inputs" && program.tensors[io.tensor].kind != TensorKind::Input)
+      return r.error(
+          "tensor", "a tensor of kind \"input\"",
+          absl::StrFormat("tensor %d of kind \"%s\"", io.tensor,
+                          kKinds.names[int(program.tensors[io.tensor].kind)]));
     NEURON_RETURN_IF_ERROR(r.finish());
     out.push_back(std::move(io));
   }
@@ -638,8 +639,7 @@ static absl::Status readStep(ObjectReader &r, Program &program,
   auto ids = [&](std::string_view key) {
     return readIntArray(r, key, 0, count - 1, /*anyLength=*/true);
   };
-  NEURON_ASSIGN_OR_RETURN(host,
-                          r.field("host_call", "", /*required=*/false));
+  NEURON_ASSIGN_OR_RETURN(host, r.field("host_call", "", /*required=*/false));
   if (host) {
     step.isHostCall = true;
     NEURON_RETURN_IF_ERROR(r.string("host_call", step.hostCall));
@@ -658,7 +658,7 @@ static absl::Status readStep(ObjectReader &r, Program &program,
   auto it = kernels.find(name);
   if (it == kernels.end())
     return r.error("kernel", "the name of a kernel in kernels",
-                   "a string " + quoted(name));
+                   foundString(name));
   step.kernel = it->second;
   const Kernel &kernel = program.kernels[step.kernel];
   NEURON_ASSIGN_OR_RETURN(bindings, ids("bindings"));
@@ -678,7 +678,8 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
     return jsonError(kFile, "(root)", "an object", describeJson(manifest));
   ObjectReader root(kFile, "", manifest);
   Program program;
-  NEURON_ASSIGN_OR_RETURN(tensors, readObjects(root, "tensors", "tensor objects"));
+  NEURON_ASSIGN_OR_RETURN(tensors,
+                          readObjects(root, "tensors", "tensor objects"));
   for (size_t i = 0; i < tensors.size(); ++i) {
     TensorDesc tensor;
     NEURON_RETURN_IF_ERROR(readTensor(tensors[i], int64_t(i), tensor));
@@ -687,14 +688,15 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
   NEURON_RETURN_IF_ERROR(readIo(root, "inputs", program, program.inputs));
   NEURON_RETURN_IF_ERROR(readIo(root, "outputs", program, program.outputs));
 
-  NEURON_ASSIGN_OR_RETURN(kernels, readObjects(root, "kernels", "kernel objects"));
+  NEURON_ASSIGN_OR_RETURN(kernels,
+                          readObjects(root, "kernels", "kernel objects"));
   std::map<std::string, int64_t> kernelIndex;
   for (ObjectReader &r : kernels) {
     Kernel kernel;
     NEURON_RETURN_IF_ERROR(readKernel(r, kernel));
     if (!kernelIndex.emplace(kernel.name, program.kernels.size()).second)
       return r.error("name", "a kernel name not used before",
-                     "a string " + quoted(kernel.name));
+                     foundString(kernel.name));
     program.kernels.push_back(std::move(kernel));
   }
 

@@ -64,3 +64,14 @@ func.func @int8_matmul(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>) -> tensor<4x16xi
   %0 = neuron.matmul %a, %b : (tensor<4x8xi8>, tensor<8x16xi8>) -> tensor<4x16xi32>
   return %0 : tensor<4x16xi32>
 }
+
+// -----
+
+// Tests that a dynamic-shape rejection is not "decomposed": the rewrite
+// cannot make the shape static, so the op stays an error and the hint does
+// not offer decompose.
+func.func @dynamic_mean(%x: tensor<4x?xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'neuron.reduce_mean' (tensor<4x?xf32>) -> tensor<4xf32> is not supported on trn2: the generation has no such op [op]; hint: fallback=host runs it on the host}}
+  %0 = neuron.reduce_mean %x axes [1] : tensor<4x?xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

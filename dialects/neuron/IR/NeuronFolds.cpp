@@ -12,6 +12,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 #include <cmath>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -218,6 +219,21 @@ static Value otherOperand(Operation *op, Value known) {
   return {};
 }
 
+/// For `max(v, c)` with `c` a splat of the lowest float or -inf, `v`.
+static Value lowestClampOperand(MaxOp op) {
+  for (auto [v, c] : {std::pair(op.getLhs(), op.getRhs()),
+                      std::pair(op.getRhs(), op.getLhs())}) {
+    SplatElementsAttr splat;
+    if (!matchPattern(c, m_Constant(&splat)) ||
+        !isa<FloatType>(splat.getElementType()))
+      continue;
+    APFloat f = splat.getSplatValue<APFloat>();
+    if (f.isNegative() && (f.isInfinity() || f.isLargest()))
+      return v;
+  }
+  return {};
+}
+
 /// The dimensions of `shape` other than 1, in order.
 static SmallVector<int64_t> nonUnitSizes(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> sizes;
@@ -247,6 +263,15 @@ static ReduceOp broadcastReduction(Value value, RankedTensorType like,
       reduced = def->getOperand(0);
       continue;
     }
+    // A max reduction clamped below by -FLT_MAX (the init TOSA writes) is
+    // the max itself for every row holding a finite value.
+    if constexpr (std::is_same_v<ReduceOp, ReduceMaxOp>)
+      if (auto clamp = dyn_cast<MaxOp>(def)) {
+        if (Value other = lowestClampOperand(clamp)) {
+          reduced = other;
+          continue;
+        }
+      }
     break;
   }
   if (sawReciprocal != reciprocal)

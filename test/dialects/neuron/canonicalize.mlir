@@ -708,3 +708,22 @@ func.func @not_gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
   %4 = neuron.mul %x, %3 : tensor<4xf32>
   return %4 : tensor<4xf32>
 }
+
+// -----
+
+// Tests a softmax whose max is clamped below by -FLT_MAX (TOSA's init): the
+// clamp changes nothing for a row holding a finite value, so it is a softmax.
+// CHECK-LABEL: func.func @softmax_clamped_max
+// CHECK: neuron.softmax %{{.*}} axis 1 : tensor<4x8xf32>
+func.func @softmax_clamped_max(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %lowest = neuron.constant dense<-3.40282347E+38> : tensor<4xf32>
+  %m0 = neuron.reduce_max %x axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %m = neuron.max %m0, %lowest : tensor<4xf32>
+  %mb = neuron.broadcast %m dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %d = neuron.sub %x, %mb : tensor<4x8xf32>
+  %e = neuron.exp %d : tensor<4x8xf32>
+  %s = neuron.reduce_sum %e axes [1] : tensor<4x8xf32> -> tensor<4xf32>
+  %sb = neuron.broadcast %s dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %r = neuron.div %e, %sb : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

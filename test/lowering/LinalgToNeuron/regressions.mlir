@@ -140,3 +140,77 @@ func.func @pool_f64(%x: tensor<1x4x8x8xf64>, %init: tensor<1x4x4x4xf64>) -> tens
      ins(%x, %k : tensor<1x4x8x8xf64>, tensor<2x2xf64>) outs(%init : tensor<1x4x4x4xf64>) -> tensor<1x4x4x4xf64>
   return %r : tensor<1x4x4x4xf64>
 }
+
+// -----
+
+// Tests that a truncf with another rounding mode than nearest-even is left
+// (neuron.cast rounds to nearest even).
+// CHECK-LABEL: func.func @truncf_toward_zero
+// CHECK: arith.truncf %{{.*}} toward_zero
+func.func @truncf_toward_zero(%a: tensor<4xf32>) -> tensor<4xbf16> {
+  %0 = arith.truncf %a toward_zero : tensor<4xf32> to tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// Tests that a -FLT_MAX max-init is kept (it is not -inf on rows of -inf).
+// CHECK-LABEL: func.func @max_init
+// CHECK: %[[C:.*]] = neuron.constant dense<-3.40282347E+38> : tensor<1xf32>
+// CHECK: %[[R:.*]] = neuron.reduce_max %{{.*}} axes [1] : tensor<1x4xf32> -> tensor<1xf32>
+// CHECK: neuron.max %[[R]], %[[C]] : tensor<1xf32>
+func.func @max_init(%a: tensor<1x4xf32>) -> tensor<1xf32> {
+  %c = arith.constant -3.40282347E+38 : f32
+  %e = tensor.empty() : tensor<1xf32>
+  %f = linalg.fill ins(%c : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  %r = linalg.reduce ins(%a : tensor<1x4xf32>) outs(%f : tensor<1xf32>) dimensions = [1]
+    (%x: f32, %o: f32) {
+      %m = arith.maximumf %x, %o : f32
+      linalg.yield %m : f32
+    }
+  return %r : tensor<1xf32>
+}
+
+// -----
+
+// Tests that a matmul whose body rounds an operand through bf16 is left:
+// the rounding is part of its meaning.
+// CHECK-LABEL: func.func @matmul_truncf
+// CHECK: linalg.generic
+func.func @matmul_truncf(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xf32> {
+  %z = arith.constant dense<0.0> : tensor<4x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>) outs(%z : tensor<4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %t = arith.truncf %x : f32 to bf16
+    %w = arith.extf %t : bf16 to f32
+    %p = arith.mulf %w, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// Tests that slices with non-positive strides and pads with negative sizes
+// are left, and that an i1 pad of true pads with 1.
+// CHECK-LABEL: func.func @odd_tensor_ops
+// CHECK: tensor.extract_slice
+// CHECK: tensor.pad
+// CHECK: neuron.pad %{{.*}} low [1] high [0] value 1.000000e+00 : tensor<4xi1> -> tensor<5xi1>
+func.func @odd_tensor_ops(%x: tensor<8xf32>, %m: tensor<4xi1>) -> (tensor<3xf32>, tensor<6xf32>, tensor<5xi1>) {
+  %s = tensor.extract_slice %x[6] [3] [-2] : tensor<8xf32> to tensor<3xf32>
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[-2] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<8xf32> to tensor<6xf32>
+  %true = arith.constant true
+  %q = tensor.pad %m low[1] high[0] {
+  ^bb0(%i: index):
+    tensor.yield %true : i1
+  } : tensor<4xi1> to tensor<5xi1>
+  return %s, %p, %q : tensor<3xf32>, tensor<6xf32>, tensor<5xi1>
+}

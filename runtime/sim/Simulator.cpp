@@ -1,0 +1,381 @@
+//===- Simulator.cpp - Functional simulation of a program -----------------===//
+//
+// Each operand is gathered into a vector of doubles through its access
+// pattern, the op computes on those, and the result is scattered back with
+// rounding per the destination dtype. Program validation has already checked
+// every address, so execution itself cannot fail.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/sim/Simulator.h"
+
+#include "runtime/target/TargetInternal.h"
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace neuron::rt {
+
+static std::string describeTensor(std::string_view dtype,
+                                  const std::vector<int64_t> &shape,
+                                  size_t bytes) {
+  return absl::StrFormat("%s[%s] (%d bytes)", dtype, absl::StrJoin(shape, ", "),
+                         bytes);
+}
+
+absl::Status Device::loadTensors(const Program &program,
+                                 std::vector<Tensor> inputs,
+                                 const ConstantLoader &loadConstant) {
+  if (inputs.size() != program.inputs.size())
+    return absl::InvalidArgumentError(
+        absl::StrFormat("inputs: expected %d tensors, found %d",
+                        program.inputs.size(), inputs.size()));
+  int64_t total = 0;
+  for (const TensorDesc &t : program.tensors) {
+    total += t.elements * elementBytes(t.dtype); // each below 2^43
+    if (total > options.hbmBytes)
+      return absl::ResourceExhaustedError(absl::StrFormat(
+          "the program's tensors need more than %d bytes of HBM, the "
+          "device's capacity",
+          options.hbmBytes));
+  }
+  hbmTensors.assign(program.tensors.size(), {});
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    const TensorDesc &t = program.tensors[i];
+    hbmTensors[i].assign(t.elements * elementBytes(t.dtype), 0);
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorDesc &t = program.tensors[program.inputs[i].tensor];
+    Tensor &in = inputs[i];
+    size_t bytes = hbmTensors[program.inputs[i].tensor].size();
+    if (in.dtype != dtypeName(t.dtype) || in.shape != t.shape ||
+        in.data.size() != bytes)
+      return absl::InvalidArgumentError(
+          absl::StrFormat("inputs[%d] (\"%s\"): expected %s, found %s", i,
+                          program.inputs[i].name,
+                          describeTensor(dtypeName(t.dtype), t.shape, bytes),
+                          describeTensor(in.dtype, in.shape, in.data.size())));
+    hbmTensors[program.inputs[i].tensor] = std::move(in.data);
+  }
+  for (size_t i = 0; i < program.tensors.size(); ++i) {
+    const TensorDesc &t = program.tensors[i];
+    if (t.kind != TensorKind::Constant)
+      continue;
+    if (!loadConstant)
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "tensor %d is a constant (section \"%s\") but no constant loader "
+          "was given",
+          i, t.section));
+    NEURON_ASSIGN_OR_RETURN(bytes, loadConstant(t));
+    if (bytes.size() != hbmTensors[i].size())
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "tensor %d (section \"%s\"): expected %d bytes (%s), found %d", i,
+          t.section, hbmTensors[i].size(),
+          describeTensor(dtypeName(t.dtype), t.shape, hbmTensors[i].size()),
+          bytes.size()));
+    hbmTensors[i] = std::move(bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>>
+Device::run(const Program &program, std::vector<Tensor> inputs,
+            const ConstantLoader &loadConstant) {
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    if (program.steps[i].isHostCall)
+      return absl::UnimplementedError(absl::StrFormat(
+          "program[%d]: host_call \"%s\" needs the host reference "
+          "interpreter, which the simulator does not have yet",
+          i, program.steps[i].hostCall));
+  NEURON_RETURN_IF_ERROR(loadTensors(program, std::move(inputs), loadConstant));
+  for (const Step &step : program.steps)
+    runKernel(program.kernels[step.kernel], step.bindings);
+  std::vector<Tensor> outputs;
+  for (const IoBinding &io : program.outputs) {
+    const TensorDesc &t = program.tensors[io.tensor];
+    outputs.push_back(
+        {std::string(dtypeName(t.dtype)), t.shape, hbmTensors[io.tensor]});
+  }
+  return outputs;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel execution
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Executes one kernel step's instructions against the device's memories.
+class KernelRunner {
+public:
+  KernelRunner(const Limits &limits, const std::vector<int64_t> &bindings,
+               std::vector<std::vector<uint8_t>> &hbm,
+               std::vector<uint8_t> &sbuf, std::vector<uint8_t> &psum)
+      : limits(limits), bindings(bindings), hbm(hbm), sbuf(sbuf), psum(psum) {}
+
+  void execute(const Instruction &inst);
+
+private:
+  /// The byte address of every element of `ref`, in row-major order.
+  std::vector<uint8_t *> addresses(const TileRef &ref);
+  std::vector<double> load(const TileRef &ref);
+  void store(const TileRef &ref, const std::vector<double> &values);
+
+  void dmaCopy(const Instruction &inst);
+  void matmul(const Instruction &inst);
+  void transpose(const Instruction &inst);
+  void activation(const Instruction &inst);
+  void reduce(const Instruction &inst);
+  void iota(const Instruction &inst);
+
+  const Limits &limits;
+  const std::vector<int64_t> &bindings;
+  std::vector<std::vector<uint8_t>> &hbm;
+  std::vector<uint8_t> &sbuf;
+  std::vector<uint8_t> &psum;
+};
+} // namespace
+
+std::vector<uint8_t *> KernelRunner::addresses(const TileRef &ref) {
+  std::vector<uint8_t *> out;
+  out.reserve(ref.elements);
+  int64_t bytes = elementBytes(ref.dtype);
+  if (ref.space != MemorySpace::Hbm) {
+    bool isSbuf = ref.space == MemorySpace::Sbuf;
+    uint8_t *base = isSbuf ? sbuf.data() : psum.data();
+    int64_t perPartition = isSbuf ? limits.sbufBytes : limits.psumBytes;
+    int64_t free = ref.freeElements();
+    for (int64_t p = 0; p < ref.partitionCount(); ++p)
+      for (int64_t f = 0; f < free; ++f)
+        out.push_back(base + (ref.partition + p) * perPartition + ref.offset +
+                      f * bytes);
+    return out;
+  }
+  uint8_t *base = hbm[bindings[ref.param]].data();
+  std::vector<int64_t> index(ref.shape.size(), 0);
+  for (int64_t i = 0; i < ref.elements; ++i) {
+    int64_t element = ref.offset;
+    for (size_t d = 0; d < index.size(); ++d)
+      element += index[d] * ref.strides[d];
+    out.push_back(base + element * bytes);
+    for (size_t d = index.size(); d-- > 0;) {
+      if (++index[d] < ref.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<double> KernelRunner::load(const TileRef &ref) {
+  std::vector<double> values;
+  values.reserve(ref.elements);
+  for (uint8_t *p : addresses(ref))
+    values.push_back(loadElement(ref.dtype, p));
+  return values;
+}
+
+void KernelRunner::store(const TileRef &ref,
+                         const std::vector<double> &values) {
+  std::vector<uint8_t *> out = addresses(ref);
+  for (size_t i = 0; i < out.size(); ++i)
+    storeElement(ref.dtype, values[i], out[i]);
+}
+
+void KernelRunner::dmaCopy(const Instruction &inst) {
+  if (inst.src.dtype != inst.dst.dtype) {
+    store(inst.dst, load(inst.src));
+    return;
+  }
+  // Same dtype: the bytes move unchanged (NaN payloads included). Gathering
+  // first makes an overlapping copy behave like memmove.
+  int64_t bytes = elementBytes(inst.src.dtype);
+  std::vector<uint8_t> staged;
+  staged.reserve(inst.src.elements * bytes);
+  for (uint8_t *p : addresses(inst.src))
+    staged.insert(staged.end(), p, p + bytes);
+  std::vector<uint8_t *> out = addresses(inst.dst);
+  for (size_t i = 0; i < out.size(); ++i)
+    std::memcpy(out[i], staged.data() + i * bytes, bytes);
+}
+
+void KernelRunner::matmul(const Instruction &inst) {
+  int64_t k = inst.stationary.shape[0], m = inst.stationary.shape[1];
+  int64_t n = inst.moving.shape[1];
+  // Operands are at most f32 wide, so the conversions to float are exact.
+  std::vector<double> s = load(inst.stationary), v = load(inst.moving);
+  std::vector<double> result =
+      inst.accumulate ? load(inst.dst) : std::vector<double>(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (int64_t r = 0; r < k; ++r) {
+        float product = float(s[r * m + i]) * float(v[r * n + j]);
+        sum += product;
+      }
+      result[i * n + j] = float(result[i * n + j]) + sum;
+    }
+  }
+  store(inst.dst, result);
+}
+
+void KernelRunner::transpose(const Instruction &inst) {
+  int64_t p = inst.src.shape[0], f = inst.src.shape[1];
+  std::vector<double> src = load(inst.src), dst(p * f);
+  for (int64_t i = 0; i < p; ++i)
+    for (int64_t j = 0; j < f; ++j)
+      dst[j * p + i] = src[i * f + j];
+  store(inst.dst, dst);
+}
+
+static double activate(ActivationFn fn, double x) {
+  constexpr double kSqrt1_2 = 0.70710678118654752440;
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  switch (fn) {
+  case ActivationFn::Identity:
+    return x;
+  case ActivationFn::Exp:
+    return std::exp(x);
+  case ActivationFn::Log:
+    return std::log(x);
+  case ActivationFn::Tanh:
+    return std::tanh(x);
+  case ActivationFn::Sigmoid:
+    return 1 / (1 + std::exp(-x));
+  case ActivationFn::Relu:
+    return x > 0 ? x : 0;
+  case ActivationFn::Gelu:
+    return 0.5 * x * (1 + std::erf(x * kSqrt1_2));
+  case ActivationFn::GeluTanh:
+    return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+  case ActivationFn::Silu:
+    return x / (1 + std::exp(-x));
+  case ActivationFn::Sqrt:
+    return std::sqrt(x);
+  case ActivationFn::Rsqrt:
+    return 1 / std::sqrt(x);
+  case ActivationFn::Reciprocal:
+    return 1 / x;
+  case ActivationFn::Erf:
+    return std::erf(x);
+  case ActivationFn::Square:
+    return x * x;
+  case ActivationFn::Abs:
+    return std::fabs(x);
+  case ActivationFn::Neg:
+    return -x;
+  }
+  return x;
+}
+
+/// `a alu b`; comparisons give 1 or 0, bypass passes `a` through.
+static double applyAlu(AluOp op, double a, double b) {
+  switch (op) {
+  case AluOp::Add:
+    return a + b;
+  case AluOp::Subtract:
+    return a - b;
+  case AluOp::Multiply:
+    return a * b;
+  case AluOp::Divide:
+    return a / b;
+  case AluOp::Max:
+    return std::fmax(a, b);
+  case AluOp::Min:
+    return std::fmin(a, b);
+  case AluOp::Pow:
+    return std::pow(a, b);
+  case AluOp::IsEqual:
+    return a == b;
+  case AluOp::NotEqual:
+    return a != b;
+  case AluOp::IsLt:
+    return a < b;
+  case AluOp::IsLe:
+    return a <= b;
+  case AluOp::IsGt:
+    return a > b;
+  case AluOp::IsGe:
+    return a >= b;
+  case AluOp::Bypass:
+    return a;
+  }
+  return a;
+}
+
+void KernelRunner::activation(const Instruction &inst) {
+  std::vector<double> x = load(inst.src);
+  std::vector<double> bias =
+      inst.bias ? load(*inst.bias)
+                : std::vector<double>(inst.src.partitionCount(), 0.0);
+  int64_t free = inst.src.freeElements();
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = activate(inst.function, x[i] * inst.scale + bias[i / free]);
+  store(inst.dst, x);
+}
+
+void KernelRunner::reduce(const Instruction &inst) {
+  std::vector<double> x = load(inst.src);
+  int64_t free = inst.src.freeElements();
+  std::vector<double> out(inst.src.partitionCount());
+  for (size_t p = 0; p < out.size(); ++p) {
+    double acc = x[p * free];
+    for (int64_t f = 1; f < free; ++f)
+      acc = applyAlu(inst.alu, acc, x[p * free + f]);
+    out[p] = acc;
+  }
+  store(inst.dst, out);
+}
+
+void KernelRunner::iota(const Instruction &inst) {
+  int64_t free = inst.dst.freeElements();
+  std::vector<double> out(inst.dst.elements);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = double(int64_t(i) / free * inst.partitionStep + int64_t(i) % free);
+  store(inst.dst, out);
+}
+
+void KernelRunner::execute(const Instruction &inst) {
+  switch (inst.op) {
+  case Opcode::DmaCopy:
+    return dmaCopy(inst);
+  case Opcode::Matmul:
+    return matmul(inst);
+  case Opcode::Transpose:
+    return transpose(inst);
+  case Opcode::Activation:
+    return activation(inst);
+  case Opcode::TensorTensor: {
+    std::vector<double> a = load(inst.lhs), b = load(inst.rhs);
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = applyAlu(inst.alu, a[i], b[i]);
+    return store(inst.dst, a);
+  }
+  case Opcode::TensorScalar: {
+    std::vector<double> a = load(inst.src);
+    for (double &x : a)
+      x = applyAlu(inst.alu, x, inst.scalar);
+    return store(inst.dst, a);
+  }
+  case Opcode::TensorReduce:
+    return reduce(inst);
+  case Opcode::Memset:
+    return store(inst.dst, std::vector<double>(inst.dst.elements, inst.value));
+  case Opcode::Iota:
+    return iota(inst);
+  }
+}
+
+void Device::runKernel(const Kernel &kernel,
+                       const std::vector<int64_t> &bindings) {
+  const Limits &limits = kernel.limits;
+  sbufBytes.assign(limits.partitions * limits.sbufBytes, 0);
+  psumBytes.assign(limits.partitions * limits.psumBytes, 0);
+  KernelRunner runner(limits, bindings, hbmTensors, sbufBytes, psumBytes);
+  for (const Instruction &inst : kernel.instructions)
+    runner.execute(inst);
+}
+
+} // namespace neuron::rt

@@ -1,0 +1,297 @@
+//===- ProgramTest.cpp - Validation of the manifest's program -------------===//
+//
+// Every class of manifest error, with its message (JSON path, expected,
+// found), and a mutation sweep showing that no JSON value anywhere crashes
+// the reader or the simulator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimTestUtil.h"
+
+#include <gtest/gtest.h>
+
+using namespace neuron::rt;
+using namespace neuron::rt::test;
+
+namespace {
+
+/// A valid program: kernel "k" copies x [4, 8] f32 (odd columns) through
+/// SBUF, multiplies by an SBUF tile, and writes y [4, 4] f32.
+json baseManifest() {
+  return parseJson(R"json({
+    "schema": "neuron-executable/1",
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input", "name": "x"},
+      {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],
+    "inputs": [{"tensor": 0, "name": "x"}],
+    "outputs": [{"tensor": 1, "name": "y"}],
+    "kernels": [{"name": "k", "parameters": 2,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 1, "shape": [4, 4],
+                 "strides": [8, 2], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 2, "offset": 64,
+                 "shape": [4, 4], "dtype": "f32"}},
+        {"op": "matmul", "engine": "tensor", "accumulate": false,
+         "stationary": {"space": "sbuf", "partition": 2, "offset": 64,
+                        "shape": [4, 4], "dtype": "f32"},
+         "moving": {"space": "sbuf", "partition": 2, "offset": 64,
+                    "shape": [4, 4], "dtype": "f32"},
+         "dst": {"space": "psum", "partition": 0, "offset": 0,
+                 "shape": [4, 4], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "psum", "partition": 0, "offset": 0,
+                 "shape": [4, 4], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
+                 "strides": [4, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
+}
+
+/// The message of parseProgram's error on `manifest` ("" when it parses).
+std::string errorOf(const json &manifest) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  if (program.ok())
+    return "";
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(program.status().message());
+}
+
+json &inst(json &m, int i) { return m["kernels"][0]["instructions"][i]; }
+
+TEST(ProgramTest, BaseManifestIsValid) {
+  absl::StatusOr<Program> program = parseProgram(baseManifest());
+  ASSERT_TRUE(program.ok()) << program.status();
+  ASSERT_EQ(program->kernels.size(), 1u);
+  const Instruction &dma = program->kernels[0].instructions[0];
+  EXPECT_EQ(dma.op, Opcode::DmaCopy);
+  EXPECT_EQ(dma.src.maxElement, 1 + 3 * 8 + 3 * 2);
+  EXPECT_EQ(dma.dst.partition, 2);
+  EXPECT_EQ(program->steps[0].bindings, (std::vector<int64_t>{0, 1}));
+}
+
+TEST(ProgramTest, PartitionOutOfRange) {
+  json m = baseManifest();
+  inst(m, 0)["dst"]["partition"] = 128;
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[0].dst.partition: "
+                        "expected a partition in [0, 127], found a number 128");
+  m = baseManifest();
+  inst(m, 0)["dst"]["partition"] = 126;
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[0].dst.shape[0]: expected at "
+            "most 2 partitions (partition 126 + count <= 128 partitions), "
+            "found 4");
+}
+
+TEST(ProgramTest, OffsetPastSbuf) {
+  json m = baseManifest();
+  inst(m, 0)["dst"]["offset"] = 196600;
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[0].dst.offset: expected an "
+            "offset in [0, 196592] (offset + 16 bytes <= 196608 sbuf bytes "
+            "per partition), found a number 196600");
+  m = baseManifest();
+  inst(m, 0)["dst"]["shape"] = {4, 49153};
+  EXPECT_NE(errorOf(m).find("dst.shape: expected at most 196608 sbuf bytes "
+                            "per partition, found [4, 49153] of f32 (196612 "
+                            "bytes per partition)"),
+            std::string::npos)
+      << errorOf(m);
+}
+
+TEST(ProgramTest, HbmAccessOutsideItsTensor) {
+  json m = baseManifest();
+  inst(m, 0)["src"]["offset"] = 2; // last element 2 + 24 + 6 = 32 >= 32
+  EXPECT_EQ(errorOf(m),
+            "manifest: program[0].bindings[0]: expected a f32 tensor of more "
+            "than 32 elements (kernels[0].instructions[0].src touches "
+            "elements 2..32), found tensor 0: f32[4, 8]");
+  m = baseManifest();
+  inst(m, 0)["src"]["strides"] = {8, -2};
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[0].src.strides[1]: "
+                        "expected an integer in [0, 1099511627776], found a "
+                        "number -2");
+  m = baseManifest();
+  inst(m, 0)["src"]["strides"] = {int64_t(1) << 40, int64_t(1) << 40};
+  EXPECT_NE(errorOf(m).find("src.strides: expected an access pattern ending "
+                            "below element 2^40"),
+            std::string::npos)
+      << errorOf(m);
+  m = baseManifest();
+  inst(m, 0)["src"]["dtype"] = "bf16"; // the tensor is f32
+  EXPECT_NE(errorOf(m).find("program[0].bindings[0]: expected a bf16 tensor"),
+            std::string::npos)
+      << errorOf(m);
+}
+
+TEST(ProgramTest, BadDType) {
+  json m = baseManifest();
+  m["tensors"][1]["dtype"] = "f64";
+  EXPECT_EQ(errorOf(m), "manifest: tensors[1].dtype: expected one of f32 bf16 "
+                        "f16 f8E4M3FN f8E5M2 i8 i32 i64 i1, found a string "
+                        "\"f64\"");
+  m = baseManifest();
+  inst(m, 1)["moving"]["dtype"] = 3;
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].moving.dtype: "
+                        "expected a non-empty string, found a number 3");
+}
+
+TEST(ProgramTest, MatmulShapes) {
+  json m = baseManifest();
+  inst(m, 1)["moving"]["shape"] = {3, 4};
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[1].moving: expected [K, N] "
+            "with K = 4 (as stationary) and N <= 512 (moving_free), found "
+            "[3, 4]");
+  m = baseManifest();
+  inst(m, 1)["dst"]["shape"] = {4, 5};
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[1].dst: expected "
+            "[M, N] = [4, 4] (stationary^T x moving), found [4, 5]");
+  m = baseManifest();
+  inst(m, 1)["dst"]["dtype"] = "bf16";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst: expected "
+                        "an f32 psum tile, found bf16");
+  m = baseManifest();
+  inst(m, 1)["dst"]["space"] = "sbuf";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst.space: "
+                        "expected one of psum, found a string \"sbuf\"");
+  m = baseManifest();
+  inst(m, 1)["dst"]["offset"] = 2040; // 16 bytes across the 2048 bank edge
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst: expected a "
+                        "tile inside one 2048-byte psum bank, found bytes "
+                        "2040..2055");
+  m = baseManifest();
+  inst(m, 1).erase("accumulate");
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].accumulate: "
+                        "expected true or false, found nothing (the field is "
+                        "missing)");
+}
+
+TEST(ProgramTest, UnknownOpEngineAndField) {
+  json m = baseManifest();
+  inst(m, 1)["op"] = "conv2d";
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[1].op: expected one of "
+            "dma_copy matmul transpose activation tensor_tensor tensor_scalar "
+            "tensor_reduce memset iota, found a string \"conv2d\"");
+  m = baseManifest();
+  inst(m, 1)["engine"] = "vector";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].engine: "
+                        "expected \"tensor\" (the engine of matmul), found a "
+                        "string \"vector\"");
+  m = baseManifest();
+  inst(m, 1)["acumulate"] = true;
+  EXPECT_NE(errorOf(m).find("kernels[0].instructions[1].acumulate: unknown "
+                            "field"),
+            std::string::npos)
+      << errorOf(m);
+}
+
+TEST(ProgramTest, ProgramStepsAndIo) {
+  json m = baseManifest();
+  m["program"][0]["bindings"] = {0};
+  EXPECT_EQ(errorOf(m), "manifest: program[0].bindings: expected 2 tensor ids "
+                        "(kernel \"k\" has 2 parameters), found 1");
+  m = baseManifest();
+  m["program"][0]["kernel"] = "nope";
+  EXPECT_EQ(errorOf(m), "manifest: program[0].kernel: expected the name of a "
+                        "kernel in kernels, found a string \"nope\"");
+  m = baseManifest();
+  m["program"][0]["bindings"] = {0, 2};
+  EXPECT_EQ(errorOf(m), "manifest: program[0].bindings[1]: expected an "
+                        "integer in [0, 1], found a number 2");
+  m = baseManifest();
+  m["inputs"][0]["tensor"] = 1;
+  EXPECT_EQ(errorOf(m), "manifest: inputs[0].tensor: expected a tensor of "
+                        "kind \"input\", found tensor 1 of kind \"output\"");
+  m = baseManifest();
+  m["tensors"][0]["id"] = 1;
+  EXPECT_EQ(errorOf(m), "manifest: tensors[0].id: expected 0 (the tensor's "
+                        "index), found a number 1");
+  m = baseManifest();
+  m["tensors"][0]["kind"] = "constant";
+  EXPECT_EQ(errorOf(m), "manifest: tensors[0].section: expected a non-empty "
+                        "string, found nothing (the field is missing)");
+  EXPECT_EQ(errorOf(json::array()),
+            "manifest: (root): expected an object, found an array of 0 "
+            "elements");
+}
+
+TEST(ProgramTest, WrongInputIsReported) {
+  absl::StatusOr<Program> program = parseProgram(baseManifest());
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<std::vector<Tensor>> out = Device().run(
+      *program, {makeTensor(DType::F32, {4, 7}, std::vector<double>(28))});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(out.status().message(),
+            "inputs[0] (\"x\"): expected f32[4, 8] (128 bytes), found "
+            "f32[4, 7] (112 bytes)");
+  out = Device().run(
+      *program, {makeTensor(DType::BF16, {4, 8}, std::vector<double>(32))});
+  EXPECT_EQ(out.status().message(),
+            "inputs[0] (\"x\"): expected f32[4, 8] (128 bytes), found "
+            "bf16[4, 8] (64 bytes)");
+  out = Device().run(*program, {});
+  EXPECT_EQ(out.status().message(), "inputs: expected 1 tensors, found 0");
+}
+
+/// Replaces the value at every path of `manifest`, in turn, by each of a set
+/// of hostile values; the reader must return (either way) and any program it
+/// accepts must run.
+TEST(ProgramTest, NoJsonValueCrashes) {
+  const json hostile[] = {nullptr,
+                          -1,
+                          0,
+                          1,
+                          127,
+                          4096,
+                          int64_t(1) << 62,
+                          uint64_t(1) << 63,
+                          -1e300,
+                          0.5,
+                          "",
+                          "psum",
+                          "f8E4M3FN",
+                          json::array(),
+                          json::array({1, 2, 3}),
+                          json::object()};
+  json base = baseManifest();
+  // Small on-chip memories keep the runs of accepted mutations quick.
+  base["kernels"][0]["limits"]["sbuf_bytes"] = 1024;
+  json flat = base.flatten();
+  int accepted = 0, checked = 0;
+  std::vector<std::string> paths;
+  for (auto it = flat.begin(); it != flat.end(); ++it) {
+    // Every leaf and every containing object or array.
+    std::string path = it.key();
+    while (!path.empty()) {
+      paths.push_back(path);
+      path = path.substr(0, path.rfind('/'));
+    }
+  }
+  for (const std::string &path : paths) {
+    for (const json &value : hostile) {
+      json m = base;
+      m[json::json_pointer(path)] = value;
+      absl::StatusOr<Program> program = parseProgram(m);
+      ++checked;
+      if (!program.ok())
+        continue;
+      ++accepted;
+      std::vector<Tensor> inputs;
+      for (const IoBinding &io : program->inputs) {
+        const TensorDesc &t = program->tensors[io.tensor];
+        inputs.push_back(
+            makeTensor(t.dtype, t.shape, std::vector<double>(t.elements, 1.0)));
+      }
+      (void)Device().run(*program, std::move(inputs));
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(accepted, 0); // some mutations (names, queue) stay valid
+}
+
+} // namespace

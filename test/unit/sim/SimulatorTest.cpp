@@ -1,0 +1,465 @@
+//===- SimulatorTest.cpp - Functional execution of hand-written programs --===//
+//
+// Each test runs a small manifest (a JSON literal) on the simulated device and
+// compares with a reference computed here in double.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimTestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace neuron::rt;
+using namespace neuron::rt::test;
+
+namespace {
+
+/// Parses `manifest` (which must be valid) and runs it on `inputs`.
+std::vector<Tensor> runManifest(const json &manifest,
+                                std::vector<Tensor> inputs,
+                                Device *device = nullptr) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  EXPECT_TRUE(program.ok()) << program.status();
+  if (!program.ok())
+    return {};
+  Device local;
+  absl::StatusOr<std::vector<Tensor>> outputs =
+      (device ? *device : local).run(*program, std::move(inputs));
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+  return outputs.ok() ? *outputs : std::vector<Tensor>();
+}
+
+/// Deterministic values in [-1, 1).
+std::vector<double> pseudoRandom(size_t n, uint32_t seed) {
+  std::vector<double> v(n);
+  for (double &x : v) {
+    seed = seed * 1664525u + 1013904223u;
+    x = double(seed >> 8) / double(1u << 23) - 1.0;
+  }
+  return v;
+}
+
+TEST(SimulatorTest, DmaRoundTripWithStridedPattern) {
+  // y[i][j] = x[i][1 + 2j]: odd columns through SBUF partitions 2..5.
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input", "name": "x"},
+      {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],
+    "inputs": [{"tensor": 0, "name": "x"}],
+    "outputs": [{"tensor": 1, "name": "y"}],
+    "kernels": [{"name": "k", "parameters": 2,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 1, "shape": [4, 4],
+                 "strides": [8, 2], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 2, "offset": 64,
+                 "shape": [4, 4], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "sbuf", "partition": 2, "offset": 64,
+                 "shape": [4, 4], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
+                 "strides": [4, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
+  std::vector<double> x(32);
+  for (int i = 0; i < 32; ++i)
+    x[i] = i + 0.5;
+  Device device;
+  std::vector<Tensor> out =
+      runManifest(manifest, {makeTensor(DType::F32, {4, 8}, x)}, &device);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dtype, "f32");
+  EXPECT_EQ(out[0].shape, (std::vector<int64_t>{4, 4}));
+  std::vector<double> y = valuesOf(out[0]);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(y[i * 4 + j], x[i * 8 + 1 + 2 * j]) << i << "," << j;
+  // The tile really sat at partitions 2..5, byte 64.
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(loadElement(DType::F32,
+                          device.sbuf().data() + (2 + i) * 196608 + 64 + 4),
+              x[i * 8 + 3]);
+}
+
+TEST(SimulatorTest, Bf16MatmulAccumulatesTwoKTiles) {
+  // out[M=128, N=512] = s[256, 128]^T x v[256, 512], K split in two tiles of
+  // 128 accumulated in PSUM.
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "bf16", "shape": [256, 128], "kind": "input"},
+      {"id": 1, "dtype": "bf16", "shape": [256, 512], "kind": "input"},
+      {"id": 2, "dtype": "f32", "shape": [128, 512], "kind": "output"}],
+    "inputs": [{"tensor": 0, "name": "s"}, {"tensor": 1, "name": "v"}],
+    "outputs": [{"tensor": 2, "name": "out"}],
+    "kernels": [{"name": "mm", "parameters": 3,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [128, 128],
+                 "strides": [128, 1], "dtype": "bf16"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [128, 128], "dtype": "bf16"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "hbm", "param": 0, "offset": 16384,
+                 "shape": [128, 128], "strides": [128, 1], "dtype": "bf16"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 256,
+                 "shape": [128, 128], "dtype": "bf16"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 2,
+         "src": {"space": "hbm", "param": 1, "offset": 0, "shape": [128, 512],
+                 "strides": [512, 1], "dtype": "bf16"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 512,
+                 "shape": [128, 512], "dtype": "bf16"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 3,
+         "src": {"space": "hbm", "param": 1, "offset": 65536,
+                 "shape": [128, 512], "strides": [512, 1], "dtype": "bf16"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 1536,
+                 "shape": [128, 512], "dtype": "bf16"}},
+        {"op": "matmul", "engine": "tensor", "accumulate": false,
+         "stationary": {"space": "sbuf", "partition": 0, "offset": 0,
+                        "shape": [128, 128], "dtype": "bf16"},
+         "moving": {"space": "sbuf", "partition": 0, "offset": 512,
+                    "shape": [128, 512], "dtype": "bf16"},
+         "dst": {"space": "psum", "partition": 0, "offset": 2048,
+                 "shape": [128, 512], "dtype": "f32"}},
+        {"op": "matmul", "engine": "tensor", "accumulate": true,
+         "stationary": {"space": "sbuf", "partition": 0, "offset": 256,
+                        "shape": [128, 128], "dtype": "bf16"},
+         "moving": {"space": "sbuf", "partition": 0, "offset": 1536,
+                    "shape": [128, 512], "dtype": "bf16"},
+         "dst": {"space": "psum", "partition": 0, "offset": 2048,
+                 "shape": [128, 512], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "psum", "partition": 0, "offset": 2048,
+                 "shape": [128, 512], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 2, "offset": 0, "shape": [128, 512],
+                 "strides": [512, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "mm", "bindings": [0, 1, 2]}]})json");
+  Tensor s = makeTensor(DType::BF16, {256, 128}, pseudoRandom(256 * 128, 1));
+  Tensor v = makeTensor(DType::BF16, {256, 512}, pseudoRandom(256 * 512, 2));
+  std::vector<double> sv = valuesOf(s), vv = valuesOf(v);
+  std::vector<Tensor> out = runManifest(manifest, {s, v});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> got = valuesOf(out[0]);
+  ASSERT_EQ(got.size(), 128u * 512u);
+  // bf16 x bf16 products are exact in f32; only the f32 sums round. Each sum
+  // adds 256 terms (two f32 partial sums of 128), so its error is below
+  // 256 * 2^-24 * sum|products| (standard recursive-summation bound); allow
+  // 2e-5 * sum|products| (above 1.53e-5).
+  for (int m = 0; m < 128; ++m) {
+    for (int n = 0; n < 512; ++n) {
+      double ref = 0, magnitude = 0;
+      for (int k = 0; k < 256; ++k) {
+        ref += sv[k * 128 + m] * vv[k * 512 + n];
+        magnitude += std::fabs(sv[k * 128 + m] * vv[k * 512 + n]);
+      }
+      ASSERT_NEAR(got[m * 512 + n], ref, 2e-5 * magnitude) << m << "," << n;
+    }
+  }
+}
+
+/// A kernel that loads x [4, 8] f32 and bias [4, 1] f32, applies `function`
+/// with scale 0.5 and the bias, and writes y [4, 8] bf16.
+json activationManifest(const std::string &function) {
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input"},
+      {"id": 1, "dtype": "f32", "shape": [4, 1], "kind": "input"},
+      {"id": 2, "dtype": "bf16", "shape": [4, 8], "kind": "output"}],
+    "inputs": [{"tensor": 0, "name": "x"}, {"tensor": 1, "name": "b"}],
+    "outputs": [{"tensor": 2, "name": "y"}],
+    "kernels": [{"name": "act", "parameters": 3,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [4, 8],
+                 "strides": [8, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [4, 8], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 1],
+                 "strides": [1, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 32,
+                 "shape": [4, 1], "dtype": "f32"}},
+        {"op": "activation", "engine": "scalar", "function": "FN",
+         "scale": 0.5,
+         "src": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [4, 8], "dtype": "f32"},
+         "bias": {"space": "sbuf", "partition": 0, "offset": 32,
+                  "shape": [4, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 64,
+                 "shape": [4, 8], "dtype": "bf16"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "sbuf", "partition": 0, "offset": 64,
+                 "shape": [4, 8], "dtype": "bf16"},
+         "dst": {"space": "hbm", "param": 2, "offset": 0, "shape": [4, 8],
+                 "strides": [8, 1], "dtype": "bf16"}}]}],
+    "program": [{"kernel": "act", "bindings": [0, 1, 2]}]})json");
+  manifest["kernels"][0]["instructions"][2]["function"] = function;
+  return manifest;
+}
+
+TEST(SimulatorTest, ActivationWithScaleAndBias) {
+  std::vector<std::pair<std::string, double (*)(double)>> functions = {
+      {"gelu",
+       [](double x) { return x * 0.5 * std::erfc(-x / std::sqrt(2.0)); }},
+      {"gelu_tanh",
+       [](double x) {
+         double c = std::sqrt(2 / std::acos(-1.0));
+         return 0.5 * x * (1 + std::tanh(c * (x + 0.044715 * x * x * x)));
+       }},
+      {"silu", [](double x) { return x / (1 + std::exp(-x)); }},
+      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {"relu", [](double x) { return std::max(x, 0.0); }},
+      {"exp", [](double x) { return std::exp(x); }},
+      {"tanh", [](double x) { return std::tanh(x); }},
+      {"square", [](double x) { return x * x; }},
+      {"neg", [](double x) { return -x; }},
+      {"abs", [](double x) { return std::fabs(x); }},
+      {"identity", [](double x) { return x; }}};
+  std::vector<double> x = pseudoRandom(32, 7), b = {0.25, -1.0, 0.0, 2.0};
+  for (double &v : x)
+    v *= 6;
+  for (auto &[name, ref] : functions) {
+    std::vector<Tensor> out = runManifest(
+        activationManifest(name),
+        {makeTensor(DType::F32, {4, 8}, x), makeTensor(DType::F32, {4, 1}, b)});
+    ASSERT_EQ(out.size(), 1u) << name;
+    std::vector<double> y = valuesOf(out[0]);
+    for (int i = 0; i < 32; ++i) {
+      // x is stored as f32 first; the result is rounded once to bf16 (8
+      // significant bits), so it is within 2^-8 relative of the exact value.
+      double expected = ref(double(float(x[i])) * 0.5 + b[i / 8]);
+      EXPECT_NEAR(y[i], expected, std::fabs(expected) * std::ldexp(1.0, -8))
+          << name << " element " << i;
+    }
+  }
+}
+
+/// A kernel applying one vector-engine instruction `inst` (its operands at
+/// SBUF byte 0 = a [4, 6] f32, 64 = b [4, 6] f32, 128 = the result) to a and
+/// b and writing the result's [4, cols] `dtype` tile to output tensor 2.
+json vectorManifest(const json &inst, int cols, const std::string &dtype) {
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [4, 6], "kind": "input"},
+      {"id": 1, "dtype": "f32", "shape": [4, 6], "kind": "input"},
+      {"id": 2, "dtype": "f32", "shape": [4, 6], "kind": "output"}],
+    "inputs": [{"tensor": 0, "name": "a"}, {"tensor": 1, "name": "b"}],
+    "outputs": [{"tensor": 2, "name": "r"}],
+    "kernels": [{"name": "vec", "parameters": 3,
+      "limits": {"partitions": 128, "sbuf_bytes": 1024, "psum_bytes": 2048,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [4, 6],
+                 "strides": [6, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [4, 6], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 6],
+                 "strides": [6, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 64,
+                 "shape": [4, 6], "dtype": "f32"}},
+        {},
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "sbuf", "partition": 0, "offset": 128,
+                 "shape": [4, 0], "dtype": ""},
+         "dst": {"space": "hbm", "param": 2, "offset": 0, "shape": [4, 0],
+                 "strides": [6, 1], "dtype": ""}}]}],
+    "program": [{"kernel": "vec", "bindings": [0, 1, 2]}]})json");
+  json &insts = manifest["kernels"][0]["instructions"];
+  insts[2] = inst;
+  insts[2]["dst"]["dtype"] = dtype;
+  insts[3]["src"]["shape"][1] = cols;
+  insts[3]["dst"]["shape"][1] = cols;
+  insts[3]["src"]["dtype"] = dtype;
+  insts[3]["dst"]["dtype"] = dtype;
+  manifest["tensors"][2]["dtype"] = dtype;
+  return manifest;
+}
+
+/// An SBUF tile reference for vectorManifest.
+json tile(int offset, int cols, const std::string &dtype = "f32") {
+  return {{"space", "sbuf"},
+          {"partition", 0},
+          {"offset", offset},
+          {"shape", {4, cols}},
+          {"dtype", dtype}};
+}
+
+const std::vector<double> kA = {1, 2, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6,
+                                0, 7, 0, 7, 0, 7, 9,  8,  7,  6,  5,  4};
+const std::vector<double> kB = {1, 1, 4, 4, 9, 9, -1, 0, -4, 0, -9, 0,
+                                0, 0, 1, 1, 2, 2, 9,  9, 9,  0, 0,  0};
+
+std::vector<double> runVector(const json &inst, int cols,
+                              const std::string &dtype = "f32") {
+  std::vector<Tensor> out = runManifest(
+      vectorManifest(inst, cols, dtype),
+      {makeTensor(DType::F32, {4, 6}, kA), makeTensor(DType::F32, {4, 6}, kB)});
+  if (out.empty())
+    return {};
+  std::vector<double> v = valuesOf(out[0]);
+  // Rows of the [4, cols] result lie at stride 6 in the output tensor.
+  std::vector<double> rows;
+  for (int p = 0; p < 4; ++p)
+    for (int c = 0; c < cols; ++c)
+      rows.push_back(v[p * 6 + c]);
+  return rows;
+}
+
+TEST(SimulatorTest, TensorReduceMaxAddMin) {
+  json inst = {{"op", "tensor_reduce"},
+               {"engine", "vector"},
+               {"alu", "max"},
+               {"src", tile(0, 6)},
+               {"dst", tile(128, 1)}};
+  EXPECT_EQ(runVector(inst, 1), (std::vector<double>{6, -1, 7, 9}));
+  inst["alu"] = "add";
+  EXPECT_EQ(runVector(inst, 1), (std::vector<double>{21, -21, 21, 39}));
+  inst["alu"] = "min";
+  EXPECT_EQ(runVector(inst, 1), (std::vector<double>{1, -6, 0, 4}));
+}
+
+TEST(SimulatorTest, TensorTensorAluAndComparisons) {
+  json inst = {{"op", "tensor_tensor"}, {"engine", "vector"},
+               {"alu", "subtract"},     {"lhs", tile(0, 6)},
+               {"rhs", tile(64, 6)},    {"dst", tile(128, 6)}};
+  std::vector<double> got = runVector(inst, 6);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] - kB[i]);
+  inst["alu"] = "is_lt";
+  got = runVector(inst, 6, "i8");
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] < kB[i] ? 1 : 0) << i;
+  inst["alu"] = "max";
+  got = runVector(inst, 6);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], std::max(kA[i], kB[i]));
+  inst["alu"] = "divide";
+  inst["dst"]["dtype"] = "bf16";
+  got = runVector(inst, 6, "bf16");
+  EXPECT_EQ(got[0], 1.0);
+  EXPECT_EQ(got[1], 2.0);
+  EXPECT_EQ(got[2], bf16ToF32(f32ToBf16(0.75f)));
+}
+
+TEST(SimulatorTest, TensorScalarAndMemset) {
+  json inst = {{"op", "tensor_scalar"}, {"engine", "vector"},
+               {"alu", "multiply"},     {"scalar", 2.5},
+               {"src", tile(0, 6)},     {"dst", tile(128, 6)}};
+  std::vector<double> got = runVector(inst, 6);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] * 2.5);
+  inst["alu"] = "is_ge";
+  inst["scalar"] = 4;
+  got = runVector(inst, 6);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] >= 4 ? 1 : 0);
+  json memset = {{"op", "memset"},
+                 {"engine", "gpsimd"},
+                 {"value", 300},
+                 {"dst", tile(128, 6, "i8")}};
+  EXPECT_EQ(runVector(memset, 6, "i8"), std::vector<double>(24, 44)); // wraps
+}
+
+TEST(SimulatorTest, Iota) {
+  json inst = {{"op", "iota"},
+               {"engine", "gpsimd"},
+               {"partition_step", 10},
+               {"dst", tile(128, 6, "i32")}};
+  std::vector<double> got = runVector(inst, 6, "i32");
+  ASSERT_EQ(got.size(), 24u);
+  for (int p = 0; p < 4; ++p)
+    for (int f = 0; f < 6; ++f)
+      EXPECT_EQ(got[p * 6 + f], p * 10 + f);
+}
+
+TEST(SimulatorTest, TransposeThroughPsum) {
+  // a [4, 6] -> psum [6, 4] -> back to SBUF as [4, 6] is not a transpose
+  // again, so check the psum tile directly.
+  json inst = {{"op", "transpose"},
+               {"engine", "tensor"},
+               {"src", tile(0, 6)},
+               {"dst",
+                {{"space", "psum"},
+                 {"partition", 0},
+                 {"offset", 0},
+                 {"shape", {6, 4}},
+                 {"dtype", "f32"}}}};
+  absl::StatusOr<Program> program =
+      parseProgram(vectorManifest(inst, 6, "f32"));
+  ASSERT_TRUE(program.ok()) << program.status();
+  Device device;
+  ASSERT_TRUE(device
+                  .run(*program, {makeTensor(DType::F32, {4, 6}, kA),
+                                  makeTensor(DType::F32, {4, 6}, kB)})
+                  .ok());
+  for (int f = 0; f < 6; ++f)
+    for (int p = 0; p < 4; ++p)
+      EXPECT_EQ(
+          loadElement(DType::F32, device.psum().data() + f * 2048 + p * 4),
+          kA[p * 6 + f]);
+}
+
+TEST(SimulatorTest, HostCallIsUnimplemented) {
+  json manifest = parseJson(R"json({
+    "tensors": [{"id": 0, "dtype": "f32", "shape": [2], "kind": "input"},
+                {"id": 1, "dtype": "f32", "shape": [2], "kind": "output"}],
+    "inputs": [{"tensor": 0}], "outputs": [{"tensor": 1}], "kernels": [],
+    "program": [{"host_call": "sort", "inputs": [0], "outputs": [1],
+                 "ops": "func.func @sort() { return }"}]})json");
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<std::vector<Tensor>> out =
+      Device().run(*program, {makeTensor(DType::F32, {2}, {1, 2})});
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_NE(out.status().message().find("program[0]: host_call \"sort\""),
+            std::string::npos)
+      << out.status();
+}
+
+TEST(SimulatorTest, ConstantsComeFromTheLoader) {
+  json manifest = parseJson(R"json({
+    "tensors": [{"id": 0, "dtype": "i32", "shape": [3], "kind": "constant",
+                 "section": "c0"},
+                {"id": 1, "dtype": "i32", "shape": [3], "kind": "output"}],
+    "inputs": [], "outputs": [{"tensor": 1}],
+    "kernels": [{"name": "copy", "parameters": 2,
+      "limits": {"partitions": 1, "sbuf_bytes": 64, "psum_bytes": 64,
+                 "psum_bank_bytes": 64, "stationary_free": 1,
+                 "moving_free": 1},
+      "instructions": [{"op": "dma_copy", "engine": "dma", "queue": 0,
+        "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [3],
+                "strides": [1], "dtype": "i32"},
+        "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [3],
+                "strides": [1], "dtype": "i32"}}]}],
+    "program": [{"kernel": "copy", "bindings": [0, 1]}]})json");
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  ASSERT_TRUE(program.ok()) << program.status();
+  Tensor c = makeTensor(DType::I32, {3}, {7, -8, 9});
+  ConstantLoader loader =
+      [&](const TensorDesc &t) -> absl::StatusOr<std::vector<uint8_t>> {
+    EXPECT_EQ(t.section, "c0");
+    return c.data;
+  };
+  absl::StatusOr<std::vector<Tensor>> out = Device().run(*program, {}, loader);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(valuesOf((*out)[0]), (std::vector<double>{7, -8, 9}));
+  // A loader returning the wrong size is an error naming the section.
+  c.data.pop_back();
+  out = Device().run(*program, {}, loader);
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("section \"c0\""), std::string::npos);
+}
+
+} // namespace
