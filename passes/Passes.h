@@ -5,6 +5,10 @@
 
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::nisa {
+class NisaDialect;
+} // namespace mlir::nisa
+
 namespace mlir::neuron {
 
 #define GEN_PASS_DECL

@@ -57,4 +57,32 @@ def NeuronCheckCoverage : Pass<"neuron-check-coverage", "::mlir::ModuleOp"> {
   ];
 }
 
+def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
+  let summary = "Place every SBUF and PSUM tile of each kernel by liveness";
+  let description = [{
+    Gives each `memref.alloc` in SBUF or PSUM a byte offset within the
+    partitions, recorded as `nisa.address`, by a linear scan over the
+    kernel's instructions (a tile lives from its allocation to its last
+    use). A freed range is reused only after `buffers - 1` further
+    allocations, so tiles that stream through are N-way buffered. PSUM tiles
+    take whole banks. The kernel gets `nisa.peak_sbuf_bytes` and
+    `nisa.peak_psum_bytes` (per partition). When a tile does not fit, the
+    error names it, the capacity, a size that would fit, and every tile live
+    at that point with its size per partition.
+
+    ```mlir
+    // Before: %t = memref.alloc() : memref<128x512xf32, #nisa.memory<sbuf>>
+    // After:  %t = memref.alloc() {nisa.address = 4096 : i64} : memref<128x512xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+  let options = [
+    Option<"buffers", "buffers", "int64_t", /*default=*/"2",
+           "How many buffers a streaming tile rotates through (1 reuses at "
+           "once)">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Alignment in bytes of SBUF tiles within a partition">
+  ];
+}
+
 #endif // NEURON_PASSES_TD

@@ -31,8 +31,11 @@ if os.path.isdir(corpus):
 config.substitutions.append(("%corpus", corpus))
 config.substitutions.append(("%neuron_lib", config.neuron_lib_dir))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
 config.substitutions.append(("%mlir_opt",
                              os.path.join(config.llvm_tools_dir, "mlir-opt")))
 
 llvm_config.add_tool_substitutions(
-    [ToolSubst("neuron-opt", unresolved="fatal")], [config.neuron_tools_dir])
+    [ToolSubst(tool, unresolved="fatal")
+     for tool in ["neuron-opt", "neuron-translate", "neuron-run"]],
+    [config.neuron_tools_dir])

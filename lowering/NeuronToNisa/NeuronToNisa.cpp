@@ -448,6 +448,7 @@ struct ConvertNeuronToNisa
     auto kernel = func::FuncOp::create(b, func.getLoc(), func.getName(),
                                        b.getFunctionType(types, {}));
     kernel->setAttr("nisa.limits", config.limits);
+    kernel->setAttr("nisa.num_inputs", b.getI64IntegerAttr(numInputs));
     Block *entry = kernel.addEntryBlock();
     b.setInsertionPointToStart(entry);
     KernelBuilder builder(b, config, getOperation());

@@ -1,0 +1,51 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --nisa-allocate | FileCheck %s
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --nisa-allocate=buffers=1 | FileCheck %s --check-prefix=SINGLE
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests addresses by liveness: the first tile is dead after its use; with
+// double buffering (the default) the next tile does not take its range at
+// once, with buffers=1 it does. PSUM tiles start on bank boundaries. The
+// kernel records its peaks per partition.
+// CHECK-LABEL: func.func @stream
+// CHECK-SAME: nisa.peak_psum_bytes = 4096 : i64, nisa.peak_sbuf_bytes = 2048 : i64
+// CHECK: memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK: memref.alloc() {nisa.address = 1024 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK: memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #nisa.memory<psum>>
+// CHECK: memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #nisa.memory<psum>>
+// SINGLE-LABEL: func.func @stream
+// SINGLE: memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// SINGLE: memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+func.func @stream() attributes {nisa.limits = #limits} {
+  %a = memref.alloc() : memref<128x256xf32, #sbuf>
+  nisa.memset %a value 1.0 : memref<128x256xf32, #sbuf>
+  %b = memref.alloc() : memref<128x256xf32, #sbuf>
+  nisa.memset %b value 2.0 : memref<128x256xf32, #sbuf>
+  %p = memref.alloc() : memref<128x256xf32, #psum>
+  nisa.memset %p value 0.0 : memref<128x256xf32, #psum>
+  %q = memref.alloc() : memref<128x512xf32, #psum>
+  nisa.memset %q value 0.0 : memref<128x512xf32, #psum>
+  nisa.memset %p value 0.0 : memref<128x256xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests the capacity error: it names the tile, the capacity, a size that
+// fits, and each tile live at that point with its size per partition.
+func.func @full() attributes {nisa.limits = #limits} {
+  // expected-note@+1 {{live: 'memref<128x512xf32, #nisa.memory<sbuf>>', 2048 bytes per partition}}
+  %a = memref.alloc() : memref<128x512xf32, #sbuf>
+  // expected-note@+1 {{live: 'memref<128x256xf32, #nisa.memory<sbuf>>', 1024 bytes per partition}}
+  %b = memref.alloc() : memref<128x256xf32, #sbuf>
+  // expected-error@+1 {{nisa-allocate: SBUF is full: this 'memref<128x512xf32, #nisa.memory<sbuf>>' tile needs 2048 bytes per partition of 4096; a tile of at most 1024 bytes per partition would fit}}
+  %c = memref.alloc() : memref<128x512xf32, #sbuf>
+  nisa.tensor_tensor <add> %a, %a, %c : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  nisa.memset %b value 0.0 : memref<128x256xf32, #sbuf>
+  return
+}

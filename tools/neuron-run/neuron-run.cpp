@@ -1,0 +1,180 @@
+//===- neuron-run.cpp - run an executable on the simulated device ---------===//
+//
+//   neuron-run OUT.nxe (--input=I=a.npy ... | --random-inputs [--seed=N])
+//              --output-dir=DIR [--bf16-as-f32]
+//
+// Loads and validates the executable, feeds it inputs (from .npy files, by
+// position or by the name the manifest gives them, or random and written to
+// DIR/inputI.npy so another implementation can be fed the same), runs it on
+// the simulated device and writes DIR/resultI.npy in result order. Only the
+// runtime is linked: no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/format/Executable.h"
+#include "runtime/format/Npy.h"
+#include "runtime/sim/Numerics.h"
+#include "runtime/sim/Program.h"
+#include "runtime/sim/Simulator.h"
+
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+using namespace neuron::rt;
+
+namespace {
+struct Options {
+  std::string executable, outputDir;
+  std::map<std::string, std::string> inputs; // position or name -> path
+  bool random = false, bf16AsF32 = false;
+  uint64_t seed = 0;
+};
+} // namespace
+
+static int fail(const std::string &message) {
+  std::fprintf(stderr, "neuron-run: error: %s\n", message.c_str());
+  return 1;
+}
+
+static bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+/// Parses the command line; returns an error message or "".
+static std::string parseArgs(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (startsWith(a, "--input=")) {
+      std::string_view spec = a.substr(8);
+      size_t eq = spec.find('=');
+      if (eq == std::string_view::npos || eq == 0)
+        return "expected --input=POSITION=FILE or --input=NAME=FILE, found '" +
+               std::string(a) + "'";
+      o.inputs[std::string(spec.substr(0, eq))] =
+          std::string(spec.substr(eq + 1));
+    } else if (a == "--random-inputs") {
+      o.random = true;
+    } else if (startsWith(a, "--seed=")) {
+      char *end = nullptr;
+      std::string value(a.substr(7));
+      o.seed = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end)
+        return "expected a number after --seed=, found '" + value + "'";
+    } else if (startsWith(a, "--output-dir=")) {
+      o.outputDir = std::string(a.substr(13));
+    } else if (a == "--bf16-as-f32") {
+      o.bf16AsF32 = true;
+    } else if (startsWith(a, "-")) {
+      return "unknown option '" + std::string(a) + "'";
+    } else if (o.executable.empty()) {
+      o.executable = std::string(a);
+    } else {
+      return "more than one executable given ('" + o.executable + "', '" +
+             std::string(a) + "')";
+    }
+  }
+  if (o.executable.empty())
+    return "usage: neuron-run OUT.nxe (--input=I=FILE.npy ... | "
+           "--random-inputs [--seed=N]) --output-dir=DIR";
+  if (o.outputDir.empty())
+    return "expected --output-dir=DIR";
+  return "";
+}
+
+static std::string shapeString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// A random tensor of `desc`: floats uniform in [-1, 1), integers in
+/// [-8, 8), masks 0/1, each rounded by the device's own store.
+static Tensor randomTensor(const TensorDesc &desc, std::mt19937_64 &rng) {
+  Tensor t{std::string(dtypeName(desc.dtype)), desc.shape, {}};
+  int64_t bytes = elementBytes(desc.dtype);
+  t.data.resize(desc.elements * bytes);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(-8, 7);
+  for (int64_t i = 0; i < desc.elements; ++i) {
+    double v = desc.dtype == DType::I1 ? integer(rng) & 1
+               : isFloat(desc.dtype)    ? real(rng)
+                                        : integer(rng);
+    storeElement(desc.dtype, v, t.data.data() + i * bytes);
+  }
+  return t;
+}
+
+int main(int argc, char **argv) {
+  Options o;
+  if (std::string error = parseArgs(argc, argv, o); !error.empty())
+    return fail(error);
+  absl::StatusOr<Executable> exe = Executable::readFile(o.executable);
+  if (!exe.ok())
+    return fail(std::string(exe.status().message()));
+  absl::StatusOr<Program> program = parseProgram(exe->manifest());
+  if (!program.ok())
+    return fail(o.executable + ": " + std::string(program.status().message()));
+
+  std::mt19937_64 rng(o.seed);
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < program->inputs.size(); ++i) {
+    const TensorDesc &desc = program->tensors[program->inputs[i].tensor];
+    auto byPosition = o.inputs.find(std::to_string(i));
+    auto byName = o.inputs.find(desc.name);
+    auto given = byPosition != o.inputs.end() ? byPosition : byName;
+    if (given == o.inputs.end()) {
+      if (!o.random)
+        return fail("no value for input " + std::to_string(i) + " ('" +
+                    desc.name + "', " + std::string(dtypeName(desc.dtype)) +
+                    shapeString(desc.shape) +
+                    "): pass --input=" + std::to_string(i) +
+                    "=FILE.npy or --random-inputs");
+      inputs.push_back(randomTensor(desc, rng));
+      NpyArray written{inputs.back().dtype, desc.shape, inputs.back().data};
+      std::string path = o.outputDir + "/input" + std::to_string(i) + ".npy";
+      if (absl::Status s = writeNpy(path, written); !s.ok())
+        return fail(std::string(s.message()));
+      continue;
+    }
+    NpyReadOptions options;
+    options.f32AsBf16 = o.bf16AsF32 && desc.dtype == DType::BF16;
+    absl::StatusOr<NpyArray> array = readNpy(given->second, options);
+    if (!array.ok())
+      return fail(std::string(array.status().message()));
+    if (array->dtype != dtypeName(desc.dtype) || array->shape != desc.shape)
+      return fail("input " + std::to_string(i) + " ('" + desc.name +
+                  "'): the executable expects " +
+                  std::string(dtypeName(desc.dtype)) +
+                  shapeString(desc.shape) + ", " + given->second + " holds " +
+                  array->dtype + shapeString(array->shape));
+    inputs.push_back(Tensor{array->dtype, array->shape, array->data});
+  }
+
+  auto loadConstant =
+      [&](const TensorDesc &desc) -> absl::StatusOr<std::vector<uint8_t>> {
+    const SectionView *section = exe->section(desc.section);
+    if (!section)
+      return absl::InvalidArgumentError(o.executable + ": no section '" +
+                                        desc.section + "' for constant '" +
+                                        desc.name + "'");
+    return std::vector<uint8_t>(section->data, section->data + section->size);
+  };
+  Device device;
+  absl::StatusOr<std::vector<Tensor>> results =
+      device.run(*program, std::move(inputs), loadConstant);
+  if (!results.ok())
+    return fail(std::string(results.status().message()));
+  for (size_t i = 0; i < results->size(); ++i) {
+    const Tensor &t = (*results)[i];
+    std::string path = o.outputDir + "/result" + std::to_string(i) + ".npy";
+    if (absl::Status s = writeNpy(path, NpyArray{t.dtype, t.shape, t.data});
+        !s.ok())
+      return fail(std::string(s.message()));
+  }
+  return 0;
+}
