@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
-# The main job: describe a target, import the bundled example graph into the
-# neuron dialect, and check its operator coverage on that target.
-# Usage: examples/demo.sh [TARGET] [GRAPH.mlir]   (default trn2.48xlarge, examples/mlp.mlir)
+# The main job: describe a target, import the bundled example graph and check
+# its coverage, then compile it to an executable and run it on the simulated
+# device, comparing every result with upstream MLIR's CPU pipeline.
+# Usage: examples/demo.sh [TARGET] [GRAPH.mlir FUNCTION]
+#   (default trn2.48xlarge, examples/mlp.mlir forward)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${NEURON_BUILD_DIR:-$root/build}
-opt=$build/bin/neuron-opt
+bin=$build/bin
 target=${1:-trn2.48xlarge}
 graph=${2:-$root/examples/mlp.mlir}
-report=$build/examples/coverage-$(basename "$graph" .mlir).json
-mkdir -p "$(dirname "$report")"
+function=${3:-forward}
+name=$(basename "$graph" .mlir)
+work=$build/examples/$name
+rm -rf "$work" && mkdir -p "$work/run"
 
 echo "== neuron-opt --version"
-"$opt" --version | tail -n 1
+"$bin/neuron-opt" --version | tail -n 1
 echo
 echo "== target $target"
-"$opt" --print-target="$target"
+"$bin/neuron-opt" --print-target="$target"
 echo
-echo "== $(basename "$graph"): import (neuron-import) and coverage on $target"
-"$opt" "$graph" --neuron-import=summary \
-  --neuron-check-coverage="target=$target fallback=host summary report=$report" 2>&1
+echo "== $name: import and operator coverage on $target"
+"$bin/neuron-opt" "$graph" --neuron-import=summary \
+  --neuron-check-coverage="target=$target fallback=host summary" -o /dev/null
 echo
-echo "coverage report: $report"
+echo "== $name: neuron-compile --target=$target -> $work/$name.nxe"
+"$bin/neuron-compile" "$graph" --target="$target" -o "$work/$name.nxe"
+echo "executable: $(wc -c < "$work/$name.nxe") bytes; coverage report: $work/$name.nxe.coverage.json"
+echo
+echo "== neuron-run on random inputs (seed 1), checked against mlir-runner"
+"$bin/neuron-run" "$work/$name.nxe" --random-inputs --seed=1 --output-dir="$work/run"
+python3 "$root/test/e2e/oracle.py" --graph "$graph" --function "$function" \
+  --run-dir "$work/run" --llvm-bin /usr/lib/llvm-22/bin --rtol 1e-4 --atol 1e-4

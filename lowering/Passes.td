@@ -74,8 +74,11 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
 
     Tiled so far: matmul and batch_matmul (K on partitions, accumulation in
     PSUM, evacuation by the scalar engine), elementwise unary ops and casts
-    (scalar engine), elementwise binary ops (vector engine), reshape and
-    constant. Any other op is an error naming it.
+    (scalar engine), elementwise binary ops (vector engine), reductions
+    (kept dimensions on partitions, vector engine), transpose, broadcast,
+    slice and concat (DMA access patterns), reshape and constant; softmax and
+    the norms are first expanded into those. Any other op is an error
+    naming it.
 
     ```mlir
     // Before:

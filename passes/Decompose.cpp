@@ -258,23 +258,51 @@ struct DecomposePow : CoverageRewrite<PowOp> {
   }
 };
 
+/// Rewrites of the composite ops into reductions and elementwise ops,
+/// shared by `fallback=decompose` and the unconditional expansion.
+static LogicalResult expandSoftmax(SoftmaxOp op, PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto type = op.getType();
+  int64_t axis = op.getAxis();
+  Value max = expand(
+      rewriter, loc,
+      reduceKeep<ReduceMaxOp>(rewriter, loc, op.getInput(), {axis}), type);
+  Value shifted = SubOp::create(rewriter, loc, type, op.getInput(), max);
+  Value e = ExpOp::create(rewriter, loc, type, shifted);
+  Value sum = expand(rewriter, loc,
+                     reduceKeep<ReduceSumOp>(rewriter, loc, e, {axis}), type);
+  rewriter.replaceOpWithNewOp<DivOp>(op, type, e, sum);
+  return success();
+}
+
+static LogicalResult expandLayerNorm(LayerNormOp op,
+                                     PatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto type = op.getType();
+  SmallVector<int64_t> axes = trailingAxes(op.getAxis(), type.getRank());
+  Value mean =
+      expand(rewriter, loc, meanKeep(rewriter, loc, op.getInput(), axes), type);
+  Value centred = SubOp::create(rewriter, loc, type, op.getInput(), mean);
+  rewriter.replaceOp(op, normalise(rewriter, loc, centred, axes,
+                                   op.getEpsilon().convertToDouble(),
+                                   op.getWeight(), op.getBias()));
+  return success();
+}
+
+static LogicalResult expandRmsNorm(RmsNormOp op, PatternRewriter &rewriter) {
+  SmallVector<int64_t> axes =
+      trailingAxes(op.getAxis(), op.getType().getRank());
+  rewriter.replaceOp(op, normalise(rewriter, op.getLoc(), op.getInput(), axes,
+                                   op.getEpsilon().convertToDouble(),
+                                   op.getWeight(), Value()));
+  return success();
+}
+
 struct DecomposeSoftmax : CoverageRewrite<SoftmaxOp> {
   using CoverageRewrite::CoverageRewrite;
   LogicalResult decompose(SoftmaxOp op,
                           PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = op.getType();
-    int64_t axis = op.getAxis();
-    Value max = expand(rewriter, loc,
-                       reduceKeep<ReduceMaxOp>(rewriter, loc, op.getInput(),
-                                               {axis}),
-                       type);
-    Value shifted = SubOp::create(rewriter, loc, type, op.getInput(), max);
-    Value e = ExpOp::create(rewriter, loc, type, shifted);
-    Value sum = expand(rewriter, loc,
-                       reduceKeep<ReduceSumOp>(rewriter, loc, e, {axis}), type);
-    rewriter.replaceOpWithNewOp<DivOp>(op, type, e, sum);
-    return success();
+    return expandSoftmax(op, rewriter);
   }
 };
 
@@ -282,16 +310,7 @@ struct DecomposeLayerNorm : CoverageRewrite<LayerNormOp> {
   using CoverageRewrite::CoverageRewrite;
   LogicalResult decompose(LayerNormOp op,
                           PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = op.getType();
-    SmallVector<int64_t> axes = trailingAxes(op.getAxis(), type.getRank());
-    Value mean = expand(rewriter, loc,
-                        meanKeep(rewriter, loc, op.getInput(), axes), type);
-    Value centred = SubOp::create(rewriter, loc, type, op.getInput(), mean);
-    rewriter.replaceOp(op, normalise(rewriter, loc, centred, axes,
-                                     op.getEpsilon().convertToDouble(),
-                                     op.getWeight(), op.getBias()));
-    return success();
+    return expandLayerNorm(op, rewriter);
   }
 };
 
@@ -299,13 +318,19 @@ struct DecomposeRmsNorm : CoverageRewrite<RmsNormOp> {
   using CoverageRewrite::CoverageRewrite;
   LogicalResult decompose(RmsNormOp op,
                           PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    SmallVector<int64_t> axes =
-        trailingAxes(op.getAxis(), op.getType().getRank());
-    rewriter.replaceOp(op, normalise(rewriter, loc, op.getInput(), axes,
-                                     op.getEpsilon().convertToDouble(),
-                                     op.getWeight(), Value()));
-    return success();
+    return expandRmsNorm(op, rewriter);
+  }
+};
+
+/// An unconditional expansion of `OpTy` by `expandFn`.
+template <typename OpTy, LogicalResult (*expandFn)(OpTy, PatternRewriter &)>
+struct ExpandComposite : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!hasStaticTypes(op))
+      return failure();
+    return expandFn(op, rewriter);
   }
 };
 
@@ -430,6 +455,14 @@ struct WidenInt8Matmul : CoverageRewrite<MatmulTy> {
 };
 
 } // namespace
+
+void mlir::neuron::populateCompositeExpansionPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<ExpandComposite<SoftmaxOp, expandSoftmax>,
+               ExpandComposite<LayerNormOp, expandLayerNorm>,
+               ExpandComposite<RmsNormOp, expandRmsNorm>>(
+      patterns.getContext());
+}
 
 void mlir::neuron::populateCoverageDecompositions(
     RewritePatternSet &patterns, const CoverageChecker &checker,

@@ -35,6 +35,10 @@ void populateCoverageDecompositions(RewritePatternSet &patterns,
                                     const CoverageChecker &checker,
                                     DecomposeLog &log);
 
+/// Expands softmax, layer_norm and rms_norm into reductions and
+/// elementwise ops unconditionally (for stages that have no fused recipe).
+void populateCompositeExpansionPatterns(RewritePatternSet &patterns);
+
 } // namespace neuron
 } // namespace mlir
 

@@ -37,5 +37,6 @@ config.substitutions.append(("%mlir_opt",
 
 llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal")
-     for tool in ["neuron-opt", "neuron-translate", "neuron-run"]],
+     for tool in ["neuron-opt", "neuron-translate", "neuron-run",
+                 "neuron-compile"]],
     [config.neuron_tools_dir])

@@ -113,7 +113,7 @@ struct ConvertLinalgToNeuron
     numComputeOpsLeft += left;
     if (!summary || before == 0)
       return;
-    InFlightDiagnostic remark = root->emitRemark()
+    InFlightDiagnostic remark = emitRemark(root->getLoc())
                                 << "raised " << before - left << " of "
                                 << before << " compute ops to neuron";
     if (left == 0)

@@ -21,12 +21,15 @@
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
+#include "passes/Decompose.h"
 #include "runtime/target/Target.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::neuron {
@@ -69,6 +72,11 @@ private:
   LogicalResult lowerMatmul(Operation *op, Value lhs, Value rhs, Value out,
                             bool batched);
   LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerReduction(Operation *op, ArrayRef<int64_t> axes,
+                               nisa::AluOp alu);
+  Value broadcastView(Location loc, Value buffer, RankedTensorType input,
+                      RankedTensorType result, ArrayRef<int64_t> dims);
+  Value permutedView(Location loc, Value buffer, ArrayRef<int64_t> perm);
   Value constantBuffer(ConstantOp op);
   Value resultBuffer(Value result);
 
@@ -235,6 +243,55 @@ LogicalResult KernelBuilder::lower(Operation *op) {
                                    reshape.getType().getShape());
     return success();
   }
+  // Data movement is DMA between HBM access patterns: a permuted view, a
+  // view with zero strides, a strided window, disjoint windows.
+  if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    Value out = resultBuffer(transpose);
+    dma(loc,
+        permutedView(loc, buffers.lookup(transpose.getInput()),
+                     transpose.getPermutation()),
+        out);
+    buffers[transpose] = out;
+    return success();
+  }
+  if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+    Value out = resultBuffer(broadcast);
+    dma(loc,
+        broadcastView(loc, buffers.lookup(broadcast.getInput()),
+                      broadcast.getInput().getType(), broadcast.getType(),
+                      broadcast.getDimensions()),
+        out);
+    buffers[broadcast] = out;
+    return success();
+  }
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    Value out = resultBuffer(slice);
+    Value window = memref::SubViewOp::create(
+        b, loc, buffers.lookup(slice.getInput()), slice.getOffsets(),
+        slice.getType().getShape(), slice.getStrides());
+    dma(loc, window, out);
+    buffers[slice] = out;
+    return success();
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    Value out = resultBuffer(concat);
+    int64_t axis = concat.getAxis(), offset = 0;
+    for (Value input : concat.getInputs()) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<int64_t> offsets(type.getRank(), 0);
+      offsets[axis] = offset;
+      dma(loc, buffers.lookup(input), view(loc, out, offsets, type.getShape()));
+      offset += type.getDimSize(axis);
+    }
+    buffers[concat] = out;
+    return success();
+  }
+  if (auto r = dyn_cast<ReduceSumOp>(op))
+    return lowerReduction(op, r.getAxes(), nisa::AluOp::add);
+  if (auto r = dyn_cast<ReduceMaxOp>(op))
+    return lowerReduction(op, r.getAxes(), nisa::AluOp::max);
+  if (auto r = dyn_cast<ReduceMinOp>(op))
+    return lowerReduction(op, r.getAxes(), nisa::AluOp::min);
   if (auto matmul = dyn_cast<MatmulOp>(op))
     return lowerMatmul(op, matmul.getLhs(), matmul.getRhs(),
                        matmul.getResult(), /*batched=*/false);
@@ -245,6 +302,109 @@ LogicalResult KernelBuilder::lower(Operation *op) {
     return lowerElementwise(op);
   return op->emitError() << "convert-neuron-to-nisa: '" << op->getName()
                          << "' is not tiled yet";
+}
+
+Value KernelBuilder::permutedView(Location loc, Value buffer,
+                                  ArrayRef<int64_t> perm) {
+  SmallVector<unsigned> order(perm.begin(), perm.end());
+  return memref::TransposeOp::create(
+      b, loc, buffer,
+      AffineMapAttr::get(AffineMap::getPermutationMap(order, b.getContext())));
+}
+
+/// A view of the contiguous `buffer` (of type `input`) as `result`, reading
+/// input dimension i at result dimension dims[i] and repeating the rest
+/// with zero strides.
+Value KernelBuilder::broadcastView(Location loc, Value buffer,
+                                   RankedTensorType input,
+                                   RankedTensorType result,
+                                   ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> inputStrides(input.getRank(), 1);
+  for (int64_t i = input.getRank() - 2; i >= 0; --i)
+    inputStrides[i] = inputStrides[i + 1] * input.getDimSize(i + 1);
+  SmallVector<int64_t> strides(result.getRank(), 0);
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (input.getDimSize(i) == result.getDimSize(d))
+      strides[d] = inputStrides[i];
+  SmallVector<OpFoldResult> sizeAttrs, strideAttrs;
+  for (auto [size, stride] : llvm::zip(result.getShape(), strides)) {
+    sizeAttrs.push_back(b.getIndexAttr(size));
+    strideAttrs.push_back(b.getIndexAttr(stride));
+  }
+  auto type = MemRefType::get(
+      result.getShape(), result.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), 0, strides),
+      spaceAttr(b.getContext(), nisa::MemorySpace::hbm));
+  return memref::ReinterpretCastOp::create(b, loc, type, buffer,
+                                           b.getIndexAttr(0), sizeAttrs,
+                                           strideAttrs);
+}
+
+/// Reductions put the kept dimensions on partitions and the reduced ones in
+/// the free dimension: the input is permuted (by DMA into scratch) so the
+/// reduced axes come last, viewed as [rows, cols], and each row tile is
+/// reduced chunk by chunk on the vector engine, the chunks combined.
+LogicalResult KernelBuilder::lowerReduction(Operation *op,
+                                            ArrayRef<int64_t> axes,
+                                            nisa::AluOp alu) {
+  Location loc = op->getLoc();
+  Value input = op->getOperand(0);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> perm, permutedShape;
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < inputType.getRank(); ++d)
+    if (!llvm::is_contained(axes, d)) {
+      perm.push_back(d);
+      rows *= inputType.getDimSize(d);
+    }
+  for (int64_t d : axes) {
+    perm.push_back(d);
+    cols *= inputType.getDimSize(d);
+  }
+  for (int64_t d : perm)
+    permutedShape.push_back(inputType.getDimSize(d));
+  Value source = buffers.lookup(input);
+  bool identity = llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()));
+  if (!identity) {
+    Value scratch = memref::AllocOp::create(
+        b, loc, hbmType(inputType.clone(permutedShape)));
+    dma(loc, permutedView(loc, source, perm), scratch);
+    source = scratch;
+  }
+  Value in = reinterpret(loc, source, {rows, cols});
+  Value out = resultBuffer(op->getResult(0));
+  Value outView = reinterpret(loc, out, {rows, 1});
+  Type element = resultType.getElementType();
+  int64_t p = partitions();
+  int64_t tileCols = std::max<int64_t>(
+      1, std::min(cols, config.elementwiseBytes * 8 /
+                            inputType.getElementTypeBitWidth()));
+  Operation *first = nullptr;
+  for (int64_t r0 = 0; r0 < rows; r0 += p) {
+    int64_t rt = std::min(p, rows - r0);
+    Value acc;
+    for (int64_t c0 = 0; c0 < cols; c0 += tileCols) {
+      int64_t ct = std::min(tileCols, cols - c0);
+      Value t = tile(nisa::MemorySpace::sbuf, {rt, ct},
+                     inputType.getElementType());
+      if (!first)
+        first = t.getDefiningOp();
+      dma(loc, view(loc, in, {r0, c0}, {rt, ct}), t);
+      Value part = tile(nisa::MemorySpace::sbuf, {rt, 1}, element);
+      nisa::TensorReduceOp::create(b, loc, t, part,
+                                   nisa::AluOpAttr::get(b.getContext(), alu));
+      if (acc)
+        nisa::TensorTensorOp::create(
+            b, loc, acc, part, acc, nisa::AluOpAttr::get(b.getContext(), alu));
+      else
+        acc = part;
+    }
+    dma(loc, acc, view(loc, outView, {r0, 0}, {rt, 1}));
+  }
+  markTiling(first, op, "kept dims", {p, tileCols});
+  buffers[op->getResult(0)] = out;
+  return success();
 }
 
 /// result[M, N] = lhs[M, K] x rhs[K, N], per batch: K goes on partitions;
@@ -378,6 +538,12 @@ struct ConvertNeuronToNisa
     ModuleOp module = getOperation();
     std::optional<TileConfig> config = loadConfig(module);
     if (!config)
+      return signalPassFailure();
+    // Composite ops without an on-chip recipe yet become reductions and
+    // elementwise ops first.
+    RewritePatternSet expansions(&getContext());
+    populateCompositeExpansionPatterns(expansions);
+    if (failed(applyPatternsGreedily(module, std::move(expansions))))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs)

@@ -305,10 +305,10 @@ LogicalResult KernelEmitter::emit(json &manifest,
   return success();
 }
 
-LogicalResult mlir::neuron::translateNisaToExecutable(ModuleOp module,
-                                                      llvm::raw_ostream &os,
-                                                      StringRef entry,
-                                                      StringRef targetSpec) {
+LogicalResult
+mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
+                                        StringRef entry,
+                                        const ExecutableInfo &info) {
   SmallVector<func::FuncOp> kernels;
   for (func::FuncOp f : module.getOps<func::FuncOp>())
     if (f->hasAttr("nisa.limits") && (entry.empty() || f.getName() == entry))
@@ -324,7 +324,15 @@ LogicalResult mlir::neuron::translateNisaToExecutable(ModuleOp module,
                      {"version", NEURON_VERSION},
                      {"git", NEURON_GIT_REVISION},
                      {"mlir", NEURON_MLIR_VERSION}}},
-                   {"target", {{"spec", targetSpec.str()}}}};
+                   {"target", {{"spec", info.targetSpec}}},
+                   {"input_hash", info.inputHash},
+                   {"options", {{"text", info.options},
+                                {"pipeline", info.pipeline}}}};
+  if (!info.coverageTotals.empty()) {
+    json totals = json::parse(info.coverageTotals, nullptr, false);
+    if (!totals.is_discarded())
+      manifest["coverage"] = totals;
+  }
   SmallVector<rt::Section> sections;
   if (failed(KernelEmitter(kernels.front()).emit(manifest, sections)))
     return failure();
@@ -353,7 +361,9 @@ void mlir::neuron::registerNisaToExecutableTranslation() {
         auto module = dyn_cast<ModuleOp>(op);
         if (!module)
           return op->emitError() << "nisa-to-executable: expected a module";
-        return translateNisaToExecutable(module, os, entry, target);
+        ExecutableInfo info;
+        info.targetSpec = target;
+        return translateNisaToExecutable(module, os, entry, info);
       },
       [](DialectRegistry &registry) {
         registry.insert<NisaDialect, mlir::neuron::NeuronDialect, func::FuncDialect,

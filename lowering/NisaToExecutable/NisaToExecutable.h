@@ -16,11 +16,23 @@ class ModuleOp;
 
 namespace neuron {
 
+/// What the manifest records about how the executable was made.
+struct ExecutableInfo {
+  /// Resolvable target spec ("trn2.48xlarge,lnc=2").
+  std::string targetSpec = "trn2";
+  /// Compile options as "name=value" text, the pass pipeline, the input's
+  /// hash (hex); empty when unknown.
+  std::string options, pipeline, inputHash;
+  /// The coverage report's totals as JSON text; empty when unknown.
+  std::string coverageTotals;
+};
+
 /// Writes the executable (docs/executable.md, runtime/format/FORMAT.md) of a
 /// module of allocated nisa kernels: the function named `entry` (or the only
-/// kernel) is the program. `targetSpec` is recorded in the manifest.
+/// kernel) is the program.
 LogicalResult translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
-                                        StringRef entry, StringRef targetSpec);
+                                        StringRef entry,
+                                        const ExecutableInfo &info);
 
 /// Registers `--nisa-to-executable` with mlir-translate's registry.
 void registerNisaToExecutableTranslation();

@@ -58,8 +58,52 @@ func.func @constant(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
 // -----
 
 // Tests that an op the tiler does not handle yet is an error naming it.
-func.func @untiled(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.softmax' is not tiled yet}}
+func.func @untiled(%x: tensor<4x8xf32>) -> tensor<4x10xf32> {
+  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.pad' is not tiled yet}}
+  %0 = neuron.pad %x low [0, 1] high [0, 1] value 0.0 : tensor<4x8xf32> -> tensor<4x10xf32>
+  return %0 : tensor<4x10xf32>
+}
+
+// -----
+
+// Tests data movement as DMA access patterns: a transpose reads a permuted
+// view, a broadcast a view with a zero stride.
+// CHECK-LABEL: func.func @movement
+// CHECK: %[[T:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<4x8xf32, #nisa.memory<hbm>> to memref<8x4xf32, strided<[1, 8]>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %[[T]], %{{.*}} queue
+// CHECK: %[[B:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [8, 4], strides: [0, 1] : memref<4xf32, #nisa.memory<hbm>> to memref<8x4xf32, strided<[0, 1]>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %[[B]], %{{.*}} queue
+func.func @movement(%x: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<8x4xf32> {
+  %t = neuron.transpose %x permutation [1, 0] : tensor<4x8xf32> -> tensor<8x4xf32>
+  %bb = neuron.broadcast %b dimensions [1] : tensor<4xf32> -> tensor<8x4xf32>
+  %0 = neuron.add %t, %bb : tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests a reduction over the leading axis: the input is permuted into
+// scratch so the reduced axis is the free dimension, then each row tile is
+// reduced on the vector engine.
+// CHECK-LABEL: func.func @reduce_leading
+// CHECK: %[[S:.*]] = memref.alloc() : memref<8x4xf32, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[S]]
+// CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} : memref<8x4xf32, #nisa.memory<sbuf>>, memref<8x1xf32, #nisa.memory<sbuf>>
+func.func @reduce_leading(%x: tensor<4x8xf32>) -> tensor<8xf32> {
+  %0 = neuron.reduce_max %x axes [0] : tensor<4x8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Tests that softmax, which has no on-chip recipe yet, is expanded into
+// reductions and elementwise ops and tiled.
+// CHECK-LABEL: func.func @softmax
+// CHECK: nisa.tensor_reduce <max>
+// CHECK: nisa.activation <exp>
+// CHECK: nisa.tensor_reduce <add>
+// CHECK: nisa.tensor_tensor <divide>
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = neuron.softmax %x axis 1 : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }

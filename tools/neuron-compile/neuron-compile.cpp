@@ -1,0 +1,176 @@
+//===- neuron-compile.cpp - the compiler driver ---------------------------===//
+//
+//   neuron-compile IN.mlir --target=NAME -o OUT.nxe [--fallback=error|
+//                  decompose|host] [-O0..-O3] [--entry=F]
+//                  [--dump-ir-after-each=DIR]
+//
+// Runs the whole pipeline on a frontend graph: import (TOSA or linalg),
+// coverage against the target generation (writing OUT.coverage.json), tiling
+// into nisa kernels, allocation, and emission of the executable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/NisaToExecutable/NisaToExecutable.h"
+#include "lowering/Passes.h"
+#include "lowering/Pipelines/Pipelines.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <nlohmann/json.hpp>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> outputFile("o", cl::desc("Output executable"),
+                                       cl::value_desc("OUT.nxe"),
+                                       cl::Required);
+static cl::opt<std::string> target("target",
+                                   cl::desc("Chip or instance, ',lnc=N'"),
+                                   cl::init("trn2"));
+static cl::opt<std::string>
+    fallback("fallback", cl::desc("error, decompose or host"),
+             cl::init("decompose"));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("The function to compile"),
+                                  cl::init(""));
+static cl::opt<std::string>
+    dumpDir("dump-ir-after-each",
+            cl::desc("Write the IR after each pass under this folder"),
+            cl::value_desc("DIR"));
+enum OptLevel { O0, O1, O2, O3 };
+static cl::opt<OptLevel> optLevel(
+    cl::desc("Optimisation level"),
+    cl::values(clEnumVal(O0, "no cleanup between stages"),
+               clEnumVal(O1, "canonicalize before tiling"),
+               clEnumVal(O2, "the default (as O1 for now)"),
+               clEnumVal(O3, "as O2 for now")),
+    cl::init(O2));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "neuron-compile: error: " << message << "\n";
+  return 1;
+}
+
+/// The public functions of `module` that take or return tensors.
+static SmallVector<func::FuncOp> graphFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (!f.isDeclaration() &&
+        llvm::any_of(llvm::concat<const Type>(f.getArgumentTypes(),
+                                              f.getResultTypes()),
+                     [](Type t) { return isa<RankedTensorType>(t); }))
+      funcs.push_back(f);
+  return funcs;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM y(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "neuron-mlir compiler driver\n");
+  if (fallback != "error" && fallback != "decompose" && fallback != "host")
+    return fail("unknown fallback policy '" + fallback +
+                "'; expected error, decompose or host");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  neuron::registerNeuronDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
+  if (!input)
+    return fail(error);
+  std::string hash = llvm::utohexstr(llvm::xxh3_64bits(
+      llvm::arrayRefFromStringRef(input->getBuffer())));
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sources, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  if (!module)
+    return 1;
+
+  std::string report = outputFile + ".coverage.json";
+  PassManager pm(&context);
+  neuron::ImportPipelineOptions import;
+  neuron::buildImportPipeline(pm, import);
+  neuron::NeuronCheckCoverageOptions coverage;
+  coverage.target = target;
+  coverage.fallback = fallback;
+  coverage.report = report;
+  pm.addPass(neuron::createNeuronCheckCoverage(coverage));
+  if (optLevel > 0)
+    pm.addPass(createCanonicalizerPass());
+  neuron::ConvertNeuronToNisaOptions tiling;
+  tiling.target = target;
+  pm.addPass(neuron::createConvertNeuronToNisa(tiling));
+  pm.addPass(neuron::createNisaAllocate());
+  if (!dumpDir.empty()) {
+    context.disableMultithreading(); // IR printing needs one thread
+    pm.enableIRPrintingToFileTree(
+        [](Pass *, Operation *) { return false; },
+        [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+        /*printAfterOnlyOnChange=*/false, /*printAfterOnlyOnFailure=*/false,
+        dumpDir);
+  }
+
+  // Everything but the graph to compile (benchmark harnesses, helpers) is
+  // dropped once import has inlined what it calls.
+  if (failed(pm.run(*module)))
+    return 1;
+  SmallVector<func::FuncOp> kernels;
+  for (func::FuncOp f : module->getOps<func::FuncOp>())
+    if (f->hasAttr("nisa.limits") && (entry.empty() || f.getName() == entry))
+      kernels.push_back(f);
+  if (kernels.size() != 1) {
+    std::string names;
+    for (func::FuncOp f : kernels)
+      names += " @" + f.getName().str();
+    return fail("expected one function to compile" +
+                (entry.empty() ? std::string(" (choose one with --entry)")
+                               : " named @" + entry) +
+                ", found " + std::to_string(kernels.size()) + ":" + names);
+  }
+
+  neuron::ExecutableInfo info;
+  info.targetSpec = target;
+  info.inputHash = hash;
+  info.options = "target=" + target + " fallback=" + fallback +
+                 " O" + std::to_string(static_cast<int>(optLevel.getValue()));
+  llvm::raw_string_ostream pipeline(info.pipeline);
+  pm.printAsTextualPipeline(pipeline);
+  if (auto text = llvm::MemoryBuffer::getFile(report)) {
+    auto json = nlohmann::json::parse((*text)->getBuffer().str(), nullptr,
+                                      false);
+    if (!json.is_discarded() && json.contains("totals"))
+      info.coverageTotals = json["totals"].dump();
+  }
+  auto out = openOutputFile(outputFile, &error);
+  if (!out)
+    return fail(error);
+  if (failed(neuron::translateNisaToExecutable(
+          *module, out->os(), kernels.front().getName(), info)))
+    return 1;
+  out->keep();
+  return 0;
+}
