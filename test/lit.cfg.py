@@ -32,6 +32,7 @@ config.substitutions.append(("%corpus", corpus))
 config.substitutions.append(("%neuron_lib", config.neuron_lib_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
+config.substitutions.append(("%neuron_bin", config.neuron_tools_dir))
 config.substitutions.append(("%mlir_opt",
                              os.path.join(config.llvm_tools_dir, "mlir-opt")))
 

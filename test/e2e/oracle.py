@@ -45,9 +45,12 @@ def tensor_type(shape):
 
 
 def harness(graph_text, function, inputs, num_results):
-    """The graph plus a @__oracle_main calling `function` on the inputs."""
-    lines = [graph_text, "func.func private @printMemrefF32(tensor<*xf32>)",
-             "func.func @__oracle_main() {"]
+    """The graph plus a @__oracle_main calling `function` on the inputs,
+    inside the graph's own module when it has one."""
+    lines = []
+    if "@printMemrefF32" not in graph_text:
+        lines.append("func.func private @printMemrefF32(tensor<*xf32>)")
+    lines.append("func.func @__oracle_main() {")
     args = []
     for i, (shape, values) in enumerate(inputs):
         literal = ", ".join(repr(v) for v in values)
@@ -73,7 +76,11 @@ def harness(graph_text, function, inputs, num_results):
         lines.append(f"  call @printMemrefF32(%u{i}) : (tensor<*xf32>) -> ()")
     lines.append("  return")
     lines.append("}")
-    return "\n".join(lines)
+    body = "\n".join(lines)
+    if re.search(r"^\s*module\b", graph_text, re.M):
+        end = graph_text.rstrip().rfind("}")
+        return graph_text[:end] + body + "\n}\n"
+    return graph_text + "\n" + body
 
 
 def main():
@@ -97,7 +104,11 @@ def main():
     for i, t in enumerate(types):
         text = text.replace(f"RESULT_TYPE_{i}", t)
 
-    pipeline = [
+    pipeline = []
+    if "tosa." in text:
+        pipeline += ["--tosa-to-linalg-pipeline", "--tosa-to-tensor",
+                     "--tosa-to-arith", "--canonicalize"]
+    pipeline += [
         "--one-shot-bufferize=bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map",
         "--buffer-deallocation-pipeline", "--convert-bufferization-to-memref",

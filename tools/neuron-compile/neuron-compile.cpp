@@ -36,6 +36,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -71,7 +73,7 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// The public functions of `module` that take or return tensors.
+/// The functions of `module` with a body that take or return tensors.
 static SmallVector<func::FuncOp> graphFunctions(ModuleOp module) {
   SmallVector<func::FuncOp> funcs;
   for (func::FuncOp f : module.getOps<func::FuncOp>())
@@ -81,6 +83,42 @@ static SmallVector<func::FuncOp> graphFunctions(ModuleOp module) {
                      [](Type t) { return isa<RankedTensorType>(t); }))
       funcs.push_back(f);
   return funcs;
+}
+
+/// Removes host-side instrumentation from the graph, saying so: calls to
+/// external functions on scalars (timers) and what only consumes their
+/// results (arithmetic, vector.print). They touch no tensor, so the device
+/// program is the same without them.
+static void stripInstrumentation(func::FuncOp graph) {
+  llvm::SetVector<Operation *> dead;
+  graph.walk([&](func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    bool scalar = llvm::none_of(
+        llvm::concat<const Type>(call.getOperandTypes(), call.getResultTypes()),
+        [](Type t) { return isa<ShapedType>(t); });
+    if (callee && callee.isDeclaration() && scalar)
+      dead.insert(call);
+  });
+  // Users of removed results go too (the timing arithmetic and its print).
+  for (size_t i = 0; i < dead.size(); ++i)
+    for (Operation *user : dead[i]->getUsers())
+      if (llvm::none_of(user->getResultTypes(),
+                        [](Type t) { return isa<ShapedType>(t); }))
+        dead.insert(user);
+  if (dead.empty())
+    return;
+  std::map<std::string, int> counts;
+  for (Operation *op : dead)
+    ++counts[op->getName().getStringRef().str()];
+  InFlightDiagnostic note = emitWarning(graph.getLoc())
+                            << "neuron-compile: removed host-side "
+                               "instrumentation:";
+  for (auto &[name, count] : counts)
+    note << " " << name << " x" << count;
+  for (Operation *op : llvm::reverse(dead))
+    if (op->use_empty())
+      op->erase();
 }
 
 int main(int argc, char **argv) {
@@ -110,10 +148,13 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  // Import first, then keep only the graph to compile: benchmark harnesses
+  // and helpers (inlined by now) are not part of the executable.
+  PassManager importPm(&context);
+  neuron::ImportPipelineOptions import;
+  neuron::buildImportPipeline(importPm, import);
   std::string report = outputFile + ".coverage.json";
   PassManager pm(&context);
-  neuron::ImportPipelineOptions import;
-  neuron::buildImportPipeline(pm, import);
   neuron::NeuronCheckCoverageOptions coverage;
   coverage.target = target;
   coverage.fallback = fallback;
@@ -127,30 +168,39 @@ int main(int argc, char **argv) {
   pm.addPass(neuron::createNisaAllocate());
   if (!dumpDir.empty()) {
     context.disableMultithreading(); // IR printing needs one thread
-    pm.enableIRPrintingToFileTree(
-        [](Pass *, Operation *) { return false; },
-        [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
-        /*printAfterOnlyOnChange=*/false, /*printAfterOnlyOnFailure=*/false,
-        dumpDir);
+    for (PassManager *p : {&importPm, &pm})
+      p->enableIRPrintingToFileTree(
+          [](Pass *, Operation *) { return false; },
+          [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+          /*printAfterOnlyOnChange=*/false, /*printAfterOnlyOnFailure=*/false,
+          dumpDir);
   }
-
-  // Everything but the graph to compile (benchmark harnesses, helpers) is
-  // dropped once import has inlined what it calls.
-  if (failed(pm.run(*module)))
+  if (failed(importPm.run(*module)))
     return 1;
-  SmallVector<func::FuncOp> kernels;
-  for (func::FuncOp f : module->getOps<func::FuncOp>())
-    if (f->hasAttr("nisa.limits") && (entry.empty() || f.getName() == entry))
-      kernels.push_back(f);
-  if (kernels.size() != 1) {
+  SmallVector<func::FuncOp> candidates;
+  for (func::FuncOp f : graphFunctions(*module))
+    if (entry.empty() || f.getName() == entry)
+      candidates.push_back(f);
+  if (candidates.size() != 1) {
     std::string names;
-    for (func::FuncOp f : kernels)
+    for (func::FuncOp f : graphFunctions(*module))
       names += " @" + f.getName().str();
     return fail("expected one function to compile" +
                 (entry.empty() ? std::string(" (choose one with --entry)")
                                : " named @" + entry) +
-                ", found " + std::to_string(kernels.size()) + ":" + names);
+                ", found " + std::to_string(candidates.size()) +
+                "; functions on tensors:" + names);
   }
+  func::FuncOp graph = candidates.front();
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (f != graph && !f.isDeclaration())
+      f.erase();
+  stripInstrumentation(graph);
+  // Tiling replaces the function by its kernel: keep the name, not the op.
+  std::string kernelName = graph.getName().str();
+  if (failed(pm.run(*module)))
+    return 1;
 
   neuron::ExecutableInfo info;
   info.targetSpec = target;
@@ -158,6 +208,8 @@ int main(int argc, char **argv) {
   info.options = "target=" + target + " fallback=" + fallback +
                  " O" + std::to_string(static_cast<int>(optLevel.getValue()));
   llvm::raw_string_ostream pipeline(info.pipeline);
+  importPm.printAsTextualPipeline(pipeline);
+  pipeline << ",";
   pm.printAsTextualPipeline(pipeline);
   if (auto text = llvm::MemoryBuffer::getFile(report)) {
     auto json = nlohmann::json::parse((*text)->getBuffer().str(), nullptr,
@@ -169,7 +221,7 @@ int main(int argc, char **argv) {
   if (!out)
     return fail(error);
   if (failed(neuron::translateNisaToExecutable(
-          *module, out->os(), kernels.front().getName(), info)))
+          *module, out->os(), kernelName, info)))
     return 1;
   out->keep();
   return 0;

@@ -13,7 +13,7 @@ include "dialects/nisa/IR/NisaBase.td"
 include "dialects/nisa/IR/NisaInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-def Nisa_Tile : MemRefRankOf<[AnyFloat, AnySignlessInteger], [1, 2, 3, 4]>;
+def Nisa_Tile : MemRefRankOf<[AnyFloat, AnySignlessInteger], [1, 2, 3, 4, 5, 6, 7, 8]>;
 
 class Nisa_EngineOp<string mnemonic, string engine, list<Trait> traits = []>
     : Nisa_Op<mnemonic, !listconcat(traits,
