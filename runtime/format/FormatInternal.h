@@ -1,6 +1,6 @@
 //===- FormatInternal.h - Internals of NeuronRuntimeFormat ------*- C++ -*-===//
 //
-// Not part of the public API: status macros, little-endian byte access and
+// Not part of the public API: little-endian byte access and
 // whole-file I/O shared by the executable and .npy readers and writers.
 //
 //===----------------------------------------------------------------------===//
@@ -16,27 +16,7 @@
 #include <string_view>
 #include <vector>
 
-// The same definitions as runtime/target/TargetInternal.h's (an identical
-// redefinition is allowed), so a file may include both.
-#ifndef NEURON_RETURN_IF_ERROR
-/// Returns the status of `expr` from the enclosing function when it fails.
-#define NEURON_RETURN_IF_ERROR(expr)                                           \
-  do {                                                                         \
-    absl::Status status_ = (expr);                                             \
-    if (!status_.ok())                                                         \
-      return status_;                                                          \
-  } while (false)
-#endif
-
-#ifndef NEURON_ASSIGN_OR_RETURN
-/// Declares `auto &name` bound to the value of the StatusOr `expr`, or returns
-/// its status from the enclosing function when it failed.
-#define NEURON_ASSIGN_OR_RETURN(name, expr)                                    \
-  auto name##OrError = (expr);                                                 \
-  if (!name##OrError.ok())                                                     \
-    return name##OrError.status();                                             \
-  auto &name = *name##OrError
-#endif
+#include "runtime/support/StatusMacros.h"
 
 namespace neuron::rt {
 

@@ -1,5 +1,4 @@
-//===- TargetInternal.h - Shared internals of NeuronRuntimeTarget -*- C++
-//-*-===//
+//===- TargetInternal.h - Shared internals of NeuronRuntimeTarget -*- C++ -*-//
 //
 // Not part of the public API: the JSON reader entry point and small helpers
 // shared by the library's source files.
@@ -11,22 +10,8 @@
 
 #include "runtime/target/Capabilities.h"
 #include "runtime/target/Target.h"
+#include "runtime/support/StatusMacros.h"
 
-/// Returns the status of `expr` from the enclosing function when it fails.
-#define NEURON_RETURN_IF_ERROR(expr)                                           \
-  do {                                                                         \
-    absl::Status status_ = (expr);                                             \
-    if (!status_.ok())                                                         \
-      return status_;                                                          \
-  } while (false)
-
-/// Declares `auto &name` bound to the value of the StatusOr `expr`, or returns
-/// its status from the enclosing function when it failed.
-#define NEURON_ASSIGN_OR_RETURN(name, expr)                                    \
-  auto name##OrError = (expr);                                                 \
-  if (!name##OrError.ok())                                                     \
-    return name##OrError.status();                                             \
-  auto &name = *name##OrError
 
 namespace neuron::rt {
 
