@@ -18,6 +18,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
 
 #include <deque>
 #include <map>
@@ -29,6 +33,7 @@ namespace mlir::neuron {
 
 using namespace mlir;
 using namespace mlir::nisa;
+using json = nlohmann::ordered_json;
 
 /// Bytes one partition of a tile holds.
 static int64_t bytesPerPartition(MemRefType type) {
@@ -129,13 +134,39 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
   using Base::Base;
 
   void runOnOperation() override {
+    json kernels = json::array();
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
-      if (auto limits = func->getAttrOfType<LimitsAttr>("nisa.limits"))
-        if (failed(allocate(func, limits)))
+      if (auto limits = func->getAttrOfType<LimitsAttr>("nisa.limits")) {
+        json tiles = json::array();
+        if (failed(allocate(func, limits, tiles)))
           return signalPassFailure();
+        kernels.push_back({{"kernel", func.getName().str()},
+                           {"peak_sbuf_bytes_per_partition",
+                            func->getAttrOfType<IntegerAttr>(
+                                    "nisa.peak_sbuf_bytes")
+                                .getInt()},
+                           {"peak_psum_bytes_per_partition",
+                            func->getAttrOfType<IntegerAttr>(
+                                    "nisa.peak_psum_bytes")
+                                .getInt()},
+                           {"tiles", tiles}});
+      }
+    if (timeline.empty())
+      return;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(timeline, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      getOperation().emitError() << "nisa-allocate: cannot write the timeline "
+                                    "to '"
+                                 << timeline << "': " << ec.message();
+      return signalPassFailure();
+    }
+    os << json{{"schema", "neuron-memory-timeline/1"}, {"kernels", kernels}}
+              .dump(2)
+       << "\n";
   }
 
-  LogicalResult allocate(func::FuncOp func, LimitsAttr limits) {
+  LogicalResult allocate(func::FuncOp func, LimitsAttr limits, json &tiles) {
     if (!func.getBody().hasOneBlock())
       return func.emitError() << "nisa-allocate: expected a kernel of one "
                                  "block";
@@ -187,6 +218,14 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
                      IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                       *offset));
       live.emplace(lastUse[alloc], alloc);
+      std::string type;
+      llvm::raw_string_ostream(type) << alloc.getType();
+      tiles.push_back({{"space", isSbuf(alloc) ? "sbuf" : "psum"},
+                       {"type", type},
+                       {"offset", *offset},
+                       {"bytes_per_partition", size},
+                       {"first", static_cast<int64_t>(i)},
+                       {"last", lastUse[alloc]}});
     }
     Builder b(&getContext());
     func->setAttr("nisa.peak_sbuf_bytes", b.getI64IntegerAttr(sbuf.peakBytes()));

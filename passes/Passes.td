@@ -66,7 +66,9 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
     use). A freed range is reused only after `buffers - 1` further
     allocations, so tiles that stream through are N-way buffered. PSUM tiles
     take whole banks. The kernel gets `nisa.peak_sbuf_bytes` and
-    `nisa.peak_psum_bytes` (per partition). When a tile does not fit, the
+    `nisa.peak_psum_bytes` (per partition); `timeline=PATH` writes, per
+    kernel, every tile's space, offset, bytes per partition and live range
+    (instruction positions) as JSON. When a tile does not fit, the
     error names it, the capacity, a size that would fit, and every tile live
     at that point with its size per partition.
 
@@ -81,7 +83,9 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
            "How many buffers a streaming tile rotates through (1 reuses at "
            "once)">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"64",
-           "Alignment in bytes of SBUF tiles within a partition">
+           "Alignment in bytes of SBUF tiles within a partition">,
+    Option<"timeline", "timeline", "std::string", /*default=*/"\"\"",
+           "Write each kernel's memory timeline (JSON) to this file">
   ];
 }
 

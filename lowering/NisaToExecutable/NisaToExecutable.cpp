@@ -13,6 +13,7 @@
 
 #include "dialects/nisa/IR/NisaOps.h"
 #include "runtime/format/Executable.h"
+#include "runtime/target/Target.h"
 
 #include "NeuronVersion.h"
 
@@ -305,6 +306,27 @@ LogicalResult KernelEmitter::emit(json &manifest,
   return success();
 }
 
+/// The target as the manifest records it: the spec resolved to its chip,
+/// generation, instance and logical-core mode with the mode's definition
+/// (just the spec if it does not resolve).
+static json targetRecord(const std::string &spec) {
+  json record = {{"spec", spec}};
+  absl::StatusOr<rt::TargetRegistry> registry =
+      rt::TargetRegistry::loadBuiltin();
+  if (!registry.ok())
+    return record;
+  absl::StatusOr<rt::ResolvedTarget> target = registry->resolve(spec);
+  if (!target.ok())
+    return record;
+  record["spec"] = target->spec();
+  record["chip"] = target->chip->name;
+  record["generation"] = target->chip->generation;
+  record["instance"] = target->instance ? target->instance->name : "";
+  record["lnc"] = target->lnc.lnc;
+  record["lnc_definition"] = target->lnc.definition;
+  return record;
+}
+
 LogicalResult
 mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
                                         StringRef entry,
@@ -324,7 +346,7 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
                      {"version", NEURON_VERSION},
                      {"git", NEURON_GIT_REVISION},
                      {"mlir", NEURON_MLIR_VERSION}}},
-                   {"target", {{"spec", info.targetSpec}}},
+                   {"target", targetRecord(info.targetSpec)},
                    {"input_hash", info.inputHash},
                    {"options", {{"text", info.options},
                                 {"pipeline", info.pipeline}}}};

@@ -49,3 +49,26 @@ func.func @full() attributes {nisa.limits = #limits} {
   nisa.memset %b value 0.0 : memref<128x256xf32, #sbuf>
   return
 }
+
+// -----
+
+// Tests the memory timeline: each tile's space, offset, size per partition
+// and live range, and the kernel's peaks.
+// RUN: neuron-opt %s -split-input-file --nisa-allocate=timeline=%t.json -o /dev/null 2>/dev/null; FileCheck %s --check-prefix=TIMELINE < %t.json
+// TIMELINE: "schema": "neuron-memory-timeline/1",
+// TIMELINE: "kernel": "timeline",
+// TIMELINE: "peak_sbuf_bytes_per_partition": 512,
+// TIMELINE: "space": "sbuf",
+// TIMELINE: "type": "memref<128x128xf32, #nisa.memory<sbuf>>",
+// TIMELINE: "offset": 0,
+// TIMELINE: "bytes_per_partition": 512,
+// TIMELINE: "first": 0,
+// TIMELINE: "last": 1
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+// CHECK-LABEL: func.func @timeline
+func.func @timeline() attributes {nisa.limits = #limits} {
+  %a = memref.alloc() : memref<128x128xf32, #sbuf>
+  nisa.memset %a value 1.0 : memref<128x128xf32, #sbuf>
+  return
+}
