@@ -74,6 +74,11 @@ private:
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerReduction(Operation *op, ArrayRef<int64_t> axes,
                                nisa::AluOp alu);
+  LogicalResult lowerConv2D(Conv2DOp op);
+  LogicalResult lowerPad(PadOp op);
+  LogicalResult lowerPool2D(Pool2DOp op);
+  Value stridedView(Location loc, Value buffer, int64_t offset,
+                    ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
   Value broadcastView(Location loc, Value buffer, RankedTensorType input,
                       RankedTensorType result, ArrayRef<int64_t> dims);
   Value permutedView(Location loc, Value buffer, ArrayRef<int64_t> perm);
@@ -286,6 +291,12 @@ LogicalResult KernelBuilder::lower(Operation *op) {
     buffers[concat] = out;
     return success();
   }
+  if (auto conv = dyn_cast<Conv2DOp>(op))
+    return lowerConv2D(conv);
+  if (auto pad = dyn_cast<PadOp>(op))
+    return lowerPad(pad);
+  if (auto pool = dyn_cast<Pool2DOp>(op))
+    return lowerPool2D(pool);
   if (auto r = dyn_cast<ReduceSumOp>(op))
     return lowerReduction(op, r.getAxes(), nisa::AluOp::add);
   if (auto r = dyn_cast<ReduceMaxOp>(op))
@@ -404,6 +415,211 @@ LogicalResult KernelBuilder::lowerReduction(Operation *op,
   }
   markTiling(first, op, "kept dims", {p, tileCols});
   buffers[op->getResult(0)] = out;
+  return success();
+}
+
+/// An arbitrary static access pattern into the contiguous `buffer`.
+Value KernelBuilder::stridedView(Location loc, Value buffer, int64_t offset,
+                                 ArrayRef<int64_t> sizes,
+                                 ArrayRef<int64_t> strides) {
+  auto source = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> sizeAttrs, strideAttrs;
+  for (auto [size, stride] : llvm::zip(sizes, strides)) {
+    sizeAttrs.push_back(b.getIndexAttr(size));
+    strideAttrs.push_back(b.getIndexAttr(stride));
+  }
+  auto type = MemRefType::get(
+      sizes, source.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), offset, strides),
+      source.getMemorySpace());
+  return memref::ReinterpretCastOp::create(
+      b, loc, type, buffer, b.getIndexAttr(offset), sizeAttrs, strideAttrs);
+}
+
+/// conv2d (nchw_fchw, no bias, no padding: the import pads separately) as
+/// shifted matmuls: for each filter tap (kh, kw) and input-channel tile, the
+/// stationary operand is w[f-tile, c-tile, kh, kw]^T and the moving one the
+/// image read at that tap's offset with the stride, [c-tile, pixels]; the
+/// taps and channel tiles accumulate in PSUM. Groups convolve their own
+/// channel ranges.
+LogicalResult KernelBuilder::lowerConv2D(Conv2DOp op) {
+  Location loc = op.getLoc();
+  auto in = op.getInput().getType(), w = op.getFilter().getType(),
+       out = op.getType();
+  ArrayRef<int64_t> pad = op.getPadding();
+  if (op.getLayout() != ConvLayout::nchw_fchw || op.getBias() ||
+      llvm::any_of(pad, [](int64_t p) { return p != 0; }) ||
+      !isa<FloatType>(in.getElementType()))
+    return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
+                             "float convolutions without bias or padding "
+                             "are tiled yet";
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
+          wd = in.getDimSize(3);
+  int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3);
+  int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+  int64_t groups = op.getGroups(), cg = c / groups, fg = f / groups;
+  int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+  int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
+  int64_t p = partitions();
+  int64_t tileF = config.limits.getStationaryFree();
+  int64_t maxPixels = std::min(config.limits.getMovingFree(),
+                               config.limits.getPsumBankBytes() / 4);
+  if (ow > maxPixels)
+    return op.emitError() << "convert-neuron-to-nisa: output rows wider "
+                             "than a PSUM bank are not tiled yet";
+  int64_t rowsPerTile = std::max<int64_t>(1, maxPixels / ow);
+  Value image = buffers.lookup(op.getInput()),
+        filter = buffers.lookup(op.getFilter());
+  Value result = resultBuffer(op.getResult());
+  Type element = in.getElementType();
+  Operation *first = nullptr;
+  for (int64_t b0 = 0; b0 < n; ++b0)
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t f0 = 0; f0 < fg; f0 += tileF)
+        for (int64_t r0 = 0; r0 < oh; r0 += rowsPerTile) {
+          int64_t ft = std::min(tileF, fg - f0);
+          int64_t rt = std::min(rowsPerTile, oh - r0);
+          int64_t pixels = rt * ow;
+          Value acc = tile(nisa::MemorySpace::psum, {ft, pixels},
+                           b.getF32Type());
+          if (!first)
+            first = acc.getDefiningOp();
+          bool started = false;
+          for (int64_t c0 = 0; c0 < cg; c0 += p)
+            for (int64_t i = 0; i < kh; ++i)
+              for (int64_t j = 0; j < kw; ++j) {
+                int64_t ct = std::min(p, cg - c0);
+                int64_t cAbs = g * cg + c0, fAbs = g * fg + f0;
+                // w[fAbs.., cAbs.., i, j] read as [c, f].
+                Value stationary =
+                    tile(nisa::MemorySpace::sbuf, {ct, ft}, element);
+                dma(loc,
+                    stridedView(loc, filter,
+                                ((fAbs * cg + c0) * kh + i) * kw + j,
+                                {ct, ft}, {kh * kw, cg * kh * kw}),
+                    stationary);
+                // x[b0, cAbs.., (r0 + r) * sh + i * dh, q * sw + j * dw].
+                Value moving =
+                    tile(nisa::MemorySpace::sbuf, {ct, pixels}, element);
+                dma(loc,
+                    stridedView(loc, image,
+                                ((b0 * c + cAbs) * h + r0 * sh + i * dh) * wd +
+                                    j * dw,
+                                {ct, rt, ow}, {h * wd, sh * wd, sw}),
+                    moving);
+                nisa::MatmulOp::create(b, loc, stationary, moving, acc,
+                                       /*accumulate=*/started);
+                started = true;
+              }
+          Value evacuated = tile(nisa::MemorySpace::sbuf, {ft, pixels},
+                                 out.getElementType());
+          activation(loc, acc, evacuated, nisa::ActivationFunction::identity);
+          dma(loc, evacuated,
+              stridedView(loc, result,
+                          ((b0 * f + g * fg + f0) * oh + r0) * ow,
+                          {ft, rt, ow}, {oh * ow, ow, 1}));
+        }
+  markTiling(first, op, "input channels", {p, tileF, maxPixels});
+  buffers[op.getResult()] = result;
+  return success();
+}
+
+/// pool2d (nchw, no padding: the import pads separately): channels on
+/// partitions, output pixels in the free dimension; each window tap is a
+/// strided DMA of the image combined on the vector engine (max or add);
+/// an average then scales by 1 / taps.
+LogicalResult KernelBuilder::lowerPool2D(Pool2DOp op) {
+  Location loc = op.getLoc();
+  auto in = op.getInput().getType(), out = op.getType();
+  if (op.getLayout() != ImageLayout::nchw ||
+      llvm::any_of(op.getPadding(), [](int64_t p) { return p != 0; }) ||
+      !isa<FloatType>(in.getElementType()))
+    return op.emitError() << "convert-neuron-to-nisa: only nchw float "
+                             "pooling without padding is tiled yet";
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
+          wd = in.getDimSize(3);
+  int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+  int64_t kh = op.getKernel()[0], kw = op.getKernel()[1];
+  int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+  int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
+  int64_t p = partitions();
+  int64_t pixelBudget = std::max<int64_t>(
+      1, config.elementwiseBytes * 8 / in.getElementTypeBitWidth());
+  int64_t rowsPerTile = std::max<int64_t>(1, pixelBudget / std::max<int64_t>(ow, 1));
+  nisa::AluOp alu =
+      op.getKind() == PoolKind::max ? nisa::AluOp::max : nisa::AluOp::add;
+  Value image = buffers.lookup(op.getInput());
+  Value result = resultBuffer(op.getResult());
+  Type element = in.getElementType();
+  Operation *first = nullptr;
+  for (int64_t b0 = 0; b0 < n; ++b0)
+    for (int64_t c0 = 0; c0 < c; c0 += p)
+      for (int64_t r0 = 0; r0 < oh; r0 += rowsPerTile) {
+        int64_t ct = std::min(p, c - c0), rt = std::min(rowsPerTile, oh - r0);
+        int64_t pixels = rt * ow;
+        Value acc = tile(nisa::MemorySpace::sbuf, {ct, pixels}, element);
+        if (!first)
+          first = acc.getDefiningOp();
+        bool started = false;
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j) {
+            Value tap = started
+                            ? tile(nisa::MemorySpace::sbuf, {ct, pixels}, element)
+                            : acc;
+            dma(loc,
+                stridedView(loc, image,
+                            ((b0 * c + c0) * h + r0 * sh + i * dh) * wd +
+                                j * dw,
+                            {ct, rt, ow}, {h * wd, sh * wd, sw}),
+                tap);
+            if (started)
+              nisa::TensorTensorOp::create(
+                  b, loc, acc, tap, acc,
+                  nisa::AluOpAttr::get(b.getContext(), alu));
+            started = true;
+          }
+        Value pooled = acc;
+        if (op.getKind() == PoolKind::avg) {
+          pooled = tile(nisa::MemorySpace::sbuf, {ct, pixels},
+                        out.getElementType());
+          nisa::TensorScalarOp::create(
+              b, loc, acc, pooled,
+              nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::multiply),
+              b.getF64FloatAttr(1.0 / static_cast<double>(kh * kw)));
+        }
+        dma(loc, pooled,
+            stridedView(loc, result, ((b0 * c + c0) * oh + r0) * ow,
+                        {ct, rt, ow}, {oh * ow, ow, 1}));
+      }
+  markTiling(first, op, "channels", {p, rowsPerTile * ow});
+  buffers[op.getResult()] = result;
+  return success();
+}
+
+/// A constant pad: the whole result is filled (memset tiles copied out),
+/// then the input is copied into its interior window.
+LogicalResult KernelBuilder::lowerPad(PadOp op) {
+  Location loc = op.getLoc();
+  auto type = op.getType();
+  Value out = resultBuffer(op.getResult());
+  int64_t elements = type.getNumElements(), p = partitions();
+  int64_t rows = elements % p == 0 ? p : 1, cols = elements / rows;
+  // One filled tile, copied out as many times as it fits evenly.
+  int64_t tileCols = std::max<int64_t>(
+      1, std::min(cols, config.elementwiseBytes * 8 /
+                            type.getElementTypeBitWidth()));
+  while (cols % tileCols)
+    --tileCols;
+  Value fill = tile(nisa::MemorySpace::sbuf, {rows, tileCols},
+                    type.getElementType());
+  nisa::MemsetOp::create(b, loc, fill, op.getValueAttr());
+  Value flat = reinterpret(loc, out, {rows, cols});
+  for (int64_t c0 = 0; c0 < cols; c0 += tileCols)
+    dma(loc, fill, view(loc, flat, {0, c0}, {rows, tileCols}));
+  dma(loc, buffers.lookup(op.getInput()),
+      view(loc, out, op.getLow(), op.getInput().getType().getShape()));
+  markTiling(fill.getDefiningOp(), op, "flattened", {rows, tileCols});
+  buffers[op.getResult()] = out;
   return success();
 }
 

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -203,15 +204,28 @@ FailureOr<json> KernelEmitter::instruction(Operation *op) {
 LogicalResult KernelEmitter::constantSection(memref::GlobalOp global,
                                              int64_t id,
                                              SmallVector<rt::Section> &sections) {
-  auto value = dyn_cast_if_present<DenseElementsAttr>(
-      global.getInitialValue().value_or(Attribute()));
+  Attribute initial = global.getInitialValue().value_or(Attribute());
+  rt::Section section;
+  section.name = "const" + std::to_string(id);
+  if (auto resource = dyn_cast_if_present<DenseResourceElementsAttr>(initial)) {
+    // A blob (as frontends store real weights): its bytes as they are.
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return global.emitError() << "nisa-to-executable: constant @"
+                                << global.getSymName()
+                                << " refers to a resource with no data";
+    ArrayRef<char> bytes = blob->getData();
+    section.data.assign(bytes.begin(), bytes.end());
+    tensors[id]["section"] = section.name;
+    sections.push_back(std::move(section));
+    return success();
+  }
+  auto value = dyn_cast_if_present<DenseElementsAttr>(initial);
   if (!value)
     return global.emitError() << "nisa-to-executable: constant @"
                               << global.getSymName()
-                              << " has no data (only dense constants are "
-                                 "stored)";
-  rt::Section section;
-  section.name = "const" + std::to_string(id);
+                              << " has no data (only dense constants and "
+                                 "resource blobs are stored)";
   Type element = value.getElementType();
   if (element.isInteger(1)) {
     for (bool v : value.getValues<bool>())

@@ -77,10 +77,14 @@ def harness(graph_text, function, inputs, num_results):
     lines.append("  return")
     lines.append("}")
     body = "\n".join(lines)
-    if re.search(r"^\s*module\b", graph_text, re.M):
-        end = graph_text.rstrip().rfind("}")
-        return graph_text[:end] + body + "\n}\n"
-    return graph_text + "\n" + body
+    # Resource blobs ({-# ... #-}) follow the module: keep them after it.
+    code, marker, resources = graph_text.partition("{-#")
+    if re.search(r"^\s*module\b", code, re.M):
+        end = code.rstrip().rfind("}")
+        code = code[:end] + body + "\n}\n"
+    else:
+        code = code + "\n" + body + "\n"
+    return code + marker + resources
 
 
 def main():

@@ -58,10 +58,10 @@ func.func @constant(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
 // -----
 
 // Tests that an op the tiler does not handle yet is an error naming it.
-func.func @untiled(%x: tensor<4x8xf32>) -> tensor<4x10xf32> {
-  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.pad' is not tiled yet}}
-  %0 = neuron.pad %x low [0, 1] high [0, 1] value 0.0 : tensor<4x8xf32> -> tensor<4x10xf32>
-  return %0 : tensor<4x10xf32>
+func.func @untiled(%t: tensor<100x8xf32>, %i: tensor<4xi32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.gather' is not tiled yet}}
+  %0 = neuron.gather %t[%i] axis 0 : (tensor<100x8xf32>, tensor<4xi32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
 }
 
 // -----
