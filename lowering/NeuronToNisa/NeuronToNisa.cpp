@@ -524,21 +524,28 @@ LogicalResult KernelBuilder::lowerConv2D(Conv2DOp op) {
   return success();
 }
 
-/// pool2d (nchw, no padding: the import pads separately): channels on
+/// pool2d (nchw or nhwc, no padding: the import pads separately): channels on
 /// partitions, output pixels in the free dimension; each window tap is a
 /// strided DMA of the image combined on the vector engine (max or add);
 /// an average then scales by 1 / taps.
 LogicalResult KernelBuilder::lowerPool2D(Pool2DOp op) {
   Location loc = op.getLoc();
   auto in = op.getInput().getType(), out = op.getType();
-  if (op.getLayout() != ImageLayout::nchw ||
-      llvm::any_of(op.getPadding(), [](int64_t p) { return p != 0; }) ||
+  if (llvm::any_of(op.getPadding(), [](int64_t p) { return p != 0; }) ||
       !isa<FloatType>(in.getElementType()))
-    return op.emitError() << "convert-neuron-to-nisa: only nchw float "
-                             "pooling without padding is tiled yet";
-  int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
-          wd = in.getDimSize(3);
-  int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
+    return op.emitError() << "convert-neuron-to-nisa: only float pooling "
+                             "without padding is tiled yet";
+  // Element strides of (channel, row, column) in NCHW or NHWC, and the
+  // dimension positions.
+  bool nchw = op.getLayout() == ImageLayout::nchw;
+  int64_t cDim = nchw ? 1 : 3, hDim = nchw ? 2 : 1, wDim = hDim + 1;
+  int64_t n = in.getDimSize(0), c = in.getDimSize(cDim),
+          h = in.getDimSize(hDim), wd = in.getDimSize(wDim);
+  int64_t oh = out.getDimSize(hDim), ow = out.getDimSize(wDim);
+  int64_t cStride = nchw ? h * wd : 1, rowStride = nchw ? wd : wd * c,
+          colStride = nchw ? 1 : c;
+  int64_t outC = nchw ? oh * ow : 1, outRow = nchw ? ow : ow * c,
+          outCol = nchw ? 1 : c;
   int64_t kh = op.getKernel()[0], kw = op.getKernel()[1];
   int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
   int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
@@ -568,9 +575,11 @@ LogicalResult KernelBuilder::lowerPool2D(Pool2DOp op) {
                             : acc;
             dma(loc,
                 stridedView(loc, image,
-                            ((b0 * c + c0) * h + r0 * sh + i * dh) * wd +
-                                j * dw,
-                            {ct, rt, ow}, {h * wd, sh * wd, sw}),
+                            b0 * c * h * wd + c0 * cStride +
+                                (r0 * sh + i * dh) * rowStride +
+                                j * dw * colStride,
+                            {ct, rt, ow},
+                            {cStride, sh * rowStride, sw * colStride}),
                 tap);
             if (started)
               nisa::TensorTensorOp::create(
@@ -588,8 +597,9 @@ LogicalResult KernelBuilder::lowerPool2D(Pool2DOp op) {
               b.getF64FloatAttr(1.0 / static_cast<double>(kh * kw)));
         }
         dma(loc, pooled,
-            stridedView(loc, result, ((b0 * c + c0) * oh + r0) * ow,
-                        {ct, rt, ow}, {oh * ow, ow, 1}));
+            stridedView(loc, result,
+                        b0 * c * oh * ow + c0 * outC + r0 * outRow,
+                        {ct, rt, ow}, {outC, outRow, outCol}));
       }
   markTiling(first, op, "channels", {p, rowsPerTile * ow});
   buffers[op.getResult()] = result;

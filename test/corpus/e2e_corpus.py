@@ -21,6 +21,7 @@ GRAPHS = [
     ("heir_torch_softmax_2d_linalg", "main", True),
     ("buddynext_rmsnorm_tosa", "kernel", True),
     ("heir_lenet_linalg", "lenet", True),
+    ("buddy_lenet_tosa", "forward", True),
     ("nelli_torchvision_resnet50_linalg", "forward", True),
     ("nelli_torchvision_mobilenet_v2_linalg", "forward", True),
     ("nelli_torchvision_efficientnet_b0_linalg", "forward", True),
