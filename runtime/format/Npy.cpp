@@ -10,6 +10,7 @@
 #include "runtime/format/Npy.h"
 
 #include "runtime/format/FormatInternal.h"
+#include "runtime/support/Bf16.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -61,20 +62,6 @@ static const DtypeInfo *findDtype(std::string_view dtype) {
 size_t npyElementSize(std::string_view dtype) {
   const DtypeInfo *info = findDtype(dtype);
   return info ? info->size : 0;
-}
-
-/// The bf16 bits nearest the float with bits `bits` (ties to even).
-static uint16_t roundBitsToBf16(uint32_t bits) {
-  if ((bits & 0x7FFFFFFFu) > 0x7F800000u)
-    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
-  uint32_t rounding = 0x7FFFu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-uint16_t roundToBf16(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return roundBitsToBf16(bits);
 }
 
 /// The dtype a descr reads as; null when unsupported.
@@ -281,7 +268,7 @@ static std::string_view kindName(const PyValue &v) {
 /// Fills `array.dtype` and `array.shape` from the header dict.
 static absl::Status readHeaderDict(std::string_view name,
                                    std::map<std::string, PyValue> &dict,
-                                   NpyArray &array) {
+                                   Tensor &array) {
   for (const auto &entry : dict)
     if (entry.first != "descr" && entry.first != "fortran_order" &&
         entry.first != "shape")
@@ -331,7 +318,7 @@ static absl::Status readHeaderDict(std::string_view name,
   return absl::OkStatus();
 }
 
-absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
+absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
                                   std::string_view name,
                                   const NpyReadOptions &options) {
   const uint8_t *base = bytes.data();
@@ -377,7 +364,7 @@ absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
                        shown.size()),
             parser.error));
   }
-  NpyArray array;
+  Tensor array;
   NEURON_RETURN_IF_ERROR(readHeaderDict(name, dict, array));
 
   size_t elementSize = npyElementSize(array.dtype);
@@ -401,14 +388,14 @@ absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
     array.data.resize(count * 2);
     for (uint64_t i = 0; i < count; ++i)
       storeLE<uint16_t>(array.data.data() + 2 * i,
-                        roundBitsToBf16(loadLE<uint32_t>(data + 4 * i)));
+                        f32BitsToBf16(loadLE<uint32_t>(data + 4 * i)));
     return array;
   }
   array.data.assign(data, data + dataSize);
   return array;
 }
 
-absl::StatusOr<NpyArray> readNpy(const std::string &path,
+absl::StatusOr<Tensor> readNpy(const std::string &path,
                                  const NpyReadOptions &options) {
   NEURON_ASSIGN_OR_RETURN(bytes, readBinaryFile(path, ".npy file"));
   return parseNpy(bytes, path, options);
@@ -420,7 +407,7 @@ absl::StatusOr<NpyArray> readNpy(const std::string &path,
 
 /// The .npy bytes of `array`; errors name `name`.
 static absl::StatusOr<std::vector<uint8_t>>
-serializeNpyNamed(const NpyArray &array, std::string_view name) {
+serializeNpyNamed(const Tensor &array, std::string_view name) {
   const DtypeInfo *info = findDtype(array.dtype);
   if (!info)
     return formatError(name, "dtype",
@@ -474,11 +461,11 @@ serializeNpyNamed(const NpyArray &array, std::string_view name) {
   return bytes;
 }
 
-absl::StatusOr<std::vector<uint8_t>> serializeNpy(const NpyArray &array) {
+absl::StatusOr<std::vector<uint8_t>> serializeNpy(const Tensor &array) {
   return serializeNpyNamed(array, "npy writer");
 }
 
-absl::Status writeNpy(const std::string &path, const NpyArray &array) {
+absl::Status writeNpy(const std::string &path, const Tensor &array) {
   NEURON_ASSIGN_OR_RETURN(bytes, serializeNpyNamed(array, path));
   return writeBinaryFile(path, bytes, ".npy file");
 }

@@ -28,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/support/Tensor.h"
 
 #include <cstdint>
 #include <string>
@@ -35,16 +36,6 @@
 #include <vector>
 
 namespace neuron::rt {
-
-/// An array in C (row-major) order with little-endian elements.
-struct NpyArray {
-  /// "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2", "i8", "i32", "i64" or "i1".
-  std::string dtype;
-  /// Any rank; empty for a 0-d (scalar) array.
-  std::vector<int64_t> shape;
-  /// numElements() * npyElementSize(dtype) bytes.
-  std::vector<uint8_t> data;
-};
 
 /// How to read a file.
 struct NpyReadOptions {
@@ -57,26 +48,22 @@ struct NpyReadOptions {
 /// Bytes per element of `dtype`; 0 when it is none of the above.
 size_t npyElementSize(std::string_view dtype);
 
-/// The bf16 bit pattern nearest `value` (ties to even); NaN stays a quiet NaN
-/// with its sign, overflow becomes infinity.
-uint16_t roundToBf16(float value);
-
 /// Parses the bytes of a whole .npy file; errors are InvalidArgument and
 /// read "NAME: what: expected ..., found ...".
-absl::StatusOr<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
+absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
                                   std::string_view name = "<memory>",
                                   const NpyReadOptions &options = {});
 /// Reads and parses the file at `path`.
-absl::StatusOr<NpyArray> readNpy(const std::string &path,
+absl::StatusOr<Tensor> readNpy(const std::string &path,
                                  const NpyReadOptions &options = {});
 
 /// The bytes of a .npy file holding `array`: version 1.0 (2.0 when the header
 /// needs more than 65535 bytes), header padded so the data starts at a
 /// multiple of 64. InvalidArgument when the dtype is unknown, a dimension is
 /// negative or the data size does not match the shape.
-absl::StatusOr<std::vector<uint8_t>> serializeNpy(const NpyArray &array);
+absl::StatusOr<std::vector<uint8_t>> serializeNpy(const Tensor &array);
 /// serializeNpy() into the file at `path`.
-absl::Status writeNpy(const std::string &path, const NpyArray &array);
+absl::Status writeNpy(const std::string &path, const Tensor &array);
 
 } // namespace neuron::rt
 

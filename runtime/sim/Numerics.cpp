@@ -118,17 +118,6 @@ static float bitsFloat(uint32_t bits) {
   return v;
 }
 
-float bf16ToF32(uint16_t bits) { return bitsFloat(uint32_t(bits) << 16); }
-
-uint16_t f32ToBf16(float value) {
-  uint32_t bits = floatBits(value);
-  if (std::isnan(value))
-    return uint16_t(bits >> 16 | 0x40);
-  // Adding 0x7FFF plus the kept LSB rounds to nearest even; a carry into the
-  // exponent is the correct result, up to infinity.
-  return uint16_t((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
-}
-
 float f16ToF32(uint16_t bits) { return float(decode(kF16, bits)); }
 uint16_t f32ToF16(float value) { return uint16_t(encode(kF16, value)); }
 float f8E4M3FNToF32(uint8_t bits) { return float(decode(kF8E4M3FN, bits)); }

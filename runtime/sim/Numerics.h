@@ -10,6 +10,8 @@
 #ifndef NEURON_RUNTIME_SIM_NUMERICS_H
 #define NEURON_RUNTIME_SIM_NUMERICS_H
 
+#include "runtime/support/Bf16.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -41,10 +43,8 @@ double loadElement(DType type, const uint8_t *p);
 /// 0); i1 stores 1 for any non-zero value (NaN included).
 void storeElement(DType type, double value, uint8_t *p);
 
-/// Bit-level conversions, exposed for tests and for the format's writers.
-float bf16ToF32(uint16_t bits);
-/// Round to nearest even; NaN keeps its sign and top payload bits (quieted).
-uint16_t f32ToBf16(float value);
+/// Bit-level conversions, exposed for tests and for the format's writers
+/// (bf16ToF32 and f32ToBf16 come from runtime/support/Bf16.h).
 float f16ToF32(uint16_t bits);
 /// IEEE binary16: round to nearest even, subnormals, overflow to infinity.
 uint16_t f32ToF16(float value);

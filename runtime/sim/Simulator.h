@@ -17,20 +17,13 @@
 #define NEURON_RUNTIME_SIM_SIMULATOR_H
 
 #include "runtime/sim/Program.h"
+#include "runtime/support/Tensor.h"
 
 #include "absl/status/statusor.h"
 
 #include <functional>
 
 namespace neuron::rt {
-
-/// A host-side tensor: little-endian, row-major, i1 as one byte per element.
-struct Tensor {
-  /// A manifest dtype name ("bf16").
-  std::string dtype;
-  std::vector<int64_t> shape;
-  std::vector<uint8_t> data;
-};
 
 /// The bytes of a constant tensor (normally its container section).
 using ConstantLoader =

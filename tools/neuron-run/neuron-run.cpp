@@ -135,15 +135,14 @@ int main(int argc, char **argv) {
                     "): pass --input=" + std::to_string(i) +
                     "=FILE.npy or --random-inputs");
       inputs.push_back(randomTensor(desc, rng));
-      NpyArray written{inputs.back().dtype, desc.shape, inputs.back().data};
       std::string path = o.outputDir + "/input" + std::to_string(i) + ".npy";
-      if (absl::Status s = writeNpy(path, written); !s.ok())
+      if (absl::Status s = writeNpy(path, inputs.back()); !s.ok())
         return fail(std::string(s.message()));
       continue;
     }
     NpyReadOptions options;
     options.f32AsBf16 = o.bf16AsF32 && desc.dtype == DType::BF16;
-    absl::StatusOr<NpyArray> array = readNpy(given->second, options);
+    absl::StatusOr<Tensor> array = readNpy(given->second, options);
     if (!array.ok())
       return fail(std::string(array.status().message()));
     if (array->dtype != dtypeName(desc.dtype) || array->shape != desc.shape)
@@ -152,7 +151,7 @@ int main(int argc, char **argv) {
                   std::string(dtypeName(desc.dtype)) +
                   shapeString(desc.shape) + ", " + given->second + " holds " +
                   array->dtype + shapeString(array->shape));
-    inputs.push_back(Tensor{array->dtype, array->shape, array->data});
+    inputs.push_back(*std::move(array));
   }
 
   auto loadConstant =
@@ -170,10 +169,8 @@ int main(int argc, char **argv) {
   if (!results.ok())
     return fail(std::string(results.status().message()));
   for (size_t i = 0; i < results->size(); ++i) {
-    const Tensor &t = (*results)[i];
     std::string path = o.outputDir + "/result" + std::to_string(i) + ".npy";
-    if (absl::Status s = writeNpy(path, NpyArray{t.dtype, t.shape, t.data});
-        !s.ok())
+    if (absl::Status s = writeNpy(path, (*results)[i]); !s.ok())
       return fail(std::string(s.message()));
   }
   return 0;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/Npy.h"
+#include "runtime/support/Bf16.h"
 
 #include "gtest/gtest.h"
 
@@ -54,7 +55,7 @@ std::string padded(std::string_view dict, size_t total) {
 
 std::string errorOf(const std::vector<uint8_t> &bytes,
                     NpyReadOptions options = {}) {
-  absl::StatusOr<NpyArray> a = parseNpy(bytes, "in.npy", options);
+  absl::StatusOr<Tensor> a = parseNpy(bytes, "in.npy", options);
   EXPECT_FALSE(a.ok());
   if (a.ok())
     return "";
@@ -73,7 +74,7 @@ std::string headerError(std::string_view dict, size_t dataSize = 0) {
 // Round trips
 //===----------------------------------------------------------------------===//
 
-void expectRoundTrip(const NpyArray &array) {
+void expectRoundTrip(const Tensor &array) {
   absl::StatusOr<std::vector<uint8_t>> bytes = serializeNpy(array);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   // Data starts at a multiple of 64 after a newline-terminated header.
@@ -81,7 +82,7 @@ void expectRoundTrip(const NpyArray &array) {
   EXPECT_EQ((10 + length) % 64, 0u);
   EXPECT_EQ((*bytes)[10 + length - 1], '\n');
   EXPECT_EQ(bytes->size(), 10u + length + array.data.size());
-  absl::StatusOr<NpyArray> back = parseNpy(*bytes);
+  absl::StatusOr<Tensor> back = parseNpy(*bytes);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->dtype, array.dtype);
   EXPECT_EQ(back->shape, array.shape);
@@ -141,7 +142,7 @@ TEST(Npy, RoundTripZeroDimensionalAndEmpty) {
 }
 
 TEST(Npy, LargeHeaderUsesVersion2) {
-  NpyArray array{"i8", std::vector<int64_t>(30000, 1), {42}};
+  Tensor array{"i8", std::vector<int64_t>(30000, 1), {42}};
   absl::StatusOr<std::vector<uint8_t>> bytes = serializeNpy(array);
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   EXPECT_EQ((*bytes)[6], 2);
@@ -149,7 +150,7 @@ TEST(Npy, LargeHeaderUsesVersion2) {
       (*bytes)[8] | (*bytes)[9] << 8 | (*bytes)[10] << 16 | (*bytes)[11] << 24;
   EXPECT_GT(length, 0xFFFFu);
   EXPECT_EQ((12 + length) % 64, 0u);
-  absl::StatusOr<NpyArray> back = parseNpy(*bytes);
+  absl::StatusOr<Tensor> back = parseNpy(*bytes);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->shape.size(), 30000u);
   EXPECT_EQ(back->data, std::vector<uint8_t>{42});
@@ -157,13 +158,13 @@ TEST(Npy, LargeHeaderUsesVersion2) {
 
 TEST(Npy, FileRoundTripAndUnreadablePaths) {
   std::string path = testing::TempDir() + "/a.npy";
-  NpyArray array{"f32", {2}, rawBytes<float>({1.f, 2.f})};
+  Tensor array{"f32", {2}, rawBytes<float>({1.f, 2.f})};
   ASSERT_TRUE(writeNpy(path, array).ok());
-  absl::StatusOr<NpyArray> back = readNpy(path);
+  absl::StatusOr<Tensor> back = readNpy(path);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->data, array.data);
 
-  absl::StatusOr<NpyArray> missing = readNpy(testing::TempDir() + "/none.npy");
+  absl::StatusOr<Tensor> missing = readNpy(testing::TempDir() + "/none.npy");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_CONTAINS(missing.status().message(), "none.npy");
@@ -188,7 +189,7 @@ TEST(Npy, ReadsAndWritesNumpyBytes) {
   EXPECT_EQ(std::vector<uint8_t>(file.begin(), file.begin() + 10),
             std::vector<uint8_t>(
                 {0x93, 'N', 'U', 'M', 'P', 'Y', 0x01, 0x00, 0x76, 0x00}));
-  absl::StatusOr<NpyArray> a = parseNpy(file);
+  absl::StatusOr<Tensor> a = parseNpy(file);
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->dtype, "f32");
   EXPECT_EQ(a->shape, (std::vector<int64_t>{2, 3}));
@@ -227,7 +228,7 @@ TEST(Npy, ReadsMlDtypesNames) {
            {"float8_e5m2", "f8E5M2"},
            {"<f1", "f8E5M2"},
            {"<i1", "i8"}}) {
-    absl::StatusOr<NpyArray> a = parseNpy(npyFile(
+    absl::StatusOr<Tensor> a = parseNpy(npyFile(
         "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (2,), }",
         {0x40, 0xC0}));
     ASSERT_TRUE(a.ok()) << descr << ": " << a.status();
@@ -241,7 +242,7 @@ TEST(Npy, ReadsMlDtypesBfloat16) {
   for (std::string_view descr : {"<V2"sv, "|V2"sv, "bfloat16"sv}) {
     std::string dict = "{'descr': '" + std::string(descr) +
                        "', 'fortran_order': False, 'shape': (4,), }";
-    absl::StatusOr<NpyArray> a = parseNpy(npyFile(padded(dict, 128), data));
+    absl::StatusOr<Tensor> a = parseNpy(npyFile(padded(dict, 128), data));
     ASSERT_TRUE(a.ok()) << descr << ": " << a.status();
     EXPECT_EQ(a->dtype, "bf16");
     EXPECT_EQ(a->data, data);
@@ -253,13 +254,13 @@ TEST(Npy, ReadsOtherHeaderSpellings) {
   // trailing comma, keys in another order, '<i1'.
   std::vector<uint8_t> data = rawBytes<int32_t>({1, 2, 3, 4, 5, 6});
   for (uint8_t major : {2, 3}) {
-    absl::StatusOr<NpyArray> a = parseNpy(npyFile(
+    absl::StatusOr<Tensor> a = parseNpy(npyFile(
         "{'descr': '<i4', 'fortran_order': False, 'shape': (3L, 2L), }    \n",
         data, major));
     ASSERT_TRUE(a.ok()) << a.status();
     EXPECT_EQ(a->shape, (std::vector<int64_t>{3, 2}));
   }
-  absl::StatusOr<NpyArray> a = parseNpy(npyFile(
+  absl::StatusOr<Tensor> a = parseNpy(npyFile(
       "{\"shape\":(6,),\"fortran_order\":False,\"descr\":\"<i4\"}", data));
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->dtype, "i32");
@@ -279,34 +280,34 @@ float fromBits(uint32_t bits) {
   return f;
 }
 
-TEST(Npy, RoundToBf16) {
-  EXPECT_EQ(roundToBf16(1.0f), 0x3F80);
-  EXPECT_EQ(roundToBf16(-2.5f), 0xC020);
+TEST(Npy, Bf16RoundingOfTheF32Reader) {
+  EXPECT_EQ(f32ToBf16(1.0f), 0x3F80);
+  EXPECT_EQ(f32ToBf16(-2.5f), 0xC020);
   // Ties go to even: down from an even, up from an odd last bit.
-  EXPECT_EQ(roundToBf16(fromBits(0x3F808000)), 0x3F80);
-  EXPECT_EQ(roundToBf16(fromBits(0x3F818000)), 0x3F82);
-  EXPECT_EQ(roundToBf16(fromBits(0x3F808001)), 0x3F81);
-  EXPECT_EQ(roundToBf16(fromBits(0x3F807FFF)), 0x3F80);
-  EXPECT_EQ(roundToBf16(std::numeric_limits<float>::infinity()), 0x7F80);
-  EXPECT_EQ(roundToBf16(-std::numeric_limits<float>::infinity()), 0xFF80);
-  EXPECT_EQ(roundToBf16(std::numeric_limits<float>::max()), 0x7F80);
-  EXPECT_EQ(roundToBf16(fromBits(0x7F7F7FFF)), 0x7F7F);
-  EXPECT_EQ(roundToBf16(fromBits(0x00000001)), 0x0000);
-  EXPECT_EQ(roundToBf16(-0.0f), 0x8000);
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F808000)), 0x3F80);
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F818000)), 0x3F82);
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F808001)), 0x3F81);
+  EXPECT_EQ(f32ToBf16(fromBits(0x3F807FFF)), 0x3F80);
+  EXPECT_EQ(f32ToBf16(std::numeric_limits<float>::infinity()), 0x7F80);
+  EXPECT_EQ(f32ToBf16(-std::numeric_limits<float>::infinity()), 0xFF80);
+  EXPECT_EQ(f32ToBf16(std::numeric_limits<float>::max()), 0x7F80);
+  EXPECT_EQ(f32ToBf16(fromBits(0x7F7F7FFF)), 0x7F7F);
+  EXPECT_EQ(f32ToBf16(fromBits(0x00000001)), 0x0000);
+  EXPECT_EQ(f32ToBf16(-0.0f), 0x8000);
   // NaN stays NaN (quiet), even one whose payload is in the low bits only.
-  EXPECT_EQ(roundToBf16(fromBits(0x7F800001)), 0x7FC0);
-  EXPECT_EQ(roundToBf16(fromBits(0xFFC00000)), 0xFFC0);
+  EXPECT_EQ(f32ToBf16(fromBits(0x7F800001)), 0x7FC0);
+  EXPECT_EQ(f32ToBf16(fromBits(0xFFC00000)), 0xFFC0);
 }
 
 TEST(Npy, F32AsBf16Option) {
-  NpyArray f32{
+  Tensor f32{
       "f32",
       {2, 2},
       rawBytes<float>({1.0f, fromBits(0x3F818000), -0.0f, std::nanf("")})};
   std::vector<uint8_t> bytes = *serializeNpy(f32);
   NpyReadOptions options;
   options.f32AsBf16 = true;
-  absl::StatusOr<NpyArray> a = parseNpy(bytes, "x.npy", options);
+  absl::StatusOr<Tensor> a = parseNpy(bytes, "x.npy", options);
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->dtype, "bf16");
   EXPECT_EQ(a->shape, f32.shape);
@@ -314,7 +315,7 @@ TEST(Npy, F32AsBf16Option) {
   // Without the option the file reads as it is.
   EXPECT_EQ(parseNpy(bytes)->dtype, "f32");
   // Other dtypes are unaffected.
-  NpyArray i32{"i32", {1}, rawBytes<int32_t>({7})};
+  Tensor i32{"i32", {1}, rawBytes<int32_t>({7})};
   a = parseNpy(*serializeNpy(i32), "x.npy", options);
   ASSERT_TRUE(a.ok()) << a.status();
   EXPECT_EQ(a->dtype, "i32");
@@ -473,7 +474,7 @@ TEST(NpyErrors, ShapeAndDataSize) {
 }
 
 TEST(NpyErrors, WriterRejectsInconsistentArrays) {
-  auto writeError = [](const NpyArray &a) {
+  auto writeError = [](const Tensor &a) {
     absl::Status s = writeNpy(testing::TempDir() + "/w.npy", a);
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
     return std::string(s.message());
@@ -499,7 +500,7 @@ TEST(NpyRobustness, TruncationAtEveryLength) {
   std::vector<uint8_t> file =
       *serializeNpy({"i32", {2, 2}, rawBytes<int32_t>({1, 2, 3, 4})});
   for (size_t n = 0; n < file.size(); ++n) {
-    absl::StatusOr<NpyArray> a =
+    absl::StatusOr<Tensor> a =
         parseNpy(std::vector<uint8_t>(file.begin(), file.begin() + n));
     ASSERT_FALSE(a.ok()) << "length " << n;
     EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument);
@@ -522,7 +523,7 @@ TEST(NpyRobustness, RandomMutationsNeverCrash) {
     }
     NpyReadOptions options;
     options.f32AsBf16 = rng() % 2;
-    absl::StatusOr<NpyArray> a = parseNpy(file, "fuzz.npy", options);
+    absl::StatusOr<Tensor> a = parseNpy(file, "fuzz.npy", options);
     if (a.ok()) {
       EXPECT_EQ(a->data.size() % npyElementSize(a->dtype), 0u);
     }
