@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
@@ -42,10 +43,6 @@ static int64_t bytesPerPartition(MemRefType type) {
          ((type.getElementTypeBitWidth() + 7) / 8);
 }
 
-static int64_t alignTo(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 namespace {
 
 /// First-fit allocation of byte ranges in [0, capacity), with freed ranges
@@ -59,7 +56,7 @@ public:
 
   /// An offset for `size` bytes, or nothing if no free range holds them.
   std::optional<int64_t> allocate(int64_t size) {
-    size = alignTo(size, alignment);
+    size = llvm::alignTo(size, alignment);
     for (auto it = free.begin(); it != free.end(); ++it) {
       auto [offset, length] = *it;
       if (length < size)
@@ -78,7 +75,7 @@ public:
   /// Frees a range, after `delay` more allocations (it stays in use, for
   /// the peak, until then).
   void release(int64_t offset, int64_t size) {
-    size = alignTo(size, alignment);
+    size = llvm::alignTo(size, alignment);
     pending.emplace_back(offset, size);
     if (delay == 0)
       releaseDelayed(/*all=*/true);
