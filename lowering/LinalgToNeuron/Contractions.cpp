@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <limits>
 #include <numeric>
@@ -261,19 +262,68 @@ static std::optional<SmallVector<int64_t>> sortByRole(ArrayRef<int> roles) {
   return order;
 }
 
+/// Loop roles of a convolution whose every image dimension is a loop, or a
+/// loop times a stride: a 1x1 window with strides, as JAX writes strided 1x1
+/// convolutions (`image[c, oh * 2, ow * 2]`). Upstream's inference only
+/// counts `out * s + filter * d` sums as convolved and rejects these; the
+/// roles here follow its rules with `d * s` (s > 1) as an output image loop.
+static FailureOr<linalg::ConvolutionDimensions>
+inferStridedPointwiseDims(linalg::LinalgOp op) {
+  AffineMap imageMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap filterMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!filterMap.isProjectedPermutation() || !outMap.isProjectedPermutation())
+    return failure();
+  llvm::SmallDenseSet<unsigned> plain, strided;
+  for (AffineExpr e : imageMap.getResults()) {
+    auto scaled = scaledDim(e);
+    if (!scaled || scaled->second < 1 || plain.contains(scaled->first) ||
+        strided.contains(scaled->first))
+      return failure();
+    (scaled->second == 1 ? plain : strided).insert(scaled->first);
+  }
+  if (strided.empty())
+    return failure();
+  linalg::ConvolutionDimensions dims;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
+    bool inOut = outMap.isFunctionOfDim(d), inFilter = filterMap.isFunctionOfDim(d);
+    bool parallel = iterators[d] == utils::IteratorType::parallel;
+    bool isPlain = plain.contains(d), isStrided = strided.contains(d);
+    if (isStrided && inOut && !inFilter && parallel)
+      dims.outputImage.push_back(d);
+    else if (isPlain && inOut && !inFilter && parallel)
+      dims.batch.push_back(d);
+    else if (isPlain && !inOut && inFilter && !parallel)
+      dims.inputChannel.push_back(d);
+    else if (isPlain && inOut && inFilter && parallel)
+      dims.depth.push_back(d);
+    else if (!isPlain && !isStrided && inOut && inFilter && parallel)
+      dims.outputChannel.push_back(d);
+    else
+      return failure();
+  }
+  return dims;
+}
+
+/// The convolution roles of `op`'s loops, if it is a convolution.
+static FailureOr<linalg::ConvolutionDimensions>
+inferConvolutionRoles(linalg::LinalgOp op) {
+  if (linalg::isaConvolutionOpInterface(op,
+                                        /*allowEmptyConvolvedDims=*/true))
+    return linalg::inferConvolutionDims(op);
+  return inferStridedPointwiseDims(op);
+}
+
 struct RaiseConvolution : OpInterfaceRewritePattern<linalg::LinalgOp> {
   RaiseConvolution(MLIRContext *context)
       : OpInterfaceRewritePattern(context, /*benefit=*/2) {}
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isStaticTensorOp(op) ||
-        !linalg::isaConvolutionOpInterface(op,
-                                           /*allowEmptyConvolvedDims=*/true) ||
-        !isMulAccBody(op))
+    if (!isStaticTensorOp(op) || !isMulAccBody(op))
       return rewriter.notifyMatchFailure(op, "not a convolution");
-    FailureOr<linalg::ConvolutionDimensions> dims =
-        linalg::inferConvolutionDims(op);
+    FailureOr<linalg::ConvolutionDimensions> dims = inferConvolutionRoles(op);
     if (failed(dims) || dims->outputImage.size() != 2 ||
         dims->filterLoop.size() > 2 || dims->batch.size() > 1 ||
         dims->outputChannel.size() > 1 || dims->inputChannel.size() > 1 ||

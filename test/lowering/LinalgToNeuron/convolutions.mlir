@@ -322,3 +322,83 @@ func.func @pool_nhwc_min(%x: tensor<1x8x8x4xf32>, %init: tensor<1x4x4x4xf32>) ->
       ins(%x, %window : tensor<1x8x8x4xf32>, tensor<2x2xf32>) outs(%init : tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
   return %r : tensor<1x4x4x4xf32>
 }
+
+// -----
+
+// Tests that a strided 1x1 convolution written as JAX writes it (a generic
+// with no batch, the image read at `oh * 2, ow * 2`, a [F, C] filter) becomes
+// a conv2d on a batch of one with a 1x1 filter and the map's strides.
+// CHECK-LABEL: func.func @generic_conv_1x1_strided_jax
+// CHECK-SAME: (%[[X:.*]]: tensor<16x28x28xf32>, %[[W:.*]]: tensor<32x16xf32>)
+// CHECK-DAG: %[[XB:.*]] = neuron.reshape %[[X]] : tensor<16x28x28xf32> -> tensor<1x16x28x28xf32>
+// CHECK-DAG: %[[W4:.*]] = neuron.reshape %[[W]] : tensor<32x16xf32> -> tensor<32x16x1x1xf32>
+// CHECK: %[[C:.*]] = neuron.conv2d %[[XB]], %[[W4]] layout nchw_fchw strides [2, 2] : (tensor<1x16x28x28xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x14x14xf32>
+// CHECK: %[[R:.*]] = neuron.reshape %[[C]] : tensor<1x32x14x14xf32> -> tensor<32x14x14xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @generic_conv_1x1_strided_jax(%x: tensor<16x28x28xf32>, %w: tensor<32x16xf32>) -> tensor<32x14x14xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x14x14xf32>
+  %zero = linalg.fill ins(%c0 : f32) outs(%e : tensor<32x14x14xf32>) -> tensor<32x14x14xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2 * 2, d3 * 2)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d1, d0)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>],
+                       iterator_types = ["reduction", "parallel", "parallel", "parallel"]}
+      ins(%x, %w : tensor<16x28x28xf32>, tensor<32x16xf32>) outs(%zero : tensor<32x14x14xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x14x14xf32>
+  return %r : tensor<32x14x14xf32>
+}
+
+// -----
+
+// Tests a strided 1x1 convolution generic in NHWC with a batch loop, a
+// [C, F] filter, different strides per axis, image rows the windows do not
+// read (trimmed) and a non-zero init (added after).
+// CHECK-LABEL: func.func @generic_conv_1x1_strided_nhwc
+// CHECK-SAME: (%[[X:.*]]: tensor<2x10x8x3xf32>, %[[W:.*]]: tensor<3x4xf32>, %[[INIT:.*]]: tensor<2x3x4x4xf32>)
+// CHECK-DAG: %[[XT:.*]] = neuron.transpose %[[X]] permutation [0, 3, 1, 2] : tensor<2x10x8x3xf32> -> tensor<2x3x10x8xf32>
+// CHECK-DAG: %[[XS:.*]] = neuron.slice %[[XT]] offsets [0, 0, 0, 0] strides [1, 1, 1, 1] : tensor<2x3x10x8xf32> -> tensor<2x3x7x8xf32>
+// CHECK-DAG: %[[WT:.*]] = neuron.transpose %[[W]] permutation [1, 0] : tensor<3x4xf32> -> tensor<4x3xf32>
+// CHECK-DAG: %[[W4:.*]] = neuron.reshape %[[WT]] : tensor<4x3xf32> -> tensor<4x3x1x1xf32>
+// CHECK: %[[C:.*]] = neuron.conv2d %[[XS]], %[[W4]] layout nchw_fchw strides [3, 2] : (tensor<2x3x7x8xf32>, tensor<4x3x1x1xf32>) -> tensor<2x4x3x4xf32>
+// CHECK: %[[CT:.*]] = neuron.transpose %[[C]] permutation [0, 2, 3, 1] : tensor<2x4x3x4xf32> -> tensor<2x3x4x4xf32>
+// CHECK: %[[R:.*]] = neuron.add %[[CT]], %[[INIT]] : tensor<2x3x4x4xf32>
+// CHECK: return %[[R]]
+func.func @generic_conv_1x1_strided_nhwc(%x: tensor<2x10x8x3xf32>, %w: tensor<3x4xf32>, %init: tensor<2x3x4x4xf32>) -> tensor<2x3x4x4xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(n, h, w, f, c) -> (n, h * 3, w * 2, c)>,
+                                        affine_map<(n, h, w, f, c) -> (c, f)>,
+                                        affine_map<(n, h, w, f, c) -> (n, h, w, f)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x10x8x3xf32>, tensor<3x4xf32>) outs(%init : tensor<2x3x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x4x4xf32>
+  return %r : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// Tests that a generic with a stride on one image axis only is left: its
+// other image loop reads like a batch loop, and nothing says which it is.
+// CHECK-LABEL: func.func @generic_conv_1x1_one_strided_axis
+// CHECK: linalg.generic
+// CHECK-NOT: neuron.conv2d
+func.func @generic_conv_1x1_one_strided_axis(%x: tensor<16x28x14xf32>, %w: tensor<32x16xf32>, %init: tensor<32x14x14xf32>) -> tensor<32x14x14xf32> {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2 * 2, d3)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d1, d0)>,
+                                        affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>],
+                       iterator_types = ["reduction", "parallel", "parallel", "parallel"]}
+      ins(%x, %w : tensor<16x28x14xf32>, tensor<32x16xf32>) outs(%init : tensor<32x14x14xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<32x14x14xf32>
+  return %r : tensor<32x14x14xf32>
+}
