@@ -138,7 +138,6 @@ public:
     return result;
   }
 
-private:
   /// The constant a body value always equals: a constant or splat defined
   /// outside, a constant in the body, an input that is a splat, or a cast of
   /// one of these (frontends write epsilons as f64 truncated in the body).
@@ -165,6 +164,7 @@ private:
     return convertScalar(*source, value.getType());
   }
 
+private:
   RankedTensorType tensorOf(Type element) const {
     return RankedTensorType::get(loopShape, element);
   }
@@ -385,6 +385,59 @@ private:
   }
 };
 
+/// A structured op that yields a constant (a splat input, a body constant,
+/// an exact cast of one), however its maps broadcast or permute it, is a
+/// splat itself: BERT's token_type_ids are a zero i64 splat copied by a
+/// generic. It becomes an arith.constant, raised to neuron.constant where
+/// neuron holds the element type, whatever type that is (i64 included).
+struct FoldConstantStructuredOp
+    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
+        !op.getBlock())
+      return rewriter.notifyMatchFailure(op, "not a tensor op with a body");
+    // Every output element must be written: no empty loop (an empty
+    // reduction leaves the init), each output map a permutation of loops.
+    SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
+    if (llvm::any_of(loopShape,
+                     [](int64_t n) { return ShapedType::isDynamic(n) || n < 1; }))
+      return rewriter.notifyMatchFailure(op, "dynamic or empty loop range");
+    auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
+    BodyEvaluator evaluator(op, loopShape);
+    // The constant of each used result, all found before anything changes.
+    SmallVector<DenseElementsAttr> constants;
+    for (OpResult result : op->getResults()) {
+      OpOperand *init = op.getDpsInitOperand(result.getResultNumber());
+      if (result.use_empty()) {
+        constants.emplace_back();
+        continue;
+      }
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      std::optional<TypedAttr> scalar =
+          evaluator.constantOf(yield.getOperand(result.getResultNumber()));
+      if (!type || !type.hasStaticShape() || !scalar ||
+          scalar->getType() != type.getElementType() ||
+          !canMapToLoopSpace(init->get(), op.getMatchingIndexingMap(init)))
+        return rewriter.notifyMatchFailure(op, "result is not a constant");
+      constants.push_back(
+          DenseElementsAttr::get(type, ArrayRef<Attribute>{*scalar}));
+    }
+    if (llvm::all_of(constants, [](DenseElementsAttr c) { return !c; }))
+      return rewriter.notifyMatchFailure(op, "no result is used");
+    SmallVector<Value> replacements;
+    for (auto [constant, init] : llvm::zip(constants, op.getDpsInits()))
+      replacements.push_back(
+          constant ? arith::ConstantOp::create(rewriter, op.getLoc(), constant)
+                         .getResult()
+                   : init);
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+
 /// linalg.softmax is neuron.softmax.
 struct RaiseSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -406,5 +459,7 @@ struct RaiseSoftmax : OpRewritePattern<linalg::SoftmaxOp> {
 
 void mlir::neuron::populateStructuredOpPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseStructuredOp>(patterns.getContext(), /*benefit=*/1);
+  patterns.add<FoldConstantStructuredOp>(patterns.getContext(),
+                                         /*benefit=*/3);
   patterns.add<RaiseSoftmax>(patterns.getContext());
 }

@@ -781,6 +781,83 @@ func.func @copy_unsqueeze_unit_dim(%x: tensor<80x128xf32>) -> tensor<1x80x128xf3
 
 // -----
 
+// Tests that a copy of a splat through a broadcasting map (BERT's zero
+// token_type_ids, i64, which neuron computes nothing in) folds to a splat.
+// CHECK-LABEL: func.func @copy_splat_i64_folds
+// CHECK: %[[R:.*]] = neuron.constant dense<0> : tensor<1x12xi64>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @copy_splat_i64_folds() -> tensor<1x12xi64> {
+  %c = arith.constant dense<0> : tensor<1x12xi64>
+  %e = tensor.empty() : tensor<1x12xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<1x12xi64>) outs(%e : tensor<1x12xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    linalg.yield %a : i64
+  } -> tensor<1x12xi64>
+  return %r : tensor<1x12xi64>
+}
+
+// -----
+
+// Tests that a splat broadcast to more dimensions and widened in the body
+// (an exact extf) folds to a splat of the result type, however the output
+// map permutes the loops.
+// CHECK-LABEL: func.func @broadcast_splat_extf_folds
+// CHECK: %[[R:.*]] = neuron.constant dense<1.500000e+00> : tensor<3x4x5xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @broadcast_splat_extf_folds() -> tensor<3x4x5xf32> {
+  %c = arith.constant dense<1.5> : tensor<5xbf16>
+  %e = tensor.empty() : tensor<3x4x5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d2, d1, d0)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c : tensor<5xbf16>) outs(%e : tensor<3x4x5xf32>) {
+  ^bb0(%a: bf16, %o: f32):
+    %w = arith.extf %a : bf16 to f32
+    linalg.yield %w : f32
+  } -> tensor<3x4x5xf32>
+  return %r : tensor<3x4x5xf32>
+}
+
+// -----
+
+// Tests that the sum of a splat is not taken for the splat: the reduction
+// is raised as one.
+// CHECK-LABEL: func.func @sum_of_splat_is_not_a_splat
+// CHECK: neuron.reduce_sum
+// CHECK-NOT: neuron.constant dense<2.000000e+00> : tensor<4xf32>
+func.func @sum_of_splat_is_not_a_splat(%init: tensor<4xf32>) -> tensor<4xf32> {
+  %c = arith.constant dense<2.0> : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%c : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a copy of an i64 tensor that is not a splat is left alone.
+// CHECK-LABEL: func.func @copy_i64_not_splat_left
+// CHECK: linalg.generic
+func.func @copy_i64_not_splat_left(%x: tensor<1x12xi64>) -> tensor<1x12xi64> {
+  %e = tensor.empty() : tensor<1x12xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1x12xi64>) outs(%e : tensor<1x12xi64>) {
+  ^bb0(%a: i64, %o: i64):
+    linalg.yield %a : i64
+  } -> tensor<1x12xi64>
+  return %r : tensor<1x12xi64>
+}
+
+// -----
+
 // Tests that linalg.fill of a constant becomes a neuron.constant splat.
 // CHECK-LABEL: func.func @fill_constant
 // CHECK: %[[R:.*]] = neuron.constant dense<2.000000e+00> : tensor<4x8xf32>
