@@ -287,7 +287,8 @@ inferStridedPointwiseDims(linalg::LinalgOp op) {
   linalg::ConvolutionDimensions dims;
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned d = 0, e = op.getNumLoops(); d < e; ++d) {
-    bool inOut = outMap.isFunctionOfDim(d), inFilter = filterMap.isFunctionOfDim(d);
+    bool inOut = outMap.isFunctionOfDim(d),
+         inFilter = filterMap.isFunctionOfDim(d);
     bool parallel = iterators[d] == utils::IteratorType::parallel;
     bool isPlain = plain.contains(d), isStrided = strided.contains(d);
     if (isStrided && inOut && !inFilter && parallel)

@@ -390,8 +390,7 @@ private:
 /// splat itself: BERT's token_type_ids are a zero i64 splat copied by a
 /// generic. It becomes an arith.constant, raised to neuron.constant where
 /// neuron holds the element type, whatever type that is (i64 included).
-struct FoldConstantStructuredOp
-    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+struct FoldConstantStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
@@ -402,8 +401,9 @@ struct FoldConstantStructuredOp
     // Every output element must be written: no empty loop (an empty
     // reduction leaves the init), each output map a permutation of loops.
     SmallVector<int64_t> loopShape = op.getStaticLoopRanges();
-    if (llvm::any_of(loopShape,
-                     [](int64_t n) { return ShapedType::isDynamic(n) || n < 1; }))
+    if (llvm::any_of(loopShape, [](int64_t n) {
+          return ShapedType::isDynamic(n) || n < 1;
+        }))
       return rewriter.notifyMatchFailure(op, "dynamic or empty loop range");
     auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
     BodyEvaluator evaluator(op, loopShape);
