@@ -57,6 +57,78 @@ def NeuronCheckCoverage : Pass<"neuron-check-coverage", "::mlir::ModuleOp"> {
   ];
 }
 
+def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Split each graph into kernels, one per distinct layer, and a program that launches them";
+  let description = [{
+    Turns every function on tensors into a program (`neuron.program`) whose
+    steps are `neuron.launch`es of kernels (private functions marked
+    `neuron.kernel`), `neuron.host_call`s, constants and reshapes of program
+    values. Constants stay in the program, so layers that differ only in
+    their weights are the same kernel.
+
+    The device ops between host calls are cut into kernels where the graph
+    repeats: the period is the shift under which the most op signatures
+    (name, attributes, types) coincide; the cut inside the period is where
+    the fewest values are live, so a transformer layer becomes one kernel
+    taking the residual stream and its weights. The ops before and after a
+    repeated stretch are cut the same way, recursively. Kernels with the
+    same body are one kernel launched several times.
+
+    ```mlir
+    // Before: two identical layers (matmul + relu) on %x.
+    // After:
+    //   %0 = neuron.launch @forward_kernel0(%x, %w0) : (...) -> tensor<4x8xf32>
+    //   %1 = neuron.launch @forward_kernel0(%0, %w1) : (...) -> tensor<4x8xf32>
+    ```
+
+    `summary` emits a remark per program: launches, distinct kernels and the
+    repeated layer found.
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect",
+                           "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"minLayerOps", "min-layer-ops", "int64_t", /*default=*/"4",
+           "Fewest ops a repeated layer may have">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per program describing its kernels">
+  ];
+}
+
+def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
+  let summary = "Group producers with their elementwise consumers so intermediates stay on chip";
+  let description = [{
+    Wraps a producer and the elementwise ops that consume it into a
+    `neuron.fusion` region, which the tiling computes tile by tile on chip:
+    a matmul with its epilogue (bias, activation, scale, residual add), or a
+    chain of elementwise ops. A consumer joins when its result has the
+    group's shape and each of its other operands is available before the
+    group starts: a tensor of the same shape, or (after a matmul) the
+    broadcast of one, which the tiling then reads with a zero-stride DMA
+    instead of materialising it. Values used after the group are its
+    results; the others never reach HBM. Program functions
+    (`neuron.program`) are left alone; their kernels are fused.
+
+    ```mlir
+    // Before:
+    //   %m = neuron.matmul %x, %w : ... -> tensor<64x16xf32>
+    //   %r = neuron.relu %m : tensor<64x16xf32>
+    // After:
+    //   %r = neuron.fusion (%x, %w) : ... {
+    //     %m = neuron.matmul ...  %r = neuron.relu %m ...  neuron.yield %r
+    //   }
+    ```
+
+    `summary` emits a remark per function: groups formed and the bytes of
+    HBM traffic the fused intermediates no longer take (one write and one
+    read each).
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let options = [
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per function describing the groups">
+  ];
+}
+
 def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
   let summary = "Place every SBUF and PSUM tile of each kernel by liveness";
   let description = [{

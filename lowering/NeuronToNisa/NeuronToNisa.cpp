@@ -69,14 +69,29 @@ public:
   void copyWhole(Location loc, Value src, Value dst) { dma(loc, src, dst); }
 
 private:
+  /// Ops computed on each output tile after the producer, and the HBM
+  /// buffers some of their values are stored to (a fusion's results).
+  struct Epilogue {
+    SmallVector<Operation *> ops;
+    DenseMap<Value, Value> stores;
+  };
+
   LogicalResult lowerMatmul(Operation *op, Value lhs, Value rhs, Value out,
-                            bool batched);
+                            bool batched, const Epilogue *epilogue = nullptr);
   LogicalResult lowerElementwise(Operation *op);
+  LogicalResult lowerFusion(FusionOp fusion);
+  void computeTile(Location loc, Operation *op, ArrayRef<Value> operands,
+                   Value result);
+  void applyEpilogue(Location loc, const Epilogue &epilogue,
+                     DenseMap<Value, Value> &tiles,
+                     ArrayRef<int64_t> tileShape,
+                     llvm::function_ref<Value(Value)> window);
   LogicalResult lowerReduction(Operation *op, ArrayRef<int64_t> axes,
                                nisa::AluOp alu);
   LogicalResult lowerConv2D(Conv2DOp op);
   LogicalResult lowerPad(PadOp op);
   LogicalResult lowerPool2D(Pool2DOp op);
+  LogicalResult lowerGather(GatherOp op);
   Value stridedView(Location loc, Value buffer, int64_t offset,
                     ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides);
   Value broadcastView(Location loc, Value buffer, RankedTensorType input,
@@ -291,12 +306,16 @@ LogicalResult KernelBuilder::lower(Operation *op) {
     buffers[concat] = out;
     return success();
   }
+  if (auto fusion = dyn_cast<FusionOp>(op))
+    return lowerFusion(fusion);
   if (auto conv = dyn_cast<Conv2DOp>(op))
     return lowerConv2D(conv);
   if (auto pad = dyn_cast<PadOp>(op))
     return lowerPad(pad);
   if (auto pool = dyn_cast<Pool2DOp>(op))
     return lowerPool2D(pool);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return lowerGather(gather);
   if (auto r = dyn_cast<ReduceSumOp>(op))
     return lowerReduction(op, r.getAxes(), nisa::AluOp::add);
   if (auto r = dyn_cast<ReduceMaxOp>(op))
@@ -637,7 +656,8 @@ LogicalResult KernelBuilder::lowerPad(PadOp op) {
 /// each [M-tile, N-tile] accumulates over the K tiles in one PSUM bank and is
 /// evacuated to SBUF by the scalar engine, converting to the result type.
 LogicalResult KernelBuilder::lowerMatmul(Operation *op, Value lhs, Value rhs,
-                                         Value result, bool batched) {
+                                         Value result, bool batched,
+                                         const Epilogue *epilogue) {
   Location loc = op->getLoc();
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
@@ -655,7 +675,14 @@ LogicalResult KernelBuilder::lowerMatmul(Operation *op, Value lhs, Value rhs,
   int64_t tileN = std::min(config.limits.getMovingFree(),
                            config.limits.getPsumBankBytes() / 4);
   Value a = buffers.lookup(lhs), bm = buffers.lookup(rhs);
-  Value out = resultBuffer(result);
+  // Fused, the product reaches HBM only if the fusion returns it.
+  Value out = epilogue ? epilogue->stores.lookup(result) : resultBuffer(result);
+  Operation *evacuatedBy = nullptr;
+  if (epilogue && !out && result.hasOneUse() && !epilogue->ops.empty() &&
+      *result.user_begin() == epilogue->ops.front() &&
+      activationOf(epilogue->ops.front()) &&
+      !isa<CastOp>(epilogue->ops.front()))
+    evacuatedBy = epilogue->ops.front();
   Operation *first = nullptr;
   // A rank-2 view of batch `i` of a (possibly batched) buffer.
   auto matrix = [&](Value buffer, int64_t i, ArrayRef<int64_t> offsets,
@@ -690,32 +717,47 @@ LogicalResult KernelBuilder::lowerMatmul(Operation *op, Value lhs, Value rhs,
           nisa::MatmulOp::create(b, loc, stationary, moving, acc,
                                  /*accumulate=*/k0 > 0);
         }
+        // The scalar engine evacuates PSUM, applying the epilogue's leading
+        // activation on the way when nothing else reads the raw product.
         Value evacuated = tile(nisa::MemorySpace::sbuf, {mt, nt},
                                resultType.getElementType());
-        activation(loc, acc, evacuated, nisa::ActivationFunction::identity);
-        dma(loc, evacuated, matrix(out, bi, {m0, n0}, {mt, nt}));
+        activation(loc, acc, evacuated,
+                   evacuatedBy ? *activationOf(evacuatedBy)
+                               : nisa::ActivationFunction::identity);
+        if (out)
+          dma(loc, evacuated, matrix(out, bi, {m0, n0}, {mt, nt}));
+        if (epilogue) {
+          DenseMap<Value, Value> tiles{
+              {evacuatedBy ? evacuatedBy->getResult(0) : result, evacuated}};
+          applyEpilogue(loc, *epilogue, tiles, {mt, nt}, [&](Value buffer) {
+            return matrix(buffer, bi, {m0, n0}, {mt, nt});
+          });
+        }
       }
-  markTiling(first, op, "contraction", {tileK, tileM, tileN});
-  buffers[result] = out;
+  markTiling(first, op, epilogue ? "contraction+epilogue" : "contraction",
+             {tileK, tileM, tileN});
+  if (out)
+    buffers[result] = out;
   return success();
 }
 
 /// Elementwise ops see every operand as the same 2-D view: [P, E/P] when
 /// the E elements split evenly over the P partitions, else [rows, last dim];
 /// rows are tiled by partitions and columns by the SBUF budget.
+static std::pair<int64_t, int64_t> elementwiseView(RankedTensorType type,
+                                                   int64_t p) {
+  int64_t elements = type.getNumElements();
+  if (elements % p == 0)
+    return {p, elements / p};
+  int64_t cols = type.getRank() ? type.getDimSize(type.getRank() - 1) : 1;
+  return {cols ? elements / cols : 0, cols};
+}
+
 LogicalResult KernelBuilder::lowerElementwise(Operation *op) {
   Location loc = op->getLoc();
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t elements = type.getNumElements();
   int64_t p = partitions();
-  int64_t rows, cols;
-  if (elements % p == 0) {
-    rows = p;
-    cols = elements / p;
-  } else {
-    cols = type.getRank() ? type.getDimSize(type.getRank() - 1) : 1;
-    rows = cols ? elements / cols : 0;
-  }
+  auto [rows, cols] = elementwiseView(type, p);
   int64_t widest = type.getElementTypeBitWidth();
   for (Value v : op->getOperands())
     widest = std::max<int64_t>(
@@ -742,16 +784,185 @@ LogicalResult KernelBuilder::lowerElementwise(Operation *op) {
       }
       Value result =
           tile(nisa::MemorySpace::sbuf, {rt, ct}, type.getElementType());
-      if (std::optional<nisa::ActivationFunction> f = activationOf(op))
-        activation(loc, tiles[0], result, *f);
-      else
-        nisa::TensorTensorOp::create(
-            b, loc, tiles[0], tiles[1], result,
-            nisa::AluOpAttr::get(b.getContext(), *aluOf(op)));
+      computeTile(loc, op, tiles, result);
       dma(loc, result, view(loc, outView, {r0, c0}, {rt, ct}));
     }
   markTiling(first, op, rows == p ? "flattened" : "rows", {p, tileCols});
   buffers[op->getResult(0)] = out;
+  return success();
+}
+
+void KernelBuilder::computeTile(Location loc, Operation *op,
+                                ArrayRef<Value> operands, Value result) {
+  if (std::optional<nisa::ActivationFunction> f = activationOf(op))
+    activation(loc, operands[0], result, *f);
+  else
+    nisa::TensorTensorOp::create(
+        b, loc, operands[0], operands[1], result,
+        nisa::AluOpAttr::get(b.getContext(), *aluOf(op)));
+}
+
+/// Computes the epilogue's ops on one tile. `tiles` holds the tiles already
+/// on chip; other operands are loaded from HBM through `window`, which maps
+/// a buffer of the group's shape to this tile's part of it (a broadcast is
+/// read through its zero-stride view, never materialised).
+void KernelBuilder::applyEpilogue(Location loc, const Epilogue &epilogue,
+                                  DenseMap<Value, Value> &tiles,
+                                  ArrayRef<int64_t> tileShape,
+                                  llvm::function_ref<Value(Value)> window) {
+  auto elementOf = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  };
+  for (Operation *op : epilogue.ops) {
+    Value done = tiles.lookup(op->getResult(0));
+    if (done) { // computed while evacuating PSUM
+      if (Value out = epilogue.stores.lookup(op->getResult(0)))
+        dma(loc, done, window(out));
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands()) {
+      if (Value t = tiles.lookup(v)) {
+        operands.push_back(t);
+        continue;
+      }
+      Value source;
+      if (auto broadcast = v.getDefiningOp<BroadcastOp>())
+        source = broadcastView(loc, buffers.lookup(broadcast.getInput()),
+                               broadcast.getInput().getType(),
+                               broadcast.getType(), broadcast.getDimensions());
+      else
+        source = buffers.lookup(v);
+      Value t = tile(nisa::MemorySpace::sbuf, tileShape, elementOf(v));
+      dma(loc, window(source), t);
+      tiles[v] = t;
+      operands.push_back(t);
+    }
+    Value result =
+        tile(nisa::MemorySpace::sbuf, tileShape, elementOf(op->getResult(0)));
+    computeTile(loc, op, operands, result);
+    tiles[op->getResult(0)] = result;
+    if (Value out = epilogue.stores.lookup(op->getResult(0)))
+      dma(loc, result, window(out));
+  }
+}
+
+/// A matmul with its epilogue, or a chain of elementwise ops, one output
+/// tile at a time: inputs are read once per tile, results written once,
+/// and intermediates live only in SBUF.
+LogicalResult KernelBuilder::lowerFusion(FusionOp fusion) {
+  Location loc = fusion.getLoc();
+  Block &body = fusion.getBody().front();
+  for (auto [arg, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
+    buffers[arg] = buffers.lookup(input);
+  Epilogue epilogue;
+  auto yield = cast<YieldOp>(body.getTerminator());
+  for (auto [inner, outer] : llvm::zip(yield.getValues(), fusion.getResults())) {
+    Value out = resultBuffer(outer);
+    epilogue.stores.try_emplace(inner, out);
+    buffers[outer] = epilogue.stores.lookup(inner);
+  }
+  Operation *producer = nullptr;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<BroadcastOp>(op))
+      continue; // read in place by the ops using it
+    if (!producer && isa<MatmulOp, BatchMatmulOp>(op)) {
+      producer = &op;
+      continue;
+    }
+    if (!activationOf(&op) && !aluOf(&op))
+      return op.emitError() << "convert-neuron-to-nisa: '" << op.getName()
+                            << "' cannot be computed in a fusion";
+    epilogue.ops.push_back(&op);
+  }
+  if (auto matmul = dyn_cast_if_present<MatmulOp>(producer))
+    return lowerMatmul(matmul, matmul.getLhs(), matmul.getRhs(),
+                       matmul.getResult(), /*batched=*/false, &epilogue);
+  if (auto matmul = dyn_cast_if_present<BatchMatmulOp>(producer))
+    return lowerMatmul(matmul, matmul.getLhs(), matmul.getRhs(),
+                       matmul.getResult(), /*batched=*/true, &epilogue);
+
+  // Elementwise only: the [rows, cols] view of lowerElementwise, with the
+  // SBUF budget shared by every tile one step keeps live.
+  if (epilogue.ops.empty())
+    return fusion.emitError() << "convert-neuron-to-nisa: empty fusion";
+  auto type = cast<RankedTensorType>(epilogue.ops.front()->getResult(0).getType());
+  int64_t p = partitions();
+  auto [rows, cols] = elementwiseView(type, p);
+  int64_t widest = 8;
+  for (Operation &op : body.without_terminator())
+    for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
+                                           op.getResultTypes()))
+      widest = std::max<int64_t>(
+          widest, cast<ShapedType>(t).getElementTypeBitWidth());
+  int64_t liveTiles = fusion.getNumOperands() + epilogue.ops.size();
+  int64_t budget = std::min(config.elementwiseBytes,
+                            config.limits.getSbufBytes() / (2 * liveTiles + 2));
+  int64_t tileCols = std::max<int64_t>(1, std::min(cols, budget * 8 / widest));
+  Block *block = b.getInsertionBlock();
+  Operation *last = block->empty() ? nullptr : &block->back();
+  for (int64_t r0 = 0; r0 < rows; r0 += p)
+    for (int64_t c0 = 0; c0 < cols; c0 += tileCols) {
+      int64_t rt = std::min(p, rows - r0), ct = std::min(tileCols, cols - c0);
+      DenseMap<Value, Value> tiles;
+      applyEpilogue(loc, epilogue, tiles, {rt, ct}, [&](Value buffer) {
+        return view(loc, reinterpret(loc, buffer, {rows, cols}), {r0, c0},
+                    {rt, ct});
+      });
+    }
+  Operation *first = last ? last->getNextNode() : &block->front();
+  markTiling(first, fusion, rows == p ? "flattened" : "rows", {p, tileCols});
+  return success();
+}
+
+/// gather on axis 0: the table is viewed as [R, C] rows and the indices as
+/// one column of N; each tile of up to `partitions` indices is loaded into
+/// SBUF as [P, 1] i32, and the GpSimd engine gathers their rows, in column
+/// windows of the elementwise budget, into tiles DMAed to the result.
+LogicalResult KernelBuilder::lowerGather(GatherOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType tableType = op.getInput().getType();
+  RankedTensorType indexType = op.getIndices().getType();
+  if (op.getAxis() != 0)
+    return op.emitError() << "convert-neuron-to-nisa: only gathers on axis 0 "
+                             "are tiled yet, found axis "
+                          << op.getAxis();
+  if (!indexType.getElementType().isInteger(32))
+    return op.emitError() << "convert-neuron-to-nisa: expected i32 gather "
+                             "indices, found "
+                          << indexType.getElementType()
+                          << " (fallback=decompose narrows i64 indices)";
+  int64_t rows = tableType.getDimSize(0), n = indexType.getNumElements();
+  int64_t cols = rows ? tableType.getNumElements() / rows : 0;
+  if (rows == 0 || cols == 0 || n == 0)
+    return op.emitError() << "convert-neuron-to-nisa: expected a non-empty "
+                             "table and indices";
+  int64_t p = partitions();
+  Type element = tableType.getElementType();
+  int64_t tileCols = std::max<int64_t>(
+      1, std::min(cols, config.elementwiseBytes * 8 /
+                            tableType.getElementTypeBitWidth()));
+  Value table = reinterpret(loc, buffers.lookup(op.getInput()), {rows, cols});
+  Value ids = reinterpret(loc, buffers.lookup(op.getIndices()), {n, 1});
+  Value out = resultBuffer(op.getResult());
+  Value outView = reinterpret(loc, out, {n, cols});
+  Operation *first = nullptr;
+  for (int64_t n0 = 0; n0 < n; n0 += p) {
+    int64_t nt = std::min(p, n - n0);
+    Value idx = tile(nisa::MemorySpace::sbuf, {nt, 1}, b.getI32Type());
+    if (!first)
+      first = idx.getDefiningOp();
+    dma(loc, view(loc, ids, {n0, 0}, {nt, 1}), idx);
+    for (int64_t c0 = 0; c0 < cols; c0 += tileCols) {
+      int64_t ct = std::min(tileCols, cols - c0);
+      Value gathered = tile(nisa::MemorySpace::sbuf, {nt, ct}, element);
+      Value window = ct == cols ? table : view(loc, table, {0, c0}, {rows, ct});
+      nisa::GatherOp::create(b, loc, window, idx, gathered);
+      dma(loc, gathered, view(loc, outView, {n0, c0}, {nt, ct}));
+    }
+  }
+  markTiling(first, op, "indices", {p, tileCols});
+  buffers[op.getResult()] = out;
   return success();
 }
 
@@ -772,8 +983,11 @@ struct ConvertNeuronToNisa
     if (failed(applyPatternsGreedily(module, std::move(expansions))))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    // A program (neuron-outline-kernels) stays on tensors; its kernels and
+    // any other function become kernels.
     for (func::FuncOp func : funcs)
-      if (!func.isDeclaration() && failed(convert(func, *config)))
+      if (!func.isDeclaration() && !func->hasAttr("neuron.program") &&
+          failed(convert(func, *config)))
         return signalPassFailure();
   }
 
@@ -868,6 +1082,8 @@ struct ConvertNeuronToNisa
     }
     func::ReturnOp::create(b, ret.getLoc());
     kernel.setVisibility(func.getVisibility());
+    if (func->hasAttr("neuron.kernel"))
+      kernel->setAttr("neuron.kernel", b.getUnitAttr());
     func.erase();
     return success();
   }

@@ -1,16 +1,19 @@
 //===- NisaToExecutable.cpp - nisa kernels to an executable ---------------===//
 //
-// Serialises a kernel: every HBM buffer it touches (arguments, constant
-// globals, scratch allocations) becomes a program tensor bound to a kernel
-// parameter; every instruction becomes a manifest entry whose tile
-// references carry the element offset and strides of their memref views
-// (HBM) or the partitions and byte offset `nisa-allocate` gave them (SBUF,
-// PSUM); constants go in sections.
+// Serialises a program and its kernels. Every HBM buffer a kernel touches
+// (arguments, constant globals, scratch allocations) is one of its
+// parameters; a program step binds them to program tensors: the launch's
+// operands and results, then the kernel's own constants and scratch, which
+// all launches of the kernel share. Every instruction becomes a manifest
+// entry whose tile references carry the element offset and strides of
+// their memref views (HBM) or the partitions and byte offset
+// `nisa-allocate` gave them (SBUF, PSUM); constants go in sections.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/NisaToExecutable/NisaToExecutable.h"
 
+#include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
 #include "runtime/format/Executable.h"
 #include "runtime/target/Target.h"
@@ -19,6 +22,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
@@ -50,24 +54,54 @@ static std::string dtypeName(Type type) {
 
 namespace {
 
-/// Builds the manifest of one kernel, failing with a diagnostic.
+/// Builds the manifest entry of one kernel, failing with a diagnostic.
 class KernelEmitter {
 public:
   explicit KernelEmitter(func::FuncOp kernel) : kernel(kernel) {}
 
-  LogicalResult emit(json &manifest, SmallVector<rt::Section> &sections);
+  FailureOr<json> emit();
+  /// The HBM buffers in parameter order: the arguments, then the kernel's
+  /// constant globals and scratch allocations.
+  ArrayRef<Value> parameters() const { return roots; }
 
 private:
   FailureOr<int64_t> parameterOf(Value root);
   FailureOr<json> tileRef(Operation *user, Value tile);
   FailureOr<json> instruction(Operation *op);
-  LogicalResult constantSection(memref::GlobalOp global, int64_t id,
-                                SmallVector<rt::Section> &sections);
 
   func::FuncOp kernel;
-  /// HBM roots in parameter order, and their program tensors.
-  SmallVector<Value> parameters;
-  json tensors = json::array();
+  SmallVector<Value> roots;
+};
+
+/// A kernel as the program binds it.
+struct EmittedKernel {
+  std::string name;
+  int64_t arguments = 0;
+  /// Program tensors of its own constants and scratch, shared by launches.
+  SmallVector<int64_t> internal;
+};
+
+/// Builds the manifest's tensors, kernels and program.
+class ProgramEmitter {
+public:
+  /// A program function (`neuron.program`) of launches and host calls.
+  LogicalResult emitProgram(func::FuncOp program);
+  /// A lone kernel as the whole program.
+  LogicalResult emitKernelProgram(func::FuncOp kernel);
+  void finish(json &manifest, SmallVector<rt::Section> &sections);
+
+private:
+  FailureOr<int64_t> addTensor(Location loc, ShapedType type,
+                               StringRef kind, std::string name = "");
+  LogicalResult addConstantData(int64_t id, Attribute value, Operation *owner);
+  FailureOr<const EmittedKernel *> kernel(func::FuncOp f);
+  void bindIo(int64_t id, bool input, int64_t index);
+
+  json tensors = json::array(), kernels = json::array(),
+       steps = json::array(), inputs = json::array(),
+       outputs = json::array();
+  SmallVector<rt::Section> sections;
+  llvm::StringMap<EmittedKernel> emitted;
 };
 
 } // namespace
@@ -84,17 +118,17 @@ static Value rootOf(Value value) {
 }
 
 FailureOr<int64_t> KernelEmitter::parameterOf(Value root) {
-  auto it = llvm::find(parameters, root);
-  if (it != parameters.end())
-    return std::distance(parameters.begin(), it);
+  auto it = llvm::find(roots, root);
+  if (it != roots.end())
+    return std::distance(roots.begin(), it);
   auto type = cast<MemRefType>(root.getType());
   std::string dtype = dtypeName(type.getElementType());
   if (dtype.empty() || !type.hasStaticShape())
     return emitError(root.getLoc())
            << "nisa-to-executable: cannot store " << type
            << " in an executable (static shape, supported element type)";
-  parameters.push_back(root);
-  return parameters.size() - 1;
+  roots.push_back(root);
+  return roots.size() - 1;
 }
 
 FailureOr<json> KernelEmitter::tileRef(Operation *user, Value tile) {
@@ -195,60 +229,58 @@ FailureOr<json> KernelEmitter::instruction(Operation *op) {
             inst["partition_step"] = o.getPartitionStep();
             return add("dst", o.getDst());
           })
+          .Case([&](GatherOp o) {
+            return success(succeeded(add("table", o.getTable())) &&
+                           succeeded(add("indices", o.getIndices())) &&
+                           succeeded(add("dst", o.getDst())));
+          })
           .Default([](Operation *) { return failure(); });
   if (failed(result))
     return failure();
   return inst;
 }
 
-LogicalResult KernelEmitter::constantSection(memref::GlobalOp global,
-                                             int64_t id,
-                                             SmallVector<rt::Section> &sections) {
-  Attribute initial = global.getInitialValue().value_or(Attribute());
+LogicalResult ProgramEmitter::addConstantData(int64_t id, Attribute initial,
+                                              Operation *owner) {
   rt::Section section;
   section.name = "const" + std::to_string(id);
   if (auto resource = dyn_cast_if_present<DenseResourceElementsAttr>(initial)) {
     // A blob (as frontends store real weights): its bytes as they are.
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
-      return global.emitError() << "nisa-to-executable: constant @"
-                                << global.getSymName()
-                                << " refers to a resource with no data";
+      return owner->emitError() << "nisa-to-executable: constant refers to "
+                                   "resource '"
+                                << resource.getRawHandle().getKey()
+                                << "', which has no data";
     ArrayRef<char> bytes = blob->getData();
     section.data.assign(bytes.begin(), bytes.end());
-    tensors[id]["section"] = section.name;
-    sections.push_back(std::move(section));
-    return success();
-  }
-  auto value = dyn_cast_if_present<DenseElementsAttr>(initial);
-  if (!value)
-    return global.emitError() << "nisa-to-executable: constant @"
-                              << global.getSymName()
-                              << " has no data (only dense constants and "
-                                 "resource blobs are stored)";
-  Type element = value.getElementType();
-  if (element.isInteger(1)) {
-    for (bool v : value.getValues<bool>())
-      section.data.push_back(v);
-  } else {
-    ArrayRef<char> raw = value.getRawData();
-    int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
-    int64_t count = value.getNumElements();
-    for (int64_t i = 0; i < count; ++i) {
-      const char *src = raw.data() + (value.isSplat() ? 0 : i * bytes);
-      section.data.insert(section.data.end(), src, src + bytes);
+  } else if (auto value = dyn_cast_if_present<DenseElementsAttr>(initial)) {
+    Type element = value.getElementType();
+    if (element.isInteger(1)) {
+      for (bool v : value.getValues<bool>())
+        section.data.push_back(v);
+    } else {
+      ArrayRef<char> raw = value.getRawData();
+      int64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+      int64_t count = value.getNumElements();
+      for (int64_t i = 0; i < count; ++i) {
+        const char *src = raw.data() + (value.isSplat() ? 0 : i * bytes);
+        section.data.insert(section.data.end(), src, src + bytes);
+      }
     }
+  } else {
+    return owner->emitError() << "nisa-to-executable: constant has no data "
+                                 "(only dense constants and resource blobs "
+                                 "are stored)";
   }
   tensors[id]["section"] = section.name;
   sections.push_back(std::move(section));
   return success();
 }
 
-LogicalResult KernelEmitter::emit(json &manifest,
-                                  SmallVector<rt::Section> &sections) {
+FailureOr<json> KernelEmitter::emit() {
   auto limits = kernel->getAttrOfType<LimitsAttr>("nisa.limits");
-  auto numInputs = kernel->getAttrOfType<IntegerAttr>("nisa.num_inputs");
-  if (!limits || !numInputs)
+  if (!limits || !kernel->hasAttr("nisa.num_inputs"))
     return kernel.emitError() << "nisa-to-executable: expected a kernel from "
                                  "convert-neuron-to-nisa (nisa.limits, "
                                  "nisa.num_inputs)";
@@ -270,54 +302,208 @@ LogicalResult KernelEmitter::emit(json &manifest,
       return failure();
     instructions.push_back(*inst);
   }
-  // Program tensors, one per parameter.
-  int64_t inputs = numInputs.getInt();
-  json programInputs = json::array(), programOutputs = json::array();
-  for (auto [id, root] : llvm::enumerate(parameters)) {
-    auto type = cast<MemRefType>(root.getType());
-    std::string kind = "scratch", name = "t" + std::to_string(id);
-    if (auto arg = dyn_cast<BlockArgument>(root)) {
-      bool input = arg.getArgNumber() < inputs;
-      kind = input ? "input" : "output";
-      name = (input ? "input" : "result") +
-             std::to_string(input ? arg.getArgNumber()
-                                  : arg.getArgNumber() - inputs);
-      (input ? programInputs : programOutputs)
-          .push_back({{"tensor", id}, {"name", name}});
-    } else if (root.getDefiningOp<memref::GetGlobalOp>()) {
-      kind = "constant";
-    }
-    tensors.push_back({{"id", id},
-                       {"dtype", dtypeName(type.getElementType())},
-                       {"shape", type.getShape()},
-                       {"kind", kind},
-                       {"name", name}});
-    if (auto get = root.getDefiningOp<memref::GetGlobalOp>()) {
+  return json{{"name", kernel.getName().str()},
+              {"parameters", roots.size()},
+              {"limits",
+               {{"partitions", limits.getPartitions()},
+                {"sbuf_bytes", limits.getSbufBytes()},
+                {"psum_bytes", limits.getPsumBytes()},
+                {"psum_bank_bytes", limits.getPsumBankBytes()},
+                {"stationary_free", limits.getStationaryFree()},
+                {"moving_free", limits.getMovingFree()}}},
+              {"instructions", instructions}};
+}
+
+FailureOr<int64_t> ProgramEmitter::addTensor(Location loc, ShapedType type,
+                                             StringRef kind,
+                                             std::string name) {
+  std::string dtype = dtypeName(type.getElementType());
+  if (dtype.empty() || !type.hasStaticShape())
+    return emitError(loc) << "nisa-to-executable: cannot store " << type
+                          << " in an executable (static shape, supported "
+                             "element type)";
+  int64_t id = tensors.size();
+  tensors.push_back({{"id", id},
+                     {"dtype", dtype},
+                     {"shape", type.getShape()},
+                     {"kind", kind.str()},
+                     {"name", name.empty() ? "t" + std::to_string(id) : name}});
+  return id;
+}
+
+void ProgramEmitter::bindIo(int64_t id, bool input, int64_t index) {
+  std::string name =
+      (input ? "input" : "result") + std::to_string(index);
+  // A result that is also an input or a constant keeps its kind and name.
+  json &tensor = tensors[id];
+  if (input || tensor["kind"] == "scratch") {
+    tensor["kind"] = input ? "input" : "output";
+    tensor["name"] = name;
+  }
+  (input ? inputs : outputs).push_back({{"tensor", id}, {"name", name}});
+}
+
+FailureOr<const EmittedKernel *> ProgramEmitter::kernel(func::FuncOp f) {
+  auto it = emitted.find(f.getName());
+  if (it != emitted.end())
+    return &it->second;
+  KernelEmitter emitter(f);
+  FailureOr<json> entry = emitter.emit();
+  if (failed(entry))
+    return failure();
+  EmittedKernel result;
+  result.name = f.getName().str();
+  result.arguments = f.getNumArguments();
+  for (Value root : emitter.parameters().drop_front(result.arguments)) {
+    auto get = root.getDefiningOp<memref::GetGlobalOp>();
+    FailureOr<int64_t> id = addTensor(root.getLoc(),
+                                      cast<ShapedType>(root.getType()),
+                                      get ? "constant" : "scratch");
+    if (failed(id))
+      return failure();
+    if (get) {
       auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
           get, get.getNameAttr());
-      if (!global || failed(constantSection(global, id, sections)))
+      if (!global ||
+          failed(addConstantData(
+              *id, global.getInitialValue().value_or(Attribute()), global)))
         return failure();
     }
+    result.internal.push_back(*id);
   }
-  SmallVector<int64_t> bindings(parameters.size());
-  std::iota(bindings.begin(), bindings.end(), 0);
-  manifest["tensors"] = tensors;
-  manifest["inputs"] = programInputs;
-  manifest["outputs"] = programOutputs;
-  manifest["kernels"] = json::array(
-      {{{"name", kernel.getName().str()},
-        {"parameters", parameters.size()},
-        {"limits",
-         {{"partitions", limits.getPartitions()},
-          {"sbuf_bytes", limits.getSbufBytes()},
-          {"psum_bytes", limits.getPsumBytes()},
-          {"psum_bank_bytes", limits.getPsumBankBytes()},
-          {"stationary_free", limits.getStationaryFree()},
-          {"moving_free", limits.getMovingFree()}}},
-        {"instructions", instructions}}});
-  manifest["program"] = json::array(
-      {{{"kernel", kernel.getName().str()}, {"bindings", bindings}}});
+  kernels.push_back(std::move(*entry));
+  return &emitted.try_emplace(result.name, std::move(result)).first->second;
+}
+
+LogicalResult ProgramEmitter::emitKernelProgram(func::FuncOp f) {
+  int64_t numInputs = 0;
+  if (auto attr = f->getAttrOfType<IntegerAttr>("nisa.num_inputs"))
+    numInputs = attr.getInt();
+  json bindings = json::array();
+  for (BlockArgument arg : f.getArguments()) {
+    bool input = arg.getArgNumber() < numInputs;
+    FailureOr<int64_t> id = addTensor(arg.getLoc(),
+                                      cast<ShapedType>(arg.getType()),
+                                      input ? "input" : "scratch");
+    if (failed(id))
+      return failure();
+    bindIo(*id, input, input ? arg.getArgNumber()
+                             : arg.getArgNumber() - numInputs);
+    bindings.push_back(*id);
+  }
+  FailureOr<const EmittedKernel *> k = kernel(f);
+  if (failed(k))
+    return failure();
+  for (int64_t id : (*k)->internal)
+    bindings.push_back(id);
+  steps.push_back({{"kernel", (*k)->name}, {"bindings", bindings}});
   return success();
+}
+
+LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
+  DenseMap<Value, int64_t> ids;
+  auto newTensors = [&](ValueRange values) -> FailureOr<json> {
+    json list = json::array();
+    for (Value v : values) {
+      FailureOr<int64_t> id =
+          addTensor(v.getLoc(), cast<ShapedType>(v.getType()), "scratch");
+      if (failed(id))
+        return failure();
+      ids[v] = *id;
+      list.push_back(*id);
+    }
+    return list;
+  };
+  auto idsOf = [&](ValueRange values) {
+    json list = json::array();
+    for (Value v : values)
+      list.push_back(ids.lookup(v));
+    return list;
+  };
+  for (BlockArgument arg : program.getArguments()) {
+    FailureOr<int64_t> id = addTensor(
+        arg.getLoc(), cast<ShapedType>(arg.getType()), "input");
+    if (failed(id))
+      return failure();
+    ids[arg] = *id;
+    bindIo(*id, /*input=*/true, arg.getArgNumber());
+  }
+  int64_t hostCalls = 0;
+  for (Operation &op : program.getBody().front()) {
+    LogicalResult result =
+        llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+            .Case([&](mlir::neuron::ConstantOp c) -> LogicalResult {
+              FailureOr<int64_t> id =
+                  addTensor(c.getLoc(), c.getType(), "constant");
+              if (failed(id))
+                return failure();
+              ids[c] = *id;
+              return addConstantData(*id, c.getValue(), c);
+            })
+            .Case([&](mlir::neuron::ReshapeOp r) {
+              // The same bytes: kernels bind the tensor itself.
+              ids[r] = ids.lookup(r.getInput());
+              return success();
+            })
+            .Case([&](tensor::EmptyOp e) {
+              return success(succeeded(newTensors(e->getResults())));
+            })
+            .Case([&](mlir::neuron::LaunchOp l) -> LogicalResult {
+              auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+                  l, l.getKernelAttr());
+              FailureOr<const EmittedKernel *> k =
+                  f ? kernel(f) : FailureOr<const EmittedKernel *>(failure());
+              FailureOr<json> results = newTensors(l.getResults());
+              if (failed(k) || failed(results))
+                return failure();
+              json bindings = idsOf(l.getInputs());
+              for (const json &id : *results)
+                bindings.push_back(id);
+              for (int64_t id : (*k)->internal)
+                bindings.push_back(id);
+              steps.push_back({{"kernel", (*k)->name}, {"bindings", bindings}});
+              return success();
+            })
+            .Case([&](mlir::neuron::HostCallOp h) -> LogicalResult {
+              FailureOr<json> results = newTensors(h.getResults());
+              if (failed(results))
+                return failure();
+              std::string text;
+              llvm::raw_string_ostream os(text);
+              h->print(os, OpPrintingFlags().useLocalScope());
+              steps.push_back(
+                  {{"host_call", "host" + std::to_string(hostCalls++)},
+                   {"reason", h.getReason().value_or("").str()},
+                   {"inputs", idsOf(h.getInputs())},
+                   {"outputs", *results},
+                   {"ops", text}});
+              return success();
+            })
+            .Case([&](func::ReturnOp r) {
+              for (auto [i, v] : llvm::enumerate(r.getOperands()))
+                bindIo(ids.lookup(v), /*input=*/false, i);
+              return success();
+            })
+            .Default([](Operation *other) {
+              return other->emitError()
+                     << "nisa-to-executable: '" << other->getName()
+                     << "' cannot be a program step (expected launches, "
+                        "host calls, constants and reshapes)";
+            });
+    if (failed(result))
+      return failure();
+  }
+  return success();
+}
+
+void ProgramEmitter::finish(json &manifest,
+                            SmallVector<rt::Section> &out) {
+  manifest["tensors"] = std::move(tensors);
+  manifest["inputs"] = std::move(inputs);
+  manifest["outputs"] = std::move(outputs);
+  manifest["kernels"] = std::move(kernels);
+  manifest["program"] = std::move(steps);
+  out = std::move(sections);
 }
 
 /// The target as the manifest records it: the spec resolved to its chip,
@@ -345,15 +531,25 @@ LogicalResult
 mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
                                         StringRef entry,
                                         const ExecutableInfo &info) {
-  SmallVector<func::FuncOp> kernels;
-  for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (f->hasAttr("nisa.limits") && (entry.empty() || f.getName() == entry))
-      kernels.push_back(f);
-  if (kernels.size() != 1)
+  // The program function, or else the only kernel.
+  func::FuncOp program, lone;
+  int64_t candidates = 0;
+  for (func::FuncOp f : module.getOps<func::FuncOp>()) {
+    if (!entry.empty() && f.getName() != entry)
+      continue;
+    if (f->hasAttr("neuron.program")) {
+      program = f;
+      ++candidates;
+    } else if (f->hasAttr("nisa.limits") && !f->hasAttr("neuron.kernel")) {
+      lone = f;
+      ++candidates;
+    }
+  }
+  if (candidates != 1)
     return module.emitError()
-           << "nisa-to-executable: expected one kernel"
+           << "nisa-to-executable: expected one program or kernel"
            << (entry.empty() ? "" : (" named '" + entry + "'").str())
-           << ", found " << kernels.size();
+           << ", found " << candidates;
   json manifest = {{"schema", "neuron-executable/1"},
                    {"compiler",
                     {{"name", "neuron-mlir"},
@@ -369,9 +565,12 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
     if (!totals.is_discarded())
       manifest["coverage"] = totals;
   }
-  SmallVector<rt::Section> sections;
-  if (failed(KernelEmitter(kernels.front()).emit(manifest, sections)))
+  ProgramEmitter emitter;
+  if (failed(program ? emitter.emitProgram(program)
+                     : emitter.emitKernelProgram(lone)))
     return failure();
+  SmallVector<rt::Section> sections;
+  emitter.finish(manifest, sections);
   rt::ExecutableWriter writer(manifest);
   for (rt::Section &section : sections)
     writer.addSection(std::move(section));
@@ -402,7 +601,8 @@ void mlir::neuron::registerNisaToExecutableTranslation() {
         return translateNisaToExecutable(module, os, entry, info);
       },
       [](DialectRegistry &registry) {
-        registry.insert<NisaDialect, mlir::neuron::NeuronDialect, func::FuncDialect,
-                        memref::MemRefDialect>();
+        registry.insert<NisaDialect, mlir::neuron::NeuronDialect,
+                        func::FuncDialect, memref::MemRefDialect,
+                        tensor::TensorDialect>();
       });
 }

@@ -46,7 +46,7 @@ template <typename Enum> struct Keywords {
 
 static const Keywords<Opcode> kOps{
     {"dma_copy", "matmul", "transpose", "activation", "tensor_tensor",
-     "tensor_scalar", "tensor_reduce", "memset", "iota"}};
+     "tensor_scalar", "tensor_reduce", "memset", "iota", "gather"}};
 static const Keywords<Engine> kEngines{
     {"tensor", "vector", "scalar", "gpsimd", "dma"}};
 static const Keywords<ActivationFn> kFunctions{
@@ -63,7 +63,8 @@ static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
 static Engine engineOf(Opcode op) {
   constexpr Engine engines[] = {Engine::Dma,    Engine::Tensor, Engine::Tensor,
                                 Engine::Scalar, Engine::Vector, Engine::Vector,
-                                Engine::Vector, Engine::GpSimd, Engine::GpSimd};
+                                Engine::Vector, Engine::GpSimd, Engine::GpSimd,
+                                Engine::GpSimd};
   return engines[static_cast<int>(op)];
 }
 
@@ -440,6 +441,37 @@ static absl::Status readTensorReduce(ObjectReader &r, const Kernel &kernel,
   return absl::OkStatus();
 }
 
+/// gather: rows of an [R, C] HBM table into a [P, C] SBUF tile of its
+/// dtype, one per [P, 1] i32 index. Indices are data: the simulator checks
+/// each against R when it runs.
+static absl::Status readGather(ObjectReader &r, const Kernel &kernel,
+                               Instruction &inst) {
+  NEURON_ASSIGN_OR_RETURN(table,
+                          readRef(r, "table", kernel, {true, false, false, 2}));
+  NEURON_ASSIGN_OR_RETURN(
+      indices, readRef(r, "indices", kernel, {false, true, false, 2}));
+  NEURON_ASSIGN_OR_RETURN(dst,
+                          readRef(r, "dst", kernel, {false, true, false, 2}));
+  if (indices.dtype != DType::I32 || indices.shape[1] != 1)
+    return r.error("indices", "a [P, 1] i32 tile",
+                   absl::StrFormat("%s of %s", formatShape(indices.shape),
+                                   dtypeName(indices.dtype)));
+  if (dst.dtype != table.dtype)
+    return r.error(
+        "dst", absl::StrFormat("a %s tile (as table)", dtypeName(table.dtype)),
+        dtypeName(dst.dtype));
+  if (dst.shape[0] != indices.shape[0] || dst.shape[1] != table.shape[1])
+    return r.error("dst",
+                   absl::StrFormat("[P, C] = [%d, %d] (one table row per "
+                                   "index)",
+                                   indices.shape[0], table.shape[1]),
+                   formatShape(dst.shape));
+  inst.table = std::move(table);
+  inst.indices = std::move(indices);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
 static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
                                     Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
@@ -501,6 +533,9 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
                                      INT32_MIN, INT32_MAX, inst.partitionStep));
     break;
   }
+  case Opcode::Gather:
+    NEURON_RETURN_IF_ERROR(readGather(r, kernel, inst));
+    break;
   }
   return r.finish();
 }
@@ -613,7 +648,7 @@ static absl::Status checkBindings(ObjectReader &r, const Program &program,
                                   const Kernel &kernel,
                                   const std::vector<int64_t> &bindings) {
   for (const Instruction &inst : kernel.instructions) {
-    for (const TileRef *ref : {&inst.src, &inst.dst}) {
+    for (const TileRef *ref : {&inst.src, &inst.dst, &inst.table}) {
       if (ref->space != MemorySpace::Hbm)
         continue;
       const TensorDesc &t = program.tensors[bindings[ref->param]];
@@ -643,6 +678,7 @@ static absl::Status readStep(ObjectReader &r, Program &program,
   if (host) {
     step.isHostCall = true;
     NEURON_RETURN_IF_ERROR(r.string("host_call", step.hostCall));
+    NEURON_RETURN_IF_ERROR(r.string("reason", step.reason, /*required=*/false));
     NEURON_ASSIGN_OR_RETURN(inputs, ids("inputs"));
     NEURON_ASSIGN_OR_RETURN(outputs, ids("outputs"));
     step.inputs = std::move(inputs);

@@ -94,7 +94,8 @@ enum class Opcode {
   TensorScalar,
   TensorReduce,
   Memset,
-  Iota
+  Iota,
+  Gather
 };
 
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
@@ -151,6 +152,8 @@ struct Instruction {
   TileRef stationary, moving;
   /// tensor_tensor.
   TileRef lhs, rhs;
+  /// gather: an [R, C] HBM table and [P, 1] i32 row indices.
+  TileRef table, indices;
   /// activation: optional [P, 1] per-partition bias.
   std::optional<TileRef> bias;
   bool accumulate = false;
@@ -175,8 +178,9 @@ struct Step {
   /// Kernel step: index into Program::kernels and one tensor per parameter.
   int64_t kernel = 0;
   std::vector<int64_t> bindings;
-  /// Host call: name, tensors and the region's MLIR text.
-  std::string hostCall;
+  /// Host call: name, why it is on the host, tensors and the region's MLIR
+  /// text.
+  std::string hostCall, reason;
   std::vector<int64_t> inputs, outputs;
   std::string ops;
 };

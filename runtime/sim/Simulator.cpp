@@ -3,7 +3,8 @@
 // Each operand is gathered into a vector of doubles through its access
 // pattern, the op computes on those, and the result is scattered back with
 // rounding per the destination dtype. Program validation has already checked
-// every address, so execution itself cannot fail.
+// every address; what it cannot check is data used as an address (a gather's
+// indices), which is checked as it is read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,8 +92,14 @@ Device::run(const Program &program, std::vector<Tensor> inputs,
           "interpreter, which the simulator does not have yet",
           i, program.steps[i].hostCall));
   NEURON_RETURN_IF_ERROR(loadTensors(program, std::move(inputs), loadConstant));
-  for (const Step &step : program.steps)
-    runKernel(program.kernels[step.kernel], step.bindings);
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step &step = program.steps[i];
+    absl::Status status =
+        runKernel(program.kernels[step.kernel], step.bindings);
+    if (!status.ok())
+      return absl::Status(status.code(), absl::StrFormat("program[%d]: %s", i,
+                                                         status.message()));
+  }
   std::vector<Tensor> outputs;
   for (const IoBinding &io : program.outputs) {
     const TensorDesc &t = program.tensors[io.tensor];
@@ -115,7 +122,8 @@ public:
                std::vector<uint8_t> &sbuf, std::vector<uint8_t> &psum)
       : limits(limits), bindings(bindings), hbm(hbm), sbuf(sbuf), psum(psum) {}
 
-  void execute(const Instruction &inst);
+  /// Fails only on data that addresses memory (gather indices).
+  absl::Status execute(const Instruction &inst);
 
 private:
   /// The byte address of every element of `ref`, in row-major order.
@@ -129,6 +137,7 @@ private:
   void activation(const Instruction &inst);
   void reduce(const Instruction &inst);
   void iota(const Instruction &inst);
+  absl::Status gather(const Instruction &inst);
 
   const Limits &limits;
   const std::vector<int64_t> &bindings;
@@ -337,45 +346,87 @@ void KernelRunner::iota(const Instruction &inst) {
   store(inst.dst, out);
 }
 
-void KernelRunner::execute(const Instruction &inst) {
+absl::Status KernelRunner::gather(const Instruction &inst) {
+  const TileRef &table = inst.table;
+  std::vector<double> indices = load(inst.indices);
+  int64_t rows = table.shape[0], cols = table.shape[1];
+  // Every index is checked before any row moves, so a failed gather leaves
+  // its destination as it was.
+  for (size_t p = 0; p < indices.size(); ++p)
+    if (indices[p] < 0 || indices[p] >= double(rows))
+      return absl::OutOfRangeError(absl::StrFormat(
+          "gather: partition %d holds index %d, outside the table's rows "
+          "[0, %d)",
+          p, int64_t(indices[p]), rows));
+  int64_t bytes = elementBytes(table.dtype);
+  const uint8_t *base = hbm[bindings[table.param]].data();
+  std::vector<uint8_t *> out = addresses(inst.dst);
+  for (size_t p = 0; p < indices.size(); ++p) {
+    int64_t row = table.offset + int64_t(indices[p]) * table.strides[0];
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(out[p * cols + c],
+                  base + (row + c * table.strides[1]) * bytes, bytes);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KernelRunner::execute(const Instruction &inst) {
   switch (inst.op) {
   case Opcode::DmaCopy:
-    return dmaCopy(inst);
+    dmaCopy(inst);
+    break;
   case Opcode::Matmul:
-    return matmul(inst);
+    matmul(inst);
+    break;
   case Opcode::Transpose:
-    return transpose(inst);
+    transpose(inst);
+    break;
   case Opcode::Activation:
-    return activation(inst);
+    activation(inst);
+    break;
   case Opcode::TensorTensor: {
     std::vector<double> a = load(inst.lhs), b = load(inst.rhs);
     for (size_t i = 0; i < a.size(); ++i)
       a[i] = applyAlu(inst.alu, a[i], b[i]);
-    return store(inst.dst, a);
+    store(inst.dst, a);
+    break;
   }
   case Opcode::TensorScalar: {
     std::vector<double> a = load(inst.src);
     for (double &x : a)
       x = applyAlu(inst.alu, x, inst.scalar);
-    return store(inst.dst, a);
+    store(inst.dst, a);
+    break;
   }
   case Opcode::TensorReduce:
-    return reduce(inst);
+    reduce(inst);
+    break;
   case Opcode::Memset:
-    return store(inst.dst, std::vector<double>(inst.dst.elements, inst.value));
+    store(inst.dst, std::vector<double>(inst.dst.elements, inst.value));
+    break;
   case Opcode::Iota:
-    return iota(inst);
+    iota(inst);
+    break;
+  case Opcode::Gather:
+    return gather(inst);
   }
+  return absl::OkStatus();
 }
 
-void Device::runKernel(const Kernel &kernel,
-                       const std::vector<int64_t> &bindings) {
+absl::Status Device::runKernel(const Kernel &kernel,
+                               const std::vector<int64_t> &bindings) {
   const Limits &limits = kernel.limits;
   sbufBytes.assign(limits.partitions * limits.sbufBytes, 0);
   psumBytes.assign(limits.partitions * limits.psumBytes, 0);
   KernelRunner runner(limits, bindings, hbmTensors, sbufBytes, psumBytes);
-  for (const Instruction &inst : kernel.instructions)
-    runner.execute(inst);
+  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+    absl::Status status = runner.execute(kernel.instructions[i]);
+    if (!status.ok())
+      return absl::Status(status.code(),
+                          absl::StrFormat("kernel \"%s\" instruction %d: %s",
+                                          kernel.name, i, status.message()));
+  }
+  return absl::OkStatus();
 }
 
 } // namespace neuron::rt

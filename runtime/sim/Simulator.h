@@ -43,7 +43,9 @@ public:
   /// returns its outputs in order. Errors: InvalidArgument for inputs or
   /// constants that do not match the manifest (naming the input index,
   /// expected and found); Unimplemented for a program with a host_call step
-  /// (before anything runs); ResourceExhausted when the tensors do not fit.
+  /// (before anything runs); ResourceExhausted when the tensors do not fit;
+  /// OutOfRange when a gather index lies outside its table, naming the step,
+  /// the kernel, the instruction index, the partition and the index.
   /// Scratch tensors start zeroed; SBUF and PSUM are zeroed at the start of
   /// every kernel step, so kernels exchange data only through HBM.
   absl::StatusOr<std::vector<Tensor>>
@@ -60,7 +62,8 @@ public:
 private:
   absl::Status loadTensors(const Program &program, std::vector<Tensor> inputs,
                            const ConstantLoader &loadConstant);
-  void runKernel(const Kernel &kernel, const std::vector<int64_t> &bindings);
+  absl::Status runKernel(const Kernel &kernel,
+                         const std::vector<int64_t> &bindings);
 
   DeviceOptions options;
   std::vector<std::vector<uint8_t>> hbmTensors;

@@ -14,7 +14,7 @@ func.func @k(%a: memref<128x4xf32, #hbm>) attributes {nisa.num_inputs = 1 : i64,
 
 // -----
 
-// CHECK: error: nisa-to-executable: expected one kernel, found 0
+// CHECK: error: nisa-to-executable: expected one program or kernel, found 0
 func.func @not_a_kernel() {
   return
 }

@@ -134,6 +134,8 @@ int main(int argc, char **argv) {
   neuron::registerNeuronDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics carry source locations; a whole graph after each is noise.
+  context.printOpOnDiagnostic(false);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
@@ -162,6 +164,11 @@ int main(int argc, char **argv) {
   pm.addPass(neuron::createNeuronCheckCoverage(coverage));
   if (optLevel > 0)
     pm.addPass(createCanonicalizerPass());
+  neuron::NeuronOutlineKernelsOptions outline;
+  outline.summary = true;
+  pm.addPass(neuron::createNeuronOutlineKernels(outline));
+  if (optLevel > 0)
+    pm.addPass(neuron::createNeuronFuse());
   neuron::ConvertNeuronToNisaOptions tiling;
   tiling.target = target;
   pm.addPass(neuron::createConvertNeuronToNisa(tiling));

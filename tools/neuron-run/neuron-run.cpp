@@ -17,6 +17,8 @@
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <map>
 #include <random>
@@ -30,7 +32,7 @@ namespace {
 struct Options {
   std::string executable, outputDir;
   std::map<std::string, std::string> inputs; // position or name -> path
-  bool random = false, bf16AsF32 = false;
+  bool random = false, bf16AsF32 = false, describe = false;
   uint64_t seed = 0;
 };
 } // namespace
@@ -68,6 +70,8 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       o.outputDir = std::string(a.substr(13));
     } else if (a == "--bf16-as-f32") {
       o.bf16AsF32 = true;
+    } else if (a == "--describe") {
+      o.describe = true;
     } else if (startsWith(a, "-")) {
       return "unknown option '" + std::string(a) + "'";
     } else if (o.executable.empty()) {
@@ -79,9 +83,10 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
   }
   if (o.executable.empty())
     return "usage: neuron-run OUT.nxe (--input=I=FILE.npy ... | "
-           "--random-inputs [--seed=N]) --output-dir=DIR";
-  if (o.outputDir.empty())
-    return "expected --output-dir=DIR";
+           "--random-inputs [--seed=N]) --output-dir=DIR, or neuron-run "
+           "OUT.nxe --describe";
+  if (o.outputDir.empty() && !o.describe)
+    return "expected --output-dir=DIR (or --describe)";
   return "";
 }
 
@@ -109,6 +114,55 @@ static Tensor randomTensor(const TensorDesc &desc, std::mt19937_64 &rng) {
   return t;
 }
 
+/// Prints what the executable holds: its target, tensors, kernels with
+/// their instructions per engine, and the program's steps.
+static void describe(const Executable &exe, const Program &program) {
+  const auto &manifest = exe.manifest();
+  if (manifest.contains("target") && manifest["target"].contains("spec"))
+    std::printf("target: %s\n",
+                manifest["target"]["spec"].get<std::string>().c_str());
+  int64_t counts[4] = {0, 0, 0, 0}, constantBytes = 0;
+  for (const TensorDesc &t : program.tensors) {
+    ++counts[int(t.kind)];
+    if (t.kind == TensorKind::Constant)
+      constantBytes += t.elements * elementBytes(t.dtype);
+  }
+  std::printf("tensors: %zu (%lld inputs, %lld outputs, %lld constants of "
+              "%lld bytes, %lld scratch)\n",
+              program.tensors.size(), (long long)counts[0],
+              (long long)counts[1], (long long)counts[2],
+              (long long)constantBytes, (long long)counts[3]);
+  std::vector<int64_t> launches(program.kernels.size(), 0);
+  for (const Step &step : program.steps)
+    if (!step.isHostCall)
+      ++launches[step.kernel];
+  static constexpr const char *kEngines[] = {"tensor", "vector", "scalar",
+                                             "gpsimd", "dma"};
+  std::printf("kernels: %zu\n", program.kernels.size());
+  for (size_t k = 0; k < program.kernels.size(); ++k) {
+    const Kernel &kernel = program.kernels[k];
+    int64_t perEngine[5] = {0, 0, 0, 0, 0};
+    for (const Instruction &inst : kernel.instructions)
+      ++perEngine[int(inst.engine)];
+    std::printf("  %s: %lld parameters, %zu instructions (", kernel.name.c_str(),
+                (long long)kernel.parameters, kernel.instructions.size());
+    for (int e = 0; e < 5; ++e)
+      std::printf("%s%s %lld", e ? ", " : "", kEngines[e],
+                  (long long)perEngine[e]);
+    std::printf("), launched %lld times\n", (long long)launches[k]);
+  }
+  std::printf("program: %zu steps\n", program.steps.size());
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step &step = program.steps[i];
+    if (step.isHostCall)
+      std::printf("  %zu: host_call %s (%s)\n", i, step.hostCall.c_str(),
+                  step.reason.c_str());
+    else
+      std::printf("  %zu: kernel %s\n", i,
+                  program.kernels[step.kernel].name.c_str());
+  }
+}
+
 int main(int argc, char **argv) {
   Options o;
   if (std::string error = parseArgs(argc, argv, o); !error.empty())
@@ -119,6 +173,10 @@ int main(int argc, char **argv) {
   absl::StatusOr<Program> program = parseProgram(exe->manifest());
   if (!program.ok())
     return fail(o.executable + ": " + std::string(program.status().message()));
+  if (o.describe) {
+    describe(*exe, *program);
+    return 0;
+  }
 
   std::mt19937_64 rng(o.seed);
   std::vector<Tensor> inputs;

@@ -11,6 +11,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -515,37 +516,89 @@ LogicalResult GatherOp::verify() {
   return verifyResultShape(*this, expected, getResult().getType());
 }
 
-LogicalResult HostCallOp::verify() {
-  Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError() << "expected " << getInputs().size()
-                         << " region arguments (one per input), found "
-                         << body.getNumArguments();
+/// A region taking `inputs` as its block arguments and yielding values of
+/// `resultTypes` (host_call, fusion).
+static LogicalResult verifyIsolatedRegion(Operation *op, Block &body,
+                                          ValueRange inputs,
+                                          TypeRange resultTypes) {
+  if (body.getNumArguments() != inputs.size())
+    return op->emitOpError() << "expected " << inputs.size()
+                             << " region arguments (one per input), found "
+                             << body.getNumArguments();
   for (auto [i, pair] :
-       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs())))
+       llvm::enumerate(llvm::zip(body.getArgumentTypes(), inputs)))
     if (std::get<0>(pair) != std::get<1>(pair).getType())
-      return emitOpError() << "expected region argument " << i << " of type "
-                           << std::get<1>(pair).getType() << ", found "
-                           << std::get<0>(pair);
+      return op->emitOpError() << "expected region argument " << i
+                               << " of type " << std::get<1>(pair).getType()
+                               << ", found " << std::get<0>(pair);
   // This runs before the block verifier checks for a terminator, so the
   // last operation may be anything.
   auto yield = dyn_cast<YieldOp>(body.back());
   if (!yield)
-    return emitOpError()
+    return op->emitOpError()
            << "expected the region to end in neuron.yield, found '"
            << body.back().getName() << "'";
-  if (yield.getValues().size() != getNumResults())
-    return emitOpError() << "expected neuron.yield to return "
-                         << getNumResults()
-                         << " values (one per result), found "
-                         << yield.getValues().size();
+  if (yield.getValues().size() != resultTypes.size())
+    return op->emitOpError() << "expected neuron.yield to return "
+                             << resultTypes.size()
+                             << " values (one per result), found "
+                             << yield.getValues().size();
   for (auto [i, pair] : llvm::enumerate(
-           llvm::zip(yield.getValues().getTypes(), getResultTypes())))
+           llvm::zip(yield.getValues().getTypes(), resultTypes)))
     if (std::get<0>(pair) != std::get<1>(pair))
-      return emitOpError() << "expected neuron.yield value " << i << " of type "
-                           << std::get<1>(pair) << " (the result type), found "
-                           << std::get<0>(pair);
+      return op->emitOpError() << "expected neuron.yield value " << i
+                               << " of type " << std::get<1>(pair)
+                               << " (the result type), found "
+                               << std::get<0>(pair);
   return success();
+}
+
+LogicalResult HostCallOp::verify() {
+  return verifyIsolatedRegion(*this, getBody().front(), getInputs(),
+                              getResultTypes());
+}
+
+LogicalResult FusionOp::verify() {
+  return verifyIsolatedRegion(*this, getBody().front(), getInputs(),
+                              getResultTypes());
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+/// Whether `buffer` is a memref with the shape and element type of `tensor`.
+static bool isBufferOf(Type buffer, Type tensor) {
+  auto memref = dyn_cast<MemRefType>(buffer);
+  auto ranked = cast<RankedTensorType>(tensor);
+  return memref && memref.getShape() == ranked.getShape() &&
+         memref.getElementType() == ranked.getElementType();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel = symbolTable.lookupNearestSymbolFrom<FunctionOpInterface>(
+      *this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not name a function";
+  ArrayRef<Type> params = kernel.getArgumentTypes();
+  ArrayRef<Type> results = kernel.getResultTypes();
+  if (llvm::equal(params, getInputs().getTypes()) &&
+      llvm::equal(results, getResultTypes()))
+    return success();
+  // The kernel's nisa form: buffers for the inputs, then for the results.
+  auto operands = llvm::to_vector(
+      llvm::concat<const Type>(getInputs().getTypes(), getResultTypes()));
+  if (results.empty() && params.size() == operands.size() &&
+      llvm::all_of(llvm::zip(params, operands), [](auto pair) {
+        return isBufferOf(std::get<0>(pair), std::get<1>(pair));
+      }))
+    return success();
+  return emitOpError() << "types " << FunctionType::get(getContext(),
+                                                         getInputs().getTypes(),
+                                                         getResultTypes())
+                       << " do not match kernel '" << getKernel() << "' of type "
+                       << kernel.getFunctionType();
 }
 
 #define GET_OP_CLASSES

@@ -12,6 +12,7 @@
 include "dialects/neuron/IR/NeuronAttrs.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/RegionKindInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -536,9 +537,38 @@ def Neuron_HostCallOp : Neuron_Op<"host_call", [IsolatedFromAbove,
   let hasVerifier = 1;
 }
 
+def Neuron_FusionOp : Neuron_Op<"fusion", [IsolatedFromAbove, SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "Ops computed tile by tile without leaving the chip";
+  let description = [{
+    Made by `neuron-fuse`: a producer (a matmul or an elementwise op) and
+    the elementwise ops that consume it. The tiling computes every op of
+    the region on the same on-chip tile before the next tile is loaded, so
+    only `inputs` are read from HBM and only `results` are written back.
+
+    ```mlir
+    %0 = neuron.fusion (%x, %w, %b) : (tensor<64x32xf32>, tensor<32x16xf32>, tensor<16xf32>) -> tensor<64x16xf32> {
+    ^bb0(%a: tensor<64x32xf32>, %c: tensor<32x16xf32>, %d: tensor<16xf32>):
+      %m = neuron.matmul %a, %c : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+      %e = neuron.broadcast %d dimensions [1] : tensor<16xf32> -> tensor<64x16xf32>
+      %s = neuron.add %m, %e : tensor<64x16xf32>
+      %r = neuron.relu %s : tensor<64x16xf32>
+      neuron.yield %r : tensor<64x16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+}
+
 def Neuron_YieldOp : Neuron_Op<"yield", [Pure, Terminator, ReturnLike,
-    HasParent<"HostCallOp">]> {
-  let summary = "Returns the results of a host_call region";
+    ParentOneOf<["HostCallOp", "FusionOp"]>]> {
+  let summary = "Returns the results of a host_call or fusion region";
   let description = [{
     ```mlir
     neuron.yield %e : tensor<4xf32>
@@ -546,6 +576,29 @@ def Neuron_YieldOp : Neuron_Op<"yield", [Pure, Terminator, ReturnLike,
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def Neuron_LaunchOp : Neuron_Op<"launch", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Runs one kernel of the program";
+  let description = [{
+    A step of a program function (`neuron.program`): runs the kernel
+    `@kernel` on `inputs` and returns its results. Repeated layers launch
+    the same kernel with different inputs (their weights are inputs too).
+    The kernel is a function on the same tensor types, or, after
+    `convert-neuron-to-nisa`, its nisa form: one HBM buffer of the same shape
+    and element type per input, then one per result.
+
+    ```mlir
+    %y = neuron.launch @layer(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel,
+                   Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
 }
 
 #endif // NEURON_OPS_TD

@@ -195,6 +195,35 @@ LogicalResult IotaOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  static constexpr MemorySpace kHbm[] = {MemorySpace::hbm};
+  if (failed(verifyTile(*this, "the table", getTable(), kHbm)) ||
+      failed(verifyTile(*this, "the indices", getIndices(), kSbuf)) ||
+      failed(verifyTile(*this, "the result", getDst(), kSbuf)))
+    return failure();
+  auto t = getTable().getType(), i = getIndices().getType(),
+       d = getDst().getType();
+  if (t.getRank() != 2 || !t.hasStaticShape())
+    return emitOpError() << "expected a static [rows, columns] table, found "
+                         << t;
+  if (i.getRank() != 2 || i.getDimSize(1) != 1 ||
+      !i.getElementType().isInteger(32))
+    return emitOpError() << "expected [P, 1] i32 indices (one row index per "
+                            "partition), found "
+                         << i;
+  if (d.getRank() != 2 || d.getDimSize(0) != i.getDimSize(0) ||
+      d.getDimSize(1) != t.getDimSize(1))
+    return emitOpError() << "expected a " << i.getDimSize(0) << "x"
+                         << t.getDimSize(1)
+                         << " result (a row of the table per index), found "
+                         << d;
+  if (d.getElementType() != t.getElementType())
+    return emitOpError() << "expected the result in the table's element type "
+                         << t.getElementType() << ", found "
+                         << d.getElementType();
+  return success();
+}
+
 LogicalResult DmaCopyOp::verify() {
   static constexpr MemorySpace any[] = {MemorySpace::hbm, MemorySpace::sbuf,
                                         MemorySpace::psum};

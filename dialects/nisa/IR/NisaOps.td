@@ -175,6 +175,29 @@ def Nisa_IotaOp : Nisa_EngineOp<"iota", "gpsimd"> {
   }];
 }
 
+def Nisa_GatherOp : Nisa_EngineOp<"gather", "gpsimd"> {
+  let summary = "GpSimd engine: dst[p, :] = table[indices[p, 0], :]";
+  let description = [{
+    Gathers rows of an HBM table by index: partition `p` of `dst` receives
+    row `indices[p, 0]` of `table`. The GpSimd engine reads the [P, 1] i32
+    index tile and issues one indirect DMA descriptor per partition. `table`
+    is an [R, C] HBM access pattern; a column window of a wider table is a
+    view of it (`memref.subview`), so long rows are gathered in column tiles
+    that each fit a partition. An index outside [0, R) is an error at run
+    time, never a read outside the table.
+
+    ```mlir
+    nisa.gather %table[%ids], %rows : memref<30522x128xf32, #nisa.memory<hbm>>,
+        memref<12x1xi32, #nisa.memory<sbuf>>, memref<12x128xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$table, Nisa_Tile:$indices, Nisa_Tile:$dst);
+  let assemblyFormat = [{
+    $table `[` $indices `]` `,` $dst attr-dict
+    `:` type($table) `,` type($indices) `,` type($dst)
+  }];
+}
+
 def Nisa_DmaCopyOp : Nisa_EngineOp<"dma_copy", "dma"> {
   let summary = "DMA: copy a tile between memory spaces on one queue";
   let description = [{

@@ -1042,7 +1042,7 @@ func.func @host_call_yield_type(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // neuron.yield only terminates a host_call.
 func.func @yield_outside(%x: tensor<4xf32>) {
-  // expected-error@+1 {{'neuron.yield' op expects parent op 'neuron.host_call'}}
+  // expected-error@+1 {{'neuron.yield' op expects parent op to be one of 'neuron.host_call, neuron.fusion'}}
   neuron.yield %x : tensor<4xf32>
 }
 

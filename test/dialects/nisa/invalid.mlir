@@ -148,3 +148,88 @@ func.func @dma_size(%a: memref<128x8xf32, #hbm>, %b: memref<128x4xf32, #sbuf>) {
 func.func @bad_limits() attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 1, psum_bytes = 2048, psum_bank_bytes = 4096, stationary_free = 128, moving_free = 512>} {
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a gather whose indices are not i32.
+func.func @gather_i64_indices(%t: memref<50x8xf32, #hbm>, %i: memref<16x1xi64, #sbuf>, %d: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.gather' op expected [P, 1] i32 indices (one row index per partition), found 'memref<16x1xi64, #nisa.memory<sbuf>>'}}
+  nisa.gather %t[%i], %d : memref<50x8xf32, #hbm>, memref<16x1xi64, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a gather with more than one index per partition.
+func.func @gather_index_columns(%t: memref<50x8xf32, #hbm>, %i: memref<16x2xi32, #sbuf>, %d: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.gather' op expected [P, 1] i32 indices (one row index per partition), found 'memref<16x2xi32, #nisa.memory<sbuf>>'}}
+  nisa.gather %t[%i], %d : memref<50x8xf32, #hbm>, memref<16x2xi32, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a gather whose result is wider than the table's rows.
+func.func @gather_result_shape(%t: memref<50x8xf32, #hbm>, %i: memref<16x1xi32, #sbuf>, %d: memref<16x9xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.gather' op expected a 16x8 result (a row of the table per index), found 'memref<16x9xf32, #nisa.memory<sbuf>>'}}
+  nisa.gather %t[%i], %d : memref<50x8xf32, #hbm>, memref<16x1xi32, #sbuf>, memref<16x9xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a gather that would convert the table's element type.
+func.func @gather_dtype(%t: memref<50x8xf32, #hbm>, %i: memref<16x1xi32, #sbuf>, %d: memref<16x8xbf16, #sbuf>) {
+  // expected-error@+1 {{'nisa.gather' op expected the result in the table's element type 'f32', found 'bf16'}}
+  nisa.gather %t[%i], %d : memref<50x8xf32, #hbm>, memref<16x1xi32, #sbuf>, memref<16x8xbf16, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a gather from an on-chip table.
+func.func @gather_table_on_chip(%t: memref<50x8xf32, #sbuf>, %i: memref<16x1xi32, #sbuf>, %d: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.gather' op expected the table in hbm, found sbuf}}
+  nisa.gather %t[%i], %d : memref<50x8xf32, #sbuf>, memref<16x1xi32, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a gather of more rows than the target has partitions.
+func.func @gather_too_many_partitions(%t: memref<50x8xf32, #hbm>, %i: memref<256x1xi32, #sbuf>, %d: memref<256x8xf32, #sbuf>)
+    attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.gather' op expected the indices to span at most 128 partitions, found 256}}
+  nisa.gather %t[%i], %d : memref<50x8xf32, #hbm>, memref<256x1xi32, #sbuf>, memref<256x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a gather from a table of unknown extent (a bound check needs R).
+func.func @gather_dynamic_table(%t: memref<?x8xf32, #hbm>, %i: memref<16x1xi32, #sbuf>, %d: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.gather' op expected a static [rows, columns] table, found 'memref<?x8xf32, #nisa.memory<hbm>>'}}
+  nisa.gather %t[%i], %d : memref<?x8xf32, #hbm>, memref<16x1xi32, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}

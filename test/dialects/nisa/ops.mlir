@@ -39,3 +39,12 @@ func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16,
   nisa.iota %i partition_step 16 : memref<128x16xi32, #sbuf>
   return
 }
+
+// Tests the round trip of a gather from a column window of a wider table.
+// CHECK-LABEL: func.func @gather_column_window
+// CHECK: nisa.gather %{{.*}}[%{{.*}}], %{{.*}} : memref<1000x64xf32, strided<[256, 1], offset: 128>, #nisa.memory<hbm>>, memref<128x1xi32, #nisa.memory<sbuf>>, memref<128x64xf32, #nisa.memory<sbuf>>
+func.func @gather_column_window(%table: memref<1000x64xf32, strided<[256, 1], offset: 128>, #hbm>,
+                                %ids: memref<128x1xi32, #sbuf>, %rows: memref<128x64xf32, #sbuf>) {
+  nisa.gather %table[%ids], %rows : memref<1000x64xf32, strided<[256, 1], offset: 128>, #hbm>, memref<128x1xi32, #sbuf>, memref<128x64xf32, #sbuf>
+  return
+}

@@ -57,11 +57,15 @@ func.func @constant(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
 
 // -----
 
-// Tests that an op the tiler does not handle yet is an error naming it.
-func.func @untiled(%t: tensor<100x8xf32>, %i: tensor<4xi32>) -> tensor<4x8xf32> {
-  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.gather' is not tiled yet}}
-  %0 = neuron.gather %t[%i] axis 0 : (tensor<100x8xf32>, tensor<4xi32>) -> tensor<4x8xf32>
-  return %0 : tensor<4x8xf32>
+// Tests that an op the tiler does not handle is an error naming it (a host
+// call belongs to the program, not inside a kernel).
+func.func @untiled(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{convert-neuron-to-nisa: 'neuron.host_call' is not tiled yet}}
+  %0 = neuron.host_call (%x) reason "sort" : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    neuron.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
 }
 
 // -----

@@ -176,7 +176,7 @@ TEST(ProgramTest, UnknownOpEngineAndField) {
   EXPECT_EQ(errorOf(m),
             "manifest: kernels[0].instructions[1].op: expected one of "
             "dma_copy matmul transpose activation tensor_tensor tensor_scalar "
-            "tensor_reduce memset iota, found a string \"conv2d\"");
+            "tensor_reduce memset iota gather, found a string \"conv2d\"");
   m = baseManifest();
   inst(m, 1)["engine"] = "vector";
   EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].engine: "
@@ -186,6 +186,77 @@ TEST(ProgramTest, UnknownOpEngineAndField) {
   inst(m, 1)["acumulate"] = true;
   EXPECT_NE(errorOf(m).find("kernels[0].instructions[1].acumulate: unknown "
                             "field"),
+            std::string::npos)
+      << errorOf(m);
+}
+
+/// The base manifest with a gather of x's rows by [4, 1] i32 indices at
+/// SBUF byte 0 into the tile the matmul reads (instruction 1).
+json gatherManifest() {
+  json m = baseManifest();
+  inst(m, 1) = {{"op", "gather"},
+                {"engine", "gpsimd"},
+                {"table",
+                 {{"space", "hbm"},
+                  {"param", 0},
+                  {"offset", 0},
+                  {"shape", {4, 4}},
+                  {"strides", {8, 1}},
+                  {"dtype", "f32"}}},
+                {"indices",
+                 {{"space", "sbuf"},
+                  {"partition", 0},
+                  {"offset", 0},
+                  {"shape", {4, 1}},
+                  {"dtype", "i32"}}},
+                {"dst",
+                 {{"space", "sbuf"},
+                  {"partition", 2},
+                  {"offset", 64},
+                  {"shape", {4, 4}},
+                  {"dtype", "f32"}}}};
+  inst(m, 2)["src"]["space"] = "sbuf";
+  inst(m, 2)["src"]["partition"] = 2;
+  inst(m, 2)["src"]["offset"] = 64;
+  return m;
+}
+
+TEST(ProgramTest, GatherOperands) {
+  json m = gatherManifest();
+  absl::StatusOr<Program> program = parseProgram(m);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Instruction &gather = program->kernels[0].instructions[1];
+  EXPECT_EQ(gather.op, Opcode::Gather);
+  EXPECT_EQ(gather.engine, Engine::GpSimd);
+  EXPECT_EQ(gather.table.maxElement, 3 * 8 + 3);
+  inst(m, 1)["indices"]["dtype"] = "i64";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].indices: "
+                        "expected a [P, 1] i32 tile, found [4, 1] of i64");
+  m = gatherManifest();
+  inst(m, 1)["table"]["space"] = "sbuf";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].table.space: "
+                        "expected one of hbm, found a string \"sbuf\"");
+  m = gatherManifest();
+  inst(m, 1)["dst"]["shape"] = {4, 3};
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst: expected "
+                        "[P, C] = [4, 4] (one table row per index), found "
+                        "[4, 3]");
+  m = gatherManifest();
+  inst(m, 1)["dst"]["dtype"] = "bf16";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst: expected "
+                        "a f32 tile (as table), found bf16");
+  m = gatherManifest();
+  inst(m, 1)["engine"] = "vector";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].engine: "
+                        "expected \"gpsimd\" (the engine of gather), found a "
+                        "string \"vector\"");
+  // The table pattern must lie inside the tensor bound to it: rows 0..4 of
+  // x [4, 8] reach element 35.
+  m = gatherManifest();
+  inst(m, 1)["table"]["shape"] = {5, 4};
+  inst(m, 1)["dst"]["shape"] = {4, 4};
+  EXPECT_NE(errorOf(m).find("kernels[0].instructions[1].table touches "
+                            "elements 0..35"),
             std::string::npos)
       << errorOf(m);
 }
@@ -258,36 +329,37 @@ TEST(ProgramTest, NoJsonValueCrashes) {
                           json::array(),
                           json::array({1, 2, 3}),
                           json::object()};
-  json base = baseManifest();
-  // Small on-chip memories keep the runs of accepted mutations quick.
-  base["kernels"][0]["limits"]["sbuf_bytes"] = 1024;
-  json flat = base.flatten();
   int accepted = 0, checked = 0;
-  std::vector<std::string> paths;
-  for (auto it = flat.begin(); it != flat.end(); ++it) {
-    // Every leaf and every containing object or array.
-    std::string path = it.key();
-    while (!path.empty()) {
-      paths.push_back(path);
-      path = path.substr(0, path.rfind('/'));
-    }
-  }
-  for (const std::string &path : paths) {
-    for (const json &value : hostile) {
-      json m = base;
-      m[json::json_pointer(path)] = value;
-      absl::StatusOr<Program> program = parseProgram(m);
-      ++checked;
-      if (!program.ok())
-        continue;
-      ++accepted;
-      std::vector<Tensor> inputs;
-      for (const IoBinding &io : program->inputs) {
-        const TensorDesc &t = program->tensors[io.tensor];
-        inputs.push_back(
-            makeTensor(t.dtype, t.shape, std::vector<double>(t.elements, 1.0)));
+  for (json base : {baseManifest(), gatherManifest()}) {
+    // Small on-chip memories keep the runs of accepted mutations quick.
+    base["kernels"][0]["limits"]["sbuf_bytes"] = 1024;
+    json flat = base.flatten();
+    std::vector<std::string> paths;
+    for (auto it = flat.begin(); it != flat.end(); ++it) {
+      // Every leaf and every containing object or array.
+      std::string path = it.key();
+      while (!path.empty()) {
+        paths.push_back(path);
+        path = path.substr(0, path.rfind('/'));
       }
-      (void)Device().run(*program, std::move(inputs));
+    }
+    for (const std::string &path : paths) {
+      for (const json &value : hostile) {
+        json m = base;
+        m[json::json_pointer(path)] = value;
+        absl::StatusOr<Program> program = parseProgram(m);
+        ++checked;
+        if (!program.ok())
+          continue;
+        ++accepted;
+        std::vector<Tensor> inputs;
+        for (const IoBinding &io : program->inputs) {
+          const TensorDesc &t = program->tensors[io.tensor];
+          inputs.push_back(makeTensor(t.dtype, t.shape,
+                                      std::vector<double>(t.elements, 1.0)));
+        }
+        (void)Device().run(*program, std::move(inputs));
+      }
     }
   }
   EXPECT_GT(checked, 1000);

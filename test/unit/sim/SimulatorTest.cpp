@@ -7,6 +7,7 @@
 
 #include "SimTestUtil.h"
 
+#include "absl/strings/str_format.h"
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -409,6 +410,79 @@ TEST(SimulatorTest, TransposeThroughPsum) {
       EXPECT_EQ(
           loadElement(DType::F32, device.psum().data() + f * 2048 + p * 4),
           kA[p * 6 + f]);
+}
+
+/// A kernel gathering rows of table [6, 8] (tensor 0, f32) by ids [4]
+/// (tensor 1, i32): the ids go to SBUF as [4, 1], then columns 2..6 of the
+/// picked rows (a column window of the table) land in out [4, 5].
+json gatherManifest() {
+  return parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [6, 8], "kind": "input"},
+      {"id": 1, "dtype": "i32", "shape": [4], "kind": "input"},
+      {"id": 2, "dtype": "f32", "shape": [4, 5], "kind": "output"}],
+    "inputs": [{"tensor": 0, "name": "table"}, {"tensor": 1, "name": "ids"}],
+    "outputs": [{"tensor": 2, "name": "rows"}],
+    "kernels": [{"name": "gather", "parameters": 3,
+      "limits": {"partitions": 128, "sbuf_bytes": 1024, "psum_bytes": 2048,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 1],
+                 "strides": [1, 1], "dtype": "i32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [4, 1], "dtype": "i32"}},
+        {"op": "gather", "engine": "gpsimd",
+         "table": {"space": "hbm", "param": 0, "offset": 2, "shape": [6, 5],
+                   "strides": [8, 1], "dtype": "f32"},
+         "indices": {"space": "sbuf", "partition": 0, "offset": 0,
+                     "shape": [4, 1], "dtype": "i32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 64,
+                 "shape": [4, 5], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "sbuf", "partition": 0, "offset": 64,
+                 "shape": [4, 5], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 2, "offset": 0, "shape": [4, 5],
+                 "strides": [5, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "gather", "bindings": [0, 1, 2]}]})json");
+}
+
+TEST(SimulatorTest, GatherRowsOfAColumnWindow) {
+  std::vector<double> table(48);
+  for (int i = 0; i < 48; ++i)
+    table[i] = 100 * (i / 8) + i % 8; // row r, column c holds 100r + c
+  std::vector<double> ids = {5, 0, 5, 3};
+  std::vector<Tensor> out =
+      runManifest(gatherManifest(), {makeTensor(DType::F32, {6, 8}, table),
+                                     makeTensor(DType::I32, {4}, ids)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> rows = valuesOf(out[0]);
+  ASSERT_EQ(rows.size(), 20u);
+  for (int p = 0; p < 4; ++p)
+    for (int c = 0; c < 5; ++c)
+      EXPECT_EQ(rows[p * 5 + c], 100 * ids[p] + 2 + c) << p << "," << c;
+}
+
+TEST(SimulatorTest, GatherIndexOutOfRangeIsAnError) {
+  absl::StatusOr<Program> program = parseProgram(gatherManifest());
+  ASSERT_TRUE(program.ok()) << program.status();
+  for (double bad : {6.0, -1.0}) {
+    Device device;
+    absl::StatusOr<std::vector<Tensor>> out = device.run(
+        *program, {makeTensor(DType::F32, {6, 8}, std::vector<double>(48, 1)),
+                   makeTensor(DType::I32, {4}, {0, 1, bad, 2})});
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
+    EXPECT_EQ(out.status().message(),
+              absl::StrFormat("program[0]: kernel \"gather\" instruction 1: "
+                              "gather: partition 2 holds index %d, outside "
+                              "the table's rows [0, 6)",
+                              int64_t(bad)));
+    // Nothing was gathered: the destination tile is still zero.
+    for (int p = 0; p < 4; ++p)
+      EXPECT_EQ(loadElement(DType::F32, device.sbuf().data() + p * 1024 + 64),
+                0.0);
+  }
 }
 
 TEST(SimulatorTest, HostCallIsUnimplemented) {

@@ -1,0 +1,174 @@
+//===- Fuse.cpp - producers with their elementwise consumers --------------===//
+//
+// Groups grow forward in block order from a seed (a matmul or an
+// elementwise op). Every operand from outside a group is defined before the
+// group's first op, so the fusion op can stand where that op stood and
+// every use of a group value comes after it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONFUSE
+#include "passes/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+static bool isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+         op->getNumRegions() == 0;
+}
+
+static bool isContraction(Operation *op) {
+  return isa<MatmulOp, BatchMatmulOp>(op);
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+namespace {
+/// One group being formed: its ops in block order and the broadcasts it
+/// reads through.
+struct Group {
+  Operation *first;
+  ArrayRef<int64_t> shape;
+  llvm::SetVector<Operation *> members;
+  llvm::SetVector<Operation *> broadcasts;
+
+  explicit Group(Operation *seed)
+      : first(seed), shape(shapeOf(seed->getResult(0))) {
+    members.insert(seed);
+  }
+
+  bool isBefore(Value v) const {
+    Operation *def = v.getDefiningOp();
+    return !def || def->isBeforeInBlock(first);
+  }
+
+  /// Whether `op` may join; records the broadcasts it would read through.
+  bool tryJoin(Operation *op) {
+    if (!isElementwise(op) || shapeOf(op->getResult(0)) != shape)
+      return false;
+    SmallVector<Operation *> reads;
+    bool usesGroup = false;
+    for (Value v : op->getOperands()) {
+      Operation *def = v.getDefiningOp();
+      if (def && members.contains(def)) {
+        usesGroup = true;
+        continue;
+      }
+      if (shapeOf(v) != shape)
+        return false;
+      // After a matmul, a broadcast of an earlier value is read in place.
+      auto broadcast = dyn_cast_if_present<BroadcastOp>(def);
+      if (broadcast && isContraction(members.front()) &&
+          isBefore(broadcast.getInput())) {
+        reads.push_back(broadcast);
+        continue;
+      }
+      if (!isBefore(v))
+        return false;
+    }
+    if (!usesGroup)
+      return false;
+    members.insert(op);
+    broadcasts.insert(reads.begin(), reads.end());
+    return true;
+  }
+};
+
+struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (func::FuncOp f : getOperation().getOps<func::FuncOp>())
+      if (!f.isDeclaration() && !f->hasAttr("neuron.program"))
+        fuse(f);
+  }
+
+  void fuse(func::FuncOp f) {
+    Block &body = f.getBody().front();
+    int64_t groups = 0, savedBytes = 0;
+    for (Operation *seed = &body.front(); seed; seed = seed->getNextNode()) {
+      if (!isContraction(seed) && !isElementwise(seed))
+        continue;
+      Group group(seed);
+      for (Operation *op = seed->getNextNode(); op; op = op->getNextNode())
+        group.tryJoin(op);
+      if (group.members.size() < 2)
+        continue;
+      seed = outline(group, savedBytes);
+      ++groups;
+    }
+    if (summary)
+      f.emitRemark() << "neuron-fuse: " << groups << " groups; "
+                     << savedBytes << " bytes of HBM traffic stay on chip";
+  }
+
+  /// Replaces the group by a fusion op and returns it.
+  Operation *outline(const Group &group, int64_t &savedBytes) {
+    llvm::SetVector<Value> inputs;
+    SmallVector<Value> results;
+    for (Operation *op : group.members) {
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (def && group.members.contains(def))
+          continue;
+        if (def && group.broadcasts.contains(def))
+          inputs.insert(def->getOperand(0));
+        else
+          inputs.insert(v);
+      }
+      Value result = op->getResult(0);
+      if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+            return !group.members.contains(user);
+          })) {
+        results.push_back(result);
+        continue;
+      }
+      auto type = cast<RankedTensorType>(result.getType());
+      savedBytes +=
+          2 * type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+    }
+
+    OpBuilder b(group.first);
+    Location loc = group.first->getLoc();
+    auto fusion = FusionOp::create(
+        b, loc,
+        llvm::to_vector(llvm::map_range(results,
+                                        [](Value v) { return v.getType(); })),
+        inputs.getArrayRef());
+    Block *entry = b.createBlock(&fusion.getBody());
+    IRMapping mapping;
+    for (Value input : inputs)
+      mapping.map(input, entry->addArgument(input.getType(), input.getLoc()));
+    for (Operation *broadcast : group.broadcasts)
+      b.clone(*broadcast, mapping);
+    for (Operation *op : group.members)
+      b.clone(*op, mapping);
+    YieldOp::create(b, loc,
+                    llvm::to_vector(llvm::map_range(
+                        results, [&](Value v) { return mapping.lookup(v); })));
+    for (auto [from, to] : llvm::zip(results, fusion.getResults()))
+      from.replaceAllUsesWith(to);
+    for (Operation *op : llvm::reverse(group.members))
+      op->erase();
+    for (Operation *broadcast : group.broadcasts)
+      if (broadcast->use_empty())
+        broadcast->erase();
+    return fusion;
+  }
+};
+} // namespace

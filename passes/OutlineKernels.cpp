@@ -1,0 +1,291 @@
+//===- OutlineKernels.cpp - graphs into programs of kernels ---------------===//
+//
+// A graph becomes a program: constants, reshapes of program values and host
+// calls stay in it; the device ops between host calls become kernels. The
+// cuts follow the graph's repetition (see Passes.td), and kernels that print
+// the same are one kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONOUTLINEKERNELS
+#include "passes/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+using Segment = ArrayRef<Operation *>;
+
+/// A repeated stretch of a run of ops: `count` copies of `period` ops from
+/// `start`.
+struct Repetition {
+  size_t start = 0, period = 0, count = 0;
+};
+} // namespace
+
+/// Ids equal for ops with the same name, attributes and types.
+static SmallVector<unsigned> signatures(Segment ops) {
+  DenseMap<llvm::hash_code, unsigned> ids;
+  SmallVector<unsigned> result;
+  for (Operation *op : ops) {
+    llvm::hash_code h = llvm::hash_combine(
+        op->getName().getAsOpaquePointer(),
+        op->getRawDictionaryAttrs().getAsOpaquePointer(),
+        op->getPropertiesAsAttribute().getAsOpaquePointer(),
+        llvm::hash_combine_range(op->getOperandTypes().begin(),
+                                 op->getOperandTypes().end()),
+        llvm::hash_combine_range(op->getResultTypes().begin(),
+                                 op->getResultTypes().end()));
+    result.push_back(ids.try_emplace(h, ids.size()).first->second);
+  }
+  return result;
+}
+
+/// For each cut position c in [0, n], how many values defined before c are
+/// used at or after c (uses outside `ops` count as after the end).
+static SmallVector<int64_t> liveAcrossCuts(Segment ops) {
+  DenseMap<Operation *, size_t> index;
+  for (auto [i, op] : llvm::enumerate(ops))
+    index[op] = i;
+  SmallVector<int64_t> delta(ops.size() + 2, 0);
+  for (auto [i, op] : llvm::enumerate(ops))
+    for (Value result : op->getResults()) {
+      size_t last = i;
+      for (Operation *user : result.getUsers()) {
+        auto it = index.find(user);
+        last = std::max(last, it == index.end() ? ops.size() : it->second);
+      }
+      if (last > i) {
+        ++delta[i + 1];
+        --delta[last + 1];
+      }
+    }
+  SmallVector<int64_t> live(ops.size() + 1, 0);
+  int64_t running = 0;
+  for (size_t c = 0; c <= ops.size(); ++c)
+    live[c] = running += delta[c];
+  return live;
+}
+
+/// The longest stretch of `ops` that repeats at least twice with a period
+/// of at least `minPeriod`, cut where the fewest values are live.
+static std::optional<Repetition> findRepetition(Segment ops,
+                                                size_t minPeriod) {
+  size_t n = ops.size();
+  if (n < 2 * minPeriod)
+    return std::nullopt;
+  SmallVector<unsigned> sig = signatures(ops);
+  // The period under which the most signatures coincide.
+  size_t period = 0, bestMatches = 0;
+  for (size_t p = std::max<size_t>(minPeriod, 1); p <= n / 2; ++p) {
+    size_t matches = 0;
+    for (size_t i = 0; i + p < n; ++i)
+      matches += sig[i] == sig[i + p];
+    if (matches > bestMatches) {
+      bestMatches = matches;
+      period = p;
+    }
+  }
+  if (bestMatches < period || period == 0)
+    return std::nullopt;
+  // The longest run of coinciding positions: [first, first + length + p) is
+  // periodic.
+  size_t first = 0, length = 0;
+  for (size_t i = 0, runStart = 0; i + period < n; ++i) {
+    if (sig[i] != sig[i + period]) {
+      runStart = i + 1;
+      continue;
+    }
+    if (i + 1 - runStart > length) {
+      length = i + 1 - runStart;
+      first = runStart;
+    }
+  }
+  size_t end = first + length + period;
+  if (end - first < 2 * period)
+    return std::nullopt;
+  // The phase with the fewest live values per cut, among phases keeping at
+  // least two copies.
+  SmallVector<int64_t> live = liveAcrossCuts(ops);
+  std::optional<Repetition> best;
+  double bestCost = 0;
+  for (size_t phase = 0; phase < period; ++phase) {
+    size_t start = first + phase, count = (end - start) / period;
+    if (count < 2)
+      break;
+    int64_t total = 0;
+    for (size_t k = 0; k <= count; ++k)
+      total += live[start + k * period];
+    double cost = double(total) / double(count + 1);
+    if (!best || cost < bestCost) {
+      best = Repetition{start, period, count};
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/// Cuts `ops` into kernel segments, appending them to `segments`.
+static void cutIntoSegments(Segment ops, size_t minPeriod,
+                            SmallVectorImpl<Segment> &segments,
+                            std::optional<Repetition> &largest) {
+  if (ops.empty())
+    return;
+  std::optional<Repetition> rep = findRepetition(ops, minPeriod);
+  if (!rep) {
+    segments.push_back(ops);
+    return;
+  }
+  if (!largest || rep->period * rep->count > largest->period * largest->count)
+    largest = rep;
+  size_t end = rep->start + rep->period * rep->count;
+  cutIntoSegments(ops.take_front(rep->start), minPeriod, segments, largest);
+  for (size_t k = 0; k < rep->count; ++k)
+    segments.push_back(ops.slice(rep->start + k * rep->period, rep->period));
+  cutIntoSegments(ops.drop_front(end), minPeriod, segments, largest);
+}
+
+/// Whether `op` stays in the program: host calls and what they take,
+/// constants, and reshapes of program values (views of the same bytes).
+static bool staysInProgram(Operation *op,
+                           const DenseSet<Operation *> &program) {
+  if (isa<HostCallOp, ConstantOp, tensor::EmptyOp>(op))
+    return true;
+  if (!isa<ReshapeOp>(op))
+    return false;
+  Operation *def = op->getOperand(0).getDefiningOp();
+  return !def || program.contains(def);
+}
+
+namespace {
+struct OutlineKernels
+    : mlir::neuron::impl::NeuronOutlineKernelsBase<OutlineKernels> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> graphs;
+    for (func::FuncOp f : module.getOps<func::FuncOp>())
+      if (!f.isDeclaration() && !f->hasAttr("neuron.kernel") &&
+          !f->hasAttr("neuron.program"))
+        graphs.push_back(f);
+    for (func::FuncOp f : graphs)
+      outline(f);
+  }
+
+  void outline(func::FuncOp graph) {
+    Block &body = graph.getBody().front();
+    // The device ops between host calls, in block order.
+    DenseSet<Operation *> program;
+    SmallVector<SmallVector<Operation *>> runs(1);
+    for (Operation &op : body.without_terminator()) {
+      if (!staysInProgram(&op, program)) {
+        runs.back().push_back(&op);
+        continue;
+      }
+      program.insert(&op);
+      if (isa<HostCallOp>(op) && !runs.back().empty())
+        runs.emplace_back();
+    }
+    SmallVector<Segment> segments;
+    std::optional<Repetition> largest;
+    for (const SmallVector<Operation *> &run : runs)
+      cutIntoSegments(run, std::max<int64_t>(1, minLayerOps), segments,
+                      largest);
+
+    graph->setAttr("neuron.program", UnitAttr::get(&getContext()));
+    int64_t launches = 0;
+    for (Segment segment : segments)
+      launch(graph, segment), ++launches;
+    if (summary) {
+      InFlightDiagnostic remark = graph.emitRemark()
+                                  << "neuron-outline-kernels: " << launches
+                                  << " launches of " << byBody.size()
+                                  << " kernels";
+      if (largest)
+        remark << "; a layer of " << largest->period << " ops repeats "
+               << largest->count << " times";
+    }
+  }
+
+  /// Replaces `segment` by a launch of its kernel, creating the kernel
+  /// unless one with the same body exists.
+  void launch(func::FuncOp graph, Segment segment) {
+    DenseSet<Operation *> inside(segment.begin(), segment.end());
+    llvm::SetVector<Value> inputs;
+    SmallVector<Value> outputs;
+    for (Operation *op : segment) {
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || !inside.contains(def))
+          inputs.insert(operand);
+      }
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !inside.contains(user);
+            }))
+          outputs.push_back(result);
+    }
+
+    OpBuilder b(graph);
+    auto type = b.getFunctionType(
+        llvm::to_vector(llvm::map_range(inputs, [](Value v) { return v.getType(); })),
+        llvm::to_vector(llvm::map_range(outputs, [](Value v) { return v.getType(); })));
+    auto kernel =
+        func::FuncOp::create(b, graph.getLoc(), "__neuron_candidate", type);
+    kernel.setPrivate();
+    kernel->setAttr("neuron.kernel", b.getUnitAttr());
+    Block *entry = kernel.addEntryBlock();
+    IRMapping mapping;
+    mapping.map(inputs.getArrayRef(), entry->getArguments());
+    b.setInsertionPointToStart(entry);
+    for (Operation *op : segment)
+      b.clone(*op, mapping);
+    func::ReturnOp::create(
+        b, graph.getLoc(),
+        llvm::to_vector(llvm::map_range(
+            outputs, [&](Value v) { return mapping.lookup(v); })));
+
+    // The same body is the same kernel.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    kernel.print(os, OpPrintingFlags().useLocalScope());
+    auto [it, inserted] = byBody.try_emplace(text, kernel);
+    if (inserted) {
+      std::string name = (graph.getName() + "_kernel" +
+                          std::to_string(byBody.size() - 1))
+                             .str();
+      kernel.setName(name);
+    } else {
+      kernel.erase();
+      kernel = it->second;
+    }
+
+    b.setInsertionPointAfter(segment.back());
+    auto step = LaunchOp::create(b, segment.front()->getLoc(),
+                                 type.getResults(), kernel.getName(),
+                                 inputs.getArrayRef());
+    for (auto [from, to] : llvm::zip(outputs, step.getResults()))
+      from.replaceAllUsesWith(to);
+    for (Operation *op : llvm::reverse(segment))
+      op->erase();
+  }
+
+  /// Kernels by their printed body.
+  llvm::StringMap<func::FuncOp> byBody;
+};
+} // namespace

@@ -1,0 +1,97 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s
+
+// A matmul epilogue: PSUM is evacuated through the relu, the residual is
+// loaded once per tile, and only the fusion's result is stored. Nothing in
+// between reaches HBM.
+
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME:    (%[[X:.*]]: memref<64x32xf32, #nisa.memory<hbm>>, %[[W:.*]]: memref<32x16xf32, #nisa.memory<hbm>>, %[[R:.*]]: memref<64x16xf32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x16xf32, #nisa.memory<hbm>>)
+// CHECK-NOT:   memref.alloc() {{.*}}: memref<{{.*}}#nisa.memory<hbm>>
+// CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "contraction+epilogue"{{.*}}}} : memref<64x16xf32, #nisa.memory<psum>>
+// CHECK:       nisa.matmul {{.*}}, %[[ACC]]
+// CHECK:       %[[EV:.*]] = memref.alloc() : memref<64x16xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.activation <relu> %[[ACC]], %[[EV]]
+// CHECK:       %[[RES:.*]] = memref.alloc() : memref<64x16xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.dma_copy %{{.*}}, %[[RES]]
+// CHECK:       %[[SUM:.*]] = memref.alloc() : memref<64x16xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.tensor_tensor <add> %[[EV]], %[[RES]], %[[SUM]]
+// CHECK:       %[[DST:.*]] = memref.subview %[[OUT]]
+// CHECK:       nisa.dma_copy %[[SUM]], %[[DST]]
+// CHECK-NOT:   nisa.dma_copy
+// CHECK:       return
+func.func @epilogue(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %r: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  %0 = neuron.fusion(%x, %w, %r) : (tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32> {
+  ^bb0(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>):
+    %m = neuron.matmul %a, %b : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+    %y = neuron.relu %m : tensor<64x16xf32>
+    %s = neuron.add %y, %c : tensor<64x16xf32>
+    neuron.yield %s : tensor<64x16xf32>
+  }
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// A bias broadcast is read through a zero-stride view, never materialised;
+// the product is also a result, so it is stored as well.
+
+// CHECK-LABEL: func.func @bias
+// CHECK-SAME:    %[[B:[^:]*]]: memref<16xf32, #nisa.memory<hbm>>, %[[OUT0:.*]]: memref<64x16xf32, #nisa.memory<hbm>>, %[[OUT1:.*]]: memref<64x16xf32, #nisa.memory<hbm>>)
+// CHECK:       nisa.activation <identity>
+// CHECK:       nisa.dma_copy {{.*}}, %{{.*}} queue
+// CHECK:       memref.reinterpret_cast %[[B]] to offset: [0], sizes: [64, 16], strides: [0, 1]
+// CHECK:       nisa.tensor_tensor <add>
+// CHECK:       nisa.dma_copy
+// CHECK-NOT:   nisa.dma_copy
+// CHECK:       return
+func.func @bias(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %bias: tensor<16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %0:2 = neuron.fusion(%x, %w, %bias) : (tensor<64x32xf32>, tensor<32x16xf32>, tensor<16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  ^bb0(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<16xf32>):
+    %e = neuron.broadcast %c dimensions [1] : tensor<16xf32> -> tensor<64x16xf32>
+    %m = neuron.matmul %a, %b : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+    %s = neuron.add %m, %e : tensor<64x16xf32>
+    neuron.yield %m, %s : tensor<64x16xf32>, tensor<64x16xf32>
+  }
+  return %0#0, %0#1 : tensor<64x16xf32>, tensor<64x16xf32>
+}
+
+// -----
+
+// An elementwise chain: each input loaded once per tile, the chain computed
+// in SBUF, one store per tile.
+
+// CHECK-LABEL: func.func @chain
+// CHECK-NOT:   memref.alloc() {{.*}}: memref<{{.*}}#nisa.memory<hbm>>
+// CHECK:       memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.fusion"{{.*}}}} : memref<128x2xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.dma_copy
+// CHECK:       nisa.activation <exp>
+// CHECK:       nisa.dma_copy
+// CHECK:       nisa.tensor_tensor <multiply>
+// CHECK:       nisa.activation <tanh>
+// CHECK:       nisa.dma_copy
+// CHECK-NOT:   nisa.dma_copy
+// CHECK:       return
+func.func @chain(%x: tensor<8x32xf32>, %y: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = neuron.fusion(%x, %y) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32> {
+  ^bb0(%a: tensor<8x32xf32>, %b: tensor<8x32xf32>):
+    %e = neuron.exp %a : tensor<8x32xf32>
+    %m = neuron.mul %e, %b : tensor<8x32xf32>
+    %t = neuron.tanh %m : tensor<8x32xf32>
+    neuron.yield %t : tensor<8x32xf32>
+  }
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+func.func @unsupported(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = neuron.fusion(%x) : (tensor<8xf32>) -> tensor<8xf32> {
+  ^bb0(%a: tensor<8xf32>):
+    %e = neuron.exp %a : tensor<8xf32>
+    // expected-error @below {{convert-neuron-to-nisa: 'neuron.reduce_sum' cannot be computed in a fusion}}
+    %s = neuron.reduce_sum %e axes [0] : tensor<8xf32> -> tensor<f32>
+    %b = neuron.broadcast %s dimensions [] : tensor<f32> -> tensor<8xf32>
+    neuron.yield %b : tensor<8xf32>
+  }
+  return %0 : tensor<8xf32>
+}

@@ -1,0 +1,81 @@
+// RUN: neuron-opt %s -split-input-file --neuron-fuse | FileCheck %s
+// RUN: neuron-opt %s -split-input-file --neuron-fuse=summary \
+// RUN:   -verify-diagnostics -o /dev/null
+
+// A matmul with its epilogue: the bias broadcast is read inside the group,
+// the intermediates are not results.
+
+// CHECK-LABEL: func.func @dense
+// CHECK:       %[[F:.*]] = neuron.fusion(%arg0, %arg1, %arg2) : (tensor<64x32xf32>, tensor<32x16xf32>, tensor<16xf32>) -> tensor<64x16xf32> {
+// CHECK-NEXT:  ^bb0(%[[X:.*]]: tensor<64x32xf32>, %[[W:.*]]: tensor<32x16xf32>, %[[B:.*]]: tensor<16xf32>):
+// CHECK-NEXT:    %[[E:.*]] = neuron.broadcast %[[B]] dimensions [1]
+// CHECK-NEXT:    %[[M:.*]] = neuron.matmul %[[X]], %[[W]]
+// CHECK-NEXT:    %[[S:.*]] = neuron.add %[[M]], %[[E]]
+// CHECK-NEXT:    %[[R:.*]] = neuron.relu %[[S]]
+// CHECK-NEXT:    neuron.yield %[[R]] : tensor<64x16xf32>
+// CHECK:       return %[[F]]
+// expected-remark @below {{neuron-fuse: 1 groups; 16384 bytes of HBM traffic stay on chip}}
+func.func @dense(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %bias: tensor<16xf32>) -> tensor<64x16xf32> {
+  %e = neuron.broadcast %bias dimensions [1] : tensor<16xf32> -> tensor<64x16xf32>
+  %m = neuron.matmul %x, %w : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  %s = neuron.add %m, %e : tensor<64x16xf32>
+  %r = neuron.relu %s : tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
+
+// -----
+
+// An elementwise chain; a value also used after the group is a result too.
+
+// CHECK-LABEL: func.func @chain
+// CHECK:       %[[F:.*]]:2 = neuron.fusion(%arg0, %arg1) : (tensor<8x32xf32>, tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>)
+// CHECK:         %[[E:.*]] = neuron.exp
+// CHECK:         %[[M:.*]] = neuron.mul %[[E]], %{{.*}}
+// CHECK:         %[[T:.*]] = neuron.tanh %[[M]]
+// CHECK:         neuron.yield %[[E]], %[[T]]
+// CHECK:       %[[S:.*]] = neuron.reduce_sum %[[F]]#0
+// CHECK:       return %[[F]]#1, %[[S]]
+// expected-remark @below {{neuron-fuse: 1 groups; 2048 bytes of HBM traffic stay on chip}}
+func.func @chain(%x: tensor<8x32xf32>, %y: tensor<8x32xf32>) -> (tensor<8x32xf32>, tensor<8xf32>) {
+  %e = neuron.exp %x : tensor<8x32xf32>
+  %m = neuron.mul %e, %y : tensor<8x32xf32>
+  %t = neuron.tanh %m : tensor<8x32xf32>
+  %s = neuron.reduce_sum %e axes [1] : tensor<8x32xf32> -> tensor<8xf32>
+  return %t, %s : tensor<8x32xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A consumer whose other operand is computed after the group starts does
+// not join (the group could not stand where its first op stood), nor does
+// one of another shape; each seeds or joins its own group.
+
+// CHECK-LABEL: func.func @blocked
+// CHECK:       %[[A:.*]] = neuron.fusion(%arg0)
+// CHECK:         neuron.exp
+// CHECK:         neuron.tanh
+// CHECK:       %[[R:.*]] = neuron.reduce_max
+// CHECK:       %[[BC:.*]] = neuron.broadcast %[[R]]
+// CHECK:       %[[S:.*]] = neuron.sub %[[A]], %[[BC]]
+// CHECK:       return %[[S]]
+// expected-remark @below {{neuron-fuse: 1 groups}}
+func.func @blocked(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %e = neuron.exp %x : tensor<8x32xf32>
+  %t = neuron.tanh %e : tensor<8x32xf32>
+  %r = neuron.reduce_max %t axes [1] : tensor<8x32xf32> -> tensor<8xf32>
+  %b = neuron.broadcast %r dimensions [0] : tensor<8xf32> -> tensor<8x32xf32>
+  %s = neuron.sub %t, %b : tensor<8x32xf32>
+  return %s : tensor<8x32xf32>
+}
+
+// -----
+
+// Programs are left alone.
+
+// CHECK-LABEL: func.func @program
+// CHECK-NOT:   neuron.fusion
+func.func @program(%x: tensor<8xf32>) -> tensor<8xf32> attributes {neuron.program} {
+  %e = neuron.exp %x : tensor<8xf32>
+  %t = neuron.tanh %e : tensor<8xf32>
+  return %t : tensor<8xf32>
+}

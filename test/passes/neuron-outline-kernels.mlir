@@ -1,0 +1,107 @@
+// RUN: neuron-opt %s -split-input-file --neuron-outline-kernels | FileCheck %s
+// RUN: neuron-opt %s -split-input-file --neuron-outline-kernels="summary" \
+// RUN:   -verify-diagnostics -o /dev/null
+
+// Three layers that differ only in their weights: one kernel, three
+// launches; the weights (constants) stay in the program.
+
+// CHECK-LABEL: func.func private @layers_kernel0(
+// CHECK-SAME:  %[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>) -> tensor<4x8xf32>
+// CHECK-SAME:  attributes {neuron.kernel}
+// CHECK:       neuron.matmul %[[X]], %[[W]]
+// CHECK:       neuron.relu
+// CHECK:       neuron.add
+// CHECK:       neuron.mul
+// CHECK-NOT:   func.func private
+// CHECK-LABEL: func.func @layers(
+// CHECK-SAME: attributes {neuron.program}
+// CHECK:       %[[W0:.*]] = neuron.constant dense<1.000000e+00>
+// CHECK:       %[[L0:.*]] = neuron.launch @layers_kernel0(%arg0, %[[W0]])
+// CHECK:       %[[W1:.*]] = neuron.constant dense<2.000000e+00>
+// CHECK:       %[[L1:.*]] = neuron.launch @layers_kernel0(%[[L0]], %[[W1]])
+// CHECK:       %[[W2:.*]] = neuron.constant dense<3.000000e+00>
+// CHECK:       %[[L2:.*]] = neuron.launch @layers_kernel0(%[[L1]], %[[W2]])
+// CHECK:       return %[[L2]]
+// expected-remark @below {{neuron-outline-kernels: 3 launches of 1 kernels; a layer of 4 ops repeats 3 times}}
+func.func @layers(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %w0 = neuron.constant dense<1.0> : tensor<8x8xf32>
+  %a0 = neuron.matmul %x, %w0 : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %b0 = neuron.relu %a0 : tensor<4x8xf32>
+  %c0 = neuron.add %b0, %x : tensor<4x8xf32>
+  %d0 = neuron.mul %c0, %c0 : tensor<4x8xf32>
+  %w1 = neuron.constant dense<2.0> : tensor<8x8xf32>
+  %a1 = neuron.matmul %d0, %w1 : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %b1 = neuron.relu %a1 : tensor<4x8xf32>
+  %c1 = neuron.add %b1, %d0 : tensor<4x8xf32>
+  %d1 = neuron.mul %c1, %c1 : tensor<4x8xf32>
+  %w2 = neuron.constant dense<3.0> : tensor<8x8xf32>
+  %a2 = neuron.matmul %d1, %w2 : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %b2 = neuron.relu %a2 : tensor<4x8xf32>
+  %c2 = neuron.add %b2, %d1 : tensor<4x8xf32>
+  %d2 = neuron.mul %c2, %c2 : tensor<4x8xf32>
+  return %d2 : tensor<4x8xf32>
+}
+
+// -----
+
+// Layers repeat after a distinct stem and before a distinct head: the stem,
+// the layer and the head are three kernels.
+
+// CHECK-LABEL: func.func @stem_layers_head
+// CHECK:       %[[S:.*]] = neuron.launch @stem_layers_head_kernel0(%arg0)
+// CHECK:       %[[L0:.*]] = neuron.launch @stem_layers_head_kernel1(%[[S]])
+// CHECK:       %[[L1:.*]] = neuron.launch @stem_layers_head_kernel1(%[[L0]])
+// CHECK:       %[[H:.*]] = neuron.launch @stem_layers_head_kernel2(%[[L1]])
+// CHECK:       return %[[H]]
+// expected-remark @below {{4 launches of 3 kernels; a layer of 4 ops repeats 2 times}}
+func.func @stem_layers_head(%x: tensor<8x8xf32>) -> tensor<8xf32> {
+  %s = neuron.exp %x : tensor<8x8xf32>
+  %a0 = neuron.tanh %s : tensor<8x8xf32>
+  %b0 = neuron.relu %a0 : tensor<8x8xf32>
+  %c0 = neuron.add %b0, %s : tensor<8x8xf32>
+  %d0 = neuron.mul %c0, %c0 : tensor<8x8xf32>
+  %a1 = neuron.tanh %d0 : tensor<8x8xf32>
+  %b1 = neuron.relu %a1 : tensor<8x8xf32>
+  %c1 = neuron.add %b1, %d0 : tensor<8x8xf32>
+  %d1 = neuron.mul %c1, %c1 : tensor<8x8xf32>
+  %r = neuron.reduce_sum %d1 axes [1] : tensor<8x8xf32> -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// A host call splits the device ops: the ops before it and the ops after
+// it are separate kernels; values crossing are launch results and inputs.
+
+// CHECK-LABEL: func.func @around_host
+// CHECK:       %[[A:.*]]:2 = neuron.launch @around_host_kernel0(%arg0) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+// CHECK:       %[[H:.*]] = neuron.host_call(%[[A]]#1)
+// CHECK:       %[[B:.*]] = neuron.launch @around_host_kernel1(%[[H]], %[[A]]#0)
+// CHECK:       return %[[B]]
+// expected-remark @below {{2 launches of 2 kernels}}
+func.func @around_host(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = neuron.exp %x : tensor<4xf32>
+  %b = neuron.tanh %a : tensor<4xf32>
+  %h = neuron.host_call(%b) reason "test" : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%arg: tensor<4xf32>):
+    neuron.yield %arg : tensor<4xf32>
+  }
+  %c = neuron.add %h, %a : tensor<4xf32>
+  return %c : tensor<4xf32>
+}
+
+// -----
+
+// A reshape of an argument is a view: it stays in the program. A returned
+// argument needs no kernel.
+
+// CHECK-LABEL: func.func @views
+// CHECK:       %[[R:.*]] = neuron.reshape %arg0
+// CHECK:       %[[L:.*]] = neuron.launch @views_kernel0(%[[R]])
+// CHECK:       return %[[L]], %arg0
+// expected-remark @below {{1 launches of 1 kernels}}
+func.func @views(%x: tensor<2x8xf32>) -> (tensor<16xf32>, tensor<2x8xf32>) {
+  %r = neuron.reshape %x : tensor<2x8xf32> -> tensor<16xf32>
+  %e = neuron.exp %r : tensor<16xf32>
+  return %e, %x : tensor<16xf32>, tensor<2x8xf32>
+}
