@@ -130,8 +130,10 @@ static std::optional<Repetition> findRepetition(Segment ops,
     int64_t total = 0;
     for (size_t k = 0; k <= count; ++k)
       total += live[start + k * period];
+    // Ties go to the phase keeping more copies.
     double cost = double(total) / double(count + 1);
-    if (!best || cost < bestCost) {
+    if (!best || cost < bestCost ||
+        (cost == bestCost && count > best->count)) {
       best = Repetition{start, period, count};
       bestCost = cost;
     }
@@ -171,6 +173,43 @@ static bool staysInProgram(Operation *op,
   return !def || program.contains(def);
 }
 
+/// Reorders `block` so that ops come in a depth-first post-order of the
+/// results' dependencies, operands in order: a layer is then laid out the
+/// same way wherever it occurs, whatever order the frontend emitted its
+/// independent ops in. Ops the results do not depend on keep their order
+/// at the end.
+static void canonicalOrder(Block &block) {
+  Operation *terminator = block.getTerminator();
+  DenseSet<Operation *> placed;
+  SmallVector<Operation *> order;
+  // (op, next operand to visit)
+  SmallVector<std::pair<Operation *, unsigned>> stack;
+  auto visit = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == &block && !placed.contains(def)) {
+      placed.insert(def);
+      stack.push_back({def, 0});
+    }
+  };
+  for (Value v : terminator->getOperands()) {
+    visit(v);
+    while (!stack.empty()) {
+      auto &[op, next] = stack.back();
+      if (next < op->getNumOperands()) {
+        visit(op->getOperand(next++));
+        continue;
+      }
+      order.push_back(op);
+      stack.pop_back();
+    }
+  }
+  for (Operation &op : block.without_terminator())
+    if (!placed.contains(&op))
+      order.push_back(&op);
+  for (Operation *op : order)
+    op->moveBefore(terminator);
+}
+
 namespace {
 struct OutlineKernels
     : mlir::neuron::impl::NeuronOutlineKernelsBase<OutlineKernels> {
@@ -189,6 +228,7 @@ struct OutlineKernels
 
   void outline(func::FuncOp graph) {
     Block &body = graph.getBody().front();
+    canonicalOrder(body);
     // The device ops between host calls, in block order.
     DenseSet<Operation *> program;
     SmallVector<SmallVector<Operation *>> runs(1);

@@ -105,3 +105,25 @@ func.func @views(%x: tensor<2x8xf32>) -> (tensor<16xf32>, tensor<2x8xf32>) {
   %e = neuron.exp %r : tensor<16xf32>
   return %e, %x : tensor<16xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+// The frontend emitted the second layer's independent ops in another order;
+// the layers are still one kernel.
+
+// CHECK-LABEL: func.func @reordered
+// CHECK:       %[[L0:.*]] = neuron.launch @reordered_kernel0(%arg0)
+// CHECK:       %[[L1:.*]] = neuron.launch @reordered_kernel0(%[[L0]])
+// CHECK:       return %[[L1]]
+// expected-remark @below {{2 launches of 1 kernels; a layer of 4 ops repeats 2 times}}
+func.func @reordered(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %a0 = neuron.exp %x : tensor<8xf32>
+  %b0 = neuron.tanh %x : tensor<8xf32>
+  %c0 = neuron.mul %a0, %b0 : tensor<8xf32>
+  %d0 = neuron.add %c0, %x : tensor<8xf32>
+  %b1 = neuron.tanh %d0 : tensor<8xf32>
+  %a1 = neuron.exp %d0 : tensor<8xf32>
+  %c1 = neuron.mul %a1, %b1 : tensor<8xf32>
+  %d1 = neuron.add %c1, %d0 : tensor<8xf32>
+  return %d1 : tensor<8xf32>
+}
