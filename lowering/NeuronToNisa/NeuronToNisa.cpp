@@ -237,6 +237,26 @@ static std::optional<nisa::ActivationFunction> activationOf(Operation *op) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
+/// The vector-engine comparison of a neuron.compare predicate (1 or 0; with
+/// a NaN operand 0, except for ne).
+static nisa::AluOp compareAluOf(ComparePredicate predicate) {
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return nisa::AluOp::is_equal;
+  case ComparePredicate::ne:
+    return nisa::AluOp::not_equal;
+  case ComparePredicate::lt:
+    return nisa::AluOp::is_lt;
+  case ComparePredicate::le:
+    return nisa::AluOp::is_le;
+  case ComparePredicate::gt:
+    return nisa::AluOp::is_gt;
+  case ComparePredicate::ge:
+    return nisa::AluOp::is_ge;
+  }
+  llvm_unreachable("unknown compare predicate");
+}
+
 /// The vector-engine operation of a binary neuron op.
 static std::optional<nisa::AluOp> aluOf(Operation *op) {
   using A = nisa::AluOp;
@@ -328,6 +348,8 @@ LogicalResult KernelBuilder::lower(Operation *op) {
   if (auto matmul = dyn_cast<BatchMatmulOp>(op))
     return lowerMatmul(op, matmul.getLhs(), matmul.getRhs(),
                        matmul.getResult(), /*batched=*/true);
+  if (isa<CompareOp, SelectOp>(op))
+    return lowerElementwise(op);
   if (activationOf(op) || aluOf(op))
     return lowerElementwise(op);
   return op->emitError() << "convert-neuron-to-nisa: '" << op->getName()
@@ -794,6 +816,19 @@ LogicalResult KernelBuilder::lowerElementwise(Operation *op) {
 
 void KernelBuilder::computeTile(Location loc, Operation *op,
                                 ArrayRef<Value> operands, Value result) {
+  // Comparisons write 1/0 masks; select copies the chosen elements.
+  if (auto compare = dyn_cast<CompareOp>(op)) {
+    nisa::TensorTensorOp::create(
+        b, loc, operands[0], operands[1], result,
+        nisa::AluOpAttr::get(b.getContext(),
+                             compareAluOf(compare.getPredicate())));
+    return;
+  }
+  if (isa<SelectOp>(op)) {
+    nisa::SelectOp::create(b, loc, operands[0], operands[1], operands[2],
+                           result);
+    return;
+  }
   if (std::optional<nisa::ActivationFunction> f = activationOf(op))
     activation(loc, operands[0], result, *f);
   else
@@ -870,7 +905,7 @@ LogicalResult KernelBuilder::lowerFusion(FusionOp fusion) {
       producer = &op;
       continue;
     }
-    if (!activationOf(&op) && !aluOf(&op))
+    if (!activationOf(&op) && !aluOf(&op) && !isa<CompareOp, SelectOp>(op))
       return op.emitError() << "convert-neuron-to-nisa: '" << op.getName()
                             << "' cannot be computed in a fusion";
     epilogue.ops.push_back(&op);

@@ -234,6 +234,12 @@ FailureOr<json> KernelEmitter::instruction(Operation *op) {
                            succeeded(add("indices", o.getIndices())) &&
                            succeeded(add("dst", o.getDst())));
           })
+          .Case([&](SelectOp o) {
+            return success(succeeded(add("predicate", o.getPredicate())) &&
+                           succeeded(add("on_true", o.getOnTrue())) &&
+                           succeeded(add("on_false", o.getOnFalse())) &&
+                           succeeded(add("dst", o.getDst())));
+          })
           .Default([](Operation *) { return failure(); });
   if (failed(result))
     return failure();

@@ -46,7 +46,7 @@ template <typename Enum> struct Keywords {
 
 static const Keywords<Opcode> kOps{
     {"dma_copy", "matmul", "transpose", "activation", "tensor_tensor",
-     "tensor_scalar", "tensor_reduce", "memset", "iota", "gather"}};
+     "tensor_scalar", "tensor_reduce", "memset", "iota", "gather", "select"}};
 static const Keywords<Engine> kEngines{
     {"tensor", "vector", "scalar", "gpsimd", "dma"}};
 static const Keywords<ActivationFn> kFunctions{
@@ -64,7 +64,7 @@ static Engine engineOf(Opcode op) {
   constexpr Engine engines[] = {Engine::Dma,    Engine::Tensor, Engine::Tensor,
                                 Engine::Scalar, Engine::Vector, Engine::Vector,
                                 Engine::Vector, Engine::GpSimd, Engine::GpSimd,
-                                Engine::GpSimd};
+                                Engine::GpSimd, Engine::Vector};
   return engines[static_cast<int>(op)];
 }
 
@@ -472,6 +472,34 @@ static absl::Status readGather(ObjectReader &r, const Kernel &kernel,
   return absl::OkStatus();
 }
 
+/// select: a predicate of any dtype and three tiles of one layout and one
+/// dtype (the chosen element is copied, not converted).
+static absl::Status readSelect(ObjectReader &r, const Kernel &kernel,
+                               Instruction &inst) {
+  NEURON_ASSIGN_OR_RETURN(predicate, readRef(r, "predicate", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(onTrue, readRef(r, "on_true", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(onFalse, readRef(r, "on_false", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_RETURN_IF_ERROR(
+      sameLayout(r, "on_true", onTrue, "predicate", predicate));
+  NEURON_RETURN_IF_ERROR(
+      sameLayout(r, "on_false", onFalse, "predicate", predicate));
+  NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "predicate", predicate));
+  for (auto [key, ref] :
+       {std::pair<std::string_view, const TileRef *>{"on_false", &onFalse},
+        {"dst", &dst}})
+    if (ref->dtype != onTrue.dtype)
+      return r.error(
+          key,
+          absl::StrFormat("a %s tile (as on_true)", dtypeName(onTrue.dtype)),
+          dtypeName(ref->dtype));
+  inst.predicate = std::move(predicate);
+  inst.onTrue = std::move(onTrue);
+  inst.onFalse = std::move(onFalse);
+  inst.dst = std::move(dst);
+  return absl::OkStatus();
+}
+
 static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
                                     Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
@@ -535,6 +563,9 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
   }
   case Opcode::Gather:
     NEURON_RETURN_IF_ERROR(readGather(r, kernel, inst));
+    break;
+  case Opcode::Select:
+    NEURON_RETURN_IF_ERROR(readSelect(r, kernel, inst));
     break;
   }
   return r.finish();

@@ -95,7 +95,8 @@ enum class Opcode {
   TensorReduce,
   Memset,
   Iota,
-  Gather
+  Gather,
+  Select
 };
 
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
@@ -154,6 +155,8 @@ struct Instruction {
   TileRef lhs, rhs;
   /// gather: an [R, C] HBM table and [P, 1] i32 row indices.
   TileRef table, indices;
+  /// select: dst = predicate != 0 ? onTrue : onFalse.
+  TileRef predicate, onTrue, onFalse;
   /// activation: optional [P, 1] per-partition bias.
   std::optional<TileRef> bias;
   bool accumulate = false;

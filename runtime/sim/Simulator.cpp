@@ -138,6 +138,7 @@ private:
   void reduce(const Instruction &inst);
   void iota(const Instruction &inst);
   absl::Status gather(const Instruction &inst);
+  void select(const Instruction &inst);
 
   const Limits &limits;
   const std::vector<int64_t> &bindings;
@@ -370,6 +371,22 @@ absl::Status KernelRunner::gather(const Instruction &inst) {
   return absl::OkStatus();
 }
 
+void KernelRunner::select(const Instruction &inst) {
+  // The chosen element's bytes move unchanged (one dtype), NaN payloads and
+  // infinities included; all operands are read before dst is written.
+  std::vector<double> predicate = load(inst.predicate);
+  std::vector<uint8_t *> onTrue = addresses(inst.onTrue),
+                         onFalse = addresses(inst.onFalse);
+  int64_t bytes = elementBytes(inst.dst.dtype);
+  std::vector<uint8_t> staged(predicate.size() * bytes);
+  for (size_t i = 0; i < predicate.size(); ++i)
+    std::memcpy(staged.data() + i * bytes,
+                predicate[i] != 0 ? onTrue[i] : onFalse[i], bytes);
+  std::vector<uint8_t *> out = addresses(inst.dst);
+  for (size_t i = 0; i < out.size(); ++i)
+    std::memcpy(out[i], staged.data() + i * bytes, bytes);
+}
+
 absl::Status KernelRunner::execute(const Instruction &inst) {
   switch (inst.op) {
   case Opcode::DmaCopy:
@@ -409,6 +426,9 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
     break;
   case Opcode::Gather:
     return gather(inst);
+  case Opcode::Select:
+    select(inst);
+    break;
   }
   return absl::OkStatus();
 }

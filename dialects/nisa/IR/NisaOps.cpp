@@ -53,7 +53,7 @@ static LogicalResult verifyTile(Operation *op, StringRef name, Value tile,
            << "expected " << name << " to span at most "
            << limits.getPartitions() << " partitions, found " << partitions;
   int64_t bytes = type.getNumElements() / std::max<int64_t>(partitions, 1) *
-                  type.getElementTypeBitWidth() / 8;
+                  ((type.getElementTypeBitWidth() + 7) / 8);
   int64_t capacity = *space == MemorySpace::sbuf ? limits.getSbufBytes()
                                                   : limits.getPsumBytes();
   if (bytes > capacity)
@@ -168,6 +168,24 @@ LogicalResult TensorScalarOp::verify() {
       failed(verifyTile(*this, "the result", getDst(), kOnChip)))
     return failure();
   return verifySameShape(*this, {getSrc(), getDst()});
+}
+
+LogicalResult SelectOp::verify() {
+  if (failed(verifyTile(*this, "the predicate", getPredicate(), kOnChip)) ||
+      failed(verifyTile(*this, "the true operand", getOnTrue(), kOnChip)) ||
+      failed(verifyTile(*this, "the false operand", getOnFalse(), kOnChip)) ||
+      failed(verifyTile(*this, "the result", getDst(), kOnChip)) ||
+      failed(verifySameShape(
+          *this, {getPredicate(), getOnTrue(), getOnFalse(), getDst()})))
+    return failure();
+  Type t = getOnTrue().getType().getElementType(),
+       f = getOnFalse().getType().getElementType(),
+       d = getDst().getType().getElementType();
+  if (t != f || t != d)
+    return emitOpError() << "expected the operands and the result in one "
+                            "element type, found "
+                         << t << ", " << f << " and " << d;
+  return success();
 }
 
 LogicalResult TensorReduceOp::verify() {

@@ -126,6 +126,28 @@ def Nisa_TensorScalarOp : Nisa_EngineOp<"tensor_scalar", "vector"> {
   }];
 }
 
+def Nisa_SelectOp : Nisa_EngineOp<"select", "vector"> {
+  let summary = "Vector engine: dst = predicate != 0 ? on_true : on_false";
+  let description = [{
+    Chooses each element of `on_true` where `predicate` is non-zero (a mask
+    from a comparison, of any element type) and of `on_false` elsewhere.
+    The chosen element is copied as it is, so infinities and NaNs pass
+    through, which no arithmetic blend (`f + p * (t - f)`) does.
+
+    ```mlir
+    nisa.select %mask, %a, %b, %c : memref<128x512xi1, #nisa.memory<sbuf>>,
+        memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>,
+        memref<128x512xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$predicate, Nisa_Tile:$on_true,
+                   Nisa_Tile:$on_false, Nisa_Tile:$dst);
+  let assemblyFormat = [{
+    $predicate `,` $on_true `,` $on_false `,` $dst attr-dict `:`
+    type($predicate) `,` type($on_true) `,` type($on_false) `,` type($dst)
+  }];
+}
+
 def Nisa_TensorReduceOp : Nisa_EngineOp<"tensor_reduce", "vector"> {
   let summary = "Vector engine: reduce the free dimensions of each partition";
   let description = [{

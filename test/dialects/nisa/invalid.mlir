@@ -233,3 +233,49 @@ func.func @gather_dynamic_table(%t: memref<?x8xf32, #hbm>, %i: memref<16x1xi32, 
   nisa.gather %t[%i], %d : memref<?x8xf32, #hbm>, memref<16x1xi32, #sbuf>, memref<16x8xf32, #sbuf>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a select that would convert between element types.
+func.func @select_dtypes(%m: memref<16x8xi1, #sbuf>, %a: memref<16x8xf32, #sbuf>, %b: memref<16x8xbf16, #sbuf>, %c: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.select' op expected the operands and the result in one element type, found 'f32', 'bf16' and 'f32'}}
+  nisa.select %m, %a, %b, %c : memref<16x8xi1, #sbuf>, memref<16x8xf32, #sbuf>, memref<16x8xbf16, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a select whose mask has another shape than its operands.
+func.func @select_shapes(%m: memref<16x4xi1, #sbuf>, %a: memref<16x8xf32, #sbuf>, %b: memref<16x8xf32, #sbuf>, %c: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.select' op expected tiles of one shape, found 'memref<16x4xi1, #nisa.memory<sbuf>>' and 'memref<16x8xf32, #nisa.memory<sbuf>>'}}
+  nisa.select %m, %a, %b, %c : memref<16x4xi1, #sbuf>, memref<16x8xf32, #sbuf>, memref<16x8xf32, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a select reading HBM, which the vector engine cannot.
+func.func @select_in_hbm(%m: memref<16x8xi1, #sbuf>, %a: memref<16x8xf32, #hbm>, %b: memref<16x8xf32, #sbuf>, %c: memref<16x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.select' op expected the true operand in sbuf or psum, found hbm}}
+  nisa.select %m, %a, %b, %c : memref<16x8xi1, #sbuf>, memref<16x8xf32, #hbm>, memref<16x8xf32, #sbuf>, memref<16x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 1024, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that an i1 mask takes a byte per element against the SBUF limit.
+func.func @mask_bytes(%m: memref<128x2048xi1, #sbuf>) attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.memset' op expected the result to hold at most 1024 bytes per partition in sbuf, found 2048}}
+  nisa.memset %m value 0.0 : memref<128x2048xi1, #sbuf>
+  return
+}

@@ -48,3 +48,12 @@ func.func @gather_column_window(%table: memref<1000x64xf32, strided<[256, 1], of
   nisa.gather %table[%ids], %rows : memref<1000x64xf32, strided<[256, 1], offset: 128>, #hbm>, memref<128x1xi32, #sbuf>, memref<128x64xf32, #sbuf>
   return
 }
+
+// Tests the round trip of a select by an i1 mask.
+// CHECK-LABEL: func.func @select_by_mask
+// CHECK: nisa.select %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<128x64xi1, #nisa.memory<sbuf>>, memref<128x64xbf16, #nisa.memory<sbuf>>, memref<128x64xbf16, #nisa.memory<psum>>, memref<128x64xbf16, #nisa.memory<sbuf>>
+func.func @select_by_mask(%m: memref<128x64xi1, #sbuf>, %a: memref<128x64xbf16, #sbuf>,
+                          %b: memref<128x64xbf16, #psum>, %c: memref<128x64xbf16, #sbuf>) {
+  nisa.select %m, %a, %b, %c : memref<128x64xi1, #sbuf>, memref<128x64xbf16, #sbuf>, memref<128x64xbf16, #psum>, memref<128x64xbf16, #sbuf>
+  return
+}

@@ -176,7 +176,8 @@ TEST(ProgramTest, UnknownOpEngineAndField) {
   EXPECT_EQ(errorOf(m),
             "manifest: kernels[0].instructions[1].op: expected one of "
             "dma_copy matmul transpose activation tensor_tensor tensor_scalar "
-            "tensor_reduce memset iota gather, found a string \"conv2d\"");
+            "tensor_reduce memset iota gather select, found a string "
+            "\"conv2d\"");
   m = baseManifest();
   inst(m, 1)["engine"] = "vector";
   EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].engine: "
@@ -261,6 +262,54 @@ TEST(ProgramTest, GatherOperands) {
       << errorOf(m);
 }
 
+/// The base manifest with a select (instruction 1) of two SBUF tiles by an
+/// i8 mask into the tile copied out.
+json selectManifest() {
+  json m = baseManifest();
+  auto sbuf = [](int partition, int offset, const char *dtype) {
+    return json{{"space", "sbuf"},
+                {"partition", partition},
+                {"offset", offset},
+                {"shape", {4, 4}},
+                {"dtype", dtype}};
+  };
+  inst(m, 1) = {{"op", "select"},
+                {"engine", "vector"},
+                {"predicate", sbuf(0, 0, "i8")},
+                {"on_true", sbuf(2, 64, "f32")},
+                {"on_false", sbuf(0, 16, "f32")},
+                {"dst", sbuf(2, 128, "f32")}};
+  inst(m, 2)["src"] = sbuf(2, 128, "f32");
+  return m;
+}
+
+TEST(ProgramTest, SelectOperands) {
+  json m = selectManifest();
+  absl::StatusOr<Program> program = parseProgram(m);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Instruction &select = program->kernels[0].instructions[1];
+  EXPECT_EQ(select.op, Opcode::Select);
+  EXPECT_EQ(select.engine, Engine::Vector);
+  EXPECT_EQ(select.onTrue.partition, 2);
+  inst(m, 1)["on_false"]["dtype"] = "bf16";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].on_false: "
+                        "expected a f32 tile (as on_true), found bf16");
+  m = selectManifest();
+  inst(m, 1)["dst"]["shape"] = {2, 8};
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst: expected a "
+                        "tile of 4 partitions x 4 elements (as predicate), "
+                        "found 2 partitions x 8 elements");
+  m = selectManifest();
+  inst(m, 1)["on_true"] = inst(m, 0)["src"];
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].on_true.space: "
+                        "expected one of sbuf psum, found a string \"hbm\"");
+  m = selectManifest();
+  inst(m, 1).erase("on_false");
+  EXPECT_NE(errorOf(m).find("kernels[0].instructions[1].on_false"),
+            std::string::npos)
+      << errorOf(m);
+}
+
 TEST(ProgramTest, ProgramStepsAndIo) {
   json m = baseManifest();
   m["program"][0]["bindings"] = {0};
@@ -330,7 +379,7 @@ TEST(ProgramTest, NoJsonValueCrashes) {
                           json::array({1, 2, 3}),
                           json::object()};
   int accepted = 0, checked = 0;
-  for (json base : {baseManifest(), gatherManifest()}) {
+  for (json base : {baseManifest(), gatherManifest(), selectManifest()}) {
     // Small on-chip memories keep the runs of accepted mutations quick.
     base["kernels"][0]["limits"]["sbuf_bytes"] = 1024;
     json flat = base.flatten();

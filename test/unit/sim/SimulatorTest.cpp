@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace neuron::rt;
 using namespace neuron::rt::test;
@@ -483,6 +484,59 @@ TEST(SimulatorTest, GatherIndexOutOfRangeIsAnError) {
       EXPECT_EQ(loadElement(DType::F32, device.sbuf().data() + p * 1024 + 64),
                 0.0);
   }
+}
+
+TEST(SimulatorTest, SelectCopiesInfinitiesAndNans) {
+  // The mask is a < b (is_lt) written as i1 at SBUF byte 256, then select
+  // picks a where it holds and b elsewhere: a min that keeps the chosen
+  // operand's bits, where a blend f + m * (t - f) would make NaNs.
+  json manifest = vectorManifest({{"op", "tensor_tensor"},
+                                  {"engine", "vector"},
+                                  {"alu", "is_lt"},
+                                  {"lhs", tile(0, 6)},
+                                  {"rhs", tile(64, 6)},
+                                  {"dst", tile(256, 6, "i1")}},
+                                 6, "f32");
+  json &insts = manifest["kernels"][0]["instructions"];
+  insts[2]["dst"]["dtype"] = "i1";
+  insts.insert(insts.begin() + 3, json{{"op", "select"},
+                                       {"engine", "vector"},
+                                       {"predicate", tile(256, 6, "i1")},
+                                       {"on_true", tile(0, 6)},
+                                       {"on_false", tile(64, 6)},
+                                       {"dst", tile(128, 6)}});
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> a = kA, b = kB;
+  a[0] = inf;  // inf < 1 is false: b's 1
+  b[1] = inf;  // 2 < inf: a's 2
+  a[2] = -inf; // -inf < 4: a's -inf
+  a[3] = nan;  // nan < 4 is false: b's 4
+  b[4] = nan;  // 5 < nan is false: b's nan
+  std::vector<Tensor> out =
+      runManifest(manifest, {makeTensor(DType::F32, {4, 6}, a),
+                             makeTensor(DType::F32, {4, 6}, b)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> got = valuesOf(out[0]);
+  ASSERT_EQ(got.size(), 24u);
+  EXPECT_EQ(got[0], 1);
+  EXPECT_EQ(got[1], 2);
+  EXPECT_EQ(got[2], -inf);
+  EXPECT_EQ(got[3], 4);
+  EXPECT_TRUE(std::isnan(got[4]));
+  for (size_t i = 5; i < got.size(); ++i)
+    EXPECT_EQ(got[i], a[i] < b[i] ? a[i] : b[i]) << i;
+}
+
+TEST(SimulatorTest, SelectByANonBooleanPredicate) {
+  // Any non-zero predicate element picks on_true: here a itself (f32).
+  json inst = {{"op", "select"},          {"engine", "vector"},
+               {"predicate", tile(0, 6)}, {"on_true", tile(64, 6)},
+               {"on_false", tile(0, 6)},  {"dst", tile(128, 6)}};
+  std::vector<double> got = runVector(inst, 6);
+  ASSERT_EQ(got.size(), 24u);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] != 0 ? kB[i] : kA[i]) << i;
 }
 
 TEST(SimulatorTest, HostCallIsUnimplemented) {
