@@ -1,8 +1,8 @@
 //===- NeuronFolds.cpp - neuron folders and canonicalizations -------------===//
 //
 // Identity folds (x + 0, x * 1, a transpose by the identity, a no-op
-// reshape/broadcast/slice/pad/cast), reshape chains, constant reshapes and
-// transpose composition.
+// reshape/broadcast/slice/pad/cast, a select by a constant mask), reshape
+// chains, constant reshapes and transpose composition.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +53,17 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   return isSplatOf(adaptor.getRhs(), 1.0) ? getLhs() : OpFoldResult();
+}
+
+/// A select by a constant mask, or between one value, is that value (the
+/// causal masks of LLaMA exports select by an all-false splat).
+OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
+  if (getOnTrue() == getOnFalse())
+    return getOnTrue();
+  auto mask = dyn_cast_if_present<SplatElementsAttr>(adaptor.getCondition());
+  if (!mask)
+    return {};
+  return mask.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor) {

@@ -236,6 +236,7 @@ def Neuron_SelectOp : Neuron_Op<"select", [Pure, Elementwise,
   let assemblyFormat = [{
     $condition `,` $on_true `,` $on_false attr-dict `:` type($condition) `,` type($result)
   }];
+  let hasFolder = 1;
 }
 
 def Neuron_CastOp : Neuron_Op<"cast", [Pure, Elementwise,

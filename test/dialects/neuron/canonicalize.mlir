@@ -727,3 +727,22 @@ func.func @softmax_clamped_max(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %r = neuron.div %e, %sb : tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A select by a splat mask is the operand it picks; a select between one
+// value is that value; a select by a mask known only at run time is kept.
+// CHECK-LABEL: func.func @select_folds
+// CHECK-SAME: (%[[A:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>, %[[M:.*]]: tensor<4xi1>)
+// CHECK: %[[S:.*]] = neuron.select %[[M]], %[[A]], %[[B]]
+// CHECK: return %[[A]], %[[B]], %[[B]], %[[S]]
+func.func @select_folds(%a: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xi1>)
+    -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %t = neuron.constant dense<true> : tensor<4xi1>
+  %f = neuron.constant dense<false> : tensor<4xi1>
+  %0 = neuron.select %t, %a, %b : tensor<4xi1>, tensor<4xf32>
+  %1 = neuron.select %f, %a, %b : tensor<4xi1>, tensor<4xf32>
+  %2 = neuron.select %m, %b, %b : tensor<4xi1>, tensor<4xf32>
+  %3 = neuron.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>
+  return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
