@@ -32,4 +32,4 @@ echo
 echo "== neuron-run on random inputs (seed 1), checked against mlir-runner"
 "$bin/neuron-run" "$work/$name.nxe" --random-inputs --seed=1 --output-dir="$work/run"
 python3 "$root/test/e2e/oracle.py" --graph "$graph" --function "$function" \
-  --run-dir "$work/run" --llvm-bin /usr/lib/llvm-22/bin --rtol 1e-4 --atol 1e-4
+  --run-dir "$work/run" --llvm-bin /usr/lib/llvm-22/bin --io-lib "$build/lib/libNeuronOracleIO.so" --rtol 1e-4 --atol 1e-4

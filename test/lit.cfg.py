@@ -35,6 +35,9 @@ config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
 config.substitutions.append(("%neuron_bin", config.neuron_tools_dir))
 config.substitutions.append(("%mlir_opt",
                              os.path.join(config.llvm_tools_dir, "mlir-opt")))
+# The library the oracle's harness loads into mlir-runner (test/e2e).
+config.substitutions.append(("%oracle_io", os.path.join(
+    config.neuron_lib_dir, "libNeuronOracleIO.so")))
 
 llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal")

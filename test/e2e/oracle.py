@@ -4,78 +4,167 @@ pipeline (mlir-opt + mlir-runner) on the inputs neuron-run used, and compares
 with neuron-run's results.
 
   oracle.py --graph G.mlir --function F --run-dir DIR --llvm-bin BIN
-            [--rtol R --atol A]
+            --io-lib libNeuronOracleIO.so [--rtol R --atol A]
 
-DIR holds inputI.npy (written by neuron-run --random-inputs) and resultI.npy.
-The graph's function F must take and return static f32 tensors. The inputs
-are embedded as dense constants in a harness that calls F and prints each
-result with printMemrefF32. Exits non-zero when any element differs by more
-than atol + rtol * |expected|.
+DIR holds inputI.npy (written by neuron-run --random-inputs, or given to it
+with --input=I=FILE) and resultI.npy. The graph's function F must take and
+return static tensors of f32, bf16, f16, i64, i32, i8 or i1. A harness
+function allocates each input, has libNeuronOracleIO.so (test/e2e/OracleIO.cpp)
+fill it from DIR/inputI.npy, calls F, and has the library write each result
+to DIR/oracleI.npy; the library checks every file's dtype and shape against
+the harness's. Named contractions with a bf16 accumulator sum in f32 and
+round once to bf16, as the device and PyTorch do (widen_bf16_accumulators).
+Exits non-zero when any element differs by more than
+atol + rtol * |expected| (NaN matches only NaN), or when the dtypes or shapes
+of the oracle's and neuron-run's results differ.
 """
 
 import argparse
+import array
+import math
+import os
 import pathlib
 import re
 import struct
 import subprocess
 import sys
 
-
-def read_npy(path):
-    """float32 .npy (v1/v2, C order) -> (shape, [floats])."""
-    data = pathlib.Path(path).read_bytes()
-    if data[:6] != b"\x93NUMPY":
-        raise ValueError(f"{path}: not a .npy file")
-    major = data[6]
-    header_len_size = 2 if major == 1 else 4
-    header_len = int.from_bytes(data[8:8 + header_len_size], "little")
-    start = 8 + header_len_size
-    header = data[start:start + header_len].decode("latin1")
-    if "'<f4'" not in header or "True" in header:
-        raise ValueError(f"{path}: expected a C-order float32 array: {header}")
-    shape = tuple(int(d) for d in re.search(r"\((.*?)\)", header).group(1)
-                  .replace(" ", "").split(",") if d)
-    body = data[start + header_len:]
-    count = len(body) // 4
-    return shape, list(struct.unpack(f"<{count}f", body[:count * 4]))
+# .npy descr -> (manifest dtype, MLIR element type, array typecode). bf16 is
+# read as its 16 bits ('H') and widened; f16 through struct's 'e'.
+DESCRS = {
+    "<f4": ("f32", "f32", "f"),
+    "bfloat16": ("bf16", "bf16", "H"),
+    "<V2": ("bf16", "bf16", "H"),
+    "|V2": ("bf16", "bf16", "H"),
+    "<f2": ("f16", "f16", "H"),
+    "<i8": ("i64", "i64", "q"),
+    "<i4": ("i32", "i32", "i"),
+    "|i1": ("i8", "i8", "b"),
+    "<i1": ("i8", "i8", "b"),
+    "|b1": ("i1", "i1", "B"),
+}
 
 
-def tensor_type(shape):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + "f32>"
+class Npy:
+    """A C-order little-endian .npy file: dtype, shape and raw bytes."""
+
+    def __init__(self, path):
+        data = pathlib.Path(path).read_bytes()
+        if data[:6] != b"\x93NUMPY":
+            raise ValueError(f"{path}: not a .npy file")
+        size = 2 if data[6] == 1 else 4
+        length = int.from_bytes(data[8:8 + size], "little")
+        header = data[8 + size:8 + size + length].decode("latin1")
+        descr = re.search(r"'descr':\s*'([^']*)'", header).group(1)
+        if descr not in DESCRS or "True" in header:
+            raise ValueError(f"{path}: unsupported array: {header.strip()}")
+        self.dtype, self.element, code = DESCRS[descr]
+        self.shape = [int(d) for d in re.search(r"'shape':\s*\((.*?)\)",
+                                                header).group(1).split(",")
+                      if d.strip()]
+        self.raw = array.array(code)
+        self.raw.frombytes(data[8 + size + length:])
+        if sys.byteorder != "little":
+            self.raw.byteswap()
+
+    def values(self):
+        """The elements as Python floats or ints, in C order."""
+        if self.dtype == "bf16":
+            wide = array.array("I", (h << 16 for h in self.raw))
+            return array.array("f", wide.tobytes())
+        if self.dtype == "f16":
+            return struct.unpack(f"<{len(self.raw)}e", self.raw.tobytes())
+        return self.raw
+
+    def tensor_type(self):
+        return "tensor<" + "".join(f"{d}x" for d in self.shape) + \
+            f"{self.element}>"
+
+    def memref_type(self):
+        return "memref<" + "".join(f"{d}x" for d in self.shape) + \
+            f"{self.element}>"
 
 
-def harness(graph_text, function, inputs, num_results):
-    """The graph plus a @__oracle_main calling `function` on the inputs,
-    inside the graph's own module when it has one."""
+def numbered(run_dir, stem):
+    """DIR/<stem>I.npy for I = 0, 1, ... in order."""
+    paths = run_dir.glob(f"{stem}*.npy")
+    return sorted((p for p in paths if p.stem[len(stem):].isdigit()),
+                  key=lambda p: int(p.stem[len(stem):]))
+
+
+# A named contraction whose accumulator (outs) is bf16, on one line as
+# MLIR prints it: result, op, ins(...), outs(init : type), result type.
+BF16_CONTRACTION = re.compile(
+    r"^(?P<indent>\s*)%(?P<result>[\w.$-]+) = "
+    r"(?P<op>linalg\.(?:matmul|batch_matmul|matvec|vecmat|batch_matvec"
+    r"|batch_vecmat|dot)\b[^\n]*?)outs\((?P<init>%[\w.$#-]+) : "
+    r"(?P<type>tensor<[0-9x]*)bf16>\) -> tensor<[0-9x]*bf16>\s*$", re.M)
+
+
+def widen_bf16_accumulators(graph_text):
+    """Makes each named contraction with a bf16 accumulator sum in f32 and
+    round once to bf16, as the device does in PSUM and as PyTorch defines a
+    bf16 matmul; summed in bf16 as written, a 1024-long dot product stalls
+    once the sum's bf16 spacing exceeds twice the terms. Elementwise bf16 ops
+    keep their per-op rounding. Returns the text and the number rewritten."""
+
+    def rewrite(m):
+        g = m.groupdict()
+        narrow, wide = g["type"] + "bf16>", g["type"] + "f32>"
+        acc, res = f"%__acc_{g['result']}", f"%__f32_{g['result']}"
+        return (f"{g['indent']}{acc} = arith.extf {g['init']} : {narrow} to "
+                f"{wide}\n"
+                f"{g['indent']}{res} = {g['op']}outs({acc} : {wide}) -> "
+                f"{wide}\n"
+                f"{g['indent']}%{g['result']} = arith.truncf {res} : {wide} "
+                f"to {narrow}")
+
+    return BF16_CONTRACTION.subn(rewrite, graph_text)
+
+
+def harness(graph_text, function, inputs, results):
+    """The graph plus a @__oracle_main that loads the inputs, calls
+    `function` and stores its results, inside the graph's own module when it
+    has one."""
     lines = []
-    if "@printMemrefF32" not in graph_text:
-        lines.append("func.func private @printMemrefF32(tensor<*xf32>)")
+    for element in sorted({a.element for a in inputs}):
+        lines.append(f"func.func private @neuron_oracle_load_{element}"
+                     f"(i64, memref<*x{element}>) "
+                     "attributes {llvm.emit_c_interface}")
+    for element in sorted({r.element for r in results}):
+        lines.append(f"func.func private @neuron_oracle_store_{element}"
+                     f"(i64, memref<*x{element}>) "
+                     "attributes {llvm.emit_c_interface}")
     lines.append("func.func @__oracle_main() {")
-    args = []
-    for i, (shape, values) in enumerate(inputs):
-        literal = ", ".join(repr(v) for v in values)
-        lines.append(f"  %in{i} = arith.constant dense<[{literal}]> : "
-                     f"tensor<{len(values)}xf32>")
-        shaped = f"%arg{i}"
-        lines.append(f"  {shaped} = tensor.reshape %in{i}(%shape{i}) : "
-                     f"(tensor<{len(values)}xf32>, tensor<{len(shape)}xindex>)"
-                     f" -> {tensor_type(shape)}")
-        dims = ", ".join(str(d) for d in shape)
-        lines.insert(len(lines) - 1,
-                     f"  %shape{i} = arith.constant dense<[{dims}]> : "
-                     f"tensor<{len(shape)}xindex>")
-        args.append((shaped, tensor_type(shape)))
-    results = ", ".join(f"%r{i}" for i in range(num_results))
-    arg_list = ", ".join(a for a, _ in args)
-    arg_types = ", ".join(t for _, t in args)
-    lines.append(f"  {results} = call @{function}({arg_list}) : "
-                 f"({arg_types}) -> (RESULT_TYPES)")
-    for i in range(num_results):
-        lines.append(f"  %u{i} = tensor.cast %r{i} : RESULT_TYPE_{i} to "
-                     "tensor<*xf32>")
-        lines.append(f"  call @printMemrefF32(%u{i}) : (tensor<*xf32>) -> ()")
-    lines.append("  return")
-    lines.append("}")
+    count = max(len(inputs), len(results))
+    for i in range(count):
+        lines.append(f"  %__index{i} = arith.constant {i} : i64")
+    for i, a in enumerate(inputs):
+        memref = a.memref_type()
+        unranked = f"memref<*x{a.element}>"
+        lines += [
+            f"  %__in{i} = memref.alloc() : {memref}",
+            f"  %__inu{i} = memref.cast %__in{i} : {memref} to {unranked}",
+            f"  call @neuron_oracle_load_{a.element}(%__index{i}, %__inu{i})"
+            f" : (i64, {unranked}) -> ()",
+            f"  %__arg{i} = bufferization.to_tensor %__in{i} restrict : "
+            f"{memref} to {a.tensor_type()}"]
+    names = ", ".join(f"%__r{i}" for i in range(len(results)))
+    args = ", ".join(f"%__arg{i}" for i in range(len(inputs)))
+    arg_types = ", ".join(a.tensor_type() for a in inputs)
+    result_types = ", ".join(r.tensor_type() for r in results)
+    lines.append(f"  {names} = call @{function}({args}) : "
+                 f"({arg_types}) -> ({result_types})")
+    for i, r in enumerate(results):
+        memref = r.memref_type()
+        unranked = f"memref<*x{r.element}>"
+        lines += [
+            f"  %__out{i} = bufferization.to_buffer %__r{i} read_only : "
+            f"{r.tensor_type()} to {memref}",
+            f"  %__outu{i} = memref.cast %__out{i} : {memref} to {unranked}",
+            f"  call @neuron_oracle_store_{r.element}(%__index{i}, "
+            f"%__outu{i}) : (i64, {unranked}) -> ()"]
+    lines += ["  return", "}"]
     body = "\n".join(lines)
     # Resource blobs ({-# ... #-}) follow the module: keep them after it.
     code, marker, resources = graph_text.partition("{-#")
@@ -87,69 +176,122 @@ def harness(graph_text, function, inputs, num_results):
     return code + marker + resources
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--graph", required=True)
-    parser.add_argument("--function", required=True)
-    parser.add_argument("--run-dir", required=True, type=pathlib.Path)
-    parser.add_argument("--llvm-bin", required=True, type=pathlib.Path)
-    parser.add_argument("--rtol", type=float, default=1e-5)
-    parser.add_argument("--atol", type=float, default=1e-5)
-    args = parser.parse_args()
-
-    inputs = [read_npy(p) for p in sorted(args.run_dir.glob("input*.npy"),
-                                          key=lambda p: int(p.stem[5:]))]
-    results = [read_npy(p) for p in sorted(args.run_dir.glob("result*.npy"),
-                                           key=lambda p: int(p.stem[6:]))]
-    text = harness(pathlib.Path(args.graph).read_text(), args.function,
-                   inputs, len(results))
-    types = [tensor_type(shape) for shape, _ in results]
-    text = text.replace("RESULT_TYPES", ", ".join(types))
-    for i, t in enumerate(types):
-        text = text.replace(f"RESULT_TYPE_{i}", t)
-
+def run_oracle(args, inputs, results):
+    """Lowers and runs the harness; DIR/oracleI.npy afterwards, or None."""
+    graph, widened = widen_bf16_accumulators(
+        pathlib.Path(args.graph).read_text())
+    if widened:
+        print(f"{widened} bf16 contractions accumulate in f32")
+    text = harness(graph, args.function, inputs, results)
     pipeline = []
     if "tosa." in text:
         pipeline += ["--tosa-to-linalg-pipeline", "--tosa-to-tensor",
                      "--tosa-to-arith", "--canonicalize"]
     pipeline += [
+        "--convert-elementwise-to-linalg",
         "--one-shot-bufferize=bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map",
         "--buffer-deallocation-pipeline", "--convert-bufferization-to-memref",
         "--convert-linalg-to-loops", "--convert-scf-to-cf",
-        "--expand-strided-metadata", "--lower-affine", "--convert-to-llvm",
+        "--expand-strided-metadata", "--lower-affine",
+        # What has no LLVM intrinsic (math.erf in BERT's GELU) calls libm.
+        "--convert-math-to-llvm", "--convert-math-to-libm",
+        "--convert-to-llvm",
         "--reconcile-unrealized-casts"]
     lowered = subprocess.run([str(args.llvm_bin / "mlir-opt"), *pipeline],
                              input=text, capture_output=True, text=True)
     if lowered.returncode:
         print(lowered.stderr[-2000:])
-        return 1
+        return None
+    for stale in numbered(args.run_dir, "oracle"):
+        stale.unlink()
+    # The graph's own harness functions (@main of the Buddy files) stay in
+    # the module and need the runner utilities to link.
     libs = args.llvm_bin.parent / "lib"
     run = subprocess.run(
         [str(args.llvm_bin / "mlir-runner"), "-e", "__oracle_main",
          "--entry-point-result=void",
          f"--shared-libs={libs}/libmlir_runner_utils.so,"
-         f"{libs}/libmlir_c_runner_utils.so"],
-        input=lowered.stdout, capture_output=True, text=True)
+         f"{libs}/libmlir_c_runner_utils.so,{args.io_lib}"],
+        input=lowered.stdout, capture_output=True, text=True,
+        env=dict(os.environ, NEURON_ORACLE_DIR=str(args.run_dir)))
     if run.returncode:
         print(run.stderr[-2000:])
+        return None
+    return [Npy(p) for p in numbered(args.run_dir, "oracle")]
+
+
+def compare(expected, got, atol, rtol):
+    """(elements outside tolerance, worst error / tolerance). An element
+    fails when |e - g| > atol + rtol * |e|; NaN matches only NaN."""
+    failed = 0
+    worst = 0.0
+    # Elements within min(worst, 1) of their tolerance change neither
+    # figure: one multiply-compare skips them (and lets NaN through).
+    bound = 0.0
+    for e, g in zip(expected, got):
+        err = abs(e - g)
+        tol = atol + rtol * abs(e)
+        if err <= bound * tol:
+            continue
+        if math.isfinite(err) and math.isfinite(tol):
+            ratio = err / tol if tol else math.inf
+        elif e == g or (e != e and g != g):  # equal infinities, two NaNs
+            continue
+        else:
+            ratio = math.inf
+        if ratio > 1:
+            failed += 1
+        if ratio > worst:
+            worst = ratio
+            bound = min(worst, 1.0)
+    return failed, worst
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--graph", required=True)
+    parser.add_argument("--function", required=True)
+    parser.add_argument("--run-dir", required=True, type=pathlib.Path)
+    parser.add_argument("--llvm-bin", required=True, type=pathlib.Path)
+    parser.add_argument("--io-lib", required=True, type=pathlib.Path,
+                        help="libNeuronOracleIO.so (build/lib)")
+    parser.add_argument("--rtol", type=float, default=1e-5)
+    parser.add_argument("--atol", type=float, default=1e-5)
+    args = parser.parse_args()
+    args.run_dir = args.run_dir.resolve()
+    args.io_lib = args.io_lib.resolve()
+    if not args.io_lib.is_file():
+        print(f"oracle: no IO library at {args.io_lib} "
+              "(build the NeuronOracleIO target)")
         return 1
-    # Each printMemrefF32 prints a header line then the nested values.
-    blocks = re.split(r"Unranked Memref[^\n]*\n", run.stdout)[1:]
+
+    inputs = [Npy(p) for p in numbered(args.run_dir, "input")]
+    results = [Npy(p) for p in numbered(args.run_dir, "result")]
+    if not results:
+        print(f"oracle: no result*.npy in {args.run_dir}")
+        return 1
+    oracle = run_oracle(args, inputs, results)
+    if oracle is None:
+        return 1
+    if len(oracle) != len(results):
+        print(f"oracle: the harness wrote {len(oracle)} results, "
+              f"neuron-run {len(results)}")
+        return 1
     worst = 0.0
     failed = 0
-    for i, (block, (shape, got)) in enumerate(zip(blocks, results)):
-        expected = [float(v) for v in
-                    re.findall(r"-?(?:nan|inf|\d+\.?\d*(?:e[-+]?\d+)?)", block)]
-        if len(expected) != len(got):
-            print(f"result {i}: oracle printed {len(expected)} values, "
-                  f"neuron-run wrote {len(got)}")
+    for i, (want, have) in enumerate(zip(oracle, results)):
+        if (want.dtype, want.shape) != (have.dtype, have.shape):
+            print(f"result {i}: oracle {want.dtype}{want.shape}, "
+                  f"neuron-run {have.dtype}{have.shape}")
             return 1
-        for e, g in zip(expected, got):
-            err = abs(e - g)
-            worst = max(worst, err / (args.atol + args.rtol * abs(e)))
-            failed += err > args.atol + args.rtol * abs(e)
-        print(f"result {i}: {len(got)} values, shape {list(shape)}")
+        bad, ratio = compare(want.values(), have.values(), args.atol,
+                             args.rtol)
+        failed += bad
+        worst = max(worst, ratio)
+        print(f"result {i}: {len(have.raw)} values, shape {have.shape}"
+              + ("" if have.dtype == "f32" else f", {have.dtype}"))
     print(f"worst error / tolerance: {worst:.3f}")
     print(f"{failed} elements outside atol={args.atol} rtol={args.rtol}")
     return 1 if failed else 0
