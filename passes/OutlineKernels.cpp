@@ -161,13 +161,32 @@ static void cutIntoSegments(Segment ops, size_t minPeriod,
   cutIntoSegments(ops.drop_front(end), minPeriod, segments, largest);
 }
 
+/// Whether `slice` reads one contiguous range of its input: unit strides,
+/// and a window that is [1, ..., 1, any, full, ..., full].
+static bool isContiguous(SliceOp slice) {
+  if (llvm::any_of(slice.getStrides(), [](int64_t s) { return s != 1; }))
+    return false;
+  ArrayRef<int64_t> in = slice.getInput().getType().getShape();
+  ArrayRef<int64_t> out = slice.getType().getShape();
+  size_t k = 0;
+  while (k < out.size() && out[k] == 1)
+    ++k;
+  for (size_t j = k + 1; j < out.size(); ++j)
+    if (out[j] != in[j])
+      return false;
+  return true;
+}
+
 /// Whether `op` stays in the program: host calls and what they take,
-/// constants, and reshapes of program values (views of the same bytes).
+/// constants, and views of program values (reshapes, contiguous slices),
+/// which name bytes the program already holds. Slicing weights out of one
+/// flat parameter in the program keeps the layers' kernels identical.
 static bool staysInProgram(Operation *op,
                            const DenseSet<Operation *> &program) {
   if (isa<HostCallOp, ConstantOp, tensor::EmptyOp>(op))
     return true;
-  if (!isa<ReshapeOp>(op))
+  auto slice = dyn_cast<SliceOp>(op);
+  if (!isa<ReshapeOp>(op) && !(slice && isContiguous(slice)))
     return false;
   Operation *def = op->getOperand(0).getDefiningOp();
   return !def || program.contains(def);

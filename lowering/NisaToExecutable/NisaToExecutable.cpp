@@ -254,10 +254,11 @@ LogicalResult ProgramEmitter::addConstantData(int64_t id, Attribute initial,
     // A blob (as frontends store real weights): its bytes as they are.
     AsmResourceBlob *blob = resource.getRawHandle().getBlob();
     if (!blob)
-      return owner->emitError() << "nisa-to-executable: constant refers to "
-                                   "resource '"
-                                << resource.getRawHandle().getKey()
-                                << "', which has no data";
+      return owner->emitError()
+             << "nisa-to-executable: constant " << resource.getType()
+             << " refers to resource '" << resource.getRawHandle().getKey()
+             << "', which has no data (the exporter elided the weights; "
+                "export them, or pass them as function arguments)";
     ArrayRef<char> bytes = blob->getData();
     section.data.assign(bytes.begin(), bytes.end());
   } else if (auto value = dyn_cast_if_present<DenseElementsAttr>(initial)) {
@@ -445,6 +446,29 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                 return failure();
               ids[c] = *id;
               return addConstantData(*id, c.getValue(), c);
+            })
+            .Case([&](mlir::neuron::SliceOp slice) -> LogicalResult {
+              // A contiguous window (neuron-outline-kernels keeps only
+              // those here): a view at an element offset of its root.
+              int64_t parent = ids.lookup(slice.getInput());
+              auto shape =
+                  cast<RankedTensorType>(slice.getInput().getType()).getShape();
+              int64_t offset = 0, stride = 1;
+              for (int64_t d = shape.size() - 1; d >= 0; --d) {
+                offset += slice.getOffsets()[d] * stride;
+                stride *= shape[d];
+              }
+              if (tensors[parent].contains("view")) {
+                offset += tensors[parent]["view"]["offset"].get<int64_t>();
+                parent = tensors[parent]["view"]["tensor"].get<int64_t>();
+              }
+              FailureOr<int64_t> id =
+                  addTensor(slice.getLoc(), slice.getType(), "view");
+              if (failed(id))
+                return failure();
+              tensors[*id]["view"] = {{"tensor", parent}, {"offset", offset}};
+              ids[slice] = *id;
+              return success();
             })
             .Case([&](mlir::neuron::ReshapeOp r) {
               // The same bytes: kernels bind the tensor itself.

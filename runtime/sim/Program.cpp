@@ -56,7 +56,7 @@ static const Keywords<AluOp> kAluOps{
     {"add", "subtract", "multiply", "divide", "max", "min", "pow", "is_equal",
      "not_equal", "is_lt", "is_le", "is_gt", "is_ge", "bypass"}};
 static const Keywords<TensorKind> kKinds{
-    {"input", "output", "constant", "scratch"}};
+    {"input", "output", "constant", "scratch", "view"}};
 static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
 
 /// The engine the op table assigns to each op.
@@ -625,7 +625,44 @@ static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
   return r.finish();
 }
 
+/// A view's `{tensor, offset}`: an earlier tensor that is not a view, of
+/// the same dtype, holding the whole window.
+static absl::Status readView(ObjectReader &r, int64_t index,
+                             const std::vector<TensorDesc> &earlier,
+                             TensorDesc &tensor) {
+  NEURON_ASSIGN_OR_RETURN(view, r.object("view", "{tensor, offset}"));
+  if (index == 0)
+    return view.error("tensor", "an earlier tensor", "a view as tensor 0");
+  NEURON_RETURN_IF_ERROR(view.integer(
+      "tensor", absl::StrFormat("an earlier tensor id in [0, %d]", index - 1),
+      0, index - 1, tensor.viewOf));
+  const TensorDesc &root = earlier[tensor.viewOf];
+  if (root.kind == TensorKind::View || root.dtype != tensor.dtype)
+    return view.error(
+        "tensor", absl::StrFormat("a %s tensor that is not a view",
+                                  dtypeName(tensor.dtype)),
+        absl::StrFormat("tensor %d: %s%s (%s)", tensor.viewOf,
+                        dtypeName(root.dtype), formatShape(root.shape),
+                        kKinds.names[int(root.kind)]));
+  NEURON_RETURN_IF_ERROR(view.integer(
+      "offset",
+      absl::StrFormat("an element offset in [0, %d] (tensor %d holds %d "
+                      "elements, the view %d)",
+                      root.elements - tensor.elements, tensor.viewOf,
+                      root.elements, tensor.elements),
+      0, std::max<int64_t>(0, root.elements - tensor.elements),
+      tensor.viewOffset));
+  if (tensor.elements > root.elements)
+    return view.error("tensor",
+                      absl::StrFormat("a tensor of at least %d elements",
+                                      tensor.elements),
+                      absl::StrFormat("tensor %d of %d", tensor.viewOf,
+                                      root.elements));
+  return view.finish();
+}
+
 static absl::Status readTensor(ObjectReader &r, int64_t index,
+                               const std::vector<TensorDesc> &earlier,
                                TensorDesc &tensor) {
   int64_t id = 0;
   NEURON_RETURN_IF_ERROR(
@@ -645,6 +682,8 @@ static absl::Status readTensor(ObjectReader &r, int64_t index,
   if (!constant && !tensor.section.empty())
     return r.error("section", "no section (only constants have one)",
                    foundString(tensor.section));
+  if (tensor.kind == TensorKind::View)
+    NEURON_RETURN_IF_ERROR(readView(r, index, earlier, tensor));
   return r.finish();
 }
 
@@ -749,7 +788,8 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
                           readObjects(root, "tensors", "tensor objects"));
   for (size_t i = 0; i < tensors.size(); ++i) {
     TensorDesc tensor;
-    NEURON_RETURN_IF_ERROR(readTensor(tensors[i], int64_t(i), tensor));
+    NEURON_RETURN_IF_ERROR(
+        readTensor(tensors[i], int64_t(i), program.tensors, tensor));
     program.tensors.push_back(std::move(tensor));
   }
   NEURON_RETURN_IF_ERROR(readIo(root, "inputs", program, program.inputs));

@@ -25,7 +25,7 @@
 namespace neuron::rt {
 
 /// `kind` of a manifest tensor.
-enum class TensorKind { Input, Output, Constant, Scratch };
+enum class TensorKind { Input, Output, Constant, Scratch, View };
 
 /// One HBM tensor of the program.
 struct TensorDesc {
@@ -38,6 +38,10 @@ struct TensorDesc {
   std::string section;
   /// Product of `shape` (1 for a scalar).
   int64_t elements = 1;
+  /// A view: the tensor (never itself a view) whose bytes it names, from
+  /// element `viewOffset` on; -1 otherwise.
+  int64_t viewOf = -1;
+  int64_t viewOffset = 0;
 };
 
 /// A program argument or result.

@@ -36,17 +36,20 @@ absl::Status Device::loadTensors(const Program &program,
                         program.inputs.size(), inputs.size()));
   int64_t total = 0;
   for (const TensorDesc &t : program.tensors) {
-    total += t.elements * elementBytes(t.dtype); // each below 2^43
+    if (t.kind != TensorKind::View)
+      total += t.elements * elementBytes(t.dtype); // each below 2^43
     if (total > options.hbmBytes)
       return absl::ResourceExhaustedError(absl::StrFormat(
           "the program's tensors need more than %d bytes of HBM, the "
           "device's capacity",
           options.hbmBytes));
   }
+  // A view has no bytes of its own.
   hbmTensors.assign(program.tensors.size(), {});
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const TensorDesc &t = program.tensors[i];
-    hbmTensors[i].assign(t.elements * elementBytes(t.dtype), 0);
+    if (t.kind != TensorKind::View)
+      hbmTensors[i].assign(t.elements * elementBytes(t.dtype), 0);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorDesc &t = program.tensors[program.inputs[i].tensor];
@@ -82,6 +85,13 @@ absl::Status Device::loadTensors(const Program &program,
   return absl::OkStatus();
 }
 
+uint8_t *Device::tensorBytes(const Program &program, int64_t id) {
+  const TensorDesc &t = program.tensors[id];
+  if (t.kind != TensorKind::View)
+    return hbmTensors[id].data();
+  return hbmTensors[t.viewOf].data() + t.viewOffset * elementBytes(t.dtype);
+}
+
 absl::StatusOr<std::vector<Tensor>>
 Device::run(const Program &program, std::vector<Tensor> inputs,
             const ConstantLoader &loadConstant) {
@@ -95,7 +105,7 @@ Device::run(const Program &program, std::vector<Tensor> inputs,
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step &step = program.steps[i];
     absl::Status status =
-        runKernel(program.kernels[step.kernel], step.bindings);
+        runKernel(program, program.kernels[step.kernel], step.bindings);
     if (!status.ok())
       return absl::Status(status.code(), absl::StrFormat("program[%d]: %s", i,
                                                          status.message()));
@@ -103,8 +113,11 @@ Device::run(const Program &program, std::vector<Tensor> inputs,
   std::vector<Tensor> outputs;
   for (const IoBinding &io : program.outputs) {
     const TensorDesc &t = program.tensors[io.tensor];
+    const uint8_t *bytes = tensorBytes(program, io.tensor);
     outputs.push_back(
-        {std::string(dtypeName(t.dtype)), t.shape, hbmTensors[io.tensor]});
+        {std::string(dtypeName(t.dtype)), t.shape,
+         std::vector<uint8_t>(bytes,
+                              bytes + t.elements * elementBytes(t.dtype))});
   }
   return outputs;
 }
@@ -117,10 +130,10 @@ namespace {
 /// Executes one kernel step's instructions against the device's memories.
 class KernelRunner {
 public:
-  KernelRunner(const Limits &limits, const std::vector<int64_t> &bindings,
-               std::vector<std::vector<uint8_t>> &hbm,
+  /// `bases[p]`: the first byte of the tensor bound to parameter p.
+  KernelRunner(const Limits &limits, const std::vector<uint8_t *> &bases,
                std::vector<uint8_t> &sbuf, std::vector<uint8_t> &psum)
-      : limits(limits), bindings(bindings), hbm(hbm), sbuf(sbuf), psum(psum) {}
+      : limits(limits), bases(bases), sbuf(sbuf), psum(psum) {}
 
   /// Fails only on data that addresses memory (gather indices).
   absl::Status execute(const Instruction &inst);
@@ -141,8 +154,7 @@ private:
   void select(const Instruction &inst);
 
   const Limits &limits;
-  const std::vector<int64_t> &bindings;
-  std::vector<std::vector<uint8_t>> &hbm;
+  const std::vector<uint8_t *> &bases;
   std::vector<uint8_t> &sbuf;
   std::vector<uint8_t> &psum;
 };
@@ -163,7 +175,7 @@ std::vector<uint8_t *> KernelRunner::addresses(const TileRef &ref) {
                       f * bytes);
     return out;
   }
-  uint8_t *base = hbm[bindings[ref.param]].data();
+  uint8_t *base = bases[ref.param];
   std::vector<int64_t> index(ref.shape.size(), 0);
   for (int64_t i = 0; i < ref.elements; ++i) {
     int64_t element = ref.offset;
@@ -291,10 +303,16 @@ static double applyAlu(AluOp op, double a, double b) {
     return a * b;
   case AluOp::Divide:
     return a / b;
+  // max and min propagate NaN and order -0 below +0, as
+  // arith.maximumf/minimumf do.
   case AluOp::Max:
-    return std::fmax(a, b);
+    if (std::isnan(a) || std::isnan(b))
+      return a + b;
+    return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
   case AluOp::Min:
-    return std::fmin(a, b);
+    if (std::isnan(a) || std::isnan(b))
+      return a + b;
+    return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
   case AluOp::Pow:
     return std::pow(a, b);
   case AluOp::IsEqual:
@@ -360,7 +378,7 @@ absl::Status KernelRunner::gather(const Instruction &inst) {
           "[0, %d)",
           p, int64_t(indices[p]), rows));
   int64_t bytes = elementBytes(table.dtype);
-  const uint8_t *base = hbm[bindings[table.param]].data();
+  const uint8_t *base = bases[table.param];
   std::vector<uint8_t *> out = addresses(inst.dst);
   for (size_t p = 0; p < indices.size(); ++p) {
     int64_t row = table.offset + int64_t(indices[p]) * table.strides[0];
@@ -433,12 +451,15 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
   return absl::OkStatus();
 }
 
-absl::Status Device::runKernel(const Kernel &kernel,
+absl::Status Device::runKernel(const Program &program, const Kernel &kernel,
                                const std::vector<int64_t> &bindings) {
+  std::vector<uint8_t *> bases;
+  for (int64_t id : bindings)
+    bases.push_back(tensorBytes(program, id));
   const Limits &limits = kernel.limits;
   sbufBytes.assign(limits.partitions * limits.sbufBytes, 0);
   psumBytes.assign(limits.partitions * limits.psumBytes, 0);
-  KernelRunner runner(limits, bindings, hbmTensors, sbufBytes, psumBytes);
+  KernelRunner runner(limits, bases, sbufBytes, psumBytes);
   for (size_t i = 0; i < kernel.instructions.size(); ++i) {
     absl::Status status = runner.execute(kernel.instructions[i]);
     if (!status.ok())

@@ -52,7 +52,8 @@ public:
   run(const Program &program, std::vector<Tensor> inputs,
       const ConstantLoader &loadConstant = nullptr);
 
-  /// The HBM bytes of tensor `id` after the last run (for tests and dumps).
+  /// The HBM bytes of tensor `id` after the last run (for tests and dumps;
+  /// empty for a view).
   const std::vector<uint8_t> &hbm(int64_t id) const { return hbmTensors[id]; }
   /// SBUF and PSUM after the last kernel step, partition-major: partition p
   /// starts at p x bytes-per-partition.
@@ -62,8 +63,10 @@ public:
 private:
   absl::Status loadTensors(const Program &program, std::vector<Tensor> inputs,
                            const ConstantLoader &loadConstant);
-  absl::Status runKernel(const Kernel &kernel,
+  absl::Status runKernel(const Program &program, const Kernel &kernel,
                          const std::vector<int64_t> &bindings);
+  /// The first byte of tensor `id` (within its root for a view).
+  uint8_t *tensorBytes(const Program &program, int64_t id);
 
   DeviceOptions options;
   std::vector<std::vector<uint8_t>> hbmTensors;

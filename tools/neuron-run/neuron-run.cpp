@@ -121,17 +121,18 @@ static void describe(const Executable &exe, const Program &program) {
   if (manifest.contains("target") && manifest["target"].contains("spec"))
     std::printf("target: %s\n",
                 manifest["target"]["spec"].get<std::string>().c_str());
-  int64_t counts[4] = {0, 0, 0, 0}, constantBytes = 0;
+  int64_t counts[5] = {0, 0, 0, 0, 0}, constantBytes = 0;
   for (const TensorDesc &t : program.tensors) {
     ++counts[int(t.kind)];
     if (t.kind == TensorKind::Constant)
       constantBytes += t.elements * elementBytes(t.dtype);
   }
   std::printf("tensors: %zu (%lld inputs, %lld outputs, %lld constants of "
-              "%lld bytes, %lld scratch)\n",
+              "%lld bytes, %lld scratch, %lld views)\n",
               program.tensors.size(), (long long)counts[0],
               (long long)counts[1], (long long)counts[2],
-              (long long)constantBytes, (long long)counts[3]);
+              (long long)constantBytes, (long long)counts[3],
+              (long long)counts[4]);
   std::vector<int64_t> launches(program.kernels.size(), 0);
   for (const Step &step : program.steps)
     if (!step.isHostCall)

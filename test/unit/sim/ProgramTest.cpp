@@ -310,6 +310,44 @@ TEST(ProgramTest, SelectOperands) {
       << errorOf(m);
 }
 
+TEST(ProgramTest, Views) {
+  json m = baseManifest();
+  m["tensors"].push_back({{"id", 2}, {"dtype", "f32"}, {"shape", {2, 8}},
+                          {"kind", "view"}, {"view", {{"tensor", 0},
+                                                      {"offset", 16}}}});
+  absl::StatusOr<Program> program = parseProgram(m);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_EQ(program->tensors[2].viewOf, 0);
+  EXPECT_EQ(program->tensors[2].viewOffset, 16);
+
+  json bad = m;
+  bad["tensors"][2]["view"]["offset"] = 17;
+  EXPECT_EQ(errorOf(bad),
+            "manifest: tensors[2].view.offset: expected an element offset in "
+            "[0, 16] (tensor 0 holds 32 elements, the view 16), found a "
+            "number 17");
+  bad = m;
+  bad["tensors"][2]["dtype"] = "bf16";
+  EXPECT_EQ(errorOf(bad), "manifest: tensors[2].view.tensor: expected a bf16 "
+                          "tensor that is not a view, found tensor 0: "
+                          "f32[4, 8] (input)");
+  bad = m;
+  bad["tensors"].push_back({{"id", 3}, {"dtype", "f32"}, {"shape", {8}},
+                            {"kind", "view"},
+                            {"view", {{"tensor", 2}, {"offset", 0}}}});
+  EXPECT_EQ(errorOf(bad), "manifest: tensors[3].view.tensor: expected a f32 "
+                          "tensor that is not a view, found tensor 2: "
+                          "f32[2, 8] (view)");
+  bad = m;
+  bad["tensors"][2]["view"]["tensor"] = 2;
+  EXPECT_EQ(errorOf(bad), "manifest: tensors[2].view.tensor: expected an "
+                          "earlier tensor id in [0, 1], found a number 2");
+  bad = m;
+  bad["tensors"][2].erase("view");
+  EXPECT_EQ(errorOf(bad).rfind("manifest: tensors[2].view: expected", 0), 0u)
+      << errorOf(bad);
+}
+
 TEST(ProgramTest, ProgramStepsAndIo) {
   json m = baseManifest();
   m["program"][0]["bindings"] = {0};

@@ -43,6 +43,54 @@ std::vector<double> pseudoRandom(size_t n, uint32_t seed) {
   return v;
 }
 
+TEST(SimulatorTest, ViewsNameTheirRootsBytes) {
+  // The kernel of DmaRoundTripWithStridedPattern, launched twice on views
+  // of one [8, 8] input (rows 4..7, then rows 0..3): each launch reads its
+  // window, and an output may itself be a view of the input.
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [8, 8], "kind": "input", "name": "x"},
+      {"id": 1, "dtype": "f32", "shape": [4, 8], "kind": "view", "name": "hi",
+       "view": {"tensor": 0, "offset": 32}},
+      {"id": 2, "dtype": "f32", "shape": [4, 8], "kind": "view", "name": "lo",
+       "view": {"tensor": 0, "offset": 0}},
+      {"id": 3, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "a"},
+      {"id": 4, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "b"}],
+    "inputs": [{"tensor": 0, "name": "x"}],
+    "outputs": [{"tensor": 3, "name": "a"}, {"tensor": 4, "name": "b"},
+                {"tensor": 1, "name": "hi"}],
+    "kernels": [{"name": "k", "parameters": 2,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 1, "shape": [4, 4],
+                 "strides": [8, 2], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 2, "offset": 64,
+                 "shape": [4, 4], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "sbuf", "partition": 2, "offset": 64,
+                 "shape": [4, 4], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
+                 "strides": [4, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "k", "bindings": [1, 3]},
+                {"kernel": "k", "bindings": [2, 4]}]})json");
+  std::vector<double> x(64);
+  for (int i = 0; i < 64; ++i)
+    x[i] = i;
+  std::vector<Tensor> out =
+      runManifest(manifest, {makeTensor(DType::F32, {8, 8}, x)});
+  ASSERT_EQ(out.size(), 3u);
+  std::vector<double> a = valuesOf(out[0]), b = valuesOf(out[1]);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      EXPECT_EQ(a[i * 4 + j], x[(4 + i) * 8 + 1 + 2 * j]);
+      EXPECT_EQ(b[i * 4 + j], x[i * 8 + 1 + 2 * j]);
+    }
+  EXPECT_EQ(valuesOf(out[2]), std::vector<double>(x.begin() + 32, x.end()));
+}
+
 TEST(SimulatorTest, DmaRoundTripWithStridedPattern) {
   // y[i][j] = x[i][1 + 2j]: odd columns through SBUF partitions 2..5.
   json manifest = parseJson(R"json({
@@ -330,6 +378,34 @@ TEST(SimulatorTest, TensorReduceMaxAddMin) {
   EXPECT_EQ(runVector(inst, 1), (std::vector<double>{21, -21, 21, 39}));
   inst["alu"] = "min";
   EXPECT_EQ(runVector(inst, 1), (std::vector<double>{1, -6, 0, 4}));
+}
+
+TEST(SimulatorTest, MaxMinPropagateNanAndOrderSignedZeros) {
+  json inst = {{"op", "tensor_tensor"}, {"engine", "vector"},
+               {"alu", "max"},          {"lhs", tile(0, 6)},
+               {"rhs", tile(64, 6)},    {"dst", tile(128, 6)}};
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> a(24, 1.0), b(24, 2.0);
+  a[0] = nan;  // max(NaN, 2) is NaN, as arith.maximumf
+  b[1] = nan;  // max(1, NaN) too
+  a[2] = -0.0; // max(-0, +0) = +0, min(-0, +0) = -0
+  b[2] = 0.0;
+  auto run = [&](const char *alu) {
+    inst["alu"] = alu;
+    std::vector<Tensor> out = runManifest(
+        vectorManifest(inst, 6, "f32"),
+        {makeTensor(DType::F32, {4, 6}, a), makeTensor(DType::F32, {4, 6}, b)});
+    return out.empty() ? std::vector<double>() : valuesOf(out[0]);
+  };
+  for (const char *alu : {"max", "min"}) {
+    std::vector<double> r = run(alu);
+    ASSERT_EQ(r.size(), 24u);
+    EXPECT_TRUE(std::isnan(r[0])) << alu;
+    EXPECT_TRUE(std::isnan(r[1])) << alu;
+    EXPECT_EQ(r[2], 0.0);
+    EXPECT_EQ(std::signbit(r[2]), std::string(alu) == "min") << alu;
+    EXPECT_EQ(r[3], std::string(alu) == "max" ? 2.0 : 1.0);
+  }
 }
 
 TEST(SimulatorTest, TensorTensorAluAndComparisons) {
