@@ -757,6 +757,15 @@ static absl::Status readStep(ObjectReader &r, Program &program,
     if (!ops->is_string())
       return r.error("ops", "a string", describeJson(*ops));
     step.ops = ops->get<std::string>();
+    NEURON_ASSIGN_OR_RETURN(reference,
+                            r.field("reference", "", /*required=*/false));
+    if (reference) {
+      NEURON_ASSIGN_OR_RETURN(
+          parsed, parseHostReference(*reference, r.pathOf("reference"),
+                                     program.tensors, step.inputs,
+                                     step.outputs));
+      step.reference = std::move(parsed);
+    }
     return r.finish();
   }
   std::string name;

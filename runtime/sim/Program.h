@@ -12,6 +12,7 @@
 #ifndef NEURON_RUNTIME_SIM_PROGRAM_H
 #define NEURON_RUNTIME_SIM_PROGRAM_H
 
+#include "runtime/sim/Host.h"
 #include "runtime/sim/Numerics.h"
 
 #include "absl/status/statusor.h"
@@ -190,6 +191,9 @@ struct Step {
   std::string hostCall, reason;
   std::vector<int64_t> inputs, outputs;
   std::string ops;
+  /// Host call: the region in the form the runtime runs; absent when the
+  /// compiler could not express an op of it.
+  std::optional<HostReference> reference;
 };
 
 /// The executable part of a manifest.

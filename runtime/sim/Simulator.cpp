@@ -4,7 +4,8 @@
 // pattern, the op computes on those, and the result is scattered back with
 // rounding per the destination dtype. Program validation has already checked
 // every address; what it cannot check is data used as an address (a gather's
-// indices), which is checked as it is read.
+// indices), which is checked as it is read. host_call steps run their
+// reference on the host (runtime/sim/Host.h), reading and writing HBM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,19 +97,29 @@ absl::StatusOr<std::vector<Tensor>>
 Device::run(const Program &program, std::vector<Tensor> inputs,
             const ConstantLoader &loadConstant) {
   for (size_t i = 0; i < program.steps.size(); ++i)
-    if (program.steps[i].isHostCall)
+    if (program.steps[i].isHostCall && !program.steps[i].reference)
       return absl::UnimplementedError(absl::StrFormat(
-          "program[%d]: host_call \"%s\" needs the host reference "
-          "interpreter, which the simulator does not have yet",
+          "program[%d]: host_call \"%s\" has no reference form (the "
+          "compiler warned that an op of its region has no reference "
+          "kernel), so it cannot run here",
           i, program.steps[i].hostCall));
   NEURON_RETURN_IF_ERROR(loadTensors(program, std::move(inputs), loadConstant));
+  auto bytesOf = [&](int64_t id) { return tensorBytes(program, id); };
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step &step = program.steps[i];
     absl::Status status =
-        runKernel(program, program.kernels[step.kernel], step.bindings);
+        step.isHostCall
+            ? runHostReference(step, bytesOf, options.hbmBytes)
+            : runKernel(program, program.kernels[step.kernel], step.bindings);
     if (!status.ok())
-      return absl::Status(status.code(), absl::StrFormat("program[%d]: %s", i,
-                                                         status.message()));
+      return absl::Status(
+          status.code(),
+          absl::StrFormat("program[%d]: %s%s", i,
+                          step.isHostCall
+                              ? absl::StrFormat("host_call \"%s\": ",
+                                                step.hostCall)
+                              : "",
+                          status.message()));
   }
   std::vector<Tensor> outputs;
   for (const IoBinding &io : program.outputs) {

@@ -3,8 +3,9 @@
 // Runs a validated Program on a simulated device: HBM tensors and the SBUF
 // and PSUM of one NeuronCore are real byte arrays, and every instruction of
 // every kernel step executes in program order with the semantics of
-// docs/executable.md. Functional only: engines do not overlap and no time is
-// modelled (a later issue adds timing).
+// docs/executable.md; host_call steps run their reference kernels between
+// them (runtime/sim/Host.h). Functional only: engines do not overlap and no
+// time is modelled (a later issue adds timing).
 //
 // Numerics: vector, scalar and gpsimd values are computed in double and
 // rounded once, per the destination dtype, when stored. matmul follows the
@@ -43,7 +44,8 @@ public:
   /// returns its outputs in order. Errors: InvalidArgument for inputs or
   /// constants that do not match the manifest (naming the input index,
   /// expected and found); Unimplemented for a program with a host_call step
-  /// (before anything runs); ResourceExhausted when the tensors do not fit;
+  /// that has no reference (before anything runs); ResourceExhausted when
+  /// the tensors, or a host_call's values, do not fit;
   /// OutOfRange when a gather index lies outside its table, naming the step,
   /// the kernel, the instruction index, the partition and the index.
   /// Scratch tensors start zeroed; SBUF and PSUM are zeroed at the start of

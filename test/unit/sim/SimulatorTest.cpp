@@ -615,7 +615,7 @@ TEST(SimulatorTest, SelectByANonBooleanPredicate) {
     EXPECT_EQ(got[i], kA[i] != 0 ? kB[i] : kA[i]) << i;
 }
 
-TEST(SimulatorTest, HostCallIsUnimplemented) {
+TEST(SimulatorTest, HostCallWithoutReferenceIsUnimplemented) {
   json manifest = parseJson(R"json({
     "tensors": [{"id": 0, "dtype": "f32", "shape": [2], "kind": "input"},
                 {"id": 1, "dtype": "f32", "shape": [2], "kind": "output"}],
