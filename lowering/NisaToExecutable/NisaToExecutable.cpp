@@ -7,7 +7,9 @@
 // all launches of the kernel share. Every instruction becomes a manifest
 // entry whose tile references carry the element offset and strides of
 // their memref views (HBM) or the partitions and byte offset
-// `nisa-allocate` gave them (SBUF, PSUM); constants go in sections.
+// `nisa-allocate` gave them (SBUF, PSUM); constants go in sections. A host
+// call carries its region's MLIR text and, for the runtime, its reference
+// form (HostReference.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +17,16 @@
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
+#include "lowering/NisaToExecutable/HostReference.h"
 #include "runtime/format/Executable.h"
 #include "runtime/target/Target.h"
 
 #include "NeuronVersion.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -94,6 +100,12 @@ private:
   FailureOr<int64_t> addTensor(Location loc, ShapedType type,
                                StringRef kind, std::string name = "");
   LogicalResult addConstantData(int64_t id, Attribute value, Operation *owner);
+  /// The step of host call `h`: its tensors, MLIR text and, when every op
+  /// of it has a reference kernel, its reference form.
+  LogicalResult
+  emitHostCall(mlir::neuron::HostCallOp h, const std::string &name,
+               json inputs,
+               function_ref<FailureOr<json>(ValueRange)> newTensors);
   FailureOr<const EmittedKernel *> kernel(func::FuncOp f);
   void bindIo(int64_t id, bool input, int64_t index);
 
@@ -407,6 +419,40 @@ LogicalResult ProgramEmitter::emitKernelProgram(func::FuncOp f) {
   return success();
 }
 
+LogicalResult ProgramEmitter::emitHostCall(
+    mlir::neuron::HostCallOp h, const std::string &name, json inputs,
+    function_ref<FailureOr<json>(ValueRange)> newTensors) {
+  FailureOr<json> results = newTensors(h.getResults());
+  if (failed(results))
+    return failure();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  h->print(os, OpPrintingFlags().useLocalScope());
+  json step = {{"host_call", name},
+               {"reason", h.getReason().value_or("").str()},
+               {"inputs", std::move(inputs)},
+               {"outputs", *results},
+               {"ops", text}};
+  // Constants too large to inline become program constants.
+  auto storeConstant = [&](Operation *owner,
+                           ElementsAttr value) -> FailureOr<int64_t> {
+    FailureOr<int64_t> id =
+        addTensor(owner->getLoc(), cast<ShapedType>(value.getType()),
+                  "constant");
+    if (failed(id) || failed(addConstantData(*id, value, owner)))
+      return failure();
+    return *id;
+  };
+  FailureOr<std::optional<json>> reference =
+      mlir::neuron::writeHostReference(h, name, storeConstant);
+  if (failed(reference))
+    return failure();
+  if (*reference)
+    step["reference"] = std::move(**reference);
+  steps.push_back(std::move(step));
+  return success();
+}
+
 LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
   DenseMap<Value, int64_t> ids;
   auto newTensors = [&](ValueRange values) -> FailureOr<json> {
@@ -494,20 +540,9 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               steps.push_back({{"kernel", (*k)->name}, {"bindings", bindings}});
               return success();
             })
-            .Case([&](mlir::neuron::HostCallOp h) -> LogicalResult {
-              FailureOr<json> results = newTensors(h.getResults());
-              if (failed(results))
-                return failure();
-              std::string text;
-              llvm::raw_string_ostream os(text);
-              h->print(os, OpPrintingFlags().useLocalScope());
-              steps.push_back(
-                  {{"host_call", "host" + std::to_string(hostCalls++)},
-                   {"reason", h.getReason().value_or("").str()},
-                   {"inputs", idsOf(h.getInputs())},
-                   {"outputs", *results},
-                   {"ops", text}});
-              return success();
+            .Case([&](mlir::neuron::HostCallOp h) {
+              return emitHostCall(h, "host" + std::to_string(hostCalls++),
+                                  idsOf(h.getInputs()), newTensors);
             })
             .Case([&](func::ReturnOp r) {
               for (auto [i, v] : llvm::enumerate(r.getOperands()))
@@ -631,8 +666,10 @@ void mlir::neuron::registerNisaToExecutableTranslation() {
         return translateNisaToExecutable(module, os, entry, info);
       },
       [](DialectRegistry &registry) {
+        // Host regions hold linalg, arith and math ops.
         registry.insert<NisaDialect, mlir::neuron::NeuronDialect,
                         func::FuncDialect, memref::MemRefDialect,
-                        tensor::TensorDialect>();
+                        tensor::TensorDialect, linalg::LinalgDialect,
+                        arith::ArithDialect, math::MathDialect>();
       });
 }
