@@ -31,7 +31,8 @@ using ConstantLoader =
     std::function<absl::StatusOr<std::vector<uint8_t>>(const TensorDesc &)>;
 
 struct DeviceOptions {
-  /// HBM the device may allocate for a program's tensors, in bytes.
+  /// HBM the device may allocate for a program's tensors, in bytes; also
+  /// the host memory one host_call step's values may take.
   int64_t hbmBytes = int64_t(16) << 30;
 };
 
