@@ -322,16 +322,19 @@ struct DecomposeRmsNorm : CoverageRewrite<RmsNormOp> {
   }
 };
 
-/// An unconditional expansion of `OpTy` by `expandFn`.
+/// An expansion of `OpTy` by `expandFn`, unless `hasRecipe` takes it.
 template <typename OpTy, LogicalResult (*expandFn)(OpTy, PatternRewriter &)>
 struct ExpandComposite : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+  ExpandComposite(MLIRContext *context,
+                  std::function<bool(Operation *)> hasRecipe)
+      : OpRewritePattern<OpTy>(context), hasRecipe(std::move(hasRecipe)) {}
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    if (!hasStaticTypes(op))
+    if (!hasStaticTypes(op) || (hasRecipe && hasRecipe(op)))
       return failure();
     return expandFn(op, rewriter);
   }
+  std::function<bool(Operation *)> hasRecipe;
 };
 
 struct DecomposeSigmoid : CoverageRewrite<SigmoidOp> {
@@ -457,11 +460,11 @@ struct WidenInt8Matmul : CoverageRewrite<MatmulTy> {
 } // namespace
 
 void mlir::neuron::populateCompositeExpansionPatterns(
-    RewritePatternSet &patterns) {
+    RewritePatternSet &patterns, std::function<bool(Operation *)> hasRecipe) {
   patterns.add<ExpandComposite<SoftmaxOp, expandSoftmax>,
                ExpandComposite<LayerNormOp, expandLayerNorm>,
                ExpandComposite<RmsNormOp, expandRmsNorm>>(
-      patterns.getContext());
+      patterns.getContext(), hasRecipe);
 }
 
 void mlir::neuron::populateCoverageDecompositions(

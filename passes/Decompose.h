@@ -11,11 +11,13 @@
 
 #include "mlir/IR/Location.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace mlir {
+class Operation;
 class RewritePatternSet;
 
 namespace neuron {
@@ -36,8 +38,11 @@ void populateCoverageDecompositions(RewritePatternSet &patterns,
                                     DecomposeLog &log);
 
 /// Expands softmax, layer_norm and rms_norm into reductions and
-/// elementwise ops unconditionally (for stages that have no fused recipe).
-void populateCompositeExpansionPatterns(RewritePatternSet &patterns);
+/// elementwise ops, except those `hasRecipe` accepts (a stage with its own
+/// on-chip recipe for them).
+void populateCompositeExpansionPatterns(
+    RewritePatternSet &patterns,
+    std::function<bool(Operation *)> hasRecipe = nullptr);
 
 } // namespace neuron
 } // namespace mlir

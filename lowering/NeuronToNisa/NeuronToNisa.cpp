@@ -80,6 +80,7 @@ private:
                             bool batched, const Epilogue *epilogue = nullptr);
   LogicalResult lowerElementwise(Operation *op);
   LogicalResult lowerFusion(FusionOp fusion);
+  LogicalResult lowerSoftmax(SoftmaxOp op);
   void computeTile(Location loc, Operation *op, ArrayRef<Value> operands,
                    Value result);
   void applyEpilogue(Location loc, const Epilogue &epilogue,
@@ -328,6 +329,8 @@ LogicalResult KernelBuilder::lower(Operation *op) {
   }
   if (auto fusion = dyn_cast<FusionOp>(op))
     return lowerFusion(fusion);
+  if (auto softmax = dyn_cast<SoftmaxOp>(op))
+    return lowerSoftmax(softmax);
   if (auto conv = dyn_cast<Conv2DOp>(op))
     return lowerConv2D(conv);
   if (auto pad = dyn_cast<PadOp>(op))
@@ -814,6 +817,75 @@ LogicalResult KernelBuilder::lowerElementwise(Operation *op) {
   return success();
 }
 
+/// Whether softmax `op` has the on-chip recipe: along the last axis, with a
+/// row's input, exponentials and result fitting half of SBUF per partition
+/// (the other half double-buffers the next row tile).
+static bool hasSoftmaxRecipe(Operation *op, const TileConfig &config) {
+  auto softmax = dyn_cast<SoftmaxOp>(op);
+  if (!softmax)
+    return false;
+  auto type = cast<RankedTensorType>(softmax.getType());
+  if (!type.hasStaticShape() || softmax.getAxis() != type.getRank() - 1)
+    return false;
+  int64_t row = type.getDimSize(type.getRank() - 1);
+  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  return row * (2 * bytes + 4) <= config.limits.getSbufBytes() / 2;
+}
+
+/// Softmax along the free dimension, rows on partitions, one load and one
+/// store per row tile: m = max(x); e = exp(x - m); s = sum(e); then
+/// y = exp(x - m - ln s), the scalar engine's per-partition bias carrying
+/// the row's shift both times.
+LogicalResult KernelBuilder::lowerSoftmax(SoftmaxOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t cols = type.getDimSize(type.getRank() - 1);
+  int64_t rows = type.getNumElements() / std::max<int64_t>(cols, 1);
+  Type element = type.getElementType(), f32 = b.getF32Type();
+  Value in = reinterpret(loc, buffers.lookup(op.getInput()), {rows, cols});
+  Value out = resultBuffer(op.getResult());
+  Value outView = reinterpret(loc, out, {rows, cols});
+  auto alu = [&](nisa::AluOp a) {
+    return nisa::AluOpAttr::get(b.getContext(), a);
+  };
+  auto fn = [&](nisa::ActivationFunction f) {
+    return nisa::ActivationFunctionAttr::get(b.getContext(), f);
+  };
+  int64_t p = partitions();
+  Operation *first = nullptr;
+  for (int64_t r0 = 0; r0 < rows; r0 += p) {
+    int64_t rt = std::min(p, rows - r0);
+    Value x = tile(nisa::MemorySpace::sbuf, {rt, cols}, element);
+    first = first ? first : x.getDefiningOp();
+    dma(loc, view(loc, in, {r0, 0}, {rt, cols}), x);
+    Value max = tile(nisa::MemorySpace::sbuf, {rt, 1}, f32);
+    nisa::TensorReduceOp::create(b, loc, x, max, alu(nisa::AluOp::max));
+    Value shift = tile(nisa::MemorySpace::sbuf, {rt, 1}, f32);
+    nisa::TensorScalarOp::create(b, loc, max, shift,
+                                 alu(nisa::AluOp::multiply),
+                                 b.getF64FloatAttr(-1.0));
+    Value e = tile(nisa::MemorySpace::sbuf, {rt, cols}, f32);
+    nisa::ActivationOp::create(b, loc, x, e, shift,
+                               fn(nisa::ActivationFunction::exp),
+                               b.getF64FloatAttr(1.0));
+    Value sum = tile(nisa::MemorySpace::sbuf, {rt, 1}, f32);
+    nisa::TensorReduceOp::create(b, loc, e, sum, alu(nisa::AluOp::add));
+    Value logSum = tile(nisa::MemorySpace::sbuf, {rt, 1}, f32);
+    activation(loc, sum, logSum, nisa::ActivationFunction::log);
+    Value bias = tile(nisa::MemorySpace::sbuf, {rt, 1}, f32);
+    nisa::TensorTensorOp::create(b, loc, shift, logSum, bias,
+                                 alu(nisa::AluOp::subtract));
+    Value y = tile(nisa::MemorySpace::sbuf, {rt, cols}, element);
+    nisa::ActivationOp::create(b, loc, x, y, bias,
+                               fn(nisa::ActivationFunction::exp),
+                               b.getF64FloatAttr(1.0));
+    dma(loc, y, view(loc, outView, {r0, 0}, {rt, cols}));
+  }
+  markTiling(first, op, "rows", {p, cols});
+  buffers[op.getResult()] = out;
+  return success();
+}
+
 void KernelBuilder::computeTile(Location loc, Operation *op,
                                 ArrayRef<Value> operands, Value result) {
   // Comparisons write 1/0 masks; select copies the chosen elements.
@@ -1014,7 +1086,8 @@ struct ConvertNeuronToNisa
     // Composite ops without an on-chip recipe yet become reductions and
     // elementwise ops first.
     RewritePatternSet expansions(&getContext());
-    populateCompositeExpansionPatterns(expansions);
+    populateCompositeExpansionPatterns(
+        expansions, [&](Operation *op) { return hasSoftmaxRecipe(op, *config); });
     if (failed(applyPatternsGreedily(module, std::move(expansions))))
       return signalPassFailure();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());

@@ -100,13 +100,21 @@ func.func @reduce_leading(%x: tensor<4x8xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Tests that softmax, which has no on-chip recipe yet, is expanded into
-// reductions and elementwise ops and tiled.
+// Tests softmax along the last axis: the on-chip recipe, one load and one
+// store per row tile, y = exp(x - max - ln(sum(exp(x - max)))) with the
+// row's shift as the scalar engine's per-partition bias.
 // CHECK-LABEL: func.func @softmax
+// CHECK: nisa.dma_copy
 // CHECK: nisa.tensor_reduce <max>
-// CHECK: nisa.activation <exp>
+// CHECK: nisa.tensor_scalar <multiply> {{.*}} scalar -1.0
+// CHECK: nisa.activation <exp> {{.*}} bias
 // CHECK: nisa.tensor_reduce <add>
-// CHECK: nisa.tensor_tensor <divide>
+// CHECK: nisa.activation <log>
+// CHECK: nisa.tensor_tensor <subtract>
+// CHECK: nisa.activation <exp> {{.*}} bias
+// CHECK: nisa.dma_copy
+// CHECK-NOT: nisa.dma_copy
+// CHECK: return
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = neuron.softmax %x axis 1 : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
