@@ -134,24 +134,15 @@ static double floatBinary(ScalarOp op, double a, double b) {
     return a / b;
   case ScalarOp::RemF:
     return std::fmod(a, b);
-  // maximumf/minimumf propagate NaN and order -0 below +0; maxnumf/minnumf
-  // return the other operand of a NaN.
   case ScalarOp::MaximumF:
+    return maximumF(a, b);
   case ScalarOp::MinimumF:
-    if (std::isnan(a) || std::isnan(b))
-      return a + b;
-    [[fallthrough]];
+    return minimumF(a, b);
+  // maxnumf/minnumf return the other operand of a NaN.
   case ScalarOp::MaxNumF:
-  case ScalarOp::MinNumF: {
-    if (std::isnan(a))
-      return b;
-    if (std::isnan(b))
-      return a;
-    bool max = op == ScalarOp::MaximumF || op == ScalarOp::MaxNumF;
-    if (a == b)
-      return std::signbit(a) == max ? b : a;
-    return max ? std::max(a, b) : std::min(a, b);
-  }
+    return std::isnan(a) ? b : std::isnan(b) ? a : maximumF(a, b);
+  case ScalarOp::MinNumF:
+    return std::isnan(a) ? b : std::isnan(b) ? a : minimumF(a, b);
   case ScalarOp::PowF:
     return std::pow(a, b);
   default:

@@ -8,6 +8,7 @@
 
 #include "runtime/sim/Numerics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -251,6 +252,18 @@ void storeElement(DType type, double value, uint8_t *p) {
     break;
   }
   storeBits(p, elementBytes(type), bits);
+}
+
+double maximumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return a + b;
+  return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
+}
+
+double minimumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return a + b;
+  return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
 }
 
 } // namespace neuron::rt

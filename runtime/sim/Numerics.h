@@ -43,6 +43,10 @@ double loadElement(DType type, const uint8_t *p);
 /// 0); i1 stores 1 for any non-zero value (NaN included).
 void storeElement(DType type, double value, uint8_t *p);
 
+/// MLIR's arith.maximumf and minimumf: NaN propagates, -0 orders below +0.
+double maximumF(double a, double b);
+double minimumF(double a, double b);
+
 /// Bit-level conversions, exposed for tests and for the format's writers
 /// (bf16ToF32 and f32ToBf16 come from runtime/support/Bf16.h).
 float f16ToF32(uint16_t bits);

@@ -314,16 +314,10 @@ static double applyAlu(AluOp op, double a, double b) {
     return a * b;
   case AluOp::Divide:
     return a / b;
-  // max and min propagate NaN and order -0 below +0, as
-  // arith.maximumf/minimumf do.
   case AluOp::Max:
-    if (std::isnan(a) || std::isnan(b))
-      return a + b;
-    return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
+    return maximumF(a, b);
   case AluOp::Min:
-    if (std::isnan(a) || std::isnan(b))
-      return a + b;
-    return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
+    return minimumF(a, b);
   case AluOp::Pow:
     return std::pow(a, b);
   case AluOp::IsEqual:
