@@ -11,6 +11,7 @@
 
 #include "runtime/sim/Host.h"
 
+#include "runtime/sim/ManifestText.h"
 #include "runtime/sim/Program.h"
 #include "runtime/target/JsonReader.h"
 
@@ -25,10 +26,6 @@
 
 namespace neuron::rt {
 
-static constexpr std::string_view kFile = "manifest";
-static constexpr int64_t kMaxRank = 16;
-static constexpr int64_t kMaxExtent = int64_t(1) << 40;
-static constexpr int64_t kMaxElements = int64_t(1) << 40;
 /// Values and ops of one region, and a generic's iterations.
 static constexpr int64_t kMaxValues = int64_t(1) << 20;
 static constexpr int64_t kMaxIterations = int64_t(1) << 40;
@@ -137,12 +134,28 @@ static const char *const kCmpFNames[] = {
     "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
     "ueq",   "ugt", "uge", "ult", "ule", "une", "uno", "true"};
 
-static std::string formatShape(const std::vector<int64_t> &shape) {
-  return "[" + absl::StrJoin(shape, ", ") + "]";
-}
-
-static std::string foundString(std::string_view s) {
-  return absl::StrFormat("a string \"%s\"", s);
+/// Reads `array` (at `key`): at most kMaxRank extents in [1, 2^40], into
+/// `out`, with their product, which must stay at most `limit` (2^40 `counted`);
+/// `expected` describes the whole array.
+static absl::Status readExtents(ObjectReader &r, std::string_view key,
+                                const json &array, std::string_view expected,
+                                std::string_view counted, int64_t limit,
+                                std::vector<int64_t> &out, int64_t &product) {
+  if (!array.is_array() || int64_t(array.size()) > kMaxRank)
+    return r.error(key, expected, describeJson(array));
+  product = 1;
+  for (size_t d = 0; d < array.size(); ++d) {
+    const json &e = array[d];
+    if (!e.is_number_integer() || e.get<int64_t>() < 1 ||
+        e.get<int64_t>() > kMaxExtent)
+      return r.itemError(key, d, "an extent in [1, 2^40]", describeJson(e));
+    out.push_back(e.get<int64_t>());
+    if (__builtin_mul_overflow(product, out.back(), &product) ||
+        product > limit)
+      return r.error(key, absl::StrFormat("at most 2^40 %s", counted),
+                     formatShape(out));
+  }
+  return absl::OkStatus();
 }
 
 /// "scalar i32" or "tensor i32[1, 16]".
@@ -345,25 +358,13 @@ absl::Status ReferenceReader::readValues(ObjectReader &root,
     value.dtype = *dtype;
     NEURON_ASSIGN_OR_RETURN(shape, r.field("shape", "", /*required=*/false));
     if (shape) {
-      std::string shapeText = absl::StrFormat(
-          "an array of at most %d extents in [1, 2^40] (absent for a scalar)",
-          kMaxRank);
-      if (!shape->is_array() || int64_t(shape->size()) > kMaxRank)
-        return r.error("shape", shapeText, describeJson(*shape));
       value.isTensor = true;
-      for (size_t d = 0; d < shape->size(); ++d) {
-        const json &e = (*shape)[d];
-        if (!e.is_number_integer() || e.get<int64_t>() < 1 ||
-            e.get<int64_t>() > kMaxExtent)
-          return r.itemError("shape", d, "an extent in [1, 2^40]",
-                             describeJson(e));
-        value.shape.push_back(e.get<int64_t>());
-        if (__builtin_mul_overflow(value.elements, value.shape.back(),
-                                   &value.elements) ||
-            value.elements > kMaxElements)
-          return r.error("shape", "at most 2^40 elements",
-                         formatShape(value.shape));
-      }
+      NEURON_RETURN_IF_ERROR(readExtents(
+          r, "shape", *shape,
+          absl::StrFormat("an array of at most %d extents in [1, 2^40] "
+                          "(absent for a scalar)",
+                          kMaxRank),
+          "elements", kMaxElements, value.shape, value.elements));
     }
     NEURON_RETURN_IF_ERROR(r.finish());
     ref.values.push_back(std::move(value));
@@ -581,19 +582,10 @@ absl::Status ReferenceReader::readGeneric(ObjectReader &r, HostOp &op) {
   std::string loopsText = absl::StrFormat(
       "an array of at most %d loop extents in [1, 2^40]", kMaxRank);
   NEURON_ASSIGN_OR_RETURN(loops, r.field("loops", loopsText));
-  if (!loops->is_array() || int64_t(loops->size()) > kMaxRank)
-    return r.error("loops", loopsText, describeJson(*loops));
   int64_t iterations = 1;
-  for (size_t l = 0; l < loops->size(); ++l) {
-    const json &e = (*loops)[l];
-    if (!e.is_number_integer() || e.get<int64_t>() < 1 ||
-        e.get<int64_t>() > kMaxExtent)
-      return r.itemError("loops", l, "an extent in [1, 2^40]", describeJson(e));
-    op.loops.push_back(e.get<int64_t>());
-    if (__builtin_mul_overflow(iterations, op.loops.back(), &iterations) ||
-        iterations > kMaxIterations)
-      return r.error("loops", "at most 2^40 iterations", formatShape(op.loops));
-  }
+  NEURON_RETURN_IF_ERROR(readExtents(r, "loops", *loops, loopsText,
+                                     "iterations", kMaxIterations, op.loops,
+                                     iterations));
   std::vector<std::string> iterators;
   NEURON_RETURN_IF_ERROR(r.stringList("iterators", iterators));
   if (iterators.size() != op.loops.size())

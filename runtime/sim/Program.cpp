@@ -9,6 +9,7 @@
 
 #include "runtime/sim/Program.h"
 
+#include "runtime/sim/ManifestText.h"
 #include "runtime/target/JsonReader.h"
 
 #include "absl/strings/str_format.h"
@@ -19,11 +20,8 @@
 
 namespace neuron::rt {
 
-static constexpr std::string_view kFile = "manifest";
-/// Bounds that keep every product and sum below 2^63.
-static constexpr int64_t kMaxRank = 16;
-static constexpr int64_t kMaxExtent = int64_t(1) << 40;
-static constexpr int64_t kMaxElements = int64_t(1) << 40;
+/// Bounds that, with those of ManifestText.h, keep every product and sum
+/// below 2^63.
 static constexpr int64_t kMaxOnChipBytes = int64_t(1) << 26;
 static constexpr int64_t kMaxPartitions = 1024;
 /// The simulator allocates partitions x bytes for SBUF and for PSUM.
@@ -66,11 +64,6 @@ static Engine engineOf(Opcode op) {
                                 Engine::Vector, Engine::GpSimd, Engine::GpSimd,
                                 Engine::GpSimd, Engine::Vector};
   return engines[static_cast<int>(op)];
-}
-
-/// The "found" text for a string value.
-static std::string foundString(std::string_view s) {
-  return absl::StrFormat("a string \"%s\"", s);
 }
 
 /// A string field that must be one of `keywords`.
@@ -158,10 +151,6 @@ static std::optional<int64_t> product(const std::vector<int64_t> &shape) {
     if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements)
       return std::nullopt;
   return n;
-}
-
-static std::string formatShape(const std::vector<int64_t> &shape) {
-  return "[" + absl::StrJoin(shape, ", ") + "]";
 }
 
 //===----------------------------------------------------------------------===//
