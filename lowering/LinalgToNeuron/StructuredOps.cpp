@@ -32,6 +32,12 @@ namespace {
 /// How a reduction combines a new element with the running value.
 enum class Combiner { sum, max, min };
 
+/// A structured op on tensors with a body block (what both patterns read).
+static bool hasTensorBody(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() && op->getNumRegions() == 1 &&
+         op.getBlock();
+}
+
 /// The reduction's combiner when `op` is one, with `out` one operand.
 static std::optional<Combiner> getCombiner(Operation *op) {
   if (isa<arith::AddFOp, arith::AddIOp>(op))
@@ -203,8 +209,7 @@ struct RaiseStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
-        !op.getBlock())
+    if (!hasTensorBody(op))
       return rewriter.notifyMatchFailure(op, "not a tensor op with a body");
     // Contractions evaluated elementwise would materialise M x N x K
     // products; only the contraction pattern may take them.
@@ -395,8 +400,7 @@ struct FoldConstantStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
-        !op.getBlock())
+    if (!hasTensorBody(op))
       return rewriter.notifyMatchFailure(op, "not a tensor op with a body");
     // Every output element must be written: no empty loop (an empty
     // reduction leaves the init), each output map a permutation of loops.
