@@ -1,0 +1,203 @@
+//===- CostModel.cpp - Instruction times of one NeuronCore ----------------===//
+
+#include "runtime/target/CostModel.h"
+
+#include "absl/strings/str_format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace neuron::rt {
+
+// Modelling assumptions (no published figure): the fixed cycles every
+// instruction of an engine costs on top of its streaming (issue, pipeline
+// fill and drain), the cycles a gather spends per partition's descriptor,
+// and the fixed cost of one DMA transfer.
+static constexpr double kTensorFixedCycles = 32;
+static constexpr double kEngineFixedCycles = 64;
+static constexpr double kGatherCyclesPerPartition = 16;
+static constexpr double kDmaFixedNs = 200;
+
+std::string_view engineClassName(EngineClass engine) {
+  switch (engine) {
+  case EngineClass::Tensor: return "tensor";
+  case EngineClass::Vector: return "vector";
+  case EngineClass::Scalar: return "scalar";
+  case EngineClass::GpSimd: return "gpsimd";
+  case EngineClass::Dma: return "dma";
+  }
+  return "dma";
+}
+
+EngineClass engineOf(CostQuery::Kind kind) {
+  switch (kind) {
+  case CostQuery::Kind::Matmul:
+  case CostQuery::Kind::Transpose: return EngineClass::Tensor;
+  case CostQuery::Kind::Elementwise: return EngineClass::Vector;
+  case CostQuery::Kind::Activation: return EngineClass::Scalar;
+  case CostQuery::Kind::Fill:
+  case CostQuery::Kind::Gather: return EngineClass::GpSimd;
+  case CostQuery::Kind::Dma: return EngineClass::Dma;
+  }
+  return EngineClass::Dma;
+}
+
+CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
+                       const OperandShape &source) {
+  using Kind = CostQuery::Kind;
+  CostQuery q;
+  auto perPartition = [](const OperandShape &s) {
+    return s.elements / std::max<int64_t>(s.partitions, 1);
+  };
+  q.partitions = dst.partitions;
+  q.freeElements = perPartition(dst);
+  q.bytes = dst.elements * dst.elementBytes;
+  if (op == "dma_copy") {
+    q.kind = Kind::Dma;
+  } else if (op == "matmul") {
+    q.kind = Kind::Matmul;
+    q.dtype = source.dtype;
+    q.columns = perPartition(source);
+  } else if (op == "transpose") {
+    q.kind = Kind::Transpose;
+    q.dtype = source.dtype;
+    q.columns = source.partitions;
+  } else if (op == "activation") {
+    q.kind = Kind::Activation;
+    q.freeElements = std::max(q.freeElements, perPartition(source));
+  } else if (op == "memset" || op == "iota") {
+    q.kind = Kind::Fill;
+  } else if (op == "gather") {
+    q.kind = Kind::Gather;
+  } else {
+    // tensor_tensor, tensor_scalar, select, tensor_reduce.
+    q.kind = Kind::Elementwise;
+    q.freeElements = std::max(q.freeElements, perPartition(source));
+  }
+  return q;
+}
+
+/// The peak-rate name ("fp32", "bf16", ...) whose figure times a matmul of
+/// `dtype`.
+static std::string_view peakClass(std::string_view dtype) {
+  if (dtype == "bf16") return "bf16";
+  if (dtype == "f16") return "fp16";
+  if (dtype.substr(0, 2) == "f8") return "fp8";
+  if (dtype == "i8") return "int8";
+  return "fp32";
+}
+
+absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
+  const ChipDesc &chip = *target.chip;
+  CostModel m;
+  auto clock = [&](const EngineDesc &e, std::string_view name,
+                   double &ghz) -> absl::Status {
+    absl::StatusOr<double> hz = toHertz(e.clock);
+    if (!hz.ok() || *hz <= 0)
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cost model: %s: the %s engine has no clock", chip.file, name));
+    ghz = *hz * 1e-9;
+    return absl::OkStatus();
+  };
+  for (auto [desc, name, ghz] :
+       {std::tuple{&chip.tensor, "tensor", &m.tensorClockGHz},
+        std::tuple{&chip.vector, "vector", &m.vectorClockGHz},
+        std::tuple{&chip.scalar, "scalar", &m.scalarClockGHz},
+        std::tuple{&chip.gpsimd, "gpsimd", &m.gpsimdClockGHz}})
+    if (absl::Status s = clock(*desc, name, *ghz); !s.ok())
+      return s;
+
+  // A matmul streams one moving column per `cycles` through the array of
+  // `arrayRows` x `arrayRows` multiply-accumulates: the published peak is
+  // 2 x rows^2 x clock / cycles.
+  m.arrayRows = target.sbufPartitions();
+  double opsPerCycleAtOneColumn = 2.0 * m.arrayRows * m.arrayRows;
+  auto cycles = [&](std::string_view peakName) -> std::optional<double> {
+    std::optional<double> peak = target.peakOpsPerPhysicalCore(peakName);
+    if (!peak || *peak <= 0)
+      return std::nullopt;
+    return opsPerCycleAtOneColumn * m.tensorClockGHz * 1e9 / *peak;
+  };
+  std::optional<double> f32 = cycles("fp32");
+  if (!f32)
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cost model: %s: no fp32 peak rate is published", chip.file));
+  m.cyclesPerColumnF32 = *f32;
+  m.cyclesPerColumn16 = cycles("bf16").value_or(*f32);
+  m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
+
+  m.queues = static_cast<int>(chip.dmaEnginesPerCore.value);
+  absl::StatusOr<double> queueBw = toBytesPerSecond(chip.dmaEngineBandwidth);
+  if (m.queues <= 0 || !queueBw.ok() || *queueBw <= 0)
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cost model: %s: no DMA engines or engine bandwidth", chip.file));
+  m.queueBytesPerNs = *queueBw * 1e-9;
+  double hbm = target.hbmBytesPerSecondPerChip();
+  if (hbm <= 0)
+    return absl::InvalidArgumentError(
+        absl::StrFormat("cost model: %s: no HBM bandwidth", chip.file));
+  m.hbmPerNs = hbm * 1e-9 / target.physicalCoresPerChip();
+  m.dmaFixed = kDmaFixedNs;
+  return m;
+}
+
+double CostModel::nanoseconds(const CostQuery &q) const {
+  auto streaming = [](double elements, double ghz) {
+    return (kEngineFixedCycles + std::max(elements, 1.0)) / ghz;
+  };
+  switch (q.kind) {
+  case CostQuery::Kind::Matmul:
+  case CostQuery::Kind::Transpose: {
+    double columns = std::max<double>(q.columns, 1);
+    return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype)) /
+           tensorClockGHz;
+  }
+  case CostQuery::Kind::Elementwise:
+    return streaming(q.freeElements, vectorClockGHz);
+  case CostQuery::Kind::Activation:
+    return streaming(q.freeElements, scalarClockGHz);
+  case CostQuery::Kind::Fill:
+    return streaming(q.freeElements, gpsimdClockGHz);
+  case CostQuery::Kind::Gather:
+    return (kEngineFixedCycles +
+            kGatherCyclesPerPartition * std::max<double>(q.partitions, 1)) /
+               gpsimdClockGHz +
+           q.bytes / queueBytesPerNs;
+  case CostQuery::Kind::Dma:
+    return dmaFixed + std::max<double>(q.bytes, 0) / queueBytesPerNs;
+  }
+  return dmaFixed;
+}
+
+double CostModel::tensorPeakOpsPerNs(std::string_view dtype) const {
+  return 2.0 * arrayRows * arrayRows * tensorClockGHz /
+         cyclesPerColumn(dtype);
+}
+
+double CostModel::cyclesPerColumn(std::string_view dtype) const {
+  std::string_view peak = peakClass(dtype);
+  if (peak == "fp32")
+    return cyclesPerColumnF32;
+  if (peak == "fp8" || peak == "int8")
+    return cyclesPerColumn8;
+  return cyclesPerColumn16;
+}
+
+std::string CostModel::assumptions() const {
+  return absl::StrFormat(
+      "tensor engine: %g fixed cycles per instruction, %g cycles per moving "
+      "column (fp32), %g (bf16/fp16), %g (fp8/int8), from the published "
+      "peaks\n"
+      "vector, scalar, gpsimd: %g fixed cycles per instruction, one element "
+      "per partition per cycle\n"
+      "gather: %g gpsimd cycles per partition plus its bytes at one DMA "
+      "queue's bandwidth\n"
+      "DMA: %d queues of %.1f B/ns, %g ns fixed per transfer; %.1f B/ns of "
+      "HBM per core shared by its queues\n",
+      kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
+      cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, queues,
+      queueBytesPerNs, dmaFixed, hbmPerNs);
+}
+
+} // namespace neuron::rt

@@ -1,0 +1,112 @@
+//===- CostModel.h - Instruction times of one NeuronCore -------*- C++ -*-===//
+//
+// The one cost model the scheduler (nisa-schedule) and the runtime's timing
+// simulator share: how long an instruction keeps its engine or DMA queue
+// busy on a resolved target. Clocks, peak rates and bandwidths come from the
+// target description; the per-instruction overheads and the vector, scalar
+// and gpsimd throughput (one element per partition per cycle) are modelling
+// assumptions, listed by `assumptions()` so every report can print them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_TARGET_COSTMODEL_H
+#define NEURON_RUNTIME_TARGET_COSTMODEL_H
+
+#include "runtime/target/Target.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace neuron::rt {
+
+/// The resource class an instruction occupies.
+enum class EngineClass { Tensor, Vector, Scalar, GpSimd, Dma };
+inline constexpr int kEngineClasses = 5;
+
+/// "tensor", "vector", "scalar", "gpsimd" or "dma".
+std::string_view engineClassName(EngineClass engine);
+
+/// What the time of one instruction depends on.
+struct CostQuery {
+  enum class Kind {
+    Matmul,     // columns = the moving operand's free size N
+    Transpose,  // columns = the source's partitions
+    Elementwise, // vector: freeElements per partition
+    Activation, // scalar: freeElements per partition
+    Fill,       // gpsimd memset/iota: freeElements per partition
+    Gather,     // gpsimd: partitions descriptors moving `bytes`
+    Dma         // `bytes` on one queue
+  };
+  Kind kind = Kind::Dma;
+  /// Matmul and transpose: the operand dtype as executables spell it
+  /// ("bf16", "f32", "f8E4M3FN", "i8", ...).
+  std::string_view dtype = "f32";
+  int64_t columns = 0;
+  int64_t partitions = 0;
+  int64_t freeElements = 0;
+  int64_t bytes = 0;
+};
+
+/// The engine class a query's instruction runs on.
+EngineClass engineOf(CostQuery::Kind kind);
+
+/// The shape of one instruction operand, as the cost model sees it.
+struct OperandShape {
+  /// As executables spell it: "bf16", "f32", ...
+  std::string_view dtype = "f32";
+  int64_t elementBytes = 4;
+  /// The first dimension of an on-chip tile (1 for a scalar).
+  int64_t partitions = 1;
+  /// All elements.
+  int64_t elements = 1;
+};
+
+/// The query of the instruction `op` (an executable's op name: "matmul",
+/// "dma_copy", ...) from its destination and its main source: `moving` of a
+/// matmul, `lhs` of a tensor_tensor, `on_true` of a select, `src` of the
+/// others (`dst` again for memset and iota; unused for dma_copy and
+/// gather). The scheduler and the simulator both derive costs through this.
+CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
+                       const OperandShape &source);
+
+class CostModel {
+public:
+  /// The model of one physical core of `target`; an error when a figure it
+  /// needs (a clock, the fp32 peak, DMA or HBM bandwidth) is missing.
+  static absl::StatusOr<CostModel> forTarget(const ResolvedTarget &target);
+
+  /// Nanoseconds `q` keeps its engine (or DMA queue, at the queue's full
+  /// bandwidth) busy. Always positive.
+  double nanoseconds(const CostQuery &q) const;
+
+  /// DMA queues of one core, each moving `dmaQueueBytesPerNs()`.
+  int dmaQueues() const { return queues; }
+  double dmaQueueBytesPerNs() const { return queueBytesPerNs; }
+  /// The fixed cost of one transfer (descriptor processing, latency).
+  double dmaFixedNs() const { return dmaFixed; }
+  /// One core's share of its chip's HBM bandwidth: what all its queues
+  /// together can move when every core of the chip streams.
+  double hbmBytesPerNs() const { return hbmPerNs; }
+  /// Peak tensor-engine operations per ns for a matmul dtype.
+  double tensorPeakOpsPerNs(std::string_view dtype) const;
+  /// One line per modelling assumption, for reports.
+  std::string assumptions() const;
+
+private:
+  double cyclesPerColumn(std::string_view dtype) const;
+
+  double tensorClockGHz = 0, vectorClockGHz = 0, scalarClockGHz = 0,
+         gpsimdClockGHz = 0;
+  int64_t arrayRows = 128;
+  /// Tensor-engine cycles per moving column, by dtype class.
+  double cyclesPerColumnF32 = 4, cyclesPerColumn16 = 1, cyclesPerColumn8 = 1;
+  int queues = 16;
+  double queueBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0;
+};
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_TARGET_COSTMODEL_H
