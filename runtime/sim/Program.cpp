@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -66,6 +67,35 @@ static Engine engineOf(Opcode op) {
   return engines[static_cast<int>(op)];
 }
 
+std::string_view opName(Opcode op) { return kOps.names[int(op)]; }
+
+std::string unitName(int64_t unit) {
+  if (unit >= kFirstDmaUnit)
+    return absl::StrFormat("dma%d", unit - kFirstDmaUnit);
+  return kEngines.names[unit];
+}
+
+std::optional<int64_t> parseUnit(std::string_view name) {
+  if (name.substr(0, 3) != "dma" || name == "dma") {
+    std::optional<Engine> engine = kEngines.lookup(name);
+    if (!engine || *engine == Engine::Dma)
+      return std::nullopt;
+    return static_cast<int64_t>(*engine);
+  }
+  std::string_view digits = name.substr(3);
+  if (digits.size() > 4 || (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  int64_t queue = 0;
+  for (char c : digits) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return std::nullopt;
+    queue = queue * 10 + (c - '0');
+  }
+  if (queue >= kMaxDmaQueues)
+    return std::nullopt;
+  return kFirstDmaUnit + queue;
+}
+
 /// A string field that must be one of `keywords`.
 template <typename Enum>
 static absl::Status readKeyword(ObjectReader &r, std::string_view key,
@@ -95,6 +125,30 @@ static absl::Status readNumber(ObjectReader &r, std::string_view key,
   if (!v->is_number())
     return r.error(key, "a number", describeJson(*v));
   out = v->get<double>();
+  return absl::OkStatus();
+}
+
+/// An optional non-negative number (a time in ns); `out` is untouched when
+/// absent.
+static absl::Status readTime(ObjectReader &r, std::string_view key,
+                             std::optional<double> &out) {
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, "", /*required=*/false));
+  if (!v)
+    return absl::OkStatus();
+  if (!v->is_number() || v->get<double>() < 0)
+    return r.error(key, "a non-negative number", describeJson(*v));
+  out = v->get<double>();
+  return absl::OkStatus();
+}
+
+/// A required non-negative number.
+static absl::Status readTime(ObjectReader &r, std::string_view key,
+                             double &out) {
+  std::optional<double> value;
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, "a non-negative number"));
+  (void)v;
+  NEURON_RETURN_IF_ERROR(readTime(r, key, value));
+  out = *value;
   return absl::OkStatus();
 }
 
@@ -489,6 +543,42 @@ static absl::Status readSelect(ObjectReader &r, const Kernel &kernel,
   return absl::OkStatus();
 }
 
+static constexpr std::string_view kUnitNames =
+    "one of tensor vector scalar gpsimd dmaQ (Q in [0, 1023])";
+
+/// `signal`, `wait`, `start_ns` and `end_ns`, all optional. Wait counts are
+/// checked against the kernel's signalling instructions by readKernel.
+static absl::Status readSync(ObjectReader &r, Instruction &inst) {
+  NEURON_ASSIGN_OR_RETURN(signal, r.field("signal", "", /*required=*/false));
+  if (signal)
+    NEURON_RETURN_IF_ERROR(r.boolean("signal", inst.signal));
+  NEURON_ASSIGN_OR_RETURN(wait, r.field("wait", "", /*required=*/false));
+  if (wait) {
+    NEURON_ASSIGN_OR_RETURN(waits, readObjects(r, "wait", "{unit, count}"));
+    for (ObjectReader &w : waits) {
+      UnitWait entry;
+      std::string name;
+      NEURON_RETURN_IF_ERROR(w.string("unit", name));
+      std::optional<int64_t> unit = parseUnit(name);
+      if (!unit)
+        return w.error("unit", kUnitNames, foundString(name));
+      entry.unit = *unit;
+      NEURON_RETURN_IF_ERROR(w.integer("count", "a count of at least 1", 1,
+                                       kMaxElements, entry.count));
+      NEURON_RETURN_IF_ERROR(w.finish());
+      inst.waits.push_back(entry);
+    }
+  }
+  NEURON_RETURN_IF_ERROR(readTime(r, "start_ns", inst.startNs));
+  NEURON_RETURN_IF_ERROR(readTime(r, "end_ns", inst.endNs));
+  if (inst.startNs && inst.endNs && *inst.endNs < *inst.startNs)
+    return r.error("end_ns",
+                   absl::StrFormat("a time at or after start_ns (%g)",
+                                   *inst.startNs),
+                   absl::StrFormat("%g", *inst.endNs));
+  return absl::OkStatus();
+}
+
 static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
                                     Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
@@ -557,6 +647,7 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
     NEURON_RETURN_IF_ERROR(readSelect(r, kernel, inst));
     break;
   }
+  NEURON_RETURN_IF_ERROR(readSync(r, inst));
   return r.finish();
 }
 
@@ -598,6 +689,68 @@ static absl::Status readLimits(ObjectReader &parent, Limits &limits) {
   return r.finish();
 }
 
+/// Every wait of `kernel` can be satisfied: its count is at most the number
+/// of signalling instructions of its unit.
+static absl::Status checkWaits(std::vector<ObjectReader> &insts,
+                               const Kernel &kernel) {
+  std::map<int64_t, int64_t> signals;
+  for (const Instruction &inst : kernel.instructions)
+    if (inst.signal)
+      ++signals[unitOf(inst)];
+  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+    const std::vector<UnitWait> &waits = kernel.instructions[i].waits;
+    for (size_t j = 0; j < waits.size(); ++j) {
+      int64_t available = signals[waits[j].unit];
+      if (waits[j].count <= available)
+        continue;
+      std::string path =
+          absl::StrFormat("%s[%d].count", insts[i].pathOf("wait"), j);
+      std::string unit = unitName(waits[j].unit);
+      return jsonError(
+          kFile, path,
+          available ? absl::StrFormat("a count in [1, %d] (unit %s has %d "
+                                      "signalling instructions)",
+                                      available, unit, available)
+                    : absl::StrFormat("a wait on a unit with signalling "
+                                      "instructions (%s has none)",
+                                      unit),
+          absl::StrFormat("%d", waits[j].count));
+    }
+  }
+  return absl::OkStatus();
+}
+
+static absl::Status readSchedule(ObjectReader &parent, Kernel &kernel) {
+  NEURON_ASSIGN_OR_RETURN(opt, parent.optObject("schedule"));
+  if (!opt)
+    return absl::OkStatus();
+  ObjectReader &r = *opt;
+  KernelSchedule s;
+  NEURON_RETURN_IF_ERROR(readTime(r, "predicted_ns", s.predictedNs));
+  NEURON_RETURN_IF_ERROR(readTime(r, "bound_ns", s.boundNs));
+  NEURON_RETURN_IF_ERROR(readTime(r, "critical_path_ns", s.criticalPathNs));
+  NEURON_RETURN_IF_ERROR(readTime(r, "serial_ns", s.serialNs));
+  NEURON_ASSIGN_OR_RETURN(busy, r.object("busy_ns"));
+  for (size_t e = 0; e < kEngines.names.size(); ++e)
+    NEURON_RETURN_IF_ERROR(readTime(busy, kEngines.names[e], s.busyNs[e]));
+  NEURON_RETURN_IF_ERROR(busy.finish());
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "dma_queues", absl::StrFormat("a queue count in [1, %d]", kMaxDmaQueues),
+      1, kMaxDmaQueues, s.dmaQueues));
+  int64_t count = int64_t(kernel.instructions.size());
+  NEURON_ASSIGN_OR_RETURN(
+      path, readIntArray(r, "critical_path", 0, std::max<int64_t>(count - 1, 0),
+                         /*anyLength=*/true));
+  if (count == 0 && !path.empty())
+    return r.itemError("critical_path", 0,
+                       "no index (the kernel has no instructions)",
+                       absl::StrFormat("%d", path[0]));
+  s.criticalPath = std::move(path);
+  NEURON_RETURN_IF_ERROR(r.finish());
+  kernel.schedule = std::move(s);
+  return absl::OkStatus();
+}
+
 static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
   NEURON_RETURN_IF_ERROR(r.string("name", kernel.name));
   NEURON_RETURN_IF_ERROR(r.integer("parameters",
@@ -611,6 +764,8 @@ static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
     NEURON_RETURN_IF_ERROR(readInstruction(ir, kernel, inst));
     kernel.instructions.push_back(std::move(inst));
   }
+  NEURON_RETURN_IF_ERROR(checkWaits(insts, kernel));
+  NEURON_RETURN_IF_ERROR(readSchedule(r, kernel));
   return r.finish();
 }
 

@@ -4,7 +4,8 @@
 // (docs/executable.md) as C++ structures. parseProgram checks everything the
 // simulator relies on: every index, dtype and shape, every tile reference
 // against its tensor or the kernel's on-chip limits, every instruction's
-// fields against the op table, and every kernel step's bindings. A manifest
+// fields against the op table, every wait against the signalling
+// instructions it waits for, and every kernel step's bindings. A manifest
 // that parses runs without further bounds checks.
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include <nlohmann/json_fwd.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -104,7 +106,28 @@ enum class Opcode {
   Select
 };
 
+/// The op's manifest name ("dma_copy", "matmul", ...).
+std::string_view opName(Opcode op);
+
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
+
+/// A unit runs its instructions one at a time: units 0..3 are the engines
+/// tensor, vector, scalar, gpsimd (as Engine), unit kFirstDmaUnit + Q is DMA
+/// queue Q.
+inline constexpr int64_t kFirstDmaUnit = 4;
+/// DMA queues a manifest may name.
+inline constexpr int64_t kMaxDmaQueues = 1024;
+
+/// "tensor", "vector", "scalar", "gpsimd" or "dmaQ".
+std::string unitName(int64_t unit);
+/// The unit `name` names, or nullopt.
+std::optional<int64_t> parseUnit(std::string_view name);
+
+/// `wait` of an instruction: start once `unit`'s semaphore reaches `count`.
+struct UnitWait {
+  int64_t unit = 0;
+  int64_t count = 1;
+};
 
 /// `#nisa.activation` functions.
 enum class ActivationFn {
@@ -171,6 +194,28 @@ struct Instruction {
   double scale = 1, scalar = 0, value = 0;
   /// iota.
   int64_t partitionStep = 0;
+  /// Synchronisation: on completion add 1 to the unit's semaphore; start
+  /// only once every wait is satisfied.
+  bool signal = false;
+  std::vector<UnitWait> waits;
+  /// The compiler's predicted start and end, when it scheduled the kernel.
+  std::optional<double> startNs, endNs;
+};
+
+/// The unit `inst` runs on: its engine, or its DMA queue.
+inline int64_t unitOf(const Instruction &inst) {
+  return inst.engine == Engine::Dma ? kFirstDmaUnit + inst.queue
+                                    : static_cast<int64_t>(inst.engine);
+}
+
+/// A kernel's `schedule`: the compiler's prediction (docs/executable.md).
+struct KernelSchedule {
+  double predictedNs = 0, boundNs = 0, criticalPathNs = 0, serialNs = 0;
+  /// Busy time per Engine; Dma summed over the queues.
+  std::array<double, 5> busyNs{};
+  int64_t dmaQueues = 1;
+  /// Instruction indices along the critical path, first to last.
+  std::vector<int64_t> criticalPath;
 };
 
 struct Kernel {
@@ -178,6 +223,9 @@ struct Kernel {
   int64_t parameters = 0;
   Limits limits;
   std::vector<Instruction> instructions;
+  /// Present when the compiler scheduled the kernel; without it the
+  /// instructions run one after another.
+  std::optional<KernelSchedule> schedule;
 };
 
 /// A program step: a kernel invocation or a host call.

@@ -1,0 +1,49 @@
+//===- Profile.h - Reports of a program's timing -----------------*- C++ -*-===//
+//
+// What neuron-run writes from a ProgramTiming (runtime/sim/Timing.h): a
+// profile (JSON: per kernel step, the compiler's prediction beside the
+// observed time, the bound, busy time and utilisation per engine class), a
+// Chrome trace-event file (opens in Perfetto), an SVG timeline, and a short
+// text summary. Observed times come from the timing simulation, predicted
+// ones from the kernels' `schedule` and instructions' `start_ns`/`end_ns`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_SIM_PROFILE_H
+#define NEURON_RUNTIME_SIM_PROFILE_H
+
+#include "runtime/sim/Program.h"
+#include "runtime/sim/Timing.h"
+#include "runtime/target/CostModel.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace neuron::rt {
+
+/// The "neuron-profile/1" document; `target` is the manifest's target
+/// record, copied as is (null when absent).
+nlohmann::json profileJson(const Program &program, const ProgramTiming &timing,
+                           const CostModel &model,
+                           const nlohmann::json &target);
+
+/// Chrome trace events: pid 1 "observed", pid 2 "predicted" (scheduled
+/// kernels only), one thread per unit, one complete event per instruction
+/// and kernel step, times in µs on the program's clock.
+nlohmann::json traceJson(const Program &program, const ProgramTiming &timing,
+                         const CostModel &model);
+
+/// An SVG timeline: one row per unit used, observed rows above predicted
+/// ones, coloured by engine class; instructions narrower than a pixel merge
+/// so the file stays small.
+std::string timelineSvg(const Program &program, const ProgramTiming &timing,
+                        const CostModel &model);
+
+/// One line per kernel step: predicted, observed, bound, observed / bound;
+/// then the program's totals.
+std::string timingSummary(const Program &program, const ProgramTiming &timing);
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_SIM_PROFILE_H

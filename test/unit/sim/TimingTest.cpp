@@ -1,0 +1,444 @@
+//===- TimingTest.cpp - Timing simulation and its reports -----------------===//
+//
+// Closed-form cases of the timing simulator (independent units overlap, a
+// chain of waits serialises, an unscheduled kernel runs serially, DMA
+// transfers share HBM bandwidth, a wait cycle is a deadlock), the reader's
+// errors for the schedule fields, and the profile, trace and timeline
+// writers on a small program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SimTestUtil.h"
+
+#include "runtime/sim/Profile.h"
+#include "runtime/sim/Timing.h"
+#include "runtime/target/Target.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+using namespace neuron::rt;
+using namespace neuron::rt::test;
+
+namespace {
+
+/// The cost model of trn2 (16 queues of 23 B/ns sharing about 362 B/ns).
+const CostModel &trn2() {
+  static const CostModel model = [] {
+    absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
+    EXPECT_TRUE(registry.ok()) << registry.status();
+    absl::StatusOr<ResolvedTarget> target = registry->resolve("trn2");
+    EXPECT_TRUE(target.ok()) << target.status();
+    absl::StatusOr<CostModel> model = CostModel::forTarget(*target);
+    EXPECT_TRUE(model.ok()) << model.status();
+    return *model;
+  }();
+  return model;
+}
+
+json sbuf(std::vector<int64_t> shape, const char *dtype = "f32",
+          int64_t offset = 0) {
+  return {{"space", "sbuf"}, {"partition", 0}, {"offset", offset},
+          {"shape", shape},  {"dtype", dtype}};
+}
+
+/// matmul of a [128, 128] x [128, 512] bf16 pair into PSUM.
+json matmul() {
+  return {{"op", "matmul"},
+          {"engine", "tensor"},
+          {"accumulate", false},
+          {"stationary", sbuf({128, 128}, "bf16")},
+          {"moving", sbuf({128, 512}, "bf16", 256)},
+          {"dst",
+           {{"space", "psum"},
+            {"partition", 0},
+            {"offset", 0},
+            {"shape", {128, 512}},
+            {"dtype", "f32"}}}};
+}
+
+/// tensor_scalar over [128, 256] f32.
+json vectorOp() {
+  return {{"op", "tensor_scalar"}, {"engine", "vector"},
+          {"alu", "add"},          {"scalar", 1.0},
+          {"src", sbuf({128, 256})}, {"dst", sbuf({128, 256}, "f32", 4096)}};
+}
+
+/// dma_copy of `rows` x 512 f32 from parameter 0 into SBUF on `queue`.
+json dmaIn(int64_t queue, int64_t rows = 128) {
+  return {{"op", "dma_copy"},
+          {"engine", "dma"},
+          {"queue", queue},
+          {"src",
+           {{"space", "hbm"},
+            {"param", 0},
+            {"offset", 0},
+            {"shape", {rows, 512}},
+            {"strides", {512, 1}},
+            {"dtype", "f32"}}},
+          {"dst", sbuf({rows, 512}, "f32", 8192)}};
+}
+
+json schedule() {
+  return {{"predicted_ns", 1000},
+          {"bound_ns", 800},
+          {"critical_path_ns", 700},
+          {"serial_ns", 2000},
+          {"busy_ns",
+           {{"tensor", 1}, {"vector", 2}, {"scalar", 0}, {"gpsimd", 0},
+            {"dma", 3}}},
+          {"dma_queues", 16},
+          {"critical_path", json::array()}};
+}
+
+/// A manifest of one kernel "k" over x [128, 512] f32, launched once.
+json manifestOf(json instructions, bool scheduled = true) {
+  json kernel = {
+      {"name", "k"},
+      {"parameters", 1},
+      {"limits",
+       {{"partitions", 128},
+        {"sbuf_bytes", 196608},
+        {"psum_bytes", 16384},
+        {"psum_bank_bytes", 2048},
+        {"stationary_free", 128},
+        {"moving_free", 512}}},
+      {"instructions", std::move(instructions)}};
+  if (scheduled)
+    kernel["schedule"] = schedule();
+  return {{"tensors",
+           {{{"id", 0},
+             {"dtype", "f32"},
+             {"shape", {128, 512}},
+             {"kind", "input"},
+             {"name", "x"}}}},
+          {"inputs", {{{"tensor", 0}}}},
+          {"outputs", json::array()},
+          {"kernels", {kernel}},
+          {"program", {{{"kernel", "k"}, {"bindings", {0}}}}}};
+}
+
+Program parse(const json &manifest) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  EXPECT_TRUE(program.ok()) << program.status();
+  return program.ok() ? *program : Program{};
+}
+
+std::string errorOf(const json &manifest) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  return program.ok() ? "" : std::string(program.status().message());
+}
+
+KernelTiming timeOf(const Program &program) {
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels.at(0), trn2());
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *t : KernelTiming{};
+}
+
+double durationOf(const Program &program, size_t i) {
+  return durationNs(program.kernels[0].instructions[i], trn2());
+}
+
+TEST(TimingTest, IndependentUnitsOverlap) {
+  json insts = json::array();
+  for (int i = 0; i < 3; ++i)
+    insts.push_back(matmul());
+  for (int i = 0; i < 5; ++i)
+    insts.push_back(vectorOp());
+  Program program = parse(manifestOf(insts));
+  double tensor = 3 * durationOf(program, 0);
+  double vector = 5 * durationOf(program, 3);
+  KernelTiming t = timeOf(program);
+  EXPECT_DOUBLE_EQ(t.observedNs, std::max(tensor, vector));
+  EXPECT_DOUBLE_EQ(t.busyNs[int(EngineClass::Tensor)], tensor);
+  EXPECT_DOUBLE_EQ(t.busyNs[int(EngineClass::Vector)], vector);
+  EXPECT_DOUBLE_EQ(t.startNs[3], 0);
+  EXPECT_DOUBLE_EQ(t.startNs[1], t.endNs[0]);
+}
+
+TEST(TimingTest, UnscheduledKernelRunsSerially) {
+  json insts = json::array();
+  for (int i = 0; i < 3; ++i)
+    insts.push_back(matmul());
+  for (int i = 0; i < 5; ++i)
+    insts.push_back(vectorOp());
+  insts.push_back(dmaIn(0));
+  Program program = parse(manifestOf(insts, /*scheduled=*/false));
+  double sum = 0;
+  for (size_t i = 0; i < 9; ++i)
+    sum += durationOf(program, i);
+  KernelTiming t = timeOf(program);
+  EXPECT_NEAR(t.observedNs, sum, 1e-9 * sum);
+  EXPECT_DOUBLE_EQ(t.startNs[3], t.endNs[2]);
+}
+
+TEST(TimingTest, WaitsAcrossUnitsSerialise) {
+  json load = dmaIn(0);
+  load["signal"] = true;
+  json mm = matmul();
+  mm["wait"] = {{{"unit", "dma0"}, {"count", 1}}};
+  mm["signal"] = true;
+  json add = vectorOp();
+  add["wait"] = {{{"unit", "tensor"}, {"count", 1}}};
+  add["signal"] = true;
+  json load2 = dmaIn(1);
+  load2["wait"] = {{{"unit", "vector"}, {"count", 1}}};
+  Program program = parse(manifestOf({load, mm, add, load2}));
+  double chain = 0;
+  for (size_t i = 0; i < 4; ++i)
+    chain += durationOf(program, i);
+  KernelTiming t = timeOf(program);
+  EXPECT_NEAR(t.observedNs, chain, 1e-9 * chain);
+  EXPECT_NEAR(t.startNs[1], t.endNs[0], 1e-9 * chain);
+  EXPECT_DOUBLE_EQ(t.startNs[2], t.endNs[1]);
+  EXPECT_DOUBLE_EQ(t.startNs[3], t.endNs[2]);
+  // Alone, a transfer takes the cost model's time.
+  EXPECT_NEAR(t.endNs[0] - t.startNs[0], durationOf(program, 0), 1e-9);
+}
+
+TEST(TimingTest, DmaTransfersShareHbm) {
+  const CostModel &model = trn2();
+  // Two queues stay under the core's HBM share: each runs at queue rate.
+  ASSERT_LT(2 * model.dmaQueueBytesPerNs(), model.hbmBytesPerNs());
+  Program two = parse(manifestOf({dmaIn(0), dmaIn(1)}));
+  KernelTiming t = timeOf(two);
+  EXPECT_NEAR(t.observedNs, durationOf(two, 0), 1e-6);
+
+  // All 16 queues exceed it: each moves at hbm / 16.
+  int queues = model.dmaQueues();
+  ASSERT_GT(queues * model.dmaQueueBytesPerNs(), model.hbmBytesPerNs());
+  json insts = json::array();
+  for (int q = 0; q < queues; ++q)
+    insts.push_back(dmaIn(q));
+  Program all = parse(manifestOf(insts));
+  double bytes = 128 * 512 * 4;
+  double expected =
+      model.dmaFixedNs() + bytes / (model.hbmBytesPerNs() / queues);
+  t = timeOf(all);
+  EXPECT_NEAR(t.observedNs, expected, 1e-6);
+  for (int q = 0; q < queues; ++q)
+    EXPECT_NEAR(t.endNs[q], expected, 1e-6);
+  EXPECT_NEAR(t.busyNs[int(EngineClass::Dma)], queues * expected, 1e-3);
+
+  // A short transfer on queue 0 and a long one on every other queue: the
+  // short one ends first and the rest speed up. Closed form: phase one
+  // shares among 16 until the short one's bytes are done, then among 15.
+  insts[0] = dmaIn(0, 32);
+  Program mixed = parse(manifestOf(insts));
+  double shortBytes = 32 * 512 * 4;
+  double rate16 = model.hbmBytesPerNs() / queues;
+  double rate15 = std::min(model.dmaQueueBytesPerNs(),
+                           model.hbmBytesPerNs() / (queues - 1));
+  double shortEnd = model.dmaFixedNs() + shortBytes / rate16;
+  double longEnd = shortEnd + (bytes - shortBytes) / rate15;
+  t = timeOf(mixed);
+  EXPECT_NEAR(t.endNs[0], shortEnd, 1e-6);
+  EXPECT_NEAR(t.endNs[1], longEnd, 1e-6);
+}
+
+TEST(TimingTest, QueueBeyondTheTarget) {
+  Program program = parse(manifestOf({dmaIn(16)}));
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels[0], trn2());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(),
+            "kernel \"k\": instruction 0 (dma_copy) uses DMA queue 16; the "
+            "target has 16 queues (0..15)");
+}
+
+TEST(TimingTest, WaitCycleIsADeadlock) {
+  json mm = matmul();
+  mm["signal"] = true;
+  mm["wait"] = {{{"unit", "vector"}, {"count", 1}}};
+  json add = vectorOp();
+  add["signal"] = true;
+  add["wait"] = {{{"unit", "tensor"}, {"count", 1}}};
+  Program program = parse(manifestOf({dmaIn(0), mm, add}));
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels[0], trn2());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().code(), absl::StatusCode::kFailedPrecondition);
+  std::string message(t.status().message());
+  EXPECT_NE(message.find("kernel \"k\": deadlock at "), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("with 1 of 3 instructions done; tensor: instruction "
+                         "1 (matmul) waits for vector to reach 1 (it is at "
+                         "0); vector: instruction 2 (tensor_scalar) waits for "
+                         "tensor to reach 1 (it is at 0)"),
+            std::string::npos)
+      << message;
+}
+
+TEST(TimingTest, ScheduleFieldsParse) {
+  json load = dmaIn(3);
+  load["signal"] = true;
+  load["start_ns"] = 0;
+  load["end_ns"] = 1200.5;
+  json mm = matmul();
+  mm["wait"] = {{{"unit", "dma3"}, {"count", 1}}};
+  json m = manifestOf({load, mm});
+  m["kernels"][0]["schedule"]["critical_path"] = {0, 1};
+  Program program = parse(m);
+  const Kernel &k = program.kernels[0];
+  ASSERT_TRUE(k.schedule);
+  EXPECT_EQ(k.schedule->criticalPath, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(k.schedule->busyNs[int(Engine::Dma)], 3);
+  EXPECT_TRUE(k.instructions[0].signal);
+  EXPECT_EQ(*k.instructions[0].endNs, 1200.5);
+  ASSERT_EQ(k.instructions[1].waits.size(), 1u);
+  EXPECT_EQ(k.instructions[1].waits[0].unit, kFirstDmaUnit + 3);
+  EXPECT_EQ(unitName(k.instructions[1].waits[0].unit), "dma3");
+}
+
+TEST(TimingTest, ScheduleFieldErrors) {
+  json load = dmaIn(0);
+  load["signal"] = true;
+  json mm = matmul();
+  auto withWait = [&](json wait) {
+    json w = mm;
+    w["wait"] = std::move(wait);
+    return manifestOf({load, w});
+  };
+  const std::string at = "manifest: kernels[0].instructions[1].";
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma"}, {"count", 1}}})),
+            at + "wait[0].unit: expected one of tensor vector scalar gpsimd "
+                 "dmaQ (Q in [0, 1023]), found a string \"dma\"");
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma01"}, {"count", 1}}})),
+            at + "wait[0].unit: expected one of tensor vector scalar gpsimd "
+                 "dmaQ (Q in [0, 1023]), found a string \"dma01\"");
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 0}}})),
+            at + "wait[0].count: expected a count of at least 1, found a "
+                 "number 0");
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 2}}})),
+            at + "wait[0].count: expected a count in [1, 1] (unit dma0 has 1 "
+                 "signalling instructions), found 2");
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 1}},
+                              {{"unit", "vector"}, {"count", 1}}})),
+            at + "wait[1].count: expected a wait on a unit with signalling "
+                 "instructions (vector has none), found 1");
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}}})),
+            at + "wait[0].count: expected a count of at least 1, found "
+                 "nothing (the field is missing)");
+  json m = manifestOf({load, mm});
+  m["kernels"][0]["instructions"][1]["signal"] = 1;
+  EXPECT_EQ(errorOf(m), at + "signal: expected true or false, found a number "
+                             "1");
+  m = manifestOf({load, mm});
+  m["kernels"][0]["instructions"][1]["start_ns"] = 5;
+  m["kernels"][0]["instructions"][1]["end_ns"] = 4;
+  EXPECT_EQ(errorOf(m), at + "end_ns: expected a time at or after start_ns "
+                             "(5), found 4");
+  m = manifestOf({load, mm});
+  m["kernels"][0]["schedule"]["critical_path"] = {0, 2};
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].schedule.critical_path[1]: "
+                        "expected an integer in [0, 1], found a number 2");
+  m = manifestOf({load, mm});
+  m["kernels"][0]["schedule"]["busy_ns"].erase("dma");
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].schedule.busy_ns.dma: expected "
+                        "a non-negative number, found nothing (the field is "
+                        "missing)");
+  m = manifestOf({load, mm});
+  m["kernels"][0]["schedule"]["dma_queues"] = 0;
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].schedule.dma_queues: expected "
+                        "a queue count in [1, 1024], found a number 0");
+}
+
+TEST(TimingTest, ProgramStepsEndToEnd) {
+  json m = manifestOf({matmul(), vectorOp()});
+  m["program"].push_back({{"kernel", "k"}, {"bindings", {0}}});
+  Program program = parse(m);
+  absl::StatusOr<ProgramTiming> t = simulateProgramTiming(program, trn2());
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(t->steps.size(), 2u);
+  double kernel = t->kernels[0].observedNs;
+  EXPECT_DOUBLE_EQ(t->steps[1].startNs, kernel);
+  EXPECT_DOUBLE_EQ(t->totalNs, 2 * kernel);
+}
+
+TEST(TimingTest, Reports) {
+  json load = dmaIn(0);
+  load["signal"] = true;
+  load["start_ns"] = 0;
+  load["end_ns"] = 3000;
+  json mm = matmul();
+  mm["wait"] = {{{"unit", "dma0"}, {"count", 1}}};
+  mm["start_ns"] = 3000;
+  mm["end_ns"] = 3500;
+  json m = manifestOf({load, mm});
+  m["kernels"][0]["schedule"]["critical_path"] = {0, 1};
+  Program program = parse(m);
+  absl::StatusOr<ProgramTiming> t = simulateProgramTiming(program, trn2());
+  ASSERT_TRUE(t.ok()) << t.status();
+
+  json target = {{"spec", "trn2"}};
+  json profile = profileJson(program, *t, trn2(), target);
+  EXPECT_EQ(profile["schema"], "neuron-profile/1");
+  EXPECT_EQ(profile["target"]["spec"], "trn2");
+  EXPECT_FALSE(profile["cost_model"].empty());
+  EXPECT_DOUBLE_EQ(profile["program"]["observed_ns"].get<double>(),
+                   t->totalNs);
+  EXPECT_DOUBLE_EQ(profile["program"]["predicted_ns"].get<double>(), 1000);
+  ASSERT_EQ(profile["kernels"].size(), 1u);
+  json k = profile["kernels"][0];
+  EXPECT_EQ(k["kernel"], "k");
+  EXPECT_EQ(k["instructions"], 2);
+  EXPECT_DOUBLE_EQ(k["observed_over_bound"].get<double>(), t->totalNs / 800);
+  EXPECT_DOUBLE_EQ(k["predicted_vs_observed"].get<double>(),
+                   (1000 - t->totalNs) / t->totalNs);
+  EXPECT_NEAR(k["busy_ns"]["tensor"].get<double>(), durationOf(program, 1),
+              1e-9);
+  EXPECT_GT(k["utilisation"]["tensor"].get<double>(), 0);
+  EXPECT_EQ(k["critical_path"][1]["op"], "matmul");
+  EXPECT_EQ(k["critical_path"][0]["unit"], "dma0");
+
+  json trace = traceJson(program, *t, trn2());
+  json reparsed = json::parse(trace.dump(), nullptr, false);
+  ASSERT_FALSE(reparsed.is_discarded());
+  EXPECT_EQ(reparsed["displayTimeUnit"], "ns");
+  int observed = 0, predicted = 0;
+  for (const json &e : reparsed["traceEvents"])
+    if (e["ph"] == "X")
+      ++(e["pid"] == 1 ? observed : predicted);
+  EXPECT_EQ(observed, 2);
+  EXPECT_EQ(predicted, 2);
+
+  std::string svg = timelineSvg(program, *t, trn2());
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find(">predicted<"), std::string::npos);
+  EXPECT_NE(svg.find(">dma0<"), std::string::npos);
+
+  std::string summary = timingSummary(program, *t);
+  EXPECT_NE(summary.find("observed/bound"), std::string::npos);
+  EXPECT_NE(summary.find("total"), std::string::npos);
+}
+
+/// A long pipelined kernel: each matmul waits for its load; time grows
+/// about linearly in the instructions.
+TEST(TimingTest, LargeKernelIsFast) {
+  Program program = parse(manifestOf({dmaIn(0), matmul()}));
+  Kernel &kernel = program.kernels[0];
+  Instruction load = kernel.instructions[0], mm = kernel.instructions[1];
+  kernel.instructions.clear();
+  const int64_t pairs = 100000;
+  kernel.instructions.reserve(2 * pairs);
+  for (int64_t i = 0; i < pairs; ++i) {
+    load.queue = i % 16;
+    load.signal = true;
+    kernel.instructions.push_back(load);
+    mm.waits = {{kFirstDmaUnit + i % 16, i / 16 + 1}};
+    kernel.instructions.push_back(mm);
+  }
+  auto begin = std::chrono::steady_clock::now();
+  absl::StatusOr<KernelTiming> t = simulateKernelTiming(kernel, trn2());
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - begin)
+                       .count();
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_LT(seconds, 2.0);
+  EXPECT_GT(t->observedNs, pairs * durationNs(mm, trn2()) * 0.99);
+}
+
+} // namespace
