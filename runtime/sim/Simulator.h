@@ -4,8 +4,10 @@
 // and PSUM of one NeuronCore are real byte arrays, and every instruction of
 // every kernel step executes in program order with the semantics of
 // docs/executable.md; host_call steps run their reference kernels between
-// them (runtime/sim/Host.h). Functional only: engines do not overlap and no
-// time is modelled (a later issue adds timing).
+// them (runtime/sim/Host.h). Functional only: instructions run one by one
+// in list order (which the compiler keeps a valid order even when it
+// schedules them onto overlapping units); time is modelled separately,
+// independent of the data, by runtime/sim/Timing.h.
 //
 // Numerics: vector, scalar and gpsimd values are computed in double and
 // rounded once, per the destination dtype, when stored. matmul follows the

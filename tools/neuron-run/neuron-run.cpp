@@ -2,6 +2,9 @@
 //
 //   neuron-run OUT.nxe (--input=I=a.npy ... | --random-inputs [--seed=N])
 //              --output-dir=DIR [--bf16-as-f32]
+//              [--profile=P.json] [--trace=T.json] [--timeline=T.svg]
+//   neuron-run OUT.nxe --timing-only [--profile=...] [--trace=...]
+//              [--timeline=...]
 //
 // Loads and validates the executable, feeds it inputs (from .npy files, by
 // position or by the name the manifest gives them, or random and written to
@@ -9,18 +12,29 @@
 // the simulated device and writes DIR/resultI.npy in result order. Only the
 // runtime is linked: no MLIR.
 //
+// With a report option or --timing-only it also simulates the program's
+// timing on the cost model of the manifest's target (runtime/sim/Timing.h),
+// prints a summary per kernel step, and writes the reports asked for.
+// --timing-only skips the functional run (inputs given are still checked;
+// none is required and nothing is written to an output folder).
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/Executable.h"
 #include "runtime/format/Npy.h"
 #include "runtime/sim/Numerics.h"
+#include "runtime/sim/Profile.h"
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
+#include "runtime/sim/Timing.h"
+#include "runtime/target/CostModel.h"
+#include "runtime/target/Target.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -34,6 +48,14 @@ struct Options {
   std::map<std::string, std::string> inputs; // position or name -> path
   bool random = false, bf16AsF32 = false, describe = false;
   uint64_t seed = 0;
+  /// Timing reports; empty when not asked for.
+  std::string profile, trace, timeline;
+  bool timingOnly = false;
+
+  bool timing() const {
+    return timingOnly || !profile.empty() || !trace.empty() ||
+           !timeline.empty();
+  }
 };
 } // namespace
 
@@ -44,6 +66,18 @@ static int fail(const std::string &message) {
 
 static bool startsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
+}
+
+/// The report file `arg` sets (--profile=, --trace=, --timeline=), or
+/// nullptr.
+static std::string *reportOption(std::string_view arg, Options &o) {
+  if (startsWith(arg, "--profile="))
+    return &o.profile;
+  if (startsWith(arg, "--trace="))
+    return &o.trace;
+  if (startsWith(arg, "--timeline="))
+    return &o.timeline;
+  return nullptr;
 }
 
 /// Parses the command line; returns an error message or "".
@@ -72,6 +106,12 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       o.bf16AsF32 = true;
     } else if (a == "--describe") {
       o.describe = true;
+    } else if (std::string *report = reportOption(a, o)) {
+      *report = std::string(a.substr(a.find('=') + 1));
+      if (report->empty())
+        return "expected a file name after '" + std::string(a) + "'";
+    } else if (a == "--timing-only") {
+      o.timingOnly = true;
     } else if (startsWith(a, "-")) {
       return "unknown option '" + std::string(a) + "'";
     } else if (o.executable.empty()) {
@@ -83,10 +123,11 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
   }
   if (o.executable.empty())
     return "usage: neuron-run OUT.nxe (--input=I=FILE.npy ... | "
-           "--random-inputs [--seed=N]) --output-dir=DIR, or neuron-run "
-           "OUT.nxe --describe";
-  if (o.outputDir.empty() && !o.describe)
-    return "expected --output-dir=DIR (or --describe)";
+           "--random-inputs [--seed=N]) --output-dir=DIR [--profile=P.json] "
+           "[--trace=T.json] [--timeline=T.svg], or neuron-run OUT.nxe "
+           "--timing-only [reports], or neuron-run OUT.nxe --describe";
+  if (o.outputDir.empty() && !o.describe && !o.timingOnly)
+    return "expected --output-dir=DIR (or --describe or --timing-only)";
   return "";
 }
 
@@ -164,6 +205,40 @@ static void describe(const Executable &exe, const Program &program) {
   }
 }
 
+/// The cost model of the target the manifest records (`target.spec`).
+static absl::StatusOr<CostModel> costModelOf(const nlohmann::json &manifest) {
+  const nlohmann::json *target =
+      manifest.contains("target") ? &manifest["target"] : nullptr;
+  if (!target || !target->is_object() || !target->contains("spec") ||
+      !(*target)["spec"].is_string())
+    return absl::InvalidArgumentError(
+        "timing needs the manifest's target.spec (a target spec string), "
+        "found none");
+  std::string spec = (*target)["spec"].get<std::string>();
+  absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
+  if (!registry.ok())
+    return registry.status();
+  absl::StatusOr<ResolvedTarget> resolved = registry->resolve(spec);
+  if (!resolved.ok())
+    return absl::InvalidArgumentError("timing: target '" + spec +
+                                      "': " +
+                                      std::string(resolved.status().message()));
+  return CostModel::forTarget(*resolved);
+}
+
+/// Writes `text` to `path`.
+static absl::Status writeText(const std::string &path,
+                              const std::string &text) {
+  std::FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return absl::UnavailableError("cannot write '" + path + "'");
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok &= std::fclose(f) == 0;
+  if (!ok)
+    return absl::UnavailableError("cannot write '" + path + "'");
+  return absl::OkStatus();
+}
+
 int main(int argc, char **argv) {
   Options o;
   if (std::string error = parseArgs(argc, argv, o); !error.empty())
@@ -179,6 +254,15 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  std::optional<CostModel> model;
+  if (o.timing()) {
+    absl::StatusOr<CostModel> resolved = costModelOf(exe->manifest());
+    if (!resolved.ok())
+      return fail(o.executable + ": " +
+                  std::string(resolved.status().message()));
+    model = *resolved;
+  }
+
   std::mt19937_64 rng(o.seed);
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < program->inputs.size(); ++i) {
@@ -187,6 +271,8 @@ int main(int argc, char **argv) {
     auto byName = o.inputs.find(desc.name);
     auto given = byPosition != o.inputs.end() ? byPosition : byName;
     if (given == o.inputs.end()) {
+      if (o.timingOnly)
+        continue;
       if (!o.random)
         return fail("no value for input " + std::to_string(i) + " ('" +
                     desc.name + "', " + std::string(dtypeName(desc.dtype)) +
@@ -222,15 +308,40 @@ int main(int argc, char **argv) {
                                         desc.name + "'");
     return std::vector<uint8_t>(section->data, section->data + section->size);
   };
-  Device device;
-  absl::StatusOr<std::vector<Tensor>> results =
-      device.run(*program, std::move(inputs), loadConstant);
-  if (!results.ok())
-    return fail(std::string(results.status().message()));
-  for (size_t i = 0; i < results->size(); ++i) {
-    std::string path = o.outputDir + "/result" + std::to_string(i) + ".npy";
-    if (absl::Status s = writeNpy(path, (*results)[i]); !s.ok())
-      return fail(std::string(s.message()));
+  if (!o.timingOnly) {
+    Device device;
+    absl::StatusOr<std::vector<Tensor>> results =
+        device.run(*program, std::move(inputs), loadConstant);
+    if (!results.ok())
+      return fail(std::string(results.status().message()));
+    for (size_t i = 0; i < results->size(); ++i) {
+      std::string path = o.outputDir + "/result" + std::to_string(i) + ".npy";
+      if (absl::Status s = writeNpy(path, (*results)[i]); !s.ok())
+        return fail(std::string(s.message()));
+    }
   }
+  if (!o.timing())
+    return 0;
+  absl::StatusOr<ProgramTiming> timing = simulateProgramTiming(*program, *model);
+  if (!timing.ok())
+    return fail(o.executable + ": " + std::string(timing.status().message()));
+  std::fputs(timingSummary(*program, *timing).c_str(), stdout);
+  const nlohmann::json &manifest = exe->manifest();
+  nlohmann::json target =
+      manifest.contains("target") ? manifest["target"] : nlohmann::json();
+  auto report = [](const std::string &path, auto text) {
+    return path.empty() ? absl::OkStatus() : writeText(path, text());
+  };
+  for (absl::Status s :
+       {report(o.profile,
+               [&] {
+                 return profileJson(*program, *timing, *model, target).dump(2);
+               }),
+        report(o.trace,
+               [&] { return traceJson(*program, *timing, *model).dump(); }),
+        report(o.timeline,
+               [&] { return timelineSvg(*program, *timing, *model); })})
+    if (!s.ok())
+      return fail(std::string(s.message()));
   return 0;
 }
