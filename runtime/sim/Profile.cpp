@@ -8,7 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <functional>
+#include <tuple>
 
 namespace neuron::rt {
 
@@ -53,6 +54,18 @@ static StepClock stepClock(const Program &program,
   }
   c.observedTotal = timing.totalNs;
   return c;
+}
+
+/// Per unit of `model`: whether an instruction of a launched kernel runs on
+/// it.
+static std::vector<bool> unitsUsed(const Program &program,
+                                   const CostModel &model) {
+  std::vector<bool> used(kFirstDmaUnit + model.dmaQueues(), false);
+  for (const Step &step : program.steps)
+    if (!step.isHostCall)
+      for (const Instruction &inst : program.kernels[step.kernel].instructions)
+        used[unitOf(inst)] = true;
+  return used;
 }
 
 //===----------------------------------------------------------------------===//
@@ -154,7 +167,8 @@ json traceJson(const Program &program, const ProgramTiming &timing,
                const CostModel &model) {
   StepClock clock = stepClock(program, timing);
   json events = json::array();
-  int64_t units = kFirstDmaUnit + model.dmaQueues();
+  std::vector<bool> used = unitsUsed(program, model);
+  int64_t units = used.size();
   for (auto [pid, name] : {std::pair{1, "observed"}, {2, "predicted"}}) {
     events.push_back({{"ph", "M"},
                       {"pid", pid},
@@ -165,6 +179,8 @@ json traceJson(const Program &program, const ProgramTiming &timing,
                       {"name", "process_sort_index"},
                       {"args", {{"sort_index", pid}}}});
     for (int64_t u = 0; u < units; ++u) {
+      if (!used[u])
+        continue;
       events.push_back({{"ph", "M"},
                         {"pid", pid},
                         {"tid", u},
@@ -217,11 +233,14 @@ namespace {
 /// Rectangles of one row, merged when narrower than a pixel.
 class Row {
 public:
-  Row(std::string &svg, double y, double height, std::string_view colour)
-      : svg(svg), y(y), height(height), colour(colour) {}
+  /// `label(first)` is the tooltip of an unmerged rectangle.
+  Row(std::string &svg, double y, double height, std::string_view colour,
+      std::function<std::string(size_t)> label)
+      : svg(svg), y(y), height(height), colour(colour),
+        label(std::move(label)) {}
   ~Row() { flush(); }
 
-  void add(double x0, double x1, const std::string &label) {
+  void add(double x0, double x1, size_t id) {
     if (count && x0 <= right + 1 && (x1 - x0 < 1 || right - left < 1)) {
       right = std::max(right, x1);
       ++count;
@@ -231,7 +250,7 @@ public:
     left = x0;
     right = x1;
     count = 1;
-    title = label;
+    first = id;
   }
 
 private:
@@ -239,7 +258,7 @@ private:
     if (!count)
       return;
     std::string text =
-        count == 1 ? title : absl::StrFormat("%d instructions", count);
+        count == 1 ? label(first) : absl::StrFormat("%d instructions", count);
     absl::StrAppendFormat(
         &svg,
         "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
@@ -253,7 +272,8 @@ private:
   std::string_view colour;
   double left = 0, right = 0;
   int64_t count = 0;
-  std::string title;
+  size_t first = 0;
+  std::function<std::string(size_t)> label;
 };
 } // namespace
 
@@ -284,18 +304,12 @@ static double tickStep(double span) {
 std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                         const CostModel &model) {
   StepClock clock = stepClock(program, timing);
-  // The units any instruction uses, in unit order.
-  int64_t units = kFirstDmaUnit + model.dmaQueues();
-  std::vector<bool> used(units, false);
+  std::vector<bool> used = unitsUsed(program, model);
+  int64_t units = used.size();
   bool anyPredicted = false;
-  for (const Step &step : program.steps) {
-    if (step.isHostCall)
-      continue;
-    const Kernel &kernel = program.kernels[step.kernel];
-    anyPredicted |= kernel.schedule.has_value();
-    for (const Instruction &inst : kernel.instructions)
-      used[unitOf(inst)] = true;
-  }
+  for (const Step &step : program.steps)
+    if (!step.isHostCall)
+      anyPredicted |= program.kernels[step.kernel].schedule.has_value();
   std::vector<int64_t> rows;
   std::vector<int64_t> rowOf(units, -1);
   for (int64_t u = 0; u < units; ++u)
@@ -360,9 +374,9 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                                   "text-anchor=\"end\">%s</text>\n",
                             left - 6, y0 + 16 + r * rowHeight + rowHeight - 3,
                             unitName(rows[r]));
-    // Every row's intervals, in time order.
-    std::vector<std::vector<std::tuple<double, double, std::string>>> spans(
-        rows.size());
+    // Every row's intervals (start, end, step, instruction), in time order.
+    using Span = std::tuple<double, double, size_t, size_t>;
+    std::vector<std::vector<Span>> spans(rows.size());
     for (size_t s = 0; s < program.steps.size(); ++s) {
       const Step &step = program.steps[s];
       if (step.isHostCall)
@@ -378,19 +392,27 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
         std::optional<double> end = observed ? t.endNs[i] : inst.endNs;
         if (!start || !end)
           continue;
-        spans[rowOf[unitOf(inst)]].emplace_back(
-            base + *start, base + *end,
-            absl::StrFormat("%s #%d, step %d (%s): %.1f..%.1f ns",
-                            opName(inst.op), i, s, kernel.name, base + *start,
-                            base + *end));
+        spans[rowOf[unitOf(inst)]].emplace_back(base + *start, base + *end,
+                                                s, i);
       }
     }
     for (size_t r = 0; r < rows.size(); ++r) {
       std::sort(spans[r].begin(), spans[r].end());
       std::string colour(colourOf(classOfUnit(rows[r])));
-      Row row(svg, y0 + 16 + r * rowHeight + 1, rowHeight - 2, colour);
-      for (auto &[start, end, label] : spans[r])
-        row.add(left + start * scale, left + end * scale, label);
+      const std::vector<Span> &row = spans[r];
+      Row out(svg, y0 + 16 + r * rowHeight + 1, rowHeight - 2, colour,
+              [&](size_t k) {
+                auto [start, end, s, i] = row[k];
+                const Kernel &kernel =
+                    program.kernels[program.steps[s].kernel];
+                return absl::StrFormat(
+                    "%s #%d, step %d (%s): %.1f..%.1f ns",
+                    opName(kernel.instructions[i].op), i, s, kernel.name,
+                    start, end);
+              });
+      for (size_t k = 0; k < row.size(); ++k)
+        out.add(left + std::get<0>(row[k]) * scale,
+                left + std::get<1>(row[k]) * scale, k);
     }
   }
 

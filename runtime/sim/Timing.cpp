@@ -177,10 +177,11 @@ absl::Status KernelRun::deadlock() const {
     const Instruction &inst = kernel.instructions[i];
     std::vector<std::string> waits;
     for (const UnitWait &w : inst.waits)
-      if (semaphore[w.unit] < w.count)
+      if (w.unit >= units || semaphore[w.unit] < w.count)
         waits.push_back(absl::StrFormat("%s to reach %d (it is at %d)",
                                         unitName(w.unit), w.count,
-                                        semaphore[w.unit]));
+                                        w.unit < units ? semaphore[w.unit]
+                                                       : 0));
     blocked.push_back(absl::StrFormat("%s: instruction %d (%s) waits for %s",
                                       unitName(u), i, opName(inst.op),
                                       absl::StrJoin(waits, " and ")));
