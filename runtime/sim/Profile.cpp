@@ -91,10 +91,9 @@ static json kernelProfile(const Program &program, const ProgramTiming &timing,
   k["observed_over_bound"] =
       orNull(s && s->boundNs > 0 ? std::optional(t.observedNs / s->boundNs)
                                  : std::nullopt);
-  k["predicted_vs_observed"] =
-      orNull(s && timed ? std::optional((s->predictedNs - t.observedNs) /
-                                        t.observedNs)
-                        : std::nullopt);
+  k["predicted_vs_observed"] = orNull(
+      s && timed ? std::optional((s->predictedNs - t.observedNs) / t.observedNs)
+                 : std::nullopt);
   json busy = json::object(), utilisation = json::object();
   for (EngineClass c : kClasses) {
     std::string name(engineClassName(c));
@@ -196,14 +195,14 @@ json traceJson(const Program &program, const ProgramTiming &timing,
   auto event = [&](int pid, int64_t unit, std::string_view op, double start,
                    double end, const std::string &kernel, size_t step,
                    size_t index) {
-    events.push_back({{"ph", "X"},
-                      {"pid", pid},
-                      {"tid", unit},
-                      {"name", op},
-                      {"ts", start * 1e-3},
-                      {"dur", (end - start) * 1e-3},
-                      {"args",
-                       {{"kernel", kernel}, {"step", step}, {"index", index}}}});
+    events.push_back(
+        {{"ph", "X"},
+         {"pid", pid},
+         {"tid", unit},
+         {"name", op},
+         {"ts", start * 1e-3},
+         {"dur", (end - start) * 1e-3},
+         {"args", {{"kernel", kernel}, {"step", step}, {"index", index}}}});
   };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
@@ -279,17 +278,24 @@ private:
 
 static std::string_view colourOf(EngineClass c) {
   switch (c) {
-  case EngineClass::Tensor: return "#4e79a7";
-  case EngineClass::Vector: return "#f28e2b";
-  case EngineClass::Scalar: return "#59a14f";
-  case EngineClass::GpSimd: return "#b07aa1";
-  case EngineClass::Dma: return "#9c755f";
+  case EngineClass::Tensor:
+    return "#4e79a7";
+  case EngineClass::Vector:
+    return "#f28e2b";
+  case EngineClass::Scalar:
+    return "#59a14f";
+  case EngineClass::GpSimd:
+    return "#b07aa1";
+  case EngineClass::Dma:
+    return "#9c755f";
   }
   return "#888888";
 }
 
 /// "12.5 µs" style: ns printed in µs.
-static std::string micros(double ns) { return absl::StrFormat("%.3f", ns * 1e-3); }
+static std::string micros(double ns) {
+  return absl::StrFormat("%.3f", ns * 1e-3);
+}
 
 /// A tick step of 1, 2 or 5 times a power of ten giving about 10 ticks.
 static double tickStep(double span) {
@@ -355,7 +361,8 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
             &svg,
             "<text x=\"%.0f\" y=\"38\">kernel %s: observed %s µs, predicted "
             "%s, bound %s</text>\n",
-            left, k.name, micros(timing.kernels[program.steps[s].kernel].observedNs),
+            left, k.name,
+            micros(timing.kernels[program.steps[s].kernel].observedNs),
             optMicros(k.schedule ? std::optional(k.schedule->predictedNs)
                                  : std::nullopt),
             optMicros(k.schedule ? std::optional(k.schedule->boundNs)
@@ -370,8 +377,9 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                           "</text>\n",
                           y0 + 10, observed ? "observed" : "predicted");
     for (size_t r = 0; r < rows.size(); ++r)
-      absl::StrAppendFormat(&svg, "<text x=\"%.0f\" y=\"%.1f\" "
-                                  "text-anchor=\"end\">%s</text>\n",
+      absl::StrAppendFormat(&svg,
+                            "<text x=\"%.0f\" y=\"%.1f\" "
+                            "text-anchor=\"end\">%s</text>\n",
                             left - 6, y0 + 16 + r * rowHeight + rowHeight - 3,
                             unitName(rows[r]));
     // Every row's intervals (start, end, step, instruction), in time order.
@@ -392,8 +400,8 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
         std::optional<double> end = observed ? t.endNs[i] : inst.endNs;
         if (!start || !end)
           continue;
-        spans[rowOf[unitOf(inst)]].emplace_back(base + *start, base + *end,
-                                                s, i);
+        spans[rowOf[unitOf(inst)]].emplace_back(base + *start, base + *end, s,
+                                                i);
       }
     }
     for (size_t r = 0; r < rows.size(); ++r) {
@@ -403,12 +411,10 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
       Row out(svg, y0 + 16 + r * rowHeight + 1, rowHeight - 2, colour,
               [&](size_t k) {
                 auto [start, end, s, i] = row[k];
-                const Kernel &kernel =
-                    program.kernels[program.steps[s].kernel];
-                return absl::StrFormat(
-                    "%s #%d, step %d (%s): %.1f..%.1f ns",
-                    opName(kernel.instructions[i].op), i, s, kernel.name,
-                    start, end);
+                const Kernel &kernel = program.kernels[program.steps[s].kernel];
+                return absl::StrFormat("%s #%d, step %d (%s): %.1f..%.1f ns",
+                                       opName(kernel.instructions[i].op), i, s,
+                                       kernel.name, start, end);
               });
       for (size_t k = 0; k < row.size(); ++k)
         out.add(left + std::get<0>(row[k]) * scale,
@@ -442,15 +448,13 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
 // Summary
 //===----------------------------------------------------------------------===//
 
-std::string timingSummary(const Program &program,
-                          const ProgramTiming &timing) {
+std::string timingSummary(const Program &program, const ProgramTiming &timing) {
   auto us = [](std::optional<double> ns) {
     return ns ? absl::StrFormat("%.3f", *ns * 1e-3) : std::string("-");
   };
-  std::string out = absl::StrFormat("%-5s %-24s %12s %14s %14s %14s %14s\n",
-                                    "step", "kernel", "instructions",
-                                    "predicted_us", "observed_us", "bound_us",
-                                    "observed/bound");
+  std::string out = absl::StrFormat(
+      "%-5s %-24s %12s %14s %14s %14s %14s\n", "step", "kernel", "instructions",
+      "predicted_us", "observed_us", "bound_us", "observed/bound");
   std::optional<double> predicted, bound;
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];

@@ -1,4 +1,4 @@
-//===- Profile.h - Reports of a program's timing -----------------*- C++ -*-===//
+//===- Profile.h - Reports of a program's timing ----------------*- C++ -*-===//
 //
 // What neuron-run writes from a ProgramTiming (runtime/sim/Timing.h): a
 // profile (JSON: per kernel step, the compiler's prediction beside the

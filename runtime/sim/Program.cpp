@@ -572,10 +572,10 @@ static absl::Status readSync(ObjectReader &r, Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readTime(r, "start_ns", inst.startNs));
   NEURON_RETURN_IF_ERROR(readTime(r, "end_ns", inst.endNs));
   if (inst.startNs && inst.endNs && *inst.endNs < *inst.startNs)
-    return r.error("end_ns",
-                   absl::StrFormat("a time at or after start_ns (%g)",
-                                   *inst.startNs),
-                   absl::StrFormat("%g", *inst.endNs));
+    return r.error(
+        "end_ns",
+        absl::StrFormat("a time at or after start_ns (%g)", *inst.startNs),
+        absl::StrFormat("%g", *inst.endNs));
   return absl::OkStatus();
 }
 
@@ -738,9 +738,9 @@ static absl::Status readSchedule(ObjectReader &parent, Kernel &kernel) {
       "dma_queues", absl::StrFormat("a queue count in [1, %d]", kMaxDmaQueues),
       1, kMaxDmaQueues, s.dmaQueues));
   int64_t count = int64_t(kernel.instructions.size());
-  NEURON_ASSIGN_OR_RETURN(
-      path, readIntArray(r, "critical_path", 0, std::max<int64_t>(count - 1, 0),
-                         /*anyLength=*/true));
+  NEURON_ASSIGN_OR_RETURN(path, readIntArray(r, "critical_path", 0,
+                                             std::max<int64_t>(count - 1, 0),
+                                             /*anyLength=*/true));
   if (count == 0 && !path.empty())
     return r.itemError("critical_path", 0,
                        "no index (the kernel has no instructions)",

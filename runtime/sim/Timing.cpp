@@ -34,17 +34,26 @@ static OperandShape shapeOf(const TileRef &ref) {
 CostQuery costQueryOf(const Instruction &inst) {
   const TileRef *source = &inst.src;
   switch (inst.op) {
-  case Opcode::Matmul: source = &inst.moving; break;
-  case Opcode::TensorTensor: source = &inst.lhs; break;
-  case Opcode::Select: source = &inst.onTrue; break;
+  case Opcode::Matmul:
+    source = &inst.moving;
+    break;
+  case Opcode::TensorTensor:
+    source = &inst.lhs;
+    break;
+  case Opcode::Select:
+    source = &inst.onTrue;
+    break;
   case Opcode::Memset:
   case Opcode::Iota:
   case Opcode::DmaCopy:
-  case Opcode::Gather: source = &inst.dst; break;
+  case Opcode::Gather:
+    source = &inst.dst;
+    break;
   case Opcode::Transpose:
   case Opcode::Activation:
   case Opcode::TensorScalar:
-  case Opcode::TensorReduce: break;
+  case Opcode::TensorReduce:
+    break;
   }
   return costQueryFor(opName(inst.op), shapeOf(inst.dst), shapeOf(*source));
 }
@@ -178,10 +187,9 @@ absl::Status KernelRun::deadlock() const {
     std::vector<std::string> waits;
     for (const UnitWait &w : inst.waits)
       if (w.unit >= units || semaphore[w.unit] < w.count)
-        waits.push_back(absl::StrFormat("%s to reach %d (it is at %d)",
-                                        unitName(w.unit), w.count,
-                                        w.unit < units ? semaphore[w.unit]
-                                                       : 0));
+        waits.push_back(
+            absl::StrFormat("%s to reach %d (it is at %d)", unitName(w.unit),
+                            w.count, w.unit < units ? semaphore[w.unit] : 0));
     blocked.push_back(absl::StrFormat("%s: instruction %d (%s) waits for %s",
                                       unitName(u), i, opName(inst.op),
                                       absl::StrJoin(waits, " and ")));

@@ -1,4 +1,4 @@
-//===- Timing.h - Event-driven timing of a program ---------------*- C++ -*-===//
+//===- Timing.h - Event-driven timing of a program --------------*- C++ -*-===//
 //
 // How long a validated Program takes on one NeuronCore, independent of the
 // data: every instruction keeps its unit (engine or DMA queue) busy for the

@@ -220,8 +220,7 @@ static absl::StatusOr<CostModel> costModelOf(const nlohmann::json &manifest) {
     return registry.status();
   absl::StatusOr<ResolvedTarget> resolved = registry->resolve(spec);
   if (!resolved.ok())
-    return absl::InvalidArgumentError("timing: target '" + spec +
-                                      "': " +
+    return absl::InvalidArgumentError("timing: target '" + spec + "': " +
                                       std::string(resolved.status().message()));
   return CostModel::forTarget(*resolved);
 }
@@ -322,7 +321,8 @@ int main(int argc, char **argv) {
   }
   if (!o.timing())
     return 0;
-  absl::StatusOr<ProgramTiming> timing = simulateProgramTiming(*program, *model);
+  absl::StatusOr<ProgramTiming> timing =
+      simulateProgramTiming(*program, *model);
   if (!timing.ok())
     return fail(o.executable + ": " + std::string(timing.status().message()));
   std::fputs(timingSummary(*program, *timing).c_str(), stdout);

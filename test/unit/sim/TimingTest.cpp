@@ -39,8 +39,11 @@ const CostModel &trn2() {
 
 json sbuf(std::vector<int64_t> shape, const char *dtype = "f32",
           int64_t offset = 0) {
-  return {{"space", "sbuf"}, {"partition", 0}, {"offset", offset},
-          {"shape", shape},  {"dtype", dtype}};
+  return {{"space", "sbuf"},
+          {"partition", 0},
+          {"offset", offset},
+          {"shape", shape},
+          {"dtype", dtype}};
 }
 
 /// matmul of a [128, 128] x [128, 512] bf16 pair into PSUM.
@@ -60,9 +63,12 @@ json matmul() {
 
 /// tensor_scalar over [128, 256] f32.
 json vectorOp() {
-  return {{"op", "tensor_scalar"}, {"engine", "vector"},
-          {"alu", "add"},          {"scalar", 1.0},
-          {"src", sbuf({128, 256})}, {"dst", sbuf({128, 256}, "f32", 4096)}};
+  return {{"op", "tensor_scalar"},
+          {"engine", "vector"},
+          {"alu", "add"},
+          {"scalar", 1.0},
+          {"src", sbuf({128, 256})},
+          {"dst", sbuf({128, 256}, "f32", 4096)}};
 }
 
 /// dma_copy of `rows` x 512 f32 from parameter 0 into SBUF on `queue`.
@@ -86,7 +92,10 @@ json schedule() {
           {"critical_path_ns", 700},
           {"serial_ns", 2000},
           {"busy_ns",
-           {{"tensor", 1}, {"vector", 2}, {"scalar", 0}, {"gpsimd", 0},
+           {{"tensor", 1},
+            {"vector", 2},
+            {"scalar", 0},
+            {"gpsimd", 0},
             {"dma", 3}}},
           {"dma_queues", 16},
           {"critical_path", json::array()}};
@@ -94,17 +103,16 @@ json schedule() {
 
 /// A manifest of one kernel "k" over x [128, 512] f32, launched once.
 json manifestOf(json instructions, bool scheduled = true) {
-  json kernel = {
-      {"name", "k"},
-      {"parameters", 1},
-      {"limits",
-       {{"partitions", 128},
-        {"sbuf_bytes", 196608},
-        {"psum_bytes", 16384},
-        {"psum_bank_bytes", 2048},
-        {"stationary_free", 128},
-        {"moving_free", 512}}},
-      {"instructions", std::move(instructions)}};
+  json kernel = {{"name", "k"},
+                 {"parameters", 1},
+                 {"limits",
+                  {{"partitions", 128},
+                   {"sbuf_bytes", 196608},
+                   {"psum_bytes", 16384},
+                   {"psum_bank_bytes", 2048},
+                   {"stationary_free", 128},
+                   {"moving_free", 512}}},
+                 {"instructions", std::move(instructions)}};
   if (scheduled)
     kernel["schedule"] = schedule();
   return {{"tensors",
@@ -377,8 +385,7 @@ TEST(TimingTest, Reports) {
   EXPECT_EQ(profile["schema"], "neuron-profile/1");
   EXPECT_EQ(profile["target"]["spec"], "trn2");
   EXPECT_FALSE(profile["cost_model"].empty());
-  EXPECT_DOUBLE_EQ(profile["program"]["observed_ns"].get<double>(),
-                   t->totalNs);
+  EXPECT_DOUBLE_EQ(profile["program"]["observed_ns"].get<double>(), t->totalNs);
   EXPECT_DOUBLE_EQ(profile["program"]["predicted_ns"].get<double>(), 1000);
   ASSERT_EQ(profile["kernels"].size(), 1u);
   json k = profile["kernels"][0];
@@ -433,9 +440,9 @@ TEST(TimingTest, LargeKernelIsFast) {
   }
   auto begin = std::chrono::steady_clock::now();
   absl::StatusOr<KernelTiming> t = simulateKernelTiming(kernel, trn2());
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - begin)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+          .count();
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_LT(seconds, 2.0);
   EXPECT_GT(t->observedNs, pairs * durationNs(mm, trn2()) * 0.99);
