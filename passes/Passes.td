@@ -161,4 +161,85 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
   ];
 }
 
+def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
+  let summary = "List-schedule each kernel's instructions onto the engines and DMA queues";
+  let description = [{
+    Builds each kernel's dependence graph (read-after-write,
+    write-after-read and write-after-write on overlapping SBUF, PSUM and HBM
+    regions), times every instruction with the target's cost model (the one
+    the runtime's simulator uses) and list-schedules the graph: whenever an
+    engine or DMA queue can start something, it starts the ready
+    instruction with the longest path to the end of the kernel. Transfers
+    spread over the core's DMA queues, and because the allocation
+    multi-buffers streaming tiles, the next tiles load while the current
+    ones compute. The instructions are then put in issue order (a
+    topological order, so the block still runs correctly one by one), each
+    `dma_copy` gets its queue, each instruction `nisa.time_ns = [start, end]`
+    and the kernel `nisa.schedule`: predicted time, the bound
+    max(T_tensor, T_vector, T_scalar, T_gpsimd, T_dma / queues, critical
+    path), serial time, busy time per resource class and the critical path
+    (instruction indices in issue order). O(n log n) in the instructions.
+
+    ```mlir
+    // After: nisa.dma_copy %a, %t queue 1 {nisa.time_ns = array<f64: 0.0, 5899.0>} : ...
+    // func.func @k(...) attributes {nisa.schedule = {bound_ns = ..., predicted_ns = ..., ...}}
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "Target whose cost model times the instructions">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">,
+    Option<"dmaQueues", "dma-queues", "int64_t", /*default=*/"0",
+           "DMA queues to spread transfers over (0: the target's DMA "
+           "engines per core)">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per kernel with its predicted time and bound">
+  ];
+}
+
+def NisaInsertSync : Pass<"nisa-insert-sync", "::mlir::ModuleOp"> {
+  let summary = "Add the semaphore waits and signals that order instructions across units";
+  let description = [{
+    Every unit (engine or DMA queue) runs its instructions in block order
+    and owns one semaphore. For each dependence between instructions on
+    different units the later one must wait until the earlier one's unit
+    has signalled it; a wait is added only where the unit's own order and
+    the waits already in place (transitively) do not imply it, and only
+    instructions something waits for signal. Waits are
+    `nisa.wait = {UNIT = COUNT}` (start once UNIT's semaphore has reached
+    COUNT), signals `nisa.signal`; the kernel records each semaphore's final
+    count in `nisa.semaphores`.
+
+    ```mlir
+    // nisa.dma_copy %a, %t queue 0 {nisa.signal} : ...
+    // nisa.matmul %t, %m, %p {nisa.wait = {dma0 = 1 : i64}} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
+def NisaVerifySync : Pass<"nisa-verify-sync", "::mlir::ModuleOp"> {
+  let summary = "Prove a kernel's semaphores cannot deadlock and order every conflicting access";
+  let description = [{
+    Checks each kernel that carries semaphores (`nisa.semaphores`): every
+    wait can be satisfied (its count is signalled, and no cycle of waits
+    and unit orders exists), and every read-after-write, write-after-read
+    and write-after-write between instructions on different units on
+    overlapping regions is ordered by the units' orders and the waits. A
+    violation is an error at the later instruction naming the hazard, both
+    instructions and the region, with a note at the earlier one. Kernels
+    without semaphores run serially and need no check.
+
+    ```mlir
+    // error: nisa-verify-sync: read-after-write race on SBUF bytes [0, 512)
+    //        of each partition: this 'nisa.matmul' (tensor) reads what
+    //        'nisa.dma_copy' (dma0) writes, and no wait orders them
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect"];
+}
+
 #endif // NEURON_PASSES_TD

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/NisaToExecutable/NisaToExecutable.h"
+#include "passes/KernelGraph.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
@@ -46,16 +47,7 @@ using json = nlohmann::ordered_json;
 
 /// The manifest name of an element type, or empty.
 static std::string dtypeName(Type type) {
-  if (type.isF32()) return "f32";
-  if (type.isBF16()) return "bf16";
-  if (type.isF16()) return "f16";
-  if (isa<Float8E4M3FNType>(type)) return "f8E4M3FN";
-  if (isa<Float8E5M2Type>(type)) return "f8E5M2";
-  if (type.isInteger(1)) return "i1";
-  if (type.isInteger(8)) return "i8";
-  if (type.isInteger(32)) return "i32";
-  if (type.isInteger(64)) return "i64";
-  return "";
+  return mlir::neuron::dtypeNameOf(type).str();
 }
 
 namespace {
@@ -66,6 +58,7 @@ public:
   explicit KernelEmitter(func::FuncOp kernel) : kernel(kernel) {}
 
   FailureOr<json> emit();
+  void addSchedule(Operation *op, json &inst);
   /// The HBM buffers in parameter order: the arguments, then the kernel's
   /// constant globals and scratch allocations.
   ArrayRef<Value> parameters() const { return roots; }
@@ -255,7 +248,50 @@ FailureOr<json> KernelEmitter::instruction(Operation *op) {
           .Default([](Operation *) { return failure(); });
   if (failed(result))
     return failure();
+  addSchedule(op, inst);
   return inst;
+}
+
+/// The instruction's predicted times and semaphores (nisa-schedule,
+/// nisa-insert-sync), when it has them.
+void KernelEmitter::addSchedule(Operation *op, json &inst) {
+  if (auto time = op->getAttrOfType<DenseF64ArrayAttr>("nisa.time_ns");
+      time && time.size() == 2) {
+    inst["start_ns"] = time[0];
+    inst["end_ns"] = time[1];
+  }
+  if (op->hasAttr("nisa.signal"))
+    inst["signal"] = true;
+  if (auto waits = op->getAttrOfType<DictionaryAttr>("nisa.wait")) {
+    json list = json::array();
+    for (NamedAttribute w : waits)
+      if (auto count = dyn_cast<IntegerAttr>(w.getValue()))
+        list.push_back({{"unit", w.getName().str()},
+                        {"count", count.getInt()}});
+    inst["wait"] = std::move(list);
+  }
+}
+
+/// The kernel's `schedule` record from `nisa.schedule`, or null.
+static json kernelSchedule(func::FuncOp kernel) {
+  auto s = kernel->getAttrOfType<DictionaryAttr>("nisa.schedule");
+  if (!s)
+    return nullptr;
+  json out = json::object();
+  for (StringRef key :
+       {"predicted_ns", "bound_ns", "critical_path_ns", "serial_ns"})
+    if (auto v = s.getAs<FloatAttr>(key))
+      out[key.str()] = v.getValueAsDouble();
+  if (auto busy = s.getAs<DenseF64ArrayAttr>("busy_ns");
+      busy && busy.size() == 5)
+    out["busy_ns"] = {{"tensor", busy[0]}, {"vector", busy[1]},
+                      {"scalar", busy[2]}, {"gpsimd", busy[3]},
+                      {"dma", busy[4]}};
+  if (auto queues = s.getAs<IntegerAttr>("dma_queues"))
+    out["dma_queues"] = queues.getInt();
+  if (auto path = s.getAs<DenseI64ArrayAttr>("critical_path"))
+    out["critical_path"] = path.asArrayRef();
+  return out;
 }
 
 LogicalResult ProgramEmitter::addConstantData(int64_t id, Attribute initial,
@@ -321,7 +357,7 @@ FailureOr<json> KernelEmitter::emit() {
       return failure();
     instructions.push_back(*inst);
   }
-  return json{{"name", kernel.getName().str()},
+  json out = {{"name", kernel.getName().str()},
               {"parameters", roots.size()},
               {"limits",
                {{"partitions", limits.getPartitions()},
@@ -331,6 +367,9 @@ FailureOr<json> KernelEmitter::emit() {
                 {"stationary_free", limits.getStationaryFree()},
                 {"moving_free", limits.getMovingFree()}}},
               {"instructions", instructions}};
+  if (json schedule = kernelSchedule(kernel); !schedule.is_null())
+    out["schedule"] = std::move(schedule);
+  return out;
 }
 
 FailureOr<int64_t> ProgramEmitter::addTensor(Location loc, ShapedType type,

@@ -173,6 +173,11 @@ int main(int argc, char **argv) {
   tiling.target = target;
   pm.addPass(neuron::createConvertNeuronToNisa(tiling));
   pm.addPass(neuron::createNisaAllocate());
+  neuron::NisaScheduleOptions schedule;
+  schedule.target = target;
+  pm.addPass(neuron::createNisaSchedule(schedule));
+  pm.addPass(neuron::createNisaInsertSync());
+  pm.addPass(neuron::createNisaVerifySync());
   if (!dumpDir.empty()) {
     context.disableMultithreading(); // IR printing needs one thread
     for (PassManager *p : {&importPm, &pm})
