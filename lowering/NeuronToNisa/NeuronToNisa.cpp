@@ -723,42 +723,109 @@ LogicalResult KernelBuilder::lowerMatmul(Operation *op, Value lhs, Value rhs,
   };
   AffineMapAttr swap = AffineMapAttr::get(
       AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, b.getContext()));
-  for (int64_t bi = 0; bi < batches; ++bi)
-    for (int64_t m0 = 0; m0 < m; m0 += tileM)
+  int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  int64_t kTiles = llvm::divideCeil(k, tileK);
+  // The stationary tile lhs^T[K-tile, M-tile] and the moving tile
+  // rhs[K-tile, N-tile], each loaded by one transfer.
+  auto loadStationary = [&](int64_t bi, int64_t m0, int64_t mt, int64_t k0) {
+    int64_t kt = std::min(tileK, k - k0);
+    Value lhsT = memref::TransposeOp::create(
+        b, loc, matrix(a, bi, {m0, k0}, {mt, kt}), swap);
+    Value stationary = tile(nisa::MemorySpace::sbuf, {kt, mt}, element);
+    dma(loc, lhsT, stationary);
+    return stationary;
+  };
+  auto loadMoving = [&](int64_t bi, int64_t n0, int64_t nt, int64_t k0) {
+    int64_t kt = std::min(tileK, k - k0);
+    Value moving = tile(nisa::MemorySpace::sbuf, {kt, nt}, element);
+    dma(loc, matrix(bm, bi, {k0, n0}, {kt, nt}), moving);
+    return moving;
+  };
+  // One [M-tile, N-tile] of the result: accumulate over K in PSUM, then the
+  // scalar engine evacuates it, applying the epilogue's leading activation
+  // on the way when nothing else reads the raw product.
+  auto outputTile = [&](int64_t bi, int64_t m0, int64_t n0,
+                        function_ref<Value(int64_t)> stationaryAt,
+                        function_ref<Value(int64_t)> movingAt) {
+    int64_t mt = std::min(tileM, m - m0), nt = std::min(tileN, n - n0);
+    Value acc = tile(nisa::MemorySpace::psum, {mt, nt}, b.getF32Type());
+    if (!first)
+      first = acc.getDefiningOp();
+    for (int64_t k0 = 0; k0 < k; k0 += tileK) {
+      Value stationary = stationaryAt(k0);
+      nisa::MatmulOp::create(b, loc, stationary, movingAt(k0), acc,
+                             /*accumulate=*/k0 > 0);
+    }
+    Value evacuated =
+        tile(nisa::MemorySpace::sbuf, {mt, nt}, resultType.getElementType());
+    activation(loc, acc, evacuated,
+               evacuatedBy ? *activationOf(evacuatedBy)
+                           : nisa::ActivationFunction::identity);
+    if (out)
+      dma(loc, evacuated, matrix(out, bi, {m0, n0}, {mt, nt}));
+    if (epilogue) {
+      DenseMap<Value, Value> tiles{
+          {evacuatedBy ? evacuatedBy->getResult(0) : result, evacuated}};
+      applyEpilogue(loc, *epilogue, tiles, {mt, nt}, [&](Value buffer) {
+        return matrix(buffer, bi, {m0, n0}, {mt, nt});
+      });
+    }
+  };
+  // Keep one operand's tiles for a whole row (or column) of output tiles
+  // when they fit in a quarter of SBUF, choosing the one that moves fewer
+  // bytes from HBM: with rhs resident, rhs is read once and lhs once per
+  // column of output tiles; with lhs resident, the other way round.
+  int64_t mTiles = llvm::divideCeil(m, tileM), nTiles = llvm::divideCeil(n, tileN);
+  int64_t budget = config.limits.getSbufBytes() / 4;
+  bool rhsFits = kTiles * tileN * elementBytes <= budget && mTiles > 1;
+  bool lhsFits = kTiles * tileM * elementBytes <= budget && nTiles > 1;
+  int64_t rhsResidentTraffic = k * n + m * k * nTiles;
+  int64_t lhsResidentTraffic = m * k + k * n * mTiles;
+  bool rhsResident =
+      rhsFits && (!lhsFits || rhsResidentTraffic <= lhsResidentTraffic);
+  bool lhsResident = !rhsResident && lhsFits;
+  SmallVector<Value> resident;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    if (rhsResident) {
       for (int64_t n0 = 0; n0 < n; n0 += tileN) {
-        int64_t mt = std::min(tileM, m - m0), nt = std::min(tileN, n - n0);
-        Value acc = tile(nisa::MemorySpace::psum, {mt, nt}, b.getF32Type());
-        if (!first)
-          first = acc.getDefiningOp();
-        for (int64_t k0 = 0; k0 < k; k0 += tileK) {
-          int64_t kt = std::min(tileK, k - k0);
-          // The stationary operand is lhs^T: [K-tile, M-tile].
-          Value lhsT = memref::TransposeOp::create(
-              b, loc, matrix(a, bi, {m0, k0}, {mt, kt}), swap);
-          Value stationary = tile(nisa::MemorySpace::sbuf, {kt, mt}, element);
-          dma(loc, lhsT, stationary);
-          Value moving = tile(nisa::MemorySpace::sbuf, {kt, nt}, element);
-          dma(loc, matrix(bm, bi, {k0, n0}, {kt, nt}), moving);
-          nisa::MatmulOp::create(b, loc, stationary, moving, acc,
-                                 /*accumulate=*/k0 > 0);
-        }
-        // The scalar engine evacuates PSUM, applying the epilogue's leading
-        // activation on the way when nothing else reads the raw product.
-        Value evacuated = tile(nisa::MemorySpace::sbuf, {mt, nt},
-                               resultType.getElementType());
-        activation(loc, acc, evacuated,
-                   evacuatedBy ? *activationOf(evacuatedBy)
-                               : nisa::ActivationFunction::identity);
-        if (out)
-          dma(loc, evacuated, matrix(out, bi, {m0, n0}, {mt, nt}));
-        if (epilogue) {
-          DenseMap<Value, Value> tiles{
-              {evacuatedBy ? evacuatedBy->getResult(0) : result, evacuated}};
-          applyEpilogue(loc, *epilogue, tiles, {mt, nt}, [&](Value buffer) {
-            return matrix(buffer, bi, {m0, n0}, {mt, nt});
-          });
-        }
+        int64_t nt = std::min(tileN, n - n0);
+        resident.clear();
+        for (int64_t k0 = 0; k0 < k; k0 += tileK)
+          resident.push_back(loadMoving(bi, n0, nt, k0));
+        for (int64_t m0 = 0; m0 < m; m0 += tileM)
+          outputTile(
+              bi, m0, n0,
+              [&](int64_t k0) {
+                return loadStationary(bi, m0, std::min(tileM, m - m0), k0);
+              },
+              [&](int64_t k0) { return resident[k0 / tileK]; });
       }
+    } else if (lhsResident) {
+      for (int64_t m0 = 0; m0 < m; m0 += tileM) {
+        int64_t mt = std::min(tileM, m - m0);
+        resident.clear();
+        for (int64_t k0 = 0; k0 < k; k0 += tileK)
+          resident.push_back(loadStationary(bi, m0, mt, k0));
+        for (int64_t n0 = 0; n0 < n; n0 += tileN)
+          outputTile(
+              bi, m0, n0, [&](int64_t k0) { return resident[k0 / tileK]; },
+              [&](int64_t k0) {
+                return loadMoving(bi, n0, std::min(tileN, n - n0), k0);
+              });
+      }
+    } else {
+      for (int64_t m0 = 0; m0 < m; m0 += tileM)
+        for (int64_t n0 = 0; n0 < n; n0 += tileN)
+          outputTile(
+              bi, m0, n0,
+              [&](int64_t k0) {
+                return loadStationary(bi, m0, std::min(tileM, m - m0), k0);
+              },
+              [&](int64_t k0) {
+                return loadMoving(bi, n0, std::min(tileN, n - n0), k0);
+              });
+    }
+  }
   markTiling(first, op, epilogue ? "contraction+epilogue" : "contraction",
              {tileK, tileM, tileN});
   if (out)

@@ -59,6 +59,12 @@ static cl::opt<std::string>
     dumpDir("dump-ir-after-each",
             cl::desc("Write the IR after each pass under this folder"),
             cl::value_desc("DIR"));
+static cl::opt<int64_t> buffers(
+    "buffers",
+    cl::desc("How many buffers each streaming SBUF/PSUM tile rotates through "
+             "(transfers in flight ahead of the engines; fewer when a kernel "
+             "would not fit)"),
+    cl::init(16));
 enum OptLevel { O0, O1, O2, O3 };
 static cl::opt<OptLevel> optLevel(
     cl::desc("Optimisation level"),
@@ -172,7 +178,9 @@ int main(int argc, char **argv) {
   neuron::ConvertNeuronToNisaOptions tiling;
   tiling.target = target;
   pm.addPass(neuron::createConvertNeuronToNisa(tiling));
-  pm.addPass(neuron::createNisaAllocate());
+  neuron::NisaAllocateOptions allocation;
+  allocation.buffers = buffers;
+  pm.addPass(neuron::createNisaAllocate(allocation));
   neuron::NisaScheduleOptions schedule;
   schedule.target = target;
   pm.addPass(neuron::createNisaSchedule(schedule));
@@ -218,7 +226,8 @@ int main(int argc, char **argv) {
   info.targetSpec = target;
   info.inputHash = hash;
   info.options = "target=" + target + " fallback=" + fallback +
-                 " O" + std::to_string(static_cast<int>(optLevel.getValue()));
+                 " O" + std::to_string(static_cast<int>(optLevel.getValue())) +
+                 " buffers=" + std::to_string(buffers);
   llvm::raw_string_ostream pipeline(info.pipeline);
   importPm.printAsTextualPipeline(pipeline);
   pipeline << ",";
