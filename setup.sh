@@ -10,7 +10,7 @@ build=${NEURON_BUILD_DIR:-$root/build}
 packages=(
   cmake ninja-build ccache g++ python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev
+  libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev libbenchmark-dev
 )
 
 missing=()

@@ -68,11 +68,13 @@ struct NisaInsertSyncPass
     std::vector<SmallVector<std::pair<uint32_t, uint32_t>, 2>> waits(n);
     std::vector<bool> signals(n, false);
 
-    auto endOf = [&](uint32_t i) {
+    // Predicted end times (block positions when unscheduled).
+    std::vector<double> end(n);
+    for (uint32_t i = 0; i < n; ++i) {
       auto t = g.instruction(i)->getAttrOfType<DenseF64ArrayAttr>(
           "nisa.time_ns");
-      return t && t.size() == 2 ? t[1] : double(i);
-    };
+      end[i] = t && t.size() == 2 ? t[1] : double(i);
+    }
     SmallVector<uint32_t> sources;
     for (uint32_t j = 0; j < n; ++j) {
       uint32_t mine = units.unit[j];
@@ -82,7 +84,7 @@ struct NisaInsertSyncPass
         if (units.unit[d.from] != mine)
           sources.push_back(d.from);
       llvm::sort(sources, [&](uint32_t a, uint32_t b) {
-        return endOf(a) > endOf(b);
+        return end[a] > end[b];
       });
       for (uint32_t i : sources) {
         uint32_t v = units.unit[i], need = units.position[i] + 1;
