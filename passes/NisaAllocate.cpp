@@ -3,8 +3,9 @@
 // Gives every SBUF and PSUM tile of a kernel a byte offset within the
 // partitions (`nisa.address`), by a linear scan over the kernel's
 // instructions: a tile is live from its allocation to its last use; a freed
-// range is reused only after `buffers - 1` further allocations, so tiles
-// streaming through are N-way buffered and a transfer can fill the next
+// range is reused only after `buffers - 1` further ranges of its size are
+// freed, so tiles streaming through are N-way buffered (each kind on its
+// own, whatever streams beside it) and a transfer can fill the next
 // buffer while the engines read the current one. PSUM tiles are placed in
 // whole banks, so no accumulation straddles a bank. A kernel that does not
 // fit is an error naming the tiles live at that point.
@@ -45,8 +46,10 @@ static int64_t bytesPerPartition(MemRefType type) {
 
 namespace {
 
-/// First-fit allocation of byte ranges in [0, capacity), with freed ranges
-/// held back for `delay` allocations before reuse.
+/// First-fit allocation of byte ranges in [0, capacity). A freed range is
+/// held back until `delay` more ranges of its size have been freed, so each
+/// kind of streaming tile rotates through `delay + 1` buffers however many
+/// tiles of other sizes stream beside it.
 class RangeAllocator {
 public:
   RangeAllocator(int64_t capacity, int64_t alignment, unsigned delay)
@@ -66,23 +69,30 @@ public:
         free[offset + size] = length - size;
       used += size;
       peak = std::max(peak, used);
-      releaseDelayed();
       return offset;
     }
     return std::nullopt;
   }
 
-  /// Frees a range, after `delay` more allocations (it stays in use, for
-  /// the peak, until then).
+  /// Frees a range once `delay` more ranges of its size have been freed
+  /// (it stays in use, for the peak, until then).
   void release(int64_t offset, int64_t size) {
     size = llvm::alignTo(size, alignment);
-    pending.emplace_back(offset, size);
-    if (delay == 0)
-      releaseDelayed(/*all=*/true);
+    std::deque<int64_t> &held = pending[size];
+    held.push_back(offset);
+    while (held.size() > delay) {
+      makeFree(held.front(), size);
+      held.pop_front();
+    }
   }
 
   /// Makes every held-back range free at once (when space runs out).
-  void flush() { releaseDelayed(/*all=*/true); }
+  void flush() {
+    for (auto &[size, held] : pending)
+      for (int64_t offset : held)
+        makeFree(offset, size);
+    pending.clear();
+  }
 
   int64_t peakBytes() const { return peak; }
   int64_t capacityBytes() const { return capacity; }
@@ -95,13 +105,9 @@ public:
   }
 
 private:
-  void releaseDelayed(bool all = false) {
-    while (!pending.empty() && (all || pending.size() >= delay)) {
-      auto [offset, size] = pending.front();
-      pending.pop_front();
-      used -= size;
-      insertFree(offset, size);
-    }
+  void makeFree(int64_t offset, int64_t size) {
+    used -= size;
+    insertFree(offset, size);
   }
 
   void insertFree(int64_t offset, int64_t size) {
@@ -123,7 +129,8 @@ private:
   int64_t capacity, alignment;
   unsigned delay;
   std::map<int64_t, int64_t> free;
-  std::deque<std::pair<int64_t, int64_t>> pending;
+  /// Held-back offsets by size, oldest first.
+  std::map<int64_t, std::deque<int64_t>> pending;
   int64_t used = 0, peak = 0;
 };
 

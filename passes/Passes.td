@@ -135,8 +135,10 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
     Gives each `memref.alloc` in SBUF or PSUM a byte offset within the
     partitions, recorded as `nisa.address`, by a linear scan over the
     kernel's instructions (a tile lives from its allocation to its last
-    use). A freed range is reused only after `buffers - 1` further
-    allocations, so tiles that stream through are N-way buffered. PSUM tiles
+    use). A freed range is reused only after `buffers - 1` further ranges
+    of its size are freed, so each kind of tile that streams through is
+    N-way buffered, whatever streams beside it; when a tile does not fit,
+    the held-back ranges are released first. PSUM tiles
     take whole banks. The kernel gets `nisa.peak_sbuf_bytes` and
     `nisa.peak_psum_bytes` (per partition); `timeline=PATH` writes, per
     kernel, every tile's space, offset, bytes per partition and live range
