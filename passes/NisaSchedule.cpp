@@ -238,6 +238,8 @@ struct NisaSchedulePass
     NamedAttrList attrs;
     attrs.append("predicted_ns", b.getF64FloatAttr(s.makespan));
     attrs.append("bound_ns", b.getF64FloatAttr(bound));
+    attrs.append("predicted_over_bound",
+                 b.getF64FloatAttr(bound > 0 ? s.makespan / bound : 1.0));
     attrs.append("critical_path_ns", b.getF64FloatAttr(s.criticalPath));
     attrs.append("serial_ns", b.getF64FloatAttr(s.serial));
     attrs.append("busy_ns", b.getDenseF64ArrayAttr(ArrayRef(s.busy)));

@@ -279,7 +279,8 @@ static json kernelSchedule(func::FuncOp kernel) {
     return nullptr;
   json out = json::object();
   for (StringRef key :
-       {"predicted_ns", "bound_ns", "critical_path_ns", "serial_ns"})
+       {"predicted_ns", "bound_ns", "predicted_over_bound", "critical_path_ns",
+        "serial_ns"})
     if (auto v = s.getAs<FloatAttr>(key))
       out[key.str()] = v.getValueAsDouble();
   if (auto busy = s.getAs<DenseF64ArrayAttr>("busy_ns");

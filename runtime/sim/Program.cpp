@@ -728,6 +728,8 @@ static absl::Status readSchedule(ObjectReader &parent, Kernel &kernel) {
   KernelSchedule s;
   NEURON_RETURN_IF_ERROR(readTime(r, "predicted_ns", s.predictedNs));
   NEURON_RETURN_IF_ERROR(readTime(r, "bound_ns", s.boundNs));
+  NEURON_RETURN_IF_ERROR(
+      readTime(r, "predicted_over_bound", s.predictedOverBound));
   NEURON_RETURN_IF_ERROR(readTime(r, "critical_path_ns", s.criticalPathNs));
   NEURON_RETURN_IF_ERROR(readTime(r, "serial_ns", s.serialNs));
   NEURON_ASSIGN_OR_RETURN(busy, r.object("busy_ns"));

@@ -211,6 +211,8 @@ inline int64_t unitOf(const Instruction &inst) {
 /// A kernel's `schedule`: the compiler's prediction (docs/executable.md).
 struct KernelSchedule {
   double predictedNs = 0, boundNs = 0, criticalPathNs = 0, serialNs = 0;
+  /// predictedNs / boundNs as the compiler recorded it (optional).
+  std::optional<double> predictedOverBound;
   /// Busy time per Engine; Dma summed over the queues.
   std::array<double, 5> busyNs{};
   int64_t dmaQueues = 1;

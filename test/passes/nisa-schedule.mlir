@@ -15,7 +15,7 @@
 // Nothing overlaps the chain, so predicted time, bound and critical path
 // are all 5898.8 + 225.7 + 480 + 11597.6 ns; serial adds the short load.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: nisa.schedule = {bound_ns = 18202.0{{[0-9]*}} : f64, busy_ns = array<f64: 225.70{{[0-9]*}}, 0.000000e+00, {{4.8|479.9}}{{.*}}, 0.000000e+00, 19121.0{{[0-9]*}}>, critical_path = array<i64: 0, 2, 3, 4>, critical_path_ns = 18202.0{{[0-9]*}} : f64, dma_queues = 16 : i64, predicted_ns = 18202.0{{[0-9]*}} : f64, serial_ns = 19826.7{{[0-9]*}} : f64}
+// CHECK-SAME: nisa.schedule = {bound_ns = 18202.0{{[0-9]*}} : f64, busy_ns = array<f64: 225.70{{[0-9]*}}, 0.000000e+00, {{4.8|479.9}}{{.*}}, 0.000000e+00, 19121.0{{[0-9]*}}>, critical_path = array<i64: 0, 2, 3, 4>, critical_path_ns = 18202.0{{[0-9]*}} : f64, dma_queues = 16 : i64, predicted_ns = 18202.0{{[0-9]*}} : f64, predicted_over_bound = 1.000000e+00 : f64, serial_ns = 19826.7{{[0-9]*}} : f64}
 // CHECK: nisa.dma_copy %{{.*}}, %[[M:.*]] queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 5898.78{{[0-9]*}}>}
 // CHECK: nisa.dma_copy %{{.*}}, %[[S:.*]] queue 1 {nisa.time_ns = array<f64: 0.000000e+00, 1624.69{{[0-9]*}}>}
 // CHECK: nisa.matmul %[[S]], %[[M]], %{{.*}} {nisa.time_ns = array<f64: 5898.78{{[0-9]*}}, 6124.48{{[0-9]*}}>}
