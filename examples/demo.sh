@@ -30,6 +30,8 @@ echo "== $name: neuron-compile --target=$target -> $work/$name.nxe"
 echo "executable: $(wc -c < "$work/$name.nxe") bytes; coverage report: $work/$name.nxe.coverage.json"
 echo
 echo "== neuron-run on random inputs (seed 1), checked against mlir-runner"
-"$bin/neuron-run" "$work/$name.nxe" --random-inputs --seed=1 --output-dir="$work/run"
+"$bin/neuron-run" "$work/$name.nxe" --random-inputs --seed=1 --output-dir="$work/run" \
+  --profile="$work/profile.json" --trace="$work/trace.json" --timeline="$work/timeline.svg"
+echo "profile: $work/profile.json; Perfetto trace: $work/trace.json; timeline: $work/timeline.svg"
 python3 "$root/test/e2e/oracle.py" --graph "$graph" --function "$function" \
   --run-dir "$work/run" --llvm-bin /usr/lib/llvm-22/bin --io-lib "$build/lib/libNeuronOracleIO.so" --rtol 1e-4 --atol 1e-4
