@@ -21,6 +21,9 @@ using namespace mlir::neuron;
 #define GET_ATTRDEF_CLASSES
 #include "dialects/neuron/IR/NeuronAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "dialects/neuron/IR/NeuronTypes.cpp.inc"
+
 void NeuronDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -29,6 +32,10 @@ void NeuronDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "dialects/neuron/IR/NeuronAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/neuron/IR/NeuronTypes.cpp.inc"
       >();
 }
 

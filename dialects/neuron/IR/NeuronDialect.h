@@ -17,4 +17,9 @@
 #define GET_ATTRDEF_CLASSES
 #include "dialects/neuron/IR/NeuronAttrs.h.inc"
 
+#include "mlir/IR/BuiltinTypes.h"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/neuron/IR/NeuronTypes.h.inc"
+
 #endif // NEURON_DIALECTS_NEURON_IR_NEURONDIALECT_H

@@ -602,4 +602,6 @@ def Neuron_LaunchOp : Neuron_Op<"launch", [Pure,
   }];
 }
 
+include "dialects/neuron/IR/NeuronCollectives.td"
+
 #endif // NEURON_OPS_TD
