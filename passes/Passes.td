@@ -244,4 +244,44 @@ def NisaVerifySync : Pass<"nisa-verify-sync", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }
 
+def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"> {
+  let summary = "Start each collective early, finish it late, and choose its algorithm";
+  let description = [{
+    Turns every synchronous collective (`neuron.all_reduce`, `all_gather`,
+    `reduce_scatter`, `all_to_all`) into `neuron.collective_start` right
+    after its input is defined and `neuron.collective_done` right before
+    its first use, so the arithmetic between them overlaps the transfer.
+    For each it picks the algorithm (ring, recursive halving/doubling, or
+    hierarchical: within each chip, then across chips, pipelined in chunks)
+    with the alpha-beta model of the target's links
+    (runtime/target/CollectiveModel.h): the grid is laid out row-major on
+    the target's logical cores, chip by chip, which decides how many chips
+    a group spans. A grid with more cores than the target holds is an
+    error. Every decision is a remark (`summary`) and, with `report=FILE`,
+    a JSON entry: where the start and done went and why, the algorithm,
+    the chunks, every candidate's time, and how much independent work
+    overlaps it.
+
+    ```mlir
+    // Before: %y = neuron.all_reduce %x grid [4] axes [0] reduction <sum> : ...
+    // After:  %h = neuron.collective_start all_reduce %x grid [4] axes [0] reduction <sum>
+    //             {algorithm = "halving-doubling", chunks = 1 : i64, predicted_ns = ...}
+    //         ... independent work ...
+    //         %y = neuron.collective_done %h : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2.48xlarge\"",
+           "Target (chip or instance, with ,lnc=N) the grid is laid out on">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per collective explaining its placement">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the placement decisions as JSON to this file">
+  ];
+}
+
 #endif // NEURON_PASSES_TD

@@ -1,0 +1,348 @@
+//===- NeuronPlaceCollectives.cpp - the neuron-place-collectives pass -----===//
+//
+// Splits each synchronous collective into start and done, hoisting the
+// start to just after its input's definition and sinking the done to just
+// before its first use, and times it with the target's collective model.
+// The work left between the two (none of it can use the result) is what
+// overlaps the transfer; its time is estimated from the cost model.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+#include "runtime/target/CollectiveModel.h"
+#include "runtime/target/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONPLACECOLLECTIVES
+#include "passes/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+namespace rt = ::neuron::rt;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+/// A synchronous collective's attributes in one shape.
+struct SyncCollective {
+  CollectiveKind kind;
+  Value input;
+  ArrayRef<int64_t> grid, axes;
+  std::optional<CollectiveReduction> reduction;
+  std::optional<int64_t> axis, split, concat;
+};
+
+std::optional<SyncCollective> asCollective(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<SyncCollective>>(op)
+      .Case([](AllReduceOp o) {
+        return SyncCollective{CollectiveKind::all_reduce, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), o.getReduction()};
+      })
+      .Case([](AllGatherOp o) {
+        return SyncCollective{CollectiveKind::all_gather, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), std::nullopt,
+                              o.getAxis()};
+      })
+      .Case([](ReduceScatterOp o) {
+        return SyncCollective{CollectiveKind::reduce_scatter, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), o.getReduction(),
+                              o.getAxis()};
+      })
+      .Case([](AllToAllOp o) {
+        return SyncCollective{CollectiveKind::all_to_all, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), std::nullopt,
+                              std::nullopt, o.getSplitAxis(),
+                              o.getConcatAxis()};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+int64_t tensorBytes(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  if (!t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         ((t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// A rough device time of a graph op: contractions at the tensor engine's
+/// peak, everything else streaming its result through the vector engine.
+double estimateNs(Operation *op, const rt::CostModel &model) {
+  auto contraction = [&](Value lhs, Value rhs, Value result) {
+    auto a = cast<RankedTensorType>(lhs.getType());
+    auto c = cast<RankedTensorType>(result.getType());
+    if (!a.hasStaticShape() || !c.hasStaticShape())
+      return 0.0;
+    double flops = 2.0 * c.getNumElements() * a.getShape().back();
+    StringRef dtype = a.getElementType().isBF16() ? "bf16" : "f32";
+    return flops / model.tensorPeakOpsPerNs(dtype);
+  };
+  if (auto m = dyn_cast<MatmulOp>(op))
+    return contraction(m.getLhs(), m.getRhs(), m.getResult());
+  if (auto m = dyn_cast<BatchMatmulOp>(op))
+    return contraction(m.getLhs(), m.getRhs(), m.getResult());
+  if (op->getDialect() != op->getContext()->getLoadedDialect<NeuronDialect>() ||
+      op->getNumResults() != 1 || isa<ConstantOp, ReshapeOp>(op))
+    return 0;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  rt::CostQuery q;
+  q.kind = rt::CostQuery::Kind::Elementwise;
+  q.freeElements = llvm::divideCeil(type.getNumElements(), 128);
+  return model.nanoseconds(q);
+}
+
+rt::CollectiveOp modelOp(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::all_reduce: return rt::CollectiveOp::AllReduce;
+  case CollectiveKind::all_gather: return rt::CollectiveOp::AllGather;
+  case CollectiveKind::reduce_scatter: return rt::CollectiveOp::ReduceScatter;
+  case CollectiveKind::all_to_all: return rt::CollectiveOp::AllToAll;
+  }
+  return rt::CollectiveOp::AllReduce;
+}
+
+/// The chips the group of the first core spans when the grid is laid out
+/// row-major on logical cores, `perChip` to a chip.
+int chipsSpanned(ArrayRef<int64_t> grid, ArrayRef<int64_t> axes,
+                 int64_t perChip) {
+  SmallVector<int64_t> strides(grid.size(), 1);
+  for (int64_t d = int64_t(grid.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * grid[d + 1];
+  std::set<int64_t> chips{0};
+  SmallVector<int64_t> index(axes.size(), 0);
+  while (true) {
+    int64_t linear = 0;
+    for (auto [i, a] : llvm::enumerate(axes))
+      linear += index[i] * strides[a];
+    chips.insert(linear / std::max<int64_t>(perChip, 1));
+    int64_t i = int64_t(axes.size()) - 1;
+    for (; i >= 0; --i) {
+      if (++index[i] < grid[axes[i]])
+        break;
+      index[i] = 0;
+    }
+    if (i < 0)
+      break;
+  }
+  return int(chips.size());
+}
+
+struct NeuronPlaceCollectivesPass
+    : public mlir::neuron::impl::NeuronPlaceCollectivesBase<
+          NeuronPlaceCollectivesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    absl::StatusOr<rt::TargetRegistry> registry =
+        targetDir.empty() ? rt::TargetRegistry::loadBuiltin()
+                          : rt::TargetRegistry::loadDirectory(targetDir);
+    absl::StatusOr<rt::ResolvedTarget> resolved =
+        registry.ok() ? registry->resolve(target)
+                      : absl::StatusOr<rt::ResolvedTarget>(registry.status());
+    if (!resolved.ok()) {
+      module.emitError() << "neuron-place-collectives: "
+                         << std::string(resolved.status().message());
+      return signalPassFailure();
+    }
+    absl::StatusOr<rt::CollectiveModel> links =
+        rt::CollectiveModel::forTarget(*resolved);
+    absl::StatusOr<rt::CostModel> engines = rt::CostModel::forTarget(*resolved);
+    if (!links.ok() || !engines.ok()) {
+      module.emitError() << "neuron-place-collectives: "
+                         << std::string(!links.ok() ? links.status().message()
+                                                    : engines.status().message());
+      return signalPassFailure();
+    }
+    json entries = json::array();
+    WalkResult result = module.walk([&](func::FuncOp f) {
+      if (f.isExternal())
+        return WalkResult::advance();
+      for (Block &block : f.getBody())
+        if (failed(placeBlock(block, *resolved, *links, *engines, entries)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    if (!report.empty() && failed(writeReport(module, *resolved, *links,
+                                              entries)))
+      return signalPassFailure();
+  }
+
+  LogicalResult placeBlock(Block &block, const rt::ResolvedTarget &t,
+                           const rt::CollectiveModel &links,
+                           const rt::CostModel &engines, json &entries) {
+    SmallVector<Operation *> collectives;
+    for (Operation &op : block)
+      if (asCollective(&op))
+        collectives.push_back(&op);
+    for (Operation *op : collectives)
+      if (failed(place(op, *asCollective(op), t, links, engines, entries)))
+        return failure();
+    return success();
+  }
+
+  LogicalResult place(Operation *op, const SyncCollective &c,
+                      const rt::ResolvedTarget &t,
+                      const rt::CollectiveModel &links,
+                      const rt::CostModel &engines, json &entries) {
+    int64_t cores = 1, group = 1;
+    for (int64_t size : c.grid)
+      cores *= size;
+    for (int64_t a : c.axes)
+      group *= c.grid[a];
+    int64_t available = t.logicalCoresPerInstance();
+    if (cores > available)
+      return op->emitError()
+             << "neuron-place-collectives: the grid [" << c.grid << "] has "
+             << cores << " logical cores, but " << t.spec() << " holds "
+             << available << " (" << t.logicalCoresPerChip()
+             << " logical cores per chip at lnc=" << t.lnc.lnc << ", "
+             << t.chips() << " chip" << (t.chips() == 1 ? "" : "s")
+             << "); use a smaller grid or a larger instance";
+
+    Block *block = op->getBlock();
+    Value result = op->getResult(0);
+    rt::CollectiveQuery q;
+    q.op = modelOp(c.kind);
+    q.bytes = double(tensorBytes(c.kind == CollectiveKind::all_gather
+                                     ? result.getType()
+                                     : c.input.getType()));
+    q.cores = int(group);
+    q.chips = chipsSpanned(c.grid, c.axes, t.logicalCoresPerChip());
+    rt::CollectiveChoice choice = links.choose(q);
+
+    // Start right after the input exists; finish right before the first
+    // op of this block that needs the result (or at the block's end).
+    Operation *def = c.input.getDefiningOp();
+    Operation *startAfter =
+        def && def->getBlock() == block ? def : nullptr;
+    Operation *firstUse = block->getTerminator();
+    for (Operation *user : result.getUsers()) {
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (ancestor && ancestor->isBeforeInBlock(firstUse))
+        firstUse = ancestor;
+    }
+    int64_t hoisted = 0, sunk = 0;
+    for (Operation *o = op->getPrevNode(); o && o != startAfter;
+         o = o->getPrevNode())
+      ++hoisted;
+    for (Operation *o = op->getNextNode(); o && o != firstUse;
+         o = o->getNextNode())
+      ++sunk;
+
+    OpBuilder b(op);
+    if (startAfter)
+      b.setInsertionPointAfter(startAfter);
+    else
+      b.setInsertionPointToStart(block);
+    auto resultType = cast<RankedTensorType>(result.getType());
+    auto start = CollectiveStartOp::create(
+        b, op->getLoc(), PendingType::get(op->getContext(), resultType),
+        CollectiveKindAttr::get(op->getContext(), c.kind), c.input,
+        b.getDenseI64ArrayAttr(c.grid), b.getDenseI64ArrayAttr(c.axes),
+        c.reduction ? CollectiveReductionAttr::get(op->getContext(),
+                                                    *c.reduction)
+                    : CollectiveReductionAttr(),
+        c.axis ? b.getI64IntegerAttr(*c.axis) : IntegerAttr(),
+        c.split ? b.getI64IntegerAttr(*c.split) : IntegerAttr(),
+        c.concat ? b.getI64IntegerAttr(*c.concat) : IntegerAttr());
+    b.setInsertionPoint(firstUse);
+    auto done = CollectiveDoneOp::create(b, op->getLoc(), resultType,
+                                         start.getHandle());
+    result.replaceAllUsesWith(done.getResult());
+    op->erase();
+
+    double overlap = 0;
+    for (Operation *o = start->getNextNode(); o != done; o = o->getNextNode())
+      overlap += estimateNs(o, engines);
+    double covered = choice.ns > 0 ? std::min(1.0, overlap / choice.ns) : 1;
+    start->setAttr("algorithm",
+                   b.getStringAttr(rt::algorithmName(choice.algorithm)));
+    start->setAttr("chunks", b.getI64IntegerAttr(choice.chunks));
+    start->setAttr("predicted_ns", b.getF64FloatAttr(choice.ns));
+
+    std::string where =
+        startAfter ? "right after its input is defined"
+                   : "at the start of the block (its input is an argument "
+                     "or defined outside)";
+    std::string why = llvm::formatv(
+        "{0} of {1:f1} KiB over {2} cores on {3} chip{4}: {5}{6}, predicted "
+        "{7:f2} us ({8}); started {9}, {10} ops earlier; done sunk {11} ops "
+        "later, before {12}; {13:f2} us of independent work overlaps it "
+        "({14:f0}%)",
+        stringifyCollectiveKind(c.kind), q.bytes / 1024, q.cores, q.chips,
+        q.chips == 1 ? "" : "s", rt::algorithmName(choice.algorithm),
+        choice.chunks > 1 ? " in " + std::to_string(choice.chunks) + " chunks"
+                          : std::string(),
+        choice.ns * 1e-3, choice.candidates, where, hoisted, sunk,
+        isa<func::ReturnOp>(firstUse)
+            ? std::string("the return")
+            : "its first use ('" + firstUse->getName().getStringRef().str() +
+                  "')",
+        overlap * 1e-3, covered * 100);
+    if (summary)
+      start.emitRemark() << "neuron-place-collectives: " << why;
+    std::string loc;
+    llvm::raw_string_ostream locStream(loc);
+    start.getLoc().print(locStream);
+    entries.push_back({{"location", loc},
+                       {"kind", stringifyCollectiveKind(c.kind).str()},
+                       {"bytes", q.bytes},
+                       {"cores", q.cores},
+                       {"chips", q.chips},
+                       {"algorithm", std::string(rt::algorithmName(
+                                         choice.algorithm))},
+                       {"chunks", choice.chunks},
+                       {"predicted_ns", choice.ns},
+                       {"candidates", choice.candidates},
+                       {"start", where},
+                       {"start_hoisted_ops", hoisted},
+                       {"done_sunk_ops", sunk},
+                       {"overlap_ns", overlap},
+                       {"overlap_fraction", covered},
+                       {"explanation", why}});
+    return success();
+  }
+
+  LogicalResult writeReport(ModuleOp module, const rt::ResolvedTarget &t,
+                            const rt::CollectiveModel &links,
+                            const json &entries) {
+    json doc = {{"schema", "neuron-collective-placement/1"},
+                {"target",
+                 {{"spec", t.spec()},
+                  {"lnc", t.lnc.lnc},
+                  {"lnc_definition", t.lnc.definition},
+                  {"logical_cores_per_chip", t.logicalCoresPerChip()},
+                  {"chips", t.chips()}}},
+                {"model", links.assumptions()},
+                {"collectives", entries}};
+    std::error_code ec;
+    llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return module.emitError() << "neuron-place-collectives: cannot write '"
+                                << report << "': " << ec.message();
+    os << doc.dump(2) << "\n";
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,80 @@
+//===- CollectiveModel.h - Alpha-beta times of collectives ------*- C++ -*-===//
+//
+// How long a collective takes on a group of logical cores, and which
+// algorithm and chunking minimise it: the alpha-beta model (a fixed latency
+// per step plus bytes over bandwidth) with the target's figures. Cores of
+// one chip exchange data through their DMA engines; chips through
+// NeuronLink, whose per-chip bandwidth is shared by the chip's cores in
+// the group. The step latencies are modelling assumptions (no published
+// figure), listed by `assumptions()`. No MLIR dependency: the compiler's
+// placement pass and the runtime's multi-core simulation share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_TARGET_COLLECTIVEMODEL_H
+#define NEURON_RUNTIME_TARGET_COLLECTIVEMODEL_H
+
+#include "runtime/target/Target.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace neuron::rt {
+
+enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll };
+enum class CollectiveAlgorithm { Ring, HalvingDoubling, Hierarchical };
+
+/// "ring", "halving-doubling", "hierarchical".
+std::string_view algorithmName(CollectiveAlgorithm a);
+
+struct CollectiveQuery {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  /// The whole tensor one core holds before (all_reduce, reduce_scatter,
+  /// all_to_all) or after (all_gather) the collective.
+  double bytes = 0;
+  /// Cores in the group, and how many chips they span (evenly).
+  int cores = 1;
+  int chips = 1;
+};
+
+struct CollectiveChoice {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  /// Pieces the message is cut into, pipelined through the phases of a
+  /// hierarchical algorithm (1 for the flat ones).
+  int chunks = 1;
+  double ns = 0;
+  /// Every candidate's time, for reports: "ring 12.3 us, ...".
+  std::string candidates;
+};
+
+class CollectiveModel {
+public:
+  static absl::StatusOr<CollectiveModel> forTarget(const ResolvedTarget &t);
+
+  /// The time of `q` with `algorithm` in `chunks` pieces; infinite when the
+  /// algorithm does not apply (halving-doubling needs a power-of-two group,
+  /// hierarchical more than one chip and more than one core per chip).
+  double ns(const CollectiveQuery &q, CollectiveAlgorithm algorithm,
+            int chunks = 1) const;
+  /// The fastest algorithm and chunking for `q`.
+  CollectiveChoice choose(const CollectiveQuery &q) const;
+  /// Bytes per ns between two cores of a chip, and of one core's share of
+  /// its chip's NeuronLink when `sharers` cores of the chip communicate.
+  double intraChipBytesPerNs() const { return intraBw; }
+  double interChipBytesPerNs(int sharers) const;
+  std::string assumptions() const;
+
+private:
+  /// One phase: `steps` exchanges of `bytes` each, within a chip or across.
+  double phase(double steps, double bytes, bool acrossChips,
+               int sharers) const;
+
+  double intraBw = 0, linkBw = 0;
+};
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_TARGET_COLLECTIVEMODEL_H

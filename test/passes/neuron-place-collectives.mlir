@@ -1,0 +1,62 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --neuron-place-collectives="target=trn2.48xlarge summary=true" -mlir-print-op-on-diagnostic=false | FileCheck %s
+
+// Tests the placement: the start is hoisted to just after the relu that
+// defines its input (above the independent matmul), the done sunk to just
+// before the add that uses it (below the independent exp). Four cores of
+// one chip (lnc=2 gives 4 logical cores per trn2 chip): a power of two, so
+// halving-doubling takes fewer steps than the ring.
+// CHECK-LABEL: func.func @overlap
+// CHECK: %[[P:.*]] = neuron.relu
+// CHECK-NEXT: %[[H:.*]] = neuron.collective_start all_reduce %[[P]] grid [4] axes [0] reduction <sum> {algorithm = "halving-doubling", chunks = 1 : i64, predicted_ns = {{.*}}} : tensor<128x512xf32> -> !neuron.pending<tensor<128x512xf32>>
+// CHECK-NEXT: neuron.matmul
+// CHECK-NEXT: %[[E:.*]] = neuron.exp
+// CHECK-NEXT: %[[R:.*]] = neuron.collective_done %[[H]]
+// CHECK-NEXT: neuron.add %[[R]], %[[E]]
+func.func @overlap(%x: tensor<128x512xf32>, %a: tensor<128x256xf32>, %b: tensor<256x512xf32>) -> tensor<128x512xf32> {
+  %p = neuron.relu %x : tensor<128x512xf32>
+  %m = neuron.matmul %a, %b : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
+  // expected-remark@+1 {{neuron-place-collectives: all_reduce of 256.0 KiB over 4 cores on 1 chip: halving-doubling, predicted}}
+  %r = neuron.all_reduce %p grid [4] axes [0] reduction <sum> : tensor<128x512xf32> -> tensor<128x512xf32>
+  %e = neuron.exp %m : tensor<128x512xf32>
+  %s = neuron.add %r, %e : tensor<128x512xf32>
+  return %s : tensor<128x512xf32>
+}
+
+// -----
+
+// Tests an argument input: the start goes to the top of the function, and
+// a result only returned finishes just before the return.
+// CHECK-LABEL: func.func @argument
+// CHECK-NEXT: neuron.collective_start all_gather %{{.*}} grid [2, 4] axes [1] axis 0
+// CHECK-NEXT: neuron.exp
+// CHECK-NEXT: neuron.collective_done
+// CHECK-NEXT: return
+func.func @argument(%x: tensor<32x64xf32>, %y: tensor<8xf32>) -> (tensor<128x64xf32>, tensor<8xf32>) {
+  %e = neuron.exp %y : tensor<8xf32>
+  // expected-remark@+1 {{started at the start of the block (its input is an argument or defined outside), 1 ops earlier; done sunk 0 ops later, before the return}}
+  %g = neuron.all_gather %x grid [2, 4] axes [1] axis 0 : tensor<32x64xf32> -> tensor<128x64xf32>
+  return %g, %e : tensor<128x64xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Tests a group spanning chips: 16 cores along the axis are 4 chips of 4
+// logical cores; a large all-reduce goes hierarchical (within each chip,
+// then across chips on a quarter of the data), pipelined in chunks.
+// CHECK-LABEL: func.func @across_chips
+// CHECK: neuron.collective_start all_reduce {{.*}} {algorithm = "hierarchical", chunks = {{[0-9]+}} : i64
+func.func @across_chips(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  // expected-remark@+1 {{all_reduce of 65536.0 KiB over 16 cores on 4 chips: hierarchical in}}
+  %r = neuron.all_reduce %x grid [16] axes [0] reduction <sum> : tensor<4096x4096xf32> -> tensor<4096x4096xf32>
+  return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
+// Tests the error for a grid larger than the instance: trn2.48xlarge has
+// 16 chips of 4 logical cores at lnc=2.
+func.func @too_large(%x: tensor<128xf32>) -> tensor<128xf32> {
+  // expected-error@+1 {{neuron-place-collectives: the grid [8, 16] has 128 logical cores, but trn2.48xlarge,lnc=2 holds 64 (4 logical cores per chip at lnc=2, 16 chips); use a smaller grid or a larger instance}}
+  %r = neuron.all_reduce %x grid [8, 16] axes [1] reduction <sum> : tensor<128xf32> -> tensor<128xf32>
+  return %r : tensor<128xf32>
+}
