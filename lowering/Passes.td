@@ -102,4 +102,69 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
   ];
 }
 
+def NeuronValidateSharding : Pass<"neuron-validate-sharding",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Reject shardings that upstream propagation/partition would "
+                "crash on or mis-partition";
+  let description = [{
+    Checks every `shard.sharding` and every `shard.shard` before upstream's
+    `sharding-propagation` and `shard-partition` run, and reports with the
+    op's location: a sharding that names no `shard.grid`; a grid with a
+    dynamic shape (the neuron collectives need the core count); a grid axis
+    outside the grid or used twice in one sharding; split axes for more
+    dimensions than the annotated tensor has; a statically sized dimension
+    that the product of its grid axes' sizes does not divide; halo sizes or
+    explicit shard offsets (the neuron collectives exchange no halos); a
+    `shard.shard` whose sharding is not a `shard.sharding` op. Upstream
+    segfaults on an out-of-range grid axis, reads past the end of the
+    shape for excess split axes, and rounds shard sizes up silently for a
+    dimension that does not divide.
+
+    ```mlir
+    shard.grid @g(shape = 4)
+    // error: split axis 1 of dimension 1 is outside the 1-dimensional grid @g
+    %s = shard.sharding @g split_axes = [[], [1]] : !shard.sharding
+    %w = shard.shard %w0 to %s : tensor<16x32xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numShardings", "shardings", "shard.sharding ops checked">,
+    Statistic<"numAnnotations", "annotations", "shard.shard ops checked">
+  ];
+}
+
+def ConvertShardToNeuron : Pass<"convert-shard-to-neuron"> {
+  let summary = "Rewrite upstream shard collectives into neuron collectives";
+  let description = [{
+    Runs after upstream `shard-partition`. `shard.all_reduce`,
+    `shard.all_gather`, `shard.reduce_scatter` and `shard.all_to_all` become
+    the neuron ops of the same name, carrying the shape of the `shard.grid`
+    they name. An all_reduce whose only use is a `shard.all_slice` on the
+    same grid and axes (the per-core crop of the reduced tensor) fuses with
+    it into one `neuron.reduce_scatter`. An all_reduce or reduce_scatter
+    that accumulates in a wider type first casts its input with
+    `neuron.cast`. Reductions other than sum, max and min, collectives with
+    no neuron counterpart (broadcast, gather, scatter, reduce, send, recv,
+    shift, update_halo) and grids with a dynamic shape are errors.
+
+    Before:
+    ```mlir
+    shard.grid @g(shape = 4)
+    %0 = shard.all_reduce %x on @g grid_axes = [0] : tensor<8x16xf32> -> tensor<8x16xf32>
+    %1 = shard.all_slice %0 on @g grid_axes = [0] slice_axis = 0 : tensor<8x16xf32> -> tensor<2x16xf32>
+    ```
+    After:
+    ```mlir
+    %1 = neuron.reduce_scatter %x grid [4] axes [0] reduction <sum> axis 0
+        : tensor<8x16xf32> -> tensor<2x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let statistics = [
+    Statistic<"numConverted", "collectives", "shard collectives converted">,
+    Statistic<"numFused", "fused-reduce-scatters",
+              "all_reduce + all_slice pairs fused into reduce_scatter">
+  ];
+}
+
 #endif // NEURON_LOWERING_PASSES_TD

@@ -8,6 +8,7 @@
 #include "dialects/nisa/IR/NisaDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -28,6 +29,21 @@ void mlir::neuron::buildImportPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+void mlir::neuron::buildShardPipeline(OpPassManager &pm,
+                                      const ShardPipelineOptions &options) {
+  // Upstream crashes on some invalid shardings: check them first.
+  pm.addPass(createNeuronValidateSharding());
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(shard::createShardingPropagation());
+  fn.addPass(shard::createPartition());
+  // cse first: partitioning leaves duplicate shardings and shape
+  // computations that canonicalize alone does not merge.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  if (options.convert)
+    pm.addPass(createConvertShardToNeuron());
+}
+
 void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
   registry.insert<NeuronDialect, nisa::NisaDialect>();
 }
@@ -40,4 +56,9 @@ void mlir::neuron::registerNeuronPassesAndPipelines() {
       "Import a frontend graph (TOSA or linalg-on-tensors) into the neuron "
       "dialect",
       buildImportPipeline);
+  PassPipelineRegistration<ShardPipelineOptions>(
+      "neuron-shard",
+      "Partition a graph annotated with upstream shard for a grid of cores "
+      "and express its communication as neuron collectives",
+      buildShardPipeline);
 }

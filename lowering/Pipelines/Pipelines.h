@@ -37,6 +37,20 @@ struct ImportPipelineOptions
 void buildImportPipeline(OpPassManager &pm,
                          const ImportPipelineOptions &options);
 
+/// Options of `neuron-shard`.
+struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
+  Option<bool> convert{
+      *this, "convert",
+      llvm::cl::desc("Rewrite the partitioned program's shard collectives "
+                     "into neuron collectives (off: stop after partitioning)"),
+      llvm::cl::init(true)};
+};
+
+/// neuron-validate-sharding, then on every function upstream
+/// sharding-propagation and shard-partition, cse, canonicalize, and
+/// convert-shard-to-neuron.
+void buildShardPipeline(OpPassManager &pm, const ShardPipelineOptions &options);
+
 /// Adds the neuron and nisa dialects to `registry`.
 void registerNeuronDialects(DialectRegistry &registry);
 

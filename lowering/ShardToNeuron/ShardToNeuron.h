@@ -1,0 +1,40 @@
+//===- ShardToNeuron.h - upstream shard collectives to neuron --*- C++ -*-===//
+//
+// The pattern set behind `convert-shard-to-neuron`, and the check that says,
+// with a location, why an op cannot be converted.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_LOWERING_SHARDTONEURON_SHARDTONEURON_H
+#define NEURON_LOWERING_SHARDTONEURON_SHARDTONEURON_H
+
+#include "mlir/Support/LLVM.h"
+
+namespace mlir {
+class ConversionTarget;
+class Operation;
+class RewritePatternSet;
+class SymbolTableCollection;
+
+namespace neuron {
+
+/// shard.all_reduce / all_gather / reduce_scatter / all_to_all to the neuron
+/// collectives, and shard.all_reduce + shard.all_slice to
+/// neuron.reduce_scatter. `symbolTables` resolves the grids and must outlive
+/// the patterns.
+void populateShardToNeuronPatterns(RewritePatternSet &patterns,
+                                   SymbolTableCollection &symbolTables);
+
+/// Marks every upstream shard collective illegal and neuron legal.
+void configureShardToNeuronTarget(ConversionTarget &target);
+
+/// Emits an error on `op` and fails if it is a shard collective the patterns
+/// cannot convert (no neuron counterpart, unsupported reduction, dynamic
+/// grid, element type the neuron collectives do not carry).
+LogicalResult checkShardCollectiveConvertible(
+    Operation *op, SymbolTableCollection &symbolTables);
+
+} // namespace neuron
+} // namespace mlir
+
+#endif // NEURON_LOWERING_SHARDTONEURON_SHARDTONEURON_H

@@ -1,0 +1,33 @@
+// RUN: neuron-opt %s -split-input-file -neuron-shard | FileCheck %s
+// RUN: neuron-opt %s -split-input-file -neuron-shard=convert=false | FileCheck %s --check-prefix=PARTITIONED
+
+// Tests a tensor-parallel MLP on a 1-D grid of 2 cores: the first weight is
+// split by columns, the second by rows, so each core computes a partial sum of
+// the output and one all_reduce makes it whole.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @mlp
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W1:.*]]: tensor<16x16xf32>, %[[W2:.*]]: tensor<16x16xf32>) -> tensor<8x16xf32>
+// CHECK: %[[H:.*]] = linalg.matmul ins(%[[X]], %[[W1]] : tensor<8x16xf32>, tensor<16x16xf32>)
+// CHECK: %[[P:.*]] = linalg.matmul ins(%[[H]], %[[W2]] : tensor<8x16xf32>, tensor<16x16xf32>)
+// CHECK: %[[Y:.*]] = neuron.all_reduce %[[P]] grid [2] axes [0] reduction <sum> : tensor<8x16xf32> -> tensor<8x16xf32>
+// CHECK-NOT: shard.
+// CHECK: return %[[Y]]
+// PARTITIONED-LABEL: func.func @mlp
+// PARTITIONED: shard.all_reduce %{{.*}} on @cores grid_axes = [0] : tensor<8x16xf32> -> tensor<8x16xf32>
+func.func @mlp(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %w2: tensor<32x16xf32>) -> tensor<8x16xf32> {
+  %col = shard.sharding @cores split_axes = [[], [0]] : !shard.sharding
+  %w1s = shard.shard %w1 to %col : tensor<16x32xf32>
+  %row = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %w2s = shard.shard %w2 to %row : tensor<32x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1s : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%h, %w2s : tensor<8x32xf32>, tensor<32x16xf32>) outs(%f2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %rep = shard.sharding @cores split_axes = [[]] : !shard.sharding
+  %ys = shard.shard %y to %rep annotate_for_users : tensor<8x16xf32>
+  return %ys : tensor<8x16xf32>
+}
+
