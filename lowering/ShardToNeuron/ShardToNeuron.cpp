@@ -68,8 +68,7 @@ static DenseI64ArrayAttr toI64Array(Builder &b, ArrayRef<int16_t> axes) {
 
 /// `input`, cast to `elementType` first when the collective accumulates in
 /// another type than its input's (upstream converts before reducing).
-static Value castTo(OpBuilder &b, Location loc, Value input,
-                    Type elementType) {
+static Value castTo(OpBuilder &b, Location loc, Value input, Type elementType) {
   auto type = cast<RankedTensorType>(input.getType());
   if (type.getElementType() == elementType)
     return input;
@@ -120,8 +119,8 @@ LogicalResult mlir::neuron::checkShardCollectiveConvertible(
              << "' has no neuron counterpart; the neuron collectives reduce "
                 "with sum, max or min";
   }
-  for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes())) {
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
       return op->emitOpError("expected ranked tensors after partitioning, "
@@ -148,11 +147,9 @@ struct ShardCollectivePattern : OpConversionPattern<SourceOp> {
 
 protected:
   /// The grid shape, or failure with a match-failure note.
-  FailureOr<DenseI64ArrayAttr> gridShape(SourceOp op,
-                                         ConversionPatternRewriter &rewriter)
-      const {
-    DenseI64ArrayAttr shape =
-        gridShapeOf(op, op.getGridAttr(), symbolTables);
+  FailureOr<DenseI64ArrayAttr>
+  gridShape(SourceOp op, ConversionPatternRewriter &rewriter) const {
+    DenseI64ArrayAttr shape = gridShapeOf(op, op.getGridAttr(), symbolTables);
     if (!shape)
       return rewriter.notifyMatchFailure(op, "grid missing or dynamic");
     return shape;
@@ -313,8 +310,7 @@ struct ConvertShardToNeuronPass
       if (isSupportedCollective(op))
         ++collectives;
       if (auto slice = dyn_cast<shard::AllSliceOp>(op))
-        if (auto reduce =
-                slice.getInput().getDefiningOp<shard::AllReduceOp>())
+        if (auto reduce = slice.getInput().getDefiningOp<shard::AllReduceOp>())
           if (reduce->hasOneUse() &&
               reduce.getGridAttr() == slice.getGridAttr() &&
               reduce.getGridAxes() == slice.getGridAxes())

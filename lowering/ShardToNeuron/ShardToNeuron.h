@@ -31,8 +31,9 @@ void configureShardToNeuronTarget(ConversionTarget &target);
 /// Emits an error on `op` and fails if it is a shard collective the patterns
 /// cannot convert (no neuron counterpart, unsupported reduction, dynamic
 /// grid, element type the neuron collectives do not carry).
-LogicalResult checkShardCollectiveConvertible(
-    Operation *op, SymbolTableCollection &symbolTables);
+LogicalResult
+checkShardCollectiveConvertible(Operation *op,
+                                SymbolTableCollection &symbolTables);
 
 } // namespace neuron
 } // namespace mlir

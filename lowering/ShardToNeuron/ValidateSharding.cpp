@@ -62,8 +62,8 @@ static LogicalResult verifySharding(shard::ShardingOp sharding,
       if (axis < 0 || axis >= grid.getRank())
         return sharding.emitError("grid axis ")
                << axis << " (splitting tensor dimension " << dim
-               << ") is outside the " << grid.getRank()
-               << "-dimensional grid " << symbol;
+               << ") is outside the " << grid.getRank() << "-dimensional grid "
+               << symbol;
       auto [it, inserted] = dimOfAxis.try_emplace(axis, dim);
       if (!inserted)
         return sharding.emitError("grid axis ")
