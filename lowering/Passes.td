@@ -115,7 +115,11 @@ def NeuronValidateSharding : Pass<"neuron-validate-sharding",
     dimensions than the annotated tensor has; a statically sized dimension
     that the product of its grid axes' sizes does not divide; halo sizes or
     explicit shard offsets (the neuron collectives exchange no halos); a
-    `shard.shard` whose sharding is not a `shard.sharding` op. Upstream
+    `shard.shard` whose sharding is not a `shard.sharding` op. A valid
+    module's function arguments and results annotated by `shard.shard` get
+    `neuron.sharding = [[grid axes] per dimension]`, which partitioning
+    would forget and the executable needs (to split whole inputs and
+    reassemble whole outputs). Upstream
     segfaults on an out-of-range grid axis, reads past the end of the
     shape for excess split axes, and rounds shard sizes up silently for a
     dimension that does not divide.

@@ -11,6 +11,7 @@
 
 #include "lowering/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -118,6 +119,49 @@ static LogicalResult verifyAnnotation(shard::ShardOp op,
   return success();
 }
 
+/// `neuron.sharding` of a value annotated by `sharding`: for each tensor
+/// dimension, the grid axes it is split over.
+static ArrayAttr splitAxesAttr(shard::ShardingOp sharding, int64_t rank) {
+  Builder b(sharding.getContext());
+  SmallVector<Attribute> dims;
+  for (shard::GridAxesAttr axes : sharding.getSplitAxes().getAxes()) {
+    SmallVector<int64_t> list(axes.asArrayRef().begin(),
+                              axes.asArrayRef().end());
+    dims.push_back(b.getDenseI64ArrayAttr(list));
+  }
+  while (int64_t(dims.size()) < rank)
+    dims.push_back(b.getDenseI64ArrayAttr({}));
+  return b.getArrayAttr(dims);
+}
+
+/// Records on function arguments and results the sharding they are
+/// annotated with (`neuron.sharding`), which partitioning forgets: the
+/// executable needs it to split whole inputs into each core's shard and
+/// reassemble whole outputs.
+static void recordIoShardings(ModuleOp module) {
+  module.walk([](func::FuncOp f) {
+    if (f.isExternal())
+      return;
+    auto annotation = [](Operation *op) -> std::optional<ArrayAttr> {
+      auto ann = dyn_cast_if_present<shard::ShardOp>(op);
+      auto sharding =
+          ann ? ann.getSharding().getDefiningOp<shard::ShardingOp>() : nullptr;
+      if (!sharding)
+        return std::nullopt;
+      auto type = cast<RankedTensorType>(ann.getResult().getType());
+      return splitAxesAttr(sharding, type.getRank());
+    };
+    for (BlockArgument arg : f.getArguments())
+      for (Operation *user : arg.getUsers())
+        if (std::optional<ArrayAttr> axes = annotation(user))
+          f.setArgAttr(arg.getArgNumber(), "neuron.sharding", *axes);
+    Operation *ret = f.getBody().back().getTerminator();
+    for (auto [i, v] : llvm::enumerate(ret->getOperands()))
+      if (std::optional<ArrayAttr> axes = annotation(v.getDefiningOp()))
+        f.setResultAttr(i, "neuron.sharding", *axes);
+  });
+}
+
 namespace {
 struct NeuronValidateShardingPass
     : neuron::impl::NeuronValidateShardingBase<NeuronValidateShardingPass> {
@@ -151,7 +195,8 @@ struct NeuronValidateShardingPass
         valid = false;
     });
     if (!valid)
-      signalPassFailure();
+      return signalPassFailure();
+    recordIoShardings(getOperation());
   }
 };
 } // namespace

@@ -4,9 +4,10 @@
 // Tests a tensor-parallel MLP on a 1-D grid of 2 cores: the first weight is
 // split by columns, the second by rows, so each core computes a partial sum of
 // the output and one all_reduce makes it whole.
+// The arguments and the result keep their shardings as `neuron.sharding`.
 shard.grid @cores(shape = 2)
 // CHECK-LABEL: func.func @mlp
-// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W1:.*]]: tensor<16x16xf32>, %[[W2:.*]]: tensor<16x16xf32>) -> tensor<8x16xf32>
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W1:.*]]: tensor<16x16xf32> {neuron.sharding = [array<i64>, array<i64: 0>]}, %[[W2:.*]]: tensor<16x16xf32> {neuron.sharding = [array<i64: 0>, array<i64>]}) -> (tensor<8x16xf32> {neuron.sharding = [array<i64>, array<i64>]})
 // CHECK: %[[H:.*]] = linalg.matmul ins(%[[X]], %[[W1]] : tensor<8x16xf32>, tensor<16x16xf32>)
 // CHECK: %[[P:.*]] = linalg.matmul ins(%[[H]], %[[W2]] : tensor<8x16xf32>, tensor<16x16xf32>)
 // CHECK: %[[Y:.*]] = neuron.all_reduce %[[P]] grid [2] axes [0] reduction <sum> : tensor<8x16xf32> -> tensor<8x16xf32>
@@ -39,7 +40,7 @@ func.func @mlp(%x: tensor<8x16xf32>, %w1: tensor<16x32xf32>, %w2: tensor<32x16xf
 // into all_reduce + all_slice, which the pipeline fuses into a reduce_scatter.
 shard.grid @cores(shape = 2)
 // CHECK-LABEL: func.func @mlp_rows_out
-// CHECK-SAME: -> tensor<4x16xf32>
+// CHECK-SAME: -> (tensor<4x16xf32> {neuron.sharding = [array<i64: 0>, array<i64>]})
 // CHECK: linalg.matmul
 // CHECK: %[[P:.*]] = linalg.matmul
 // CHECK-NOT: neuron.all_reduce
