@@ -38,40 +38,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-/// A synchronous collective's attributes in one shape.
-struct SyncCollective {
-  CollectiveKind kind;
-  Value input;
-  ArrayRef<int64_t> grid, axes;
-  std::optional<CollectiveReduction> reduction;
-  std::optional<int64_t> axis, split, concat;
-};
-
-std::optional<SyncCollective> asCollective(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<SyncCollective>>(op)
-      .Case([](AllReduceOp o) {
-        return SyncCollective{CollectiveKind::all_reduce, o.getInput(),
-                              o.getGrid(), o.getGridAxes(), o.getReduction()};
-      })
-      .Case([](AllGatherOp o) {
-        return SyncCollective{CollectiveKind::all_gather, o.getInput(),
-                              o.getGrid(), o.getGridAxes(), std::nullopt,
-                              o.getAxis()};
-      })
-      .Case([](ReduceScatterOp o) {
-        return SyncCollective{CollectiveKind::reduce_scatter, o.getInput(),
-                              o.getGrid(), o.getGridAxes(), o.getReduction(),
-                              o.getAxis()};
-      })
-      .Case([](AllToAllOp o) {
-        return SyncCollective{CollectiveKind::all_to_all, o.getInput(),
-                              o.getGrid(), o.getGridAxes(), std::nullopt,
-                              std::nullopt, o.getSplitAxis(),
-                              o.getConcatAxis()};
-      })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
 int64_t tensorBytes(Type type) {
   auto t = cast<RankedTensorType>(type);
   if (!t.hasStaticShape())
@@ -92,6 +58,18 @@ double estimateNs(Operation *op, const rt::CostModel &model) {
     StringRef dtype = a.getElementType().isBF16() ? "bf16" : "f32";
     return flops / model.tensorPeakOpsPerNs(dtype);
   };
+  if (auto launch = dyn_cast<LaunchOp>(op)) {
+    // A kernel launched by the program: the sum of its ops.
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        launch, launch.getKernelAttr());
+    double total = 0;
+    if (kernel && !kernel.isExternal())
+      kernel.walk([&](Operation *inner) {
+        if (inner != kernel.getOperation())
+          total += estimateNs(inner, model);
+      });
+    return total;
+  }
   if (auto m = dyn_cast<MatmulOp>(op))
     return contraction(m.getLhs(), m.getRhs(), m.getResult());
   if (auto m = dyn_cast<BatchMatmulOp>(op))
@@ -192,15 +170,16 @@ struct NeuronPlaceCollectivesPass
                            const rt::CostModel &engines, json &entries) {
     SmallVector<Operation *> collectives;
     for (Operation &op : block)
-      if (asCollective(&op))
+      if (!isa<CollectiveStartOp>(op) && getCollectiveInfo(&op))
         collectives.push_back(&op);
     for (Operation *op : collectives)
-      if (failed(place(op, *asCollective(op), t, links, engines, entries)))
+      if (failed(place(op, *getCollectiveInfo(op), t, links, engines,
+                       entries)))
         return failure();
     return success();
   }
 
-  LogicalResult place(Operation *op, const SyncCollective &c,
+  LogicalResult place(Operation *op, const CollectiveInfo &c,
                       const rt::ResolvedTarget &t,
                       const rt::CollectiveModel &links,
                       const rt::CostModel &engines, json &entries) {

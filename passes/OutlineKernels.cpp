@@ -177,13 +177,20 @@ static bool isContiguous(SliceOp slice) {
   return true;
 }
 
-/// Whether `op` stays in the program: host calls and what they take,
-/// constants, and views of program values (reshapes, contiguous slices),
-/// which name bytes the program already holds. Slicing weights out of one
-/// flat parameter in the program keeps the layers' kernels identical.
+/// Program steps that split the device ops into separate kernels: host
+/// calls and collectives (which move data between cores).
+static bool isProgramStep(Operation *op) {
+  return isa<HostCallOp, AllReduceOp, AllGatherOp, ReduceScatterOp,
+             AllToAllOp, CollectiveStartOp, CollectiveDoneOp>(op);
+}
+
+/// Whether `op` stays in the program: program steps, constants, and views
+/// of program values (reshapes, contiguous slices), which name bytes the
+/// program already holds. Slicing weights out of one flat parameter in the
+/// program keeps the layers' kernels identical.
 static bool staysInProgram(Operation *op,
                            const DenseSet<Operation *> &program) {
-  if (isa<HostCallOp, ConstantOp, tensor::EmptyOp>(op))
+  if (isProgramStep(op) || isa<ConstantOp, tensor::EmptyOp>(op))
     return true;
   auto slice = dyn_cast<SliceOp>(op);
   if (!isa<ReshapeOp>(op) && !(slice && isContiguous(slice)))
@@ -257,7 +264,7 @@ struct OutlineKernels
         continue;
       }
       program.insert(&op);
-      if (isa<HostCallOp>(op) && !runs.back().empty())
+      if (isProgramStep(&op) && !runs.back().empty())
         runs.emplace_back();
     }
     SmallVector<Segment> segments;

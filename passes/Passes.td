@@ -62,11 +62,12 @@ def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
   let description = [{
     Turns every function on tensors into a program (`neuron.program`) whose
     steps are `neuron.launch`es of kernels (private functions marked
-    `neuron.kernel`), `neuron.host_call`s, constants and reshapes of program
-    values. Constants stay in the program, so layers that differ only in
-    their weights are the same kernel.
+    `neuron.kernel`), `neuron.host_call`s, collectives, constants and
+    reshapes of program values. Constants stay in the program, so layers
+    that differ only in their weights are the same kernel.
 
-    The device ops between host calls are cut into kernels where the graph
+    The device ops between host calls and collectives are cut into kernels
+    where the graph
     repeats: the period is the shift under which the most op signatures
     (name, attributes, types) coincide; the cut inside the period is where
     the fewest values are live, so a transformer layer becomes one kernel

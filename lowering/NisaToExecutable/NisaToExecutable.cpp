@@ -102,9 +102,19 @@ private:
   FailureOr<const EmittedKernel *> kernel(func::FuncOp f);
   void bindIo(int64_t id, bool input, int64_t index);
 
+  LogicalResult emitCollectiveStart(Operation *op, Value result,
+                                    function_ref<int64_t(Value)> idOf,
+                                    function_ref<FailureOr<json>(ValueRange)>
+                                        newTensors);
+
   json tensors = json::array(), kernels = json::array(),
        steps = json::array(), inputs = json::array(),
        outputs = json::array();
+  /// The grid of the program's collectives (all share one), if any.
+  std::optional<SmallVector<int64_t>> grid;
+  /// Collective steps started and not yet done, by the op that started.
+  DenseMap<Operation *, int64_t> started;
+  int64_t collectives = 0;
   SmallVector<rt::Section> sections;
   llvm::StringMap<EmittedKernel> emitted;
 };
@@ -493,6 +503,55 @@ LogicalResult ProgramEmitter::emitHostCall(
   return success();
 }
 
+/// `neuron.sharding` as the manifest records it: grid axes per dimension.
+static json shardingRecord(ArrayAttr sharding) {
+  json dims = json::array();
+  for (Attribute d : sharding)
+    if (auto axes = dyn_cast<DenseI64ArrayAttr>(d))
+      dims.push_back(axes.asArrayRef());
+  return dims;
+}
+
+LogicalResult ProgramEmitter::emitCollectiveStart(
+    Operation *op, Value result, function_ref<int64_t(Value)> idOf,
+    function_ref<FailureOr<json>(ValueRange)> newTensors) {
+  std::optional<mlir::neuron::CollectiveInfo> c =
+      mlir::neuron::getCollectiveInfo(op);
+  if (grid && !llvm::equal(*grid, c->grid))
+    return op->emitError() << "nisa-to-executable: this collective's grid ["
+                           << c->grid << "] differs from the program's ["
+                           << *grid << "]; a program runs on one grid";
+  grid = llvm::to_vector(c->grid);
+  FailureOr<json> output = newTensors(result);
+  if (failed(output))
+    return failure();
+  int64_t id = collectives++;
+  started[op] = id;
+  json step = {{"collective_start", id},
+               {"kind", mlir::neuron::stringifyCollectiveKind(c->kind).str()},
+               {"input", idOf(c->input)},
+               {"output", (*output)[0]},
+               {"grid", c->grid},
+               {"axes", c->axes}};
+  if (c->reduction)
+    step["reduction"] =
+        mlir::neuron::stringifyCollectiveReduction(*c->reduction).str();
+  if (c->axis)
+    step["axis"] = *c->axis;
+  if (c->split)
+    step["split_axis"] = *c->split;
+  if (c->concat)
+    step["concat_axis"] = *c->concat;
+  if (auto algorithm = op->getAttrOfType<StringAttr>("algorithm"))
+    step["algorithm"] = algorithm.str();
+  if (auto chunks = op->getAttrOfType<IntegerAttr>("chunks"))
+    step["chunks"] = chunks.getInt();
+  if (auto predicted = op->getAttrOfType<FloatAttr>("predicted_ns"))
+    step["predicted_ns"] = predicted.getValueAsDouble();
+  steps.push_back(std::move(step));
+  return success();
+}
+
 LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
   DenseMap<Value, int64_t> ids;
   auto newTensors = [&](ValueRange values) -> FailureOr<json> {
@@ -513,6 +572,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
       list.push_back(ids.lookup(v));
     return list;
   };
+  auto idOf = [&](Value v) { return ids.lookup(v); };
   for (BlockArgument arg : program.getArguments()) {
     FailureOr<int64_t> id = addTensor(
         arg.getLoc(), cast<ShapedType>(arg.getType()), "input");
@@ -520,6 +580,9 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
       return failure();
     ids[arg] = *id;
     bindIo(*id, /*input=*/true, arg.getArgNumber());
+    if (auto sharding = program.getArgAttrOfType<ArrayAttr>(
+            arg.getArgNumber(), "neuron.sharding"))
+      inputs.back()["sharding"] = shardingRecord(sharding);
   }
   int64_t hostCalls = 0;
   for (Operation &op : program.getBody().front()) {
@@ -584,16 +647,41 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               return emitHostCall(h, "host" + std::to_string(hostCalls++),
                                   idsOf(h.getInputs()), newTensors);
             })
+            .Case([&](mlir::neuron::CollectiveStartOp start) {
+              auto done = cast<mlir::neuron::CollectiveDoneOp>(
+                  *start.getHandle().getUsers().begin());
+              return emitCollectiveStart(start, done.getResult(), idOf,
+                                         newTensors);
+            })
+            .Case([&](mlir::neuron::CollectiveDoneOp done) {
+              Operation *start = done.getHandle().getDefiningOp();
+              steps.push_back({{"collective_done", started.lookup(start)}});
+              return success();
+            })
+            .Case<mlir::neuron::AllReduceOp, mlir::neuron::AllGatherOp,
+                  mlir::neuron::ReduceScatterOp, mlir::neuron::AllToAllOp>(
+                [&](Operation *sync) -> LogicalResult {
+                  // Started and done at once.
+                  if (failed(emitCollectiveStart(sync, sync->getResult(0),
+                                                 idOf, newTensors)))
+                    return failure();
+                  steps.push_back({{"collective_done", started.lookup(sync)}});
+                  return success();
+                })
             .Case([&](func::ReturnOp r) {
-              for (auto [i, v] : llvm::enumerate(r.getOperands()))
+              for (auto [i, v] : llvm::enumerate(r.getOperands())) {
                 bindIo(ids.lookup(v), /*input=*/false, i);
+                if (auto sharding = program.getResultAttrOfType<ArrayAttr>(
+                        i, "neuron.sharding"))
+                  outputs.back()["sharding"] = shardingRecord(sharding);
+              }
               return success();
             })
             .Default([](Operation *other) {
               return other->emitError()
                      << "nisa-to-executable: '" << other->getName()
                      << "' cannot be a program step (expected launches, "
-                        "host calls, constants and reshapes)";
+                        "host calls, collectives, constants and reshapes)";
             });
     if (failed(result))
       return failure();
@@ -608,6 +696,8 @@ void ProgramEmitter::finish(json &manifest,
   manifest["outputs"] = std::move(outputs);
   manifest["kernels"] = std::move(kernels);
   manifest["program"] = std::move(steps);
+  if (grid)
+    manifest["spmd"] = {{"grid", *grid}};
   out = std::move(sections);
 }
 

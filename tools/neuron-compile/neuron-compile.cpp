@@ -159,6 +159,15 @@ int main(int argc, char **argv) {
   // Import first, then keep only the graph to compile: benchmark harnesses
   // and helpers (inlined by now) are not part of the executable.
   PassManager importPm(&context);
+  // A graph annotated with upstream `shard` is partitioned first: each
+  // core's program on its shards, with collectives between them.
+  bool sharded = false;
+  module->walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
+      sharded = true;
+  });
+  if (sharded)
+    neuron::buildShardPipeline(importPm, neuron::ShardPipelineOptions());
   neuron::ImportPipelineOptions import;
   neuron::buildImportPipeline(importPm, import);
   std::string report = outputFile + ".coverage.json";
@@ -173,6 +182,9 @@ int main(int argc, char **argv) {
   neuron::NeuronOutlineKernelsOptions outline;
   outline.summary = true;
   pm.addPass(neuron::createNeuronOutlineKernels(outline));
+  neuron::NeuronPlaceCollectivesOptions placement;
+  placement.target = target;
+  pm.addPass(neuron::createNeuronPlaceCollectives(placement));
   if (optLevel > 0)
     pm.addPass(neuron::createNeuronFuse());
   neuron::ConvertNeuronToNisaOptions tiling;

@@ -10,6 +10,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -187,4 +188,35 @@ void CollectiveDoneOp::getEffects(
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get());
   effects.emplace_back(MemoryEffects::Write::get());
+}
+
+std::optional<CollectiveInfo> mlir::neuron::getCollectiveInfo(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<CollectiveInfo>>(op)
+      .Case([](AllReduceOp o) {
+        return CollectiveInfo{CollectiveKind::all_reduce, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), o.getReduction()};
+      })
+      .Case([](AllGatherOp o) {
+        return CollectiveInfo{CollectiveKind::all_gather, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), std::nullopt,
+                              o.getAxis()};
+      })
+      .Case([](ReduceScatterOp o) {
+        return CollectiveInfo{CollectiveKind::reduce_scatter, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), o.getReduction(),
+                              o.getAxis()};
+      })
+      .Case([](AllToAllOp o) {
+        return CollectiveInfo{CollectiveKind::all_to_all, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), std::nullopt,
+                              std::nullopt, o.getSplitAxis(),
+                              o.getConcatAxis()};
+      })
+      .Case([](CollectiveStartOp o) {
+        return CollectiveInfo{o.getKind(),      o.getInput(),
+                              o.getGrid(),      o.getGridAxes(),
+                              o.getReduction(), o.getAxis(),
+                              o.getSplitAxis(), o.getConcatAxis()};
+      })
+      .Default([](Operation *) { return std::nullopt; });
 }

@@ -17,4 +17,21 @@
 #define GET_OP_CLASSES
 #include "dialects/neuron/IR/NeuronOps.h.inc"
 
+namespace mlir::neuron {
+
+/// The attributes of a collective, whichever op carries them (one of the
+/// four synchronous ones or collective_start).
+struct CollectiveInfo {
+  CollectiveKind kind;
+  Value input;
+  ArrayRef<int64_t> grid, axes;
+  std::optional<CollectiveReduction> reduction;
+  std::optional<int64_t> axis, split, concat;
+};
+
+/// `op`'s collective, or nullopt when it is not a collective.
+std::optional<CollectiveInfo> getCollectiveInfo(Operation *op);
+
+} // namespace mlir::neuron
+
 #endif // NEURON_DIALECTS_NEURON_IR_NEURONOPS_H
