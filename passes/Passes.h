@@ -8,6 +8,9 @@
 namespace mlir::nisa {
 class NisaDialect;
 } // namespace mlir::nisa
+namespace mlir::shard {
+class ShardDialect;
+} // namespace mlir::shard
 
 namespace mlir::neuron {
 

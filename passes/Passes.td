@@ -285,4 +285,41 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
   ];
 }
 
+def NeuronAnnotateTensorParallel : Pass<"neuron-annotate-tensor-parallel",
+                                        "::mlir::ModuleOp"> {
+  let summary = "Shard an MLP or transformer's projections over N cores (column- then row-parallel)";
+  let description = [{
+    Annotates a frontend graph (linalg on tensors) for tensor parallelism
+    over a 1-D grid of `cores` logical cores, with upstream `shard` ops, so
+    `neuron-shard` can partition it. Walking each function in order: a
+    `linalg.matmul` whose activation is replicated and whose weight is a
+    function argument or constant gets its weight split by columns
+    (column-parallel: each core computes a slice of the output features);
+    the elementwise ops that follow keep the split, and weights they read
+    along the split dimension (biases) are split alike; the next
+    `linalg.matmul` that reads the split activation gets its weight split by
+    rows (row-parallel: each core a partial sum, which partitioning turns
+    into one all-reduce). Function results are annotated replicated. A
+    dimension that the core count does not divide stays replicated, with a
+    remark (`summary`) saying why.
+
+    ```mlir
+    // Before: %h = linalg.matmul ins(%x, %w1 ...); %y = linalg.matmul ins(%h, %w2 ...)
+    // After:
+    //   shard.grid @tensor_parallel(shape = 4)
+    //   %s1 = shard.sharding @tensor_parallel split_axes = [[], [0]] : !shard.sharding
+    //   %w1s = shard.shard %w1 to %s1 : tensor<...>
+    //   %s2 = shard.sharding @tensor_parallel split_axes = [[0]] : !shard.sharding
+    //   %w2s = shard.shard %w2 to %s2 : tensor<...>
+    ```
+  }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
+  let options = [
+    Option<"cores", "cores", "int64_t", /*default=*/"2",
+           "Logical cores in the 1-D tensor-parallel grid">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per function: projections split and kept whole">
+  ];
+}
+
 #endif // NEURON_PASSES_TD

@@ -65,6 +65,12 @@ static cl::opt<int64_t> buffers(
              "(transfers in flight ahead of the engines; fewer when a kernel "
              "would not fit)"),
     cl::init(16));
+static cl::opt<int64_t> tensorParallel(
+    "tensor-parallel",
+    cl::desc("Shard the graph's projections over this many logical cores "
+             "(column- then row-parallel; neuron-annotate-tensor-parallel) "
+             "before partitioning; 0 keeps the graph as it is"),
+    cl::init(0));
 enum OptLevel { O0, O1, O2, O3 };
 static cl::opt<OptLevel> optLevel(
     cl::desc("Optimisation level"),
@@ -166,6 +172,13 @@ int main(int argc, char **argv) {
     if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
       sharded = true;
   });
+  if (tensorParallel > 0) {
+    neuron::NeuronAnnotateTensorParallelOptions annotate;
+    annotate.cores = tensorParallel;
+    annotate.summary = true;
+    importPm.addPass(neuron::createNeuronAnnotateTensorParallel(annotate));
+    sharded = true;
+  }
   if (sharded)
     neuron::buildShardPipeline(importPm, neuron::ShardPipelineOptions());
   neuron::ImportPipelineOptions import;
@@ -239,7 +252,10 @@ int main(int argc, char **argv) {
   info.inputHash = hash;
   info.options = "target=" + target + " fallback=" + fallback +
                  " O" + std::to_string(static_cast<int>(optLevel.getValue())) +
-                 " buffers=" + std::to_string(buffers);
+                 " buffers=" + std::to_string(buffers) +
+                 (tensorParallel > 0
+                      ? " tensor-parallel=" + std::to_string(tensorParallel)
+                      : std::string());
   llvm::raw_string_ostream pipeline(info.pipeline);
   importPm.printAsTextualPipeline(pipeline);
   pipeline << ",";

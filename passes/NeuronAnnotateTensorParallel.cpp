@@ -1,0 +1,213 @@
+//===- NeuronAnnotateTensorParallel.cpp - tensor-parallel annotation ------===//
+//
+// Megatron-style sharding of a frontend graph's projections over a 1-D grid
+// of logical cores, written as upstream `shard` annotations on the weights
+// (which partitioning then slices, so each core holds only its part):
+// column-parallel for a matmul on a replicated activation, row-parallel for
+// the next one on the split activation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONANNOTATETENSORPARALLEL
+#include "passes/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kGrid = "tensor_parallel";
+
+/// A weight: a function argument or a constant, which can be stored split.
+bool isWeight(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  return def && def->hasTrait<OpTrait::ConstantLike>();
+}
+
+/// Whether `generic` only permutes its one input (a transpose written as a
+/// generic, as torch-mlir emits `w.t()`).
+bool isTranspose(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumResults() != 1)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return body.getOperations().size() == 1 &&
+         yield.getOperand(0) == body.getArgument(0) &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isPermutation(); });
+}
+
+/// Where to annotate so that operand `use` reaches its user split along
+/// its dimension `dim`: the operand itself when it is a weight, or the
+/// weight a transpose reads, along the matching dimension.
+std::optional<std::pair<OpOperand *, int64_t>> weightUse(OpOperand &use,
+                                                         int64_t dim) {
+  Value v = use.get();
+  if (isWeight(v))
+    return std::make_pair(&use, dim);
+  auto transpose = v.getDefiningOp<linalg::GenericOp>();
+  if (!transpose || !isTranspose(transpose) || !v.hasOneUse())
+    return std::nullopt;
+  OpOperand *input = transpose.getDpsInputOperand(0);
+  if (!isWeight(input->get()))
+    return std::nullopt;
+  unsigned loop = transpose.getIndexingMapsArray()[1].getDimPosition(dim);
+  AffineMap inputMap = transpose.getMatchingIndexingMap(input);
+  for (unsigned i = 0; i < inputMap.getNumResults(); ++i)
+    if (inputMap.getDimPosition(i) == loop)
+      return std::make_pair(input, int64_t(i));
+  return std::nullopt;
+}
+
+struct AnnotateTensorParallel
+    : public mlir::neuron::impl::NeuronAnnotateTensorParallelBase<
+          AnnotateTensorParallel> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (cores < 1) {
+      module.emitError() << "neuron-annotate-tensor-parallel: expected at "
+                            "least one core, found "
+                         << int64_t(cores);
+      return signalPassFailure();
+    }
+    if (!SymbolTable::lookupSymbolIn(module, kGrid)) {
+      OpBuilder b(module.getBodyRegion());
+      b.setInsertionPointToStart(module.getBody());
+      shard::GridOp::create(b, module.getLoc(), kGrid,
+                            ArrayRef<int64_t>{int64_t(cores)});
+    }
+    module.walk([&](func::FuncOp f) {
+      if (!f.isExternal())
+        annotate(f);
+    });
+  }
+
+  /// `value` stored split along tensor dimension `dim` (or replicated when
+  /// `dim` is negative), as `user`'s operand `index`.
+  void shardOperand(Operation *user, unsigned index, int64_t dim) {
+    OpBuilder b(user);
+    Value value = user->getOperand(index);
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<shard::GridAxesAttr> axes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      axes.push_back(shard::GridAxesAttr::get(
+          b.getContext(), d == dim ? ArrayRef<int16_t>{0} : ArrayRef<int16_t>{}));
+    auto sharding = shard::ShardingOp::create(
+        b, user->getLoc(), FlatSymbolRefAttr::get(b.getContext(), kGrid),
+        axes);
+    auto annotated =
+        shard::ShardOp::create(b, user->getLoc(), value, sharding, UnitAttr());
+    user->setOperand(index, annotated);
+  }
+
+  bool divides(Value v, int64_t dim) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return !type.isDynamicDim(dim) && type.getDimSize(dim) % cores == 0;
+  }
+
+  void annotate(func::FuncOp f) {
+    // Values whose last dimension is split over the cores.
+    DenseSet<Value> split;
+    int64_t columnParallel = 0, rowParallel = 0;
+    SmallVector<std::string> kept;
+    f.walk([&](Operation *op) {
+      if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+        Value lhs = matmul.getDpsInputs()[0], rhs = matmul.getDpsInputs()[1];
+        if (matmul.hasUserDefinedMaps()) {
+          kept.push_back("a matmul with transposed operands");
+          return;
+        }
+        bool row = split.contains(lhs);
+        int64_t dim = row ? 0 : 1;
+        std::optional<std::pair<OpOperand *, int64_t>> weight =
+            weightUse(matmul->getOpOperand(1), dim);
+        if (!weight) {
+          kept.push_back("a matmul whose right operand is not a weight");
+          return;
+        }
+        if (!divides(rhs, dim)) {
+          kept.push_back(row ? "a row-parallel weight whose rows the cores "
+                               "do not divide"
+                             : "a column-parallel weight whose columns the "
+                               "cores do not divide");
+          return;
+        }
+        shardOperand(weight->first->getOwner(),
+                     weight->first->getOperandNumber(), weight->second);
+        if (row) {
+          ++rowParallel;
+        } else {
+          split.insert(matmul.getResult(0));
+          ++columnParallel;
+        }
+        return;
+      }
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      if (!generic || isTranspose(generic) || generic.getNumResults() != 1 ||
+          generic.getNumParallelLoops() != generic.getNumLoops() ||
+          !llvm::any_of(generic.getDpsInputs(),
+                        [&](Value v) { return split.contains(v); }))
+        return;
+      // An elementwise op on the split activation: it stays split, and
+      // weights it reads along the split (last) loop are split alike.
+      unsigned lastLoop = generic.getNumLoops() - 1;
+      for (OpOperand *input : generic.getDpsInputOperands()) {
+        Value v = input->get();
+        if (split.contains(v) || !isWeight(v) ||
+            !isa<RankedTensorType>(v.getType()))
+          continue;
+        AffineMap map = generic.getMatchingIndexingMap(input);
+        for (unsigned r = 0; r < map.getNumResults(); ++r)
+          if (map.getResult(r) == getAffineDimExpr(lastLoop, f.getContext()) &&
+              divides(v, r))
+            shardOperand(op, input->getOperandNumber(), r);
+      }
+      split.insert(generic.getResult(0));
+    });
+    // Results whole on every core.
+    Operation *ret = f.getBody().back().getTerminator();
+    for (OpOperand &result : ret->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(result.get().getType());
+      if (!type || (!columnParallel && !rowParallel))
+        continue;
+      OpBuilder b(ret);
+      SmallVector<shard::GridAxesAttr> none(
+          type.getRank(), shard::GridAxesAttr::get(b.getContext(), {}));
+      auto sharding = shard::ShardingOp::create(
+          b, ret->getLoc(), FlatSymbolRefAttr::get(b.getContext(), kGrid),
+          none);
+      auto whole = shard::ShardOp::create(b, ret->getLoc(), result.get(),
+                                          sharding, b.getUnitAttr());
+      result.set(whole);
+    }
+    if (summary) {
+      InFlightDiagnostic remark =
+          f.emitRemark() << "neuron-annotate-tensor-parallel: "
+                         << columnParallel << " column-parallel and "
+                         << rowParallel << " row-parallel projections over "
+                         << int64_t(cores) << " cores";
+      if (!kept.empty()) {
+        remark << "; kept whole: ";
+        llvm::interleaveComma(kept, remark);
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,85 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --neuron-annotate-tensor-parallel="cores=4 summary=true" -mlir-print-op-on-diagnostic=false | FileCheck %s
+// RUN: neuron-opt %s -split-input-file --neuron-annotate-tensor-parallel=cores=4 -neuron-shard 2>/dev/null | FileCheck %s --check-prefix=SHARD
+
+// Tests an MLP with a bias: the first weight is split by columns, the bias
+// (read along the split) alike, the second weight by rows, and the result
+// is annotated whole; partitioning then holds a quarter of each weight per
+// core and ends with one all-reduce.
+// CHECK: shard.grid @tensor_parallel(shape = 4)
+// CHECK-LABEL: func.func @mlp
+// CHECK: %[[S1:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[\], \[0\]\]}}
+// CHECK: %[[W1:.*]] = shard.shard %arg1 to %[[S1]] : tensor<128x256xf32>
+// CHECK: linalg.matmul ins(%arg0, %[[W1]]
+// CHECK: %[[S2:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[0\]\]}}
+// CHECK: %[[B1:.*]] = shard.shard %arg2 to %[[S2]] : tensor<256xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[B1]]
+// CHECK: %[[S3:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[0\], \[\]\]}}
+// CHECK: %[[W2:.*]] = shard.shard %arg3 to %[[S3]] : tensor<256x128xf32>
+// CHECK: %[[Y:.*]] = linalg.matmul ins(%{{.*}}, %[[W2]]
+// CHECK: %[[S4:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[\], \[\]\]}}
+// CHECK: %[[R:.*]] = shard.shard %[[Y]] to %[[S4]] annotate_for_users
+// CHECK: return %[[R]]
+// SHARD-LABEL: func.func @mlp
+// SHARD-SAME: tensor<128x64xf32> {neuron.sharding = [array<i64>, array<i64: 0>]}
+// SHARD-SAME: tensor<64xf32> {neuron.sharding = [array<i64: 0>]}
+// SHARD-SAME: tensor<64x128xf32> {neuron.sharding = [array<i64: 0>, array<i64>]}
+// SHARD: neuron.all_reduce %{{.*}} grid [4] axes [0] reduction <sum> : tensor<64x128xf32> -> tensor<64x128xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// expected-remark@+1 {{neuron-annotate-tensor-parallel: 1 column-parallel and 1 row-parallel projections over 4 cores}}
+func.func @mlp(%x: tensor<64x128xf32>, %w1: tensor<128x256xf32>, %b1: tensor<256xf32>, %w2: tensor<256x128xf32>) -> tensor<64x128xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64x256xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<64x128xf32>, tensor<128x256xf32>) outs(%f1 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %a = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %b1 : tensor<64x256xf32>, tensor<256xf32>) outs(%e1 : tensor<64x256xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %s = arith.addf %p, %q : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x256xf32>
+  %e2 = tensor.empty() : tensor<64x128xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %y = linalg.matmul ins(%a, %w2 : tensor<64x256xf32>, tensor<256x128xf32>) outs(%f2 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}
+
+// -----
+
+// Tests a weight transposed by a generic (as torch-mlir writes x @ w.t()):
+// the weight itself is split, along the dimension the transpose maps to
+// the split one.
+// CHECK-LABEL: func.func @transposed
+// CHECK: %[[S:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[0\], \[\]\]}}
+// CHECK: %[[W:.*]] = shard.shard %arg1 to %[[S]] : tensor<256x128xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[W]] : tensor<256x128xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+// expected-remark@+1 {{1 column-parallel and 0 row-parallel projections over 4 cores}}
+func.func @transposed(%x: tensor<64x128xf32>, %w: tensor<256x128xf32>) -> tensor<64x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<128x256xf32>
+  %wt = linalg.generic {indexing_maps = [#id, #tr], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<256x128xf32>) outs(%et : tensor<128x256xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<128x256xf32>
+  %e = tensor.empty() : tensor<64x256xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %h = linalg.matmul ins(%x, %wt : tensor<64x128xf32>, tensor<128x256xf32>) outs(%f : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %h : tensor<64x256xf32>
+}
+
+// -----
+
+// Tests a weight whose columns the cores do not divide: it stays whole, and
+// the remark says why.
+// expected-remark@+1 {{0 column-parallel and 0 row-parallel projections over 4 cores; kept whole: a column-parallel weight whose columns the cores do not divide}}
+func.func @indivisible(%x: tensor<8x16xf32>, %w: tensor<16x10xf32>) -> tensor<8x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x10xf32>) -> tensor<8x10xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x10xf32>) outs(%f : tensor<8x10xf32>) -> tensor<8x10xf32>
+  return %h : tensor<8x10xf32>
+}
