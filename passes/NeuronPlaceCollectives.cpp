@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "runtime/target/CollectiveModel.h"
@@ -129,17 +130,13 @@ struct NeuronPlaceCollectivesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    absl::StatusOr<rt::TargetRegistry> registry =
-        targetDir.empty() ? rt::TargetRegistry::loadBuiltin()
-                          : rt::TargetRegistry::loadDirectory(targetDir);
-    absl::StatusOr<rt::ResolvedTarget> resolved =
-        registry.ok() ? registry->resolve(target)
-                      : absl::StatusOr<rt::ResolvedTarget>(registry.status());
-    if (!resolved.ok()) {
+    absl::StatusOr<LoadedTarget> loaded = loadTarget(target, targetDir);
+    if (!loaded.ok()) {
       module.emitError() << "neuron-place-collectives: "
-                         << std::string(resolved.status().message());
+                         << std::string(loaded.status().message());
       return signalPassFailure();
     }
+    const rt::ResolvedTarget *resolved = &loaded->target;
     absl::StatusOr<rt::CollectiveModel> links =
         rt::CollectiveModel::forTarget(*resolved);
     absl::StatusOr<rt::CostModel> engines = rt::CostModel::forTarget(*resolved);

@@ -13,6 +13,7 @@
 
 #include "passes/KernelGraph.h"
 #include "passes/Passes.h"
+#include "passes/TargetLoading.h"
 
 #include "dialects/nisa/IR/NisaOps.h"
 
@@ -169,15 +170,10 @@ struct NisaSchedulePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    absl::StatusOr<rt::TargetRegistry> registry =
-        targetDir.empty() ? rt::TargetRegistry::loadBuiltin()
-                          : rt::TargetRegistry::loadDirectory(targetDir);
-    absl::StatusOr<rt::ResolvedTarget> resolved =
-        registry.ok() ? registry->resolve(target)
-                      : absl::StatusOr<rt::ResolvedTarget>(registry.status());
+    absl::StatusOr<LoadedTarget> loaded = loadTarget(target, targetDir);
     absl::StatusOr<rt::CostModel> model =
-        resolved.ok() ? rt::CostModel::forTarget(*resolved)
-                      : absl::StatusOr<rt::CostModel>(resolved.status());
+        loaded.ok() ? rt::CostModel::forTarget(loaded->target)
+                    : absl::StatusOr<rt::CostModel>(loaded.status());
     if (!model.ok()) {
       module.emitError() << "nisa-schedule: "
                         << std::string(model.status().message());
