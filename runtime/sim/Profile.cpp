@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 #include <algorithm>
@@ -46,7 +47,7 @@ static StepClock stepClock(const Program &program,
     const Step &step = program.steps[s];
     c.observedStart.push_back(timing.steps[s].startNs);
     c.predictedStart.push_back(c.predictedTotal);
-    if (step.isHostCall)
+    if (!step.isKernel())
       continue;
     const Kernel &kernel = program.kernels[step.kernel];
     c.predictedTotal += kernel.schedule ? kernel.schedule->predictedNs
@@ -62,7 +63,7 @@ static std::vector<bool> unitsUsed(const Program &program,
                                    const CostModel &model) {
   std::vector<bool> used(kFirstDmaUnit + model.dmaQueues(), false);
   for (const Step &step : program.steps)
-    if (!step.isHostCall)
+    if (step.isKernel())
       for (const Instruction &inst : program.kernels[step.kernel].instructions)
         used[unitOf(inst)] = true;
   return used;
@@ -117,17 +118,92 @@ static json kernelProfile(const Program &program, const ProgramTiming &timing,
   return k;
 }
 
+/// The target's core counts: what a rank (a logical core) is.
+static json coresJson(const ResolvedTarget &t) {
+  return {
+      {"spec", t.spec()},
+      {"chips", t.chips()},
+      {"physical_cores_per_chip", t.physicalCoresPerChip()},
+      {"lnc", t.lnc.lnc},
+      {"physical_cores_per_logical_core", t.lnc.physicalCoresPerLogicalCore},
+      {"logical_cores_per_chip", t.logicalCoresPerChip()},
+      {"logical_cores", t.logicalCoresPerInstance()},
+      {"lnc_definition", t.lnc.definition}};
+}
+
+/// The time rank `r`'s last step ends.
+static double rankEnd(const ProgramTiming &timing, size_t r) {
+  const std::vector<StepTiming> &steps = timing.rankSteps[r];
+  return steps.empty() ? 0.0 : steps.back().startNs + steps.back().durationNs;
+}
+
+static json collectiveJson(const Program &program, const CollectiveTiming &c) {
+  const Collective &spec = program.steps[c.startStep].collective;
+  json perRank = json::array();
+  for (size_t r = 0; r < c.startNs.size(); ++r)
+    perRank.push_back({{"rank", r},
+                       {"start_ns", c.startNs[r]},
+                       {"finish_ns", c.finishNs[r]},
+                       {"exposed_ns", c.exposedNs[r]},
+                       {"overlap_ns", c.overlapNs[r]}});
+  return {
+      {"id", spec.id},
+      {"kind", collectiveOpName(spec.op)},
+      {"start_step", c.startStep},
+      {"done_step", c.doneStep},
+      {"bytes", c.query.bytes},
+      {"group", c.query.cores},
+      {"chips", c.query.chips},
+      {"predicted_algorithm",
+       spec.algorithm ? json(algorithmName(*spec.algorithm)) : json(nullptr)},
+      {"algorithm", algorithmName(c.algorithm)},
+      {"chunks", c.chunks},
+      {"predicted_ns", orNull(spec.predictedNs)},
+      {"observed_ns", c.ns},
+      {"exposed_ns", *std::max_element(c.exposedNs.begin(), c.exposedNs.end())},
+      {"overlap_ns", *std::min_element(c.overlapNs.begin(), c.overlapNs.end())},
+      {"per_rank", std::move(perRank)}};
+}
+
+static json spmdJson(const Program &program, const ProgramTiming &timing) {
+  json ranks = json::array();
+  for (size_t r = 0; r < timing.rankSteps.size(); ++r) {
+    double waiting = 0;
+    for (const CollectiveTiming &c : timing.collectives)
+      waiting += c.exposedNs[r];
+    ranks.push_back({{"rank", r},
+                     {"observed_ns", rankEnd(timing, r)},
+                     {"waiting_ns", waiting}});
+  }
+  json collectives = json::array();
+  for (const CollectiveTiming &c : timing.collectives)
+    collectives.push_back(collectiveJson(program, c));
+  return {{"grid", program.grid},
+          {"ranks", program.ranks()},
+          {"observed_ns", timing.totalNs},
+          {"serialised_ns", timing.serialisedNs},
+          {"note", "observed: each collective overlaps the steps between its "
+                   "start and done; serialised: every done right after its "
+                   "start. A collective's observed_ns is the collective "
+                   "model's time of the algorithm the compiler chose "
+                   "(predicted_algorithm; the model's own choice when none "
+                   "applies), exposed_ns the longest any rank waits for it, "
+                   "overlap_ns the least of it any rank hides"},
+          {"per_rank", std::move(ranks)},
+          {"collectives", std::move(collectives)}};
+}
+
 json profileJson(const Program &program, const ProgramTiming &timing,
-                 const CostModel &model, const json &target) {
+                 const CostModel &model, const json &target,
+                 const ResolvedTarget *resolved) {
   json kernels = json::array();
   std::optional<double> predicted, bound;
   int64_t hostCalls = 0;
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step &step = program.steps[i];
-    if (step.isHostCall) {
-      ++hostCalls;
+    hostCalls += step.isHostCall();
+    if (!step.isKernel())
       continue;
-    }
     kernels.push_back(kernelProfile(program, timing, model, i));
     if (const auto &s = program.kernels[step.kernel].schedule) {
       predicted = predicted.value_or(0) + s->predictedNs;
@@ -151,11 +227,16 @@ json profileJson(const Program &program, const ProgramTiming &timing,
   else
     programJson["note"] = "predicted_ns and bound_ns sum the scheduled "
                           "kernel steps";
-  return {{"schema", "neuron-profile/1"},
-          {"target", target},
-          {"cost_model", std::move(lines)},
-          {"program", std::move(programJson)},
-          {"kernels", std::move(kernels)}};
+  json doc = {{"schema", "neuron-profile/1"},
+              {"target", target},
+              {"cost_model", std::move(lines)},
+              {"program", std::move(programJson)},
+              {"kernels", std::move(kernels)}};
+  if (resolved)
+    doc["cores"] = coresJson(*resolved);
+  if (program.isSpmd())
+    doc["spmd"] = spmdJson(program, timing);
+  return doc;
 }
 
 //===----------------------------------------------------------------------===//
@@ -168,31 +249,33 @@ json traceJson(const Program &program, const ProgramTiming &timing,
   json events = json::array();
   std::vector<bool> used = unitsUsed(program, model);
   int64_t units = used.size();
-  for (auto [pid, name] : {std::pair{1, "observed"}, {2, "predicted"}}) {
-    events.push_back({{"ph", "M"},
-                      {"pid", pid},
-                      {"name", "process_name"},
-                      {"args", {{"name", name}}}});
-    events.push_back({{"ph", "M"},
-                      {"pid", pid},
-                      {"name", "process_sort_index"},
-                      {"args", {{"sort_index", pid}}}});
+  int64_t ranks = int64_t(timing.rankSteps.size());
+  // Observed: one process per rank; then predicted; then the links.
+  std::vector<std::pair<int64_t, std::string>> processes;
+  for (int64_t r = 0; r < ranks; ++r)
+    processes.emplace_back(r + 1, program.isSpmd()
+                                      ? absl::StrFormat("observed rank %d", r)
+                                      : std::string("observed"));
+  int64_t predictedPid = ranks + 1, linksPid = ranks + 2;
+  processes.emplace_back(predictedPid, "predicted");
+  auto meta = [&](int64_t pid, std::optional<int64_t> tid, const char *what,
+                  json args) {
+    json e = {{"ph", "M"}, {"pid", pid}, {"name", what}, {"args", args}};
+    if (tid)
+      e["tid"] = *tid;
+    events.push_back(std::move(e));
+  };
+  for (const auto &[pid, name] : processes) {
+    meta(pid, std::nullopt, "process_name", {{"name", name}});
+    meta(pid, std::nullopt, "process_sort_index", {{"sort_index", pid}});
     for (int64_t u = 0; u < units; ++u) {
       if (!used[u])
         continue;
-      events.push_back({{"ph", "M"},
-                        {"pid", pid},
-                        {"tid", u},
-                        {"name", "thread_name"},
-                        {"args", {{"name", unitName(u)}}}});
-      events.push_back({{"ph", "M"},
-                        {"pid", pid},
-                        {"tid", u},
-                        {"name", "thread_sort_index"},
-                        {"args", {{"sort_index", u}}}});
+      meta(pid, u, "thread_name", {{"name", unitName(u)}});
+      meta(pid, u, "thread_sort_index", {{"sort_index", u}});
     }
   }
-  auto event = [&](int pid, int64_t unit, std::string_view op, double start,
+  auto event = [&](int64_t pid, int64_t unit, std::string_view op, double start,
                    double end, const std::string &kernel, size_t step,
                    size_t index) {
     events.push_back(
@@ -206,20 +289,50 @@ json traceJson(const Program &program, const ProgramTiming &timing,
   };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
-    if (step.isHostCall)
+    if (!step.isKernel())
       continue;
     const Kernel &kernel = program.kernels[step.kernel];
     const KernelTiming &t = timing.kernels[step.kernel];
     for (size_t i = 0; i < kernel.instructions.size(); ++i) {
       const Instruction &inst = kernel.instructions[i];
       int64_t unit = unitOf(inst);
-      double base = clock.observedStart[s];
-      event(1, unit, opName(inst.op), base + t.startNs[i], base + t.endNs[i],
-            kernel.name, s, i);
+      for (int64_t r = 0; r < ranks; ++r) {
+        double base = timing.rankSteps[r][s].startNs;
+        event(r + 1, unit, opName(inst.op), base + t.startNs[i],
+              base + t.endNs[i], kernel.name, s, i);
+      }
       if (kernel.schedule && inst.startNs && inst.endNs)
-        event(2, unit, opName(inst.op), clock.predictedStart[s] + *inst.startNs,
+        event(predictedPid, unit, opName(inst.op),
+              clock.predictedStart[s] + *inst.startNs,
               clock.predictedStart[s] + *inst.endNs, kernel.name, s, i);
     }
+  }
+  if (timing.collectives.empty())
+    return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
+  meta(linksPid, std::nullopt, "process_name", {{"name", "links"}});
+  meta(linksPid, std::nullopt, "process_sort_index",
+       {{"sort_index", linksPid}});
+  for (int64_t r = 0; r < ranks; ++r)
+    meta(linksPid, r, "thread_name", {{"name", absl::StrFormat("rank %d", r)}});
+  for (const CollectiveTiming &c : timing.collectives) {
+    const Collective &spec = program.steps[c.startStep].collective;
+    for (int64_t r = 0; r < ranks; ++r)
+      events.push_back(
+          {{"ph", "X"},
+           {"pid", linksPid},
+           {"tid", r},
+           {"name",
+            absl::StrFormat("%s #%d", collectiveOpName(spec.op), spec.id)},
+           {"ts", c.startNs[r] * 1e-3},
+           {"dur", (c.finishNs[r] - c.startNs[r]) * 1e-3},
+           {"args",
+            {{"start_step", c.startStep},
+             {"done_step", c.doneStep},
+             {"algorithm", algorithmName(c.algorithm)},
+             {"bytes", c.query.bytes},
+             {"predicted_ns", orNull(spec.predictedNs)},
+             {"exposed_ns", c.exposedNs[r]},
+             {"overlap_ns", c.overlapNs[r]}}}});
   }
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
 }
@@ -314,7 +427,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
   int64_t units = used.size();
   bool anyPredicted = false;
   for (const Step &step : program.steps)
-    if (!step.isHostCall)
+    if (step.isKernel())
       anyPredicted |= program.kernels[step.kernel].schedule.has_value();
   std::vector<int64_t> rows;
   std::vector<int64_t> rowOf(units, -1);
@@ -334,7 +447,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
 
   std::optional<double> predicted, bound;
   for (const Step &step : program.steps)
-    if (!step.isHostCall)
+    if (step.isKernel())
       if (const auto &s = program.kernels[step.kernel].schedule) {
         predicted = predicted.value_or(0) + s->predictedNs;
         bound = bound.value_or(0) + s->boundNs;
@@ -352,10 +465,10 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
       optMicros(predicted), optMicros(bound), program.steps.size());
   int64_t kernelSteps = 0;
   for (const Step &step : program.steps)
-    kernelSteps += !step.isHostCall;
+    kernelSteps += step.isKernel();
   if (kernelSteps == 1)
     for (size_t s = 0; s < program.steps.size(); ++s)
-      if (!program.steps[s].isHostCall) {
+      if (program.steps[s].isKernel()) {
         const Kernel &k = program.kernels[program.steps[s].kernel];
         absl::StrAppendFormat(
             &svg,
@@ -387,7 +500,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
     std::vector<std::vector<Span>> spans(rows.size());
     for (size_t s = 0; s < program.steps.size(); ++s) {
       const Step &step = program.steps[s];
-      if (step.isHostCall)
+      if (!step.isKernel())
         continue;
       const Kernel &kernel = program.kernels[step.kernel];
       if (!observed && !kernel.schedule)
@@ -458,10 +571,28 @@ std::string timingSummary(const Program &program, const ProgramTiming &timing) {
   std::optional<double> predicted, bound;
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
-    if (step.isHostCall) {
+    if (step.isHostCall()) {
       absl::StrAppendFormat(&out, "%-5d %-24s %12s %14s %14s %14s %14s\n", s,
                             "host_call " + step.hostCall, "-", "-",
                             "(not modelled)", "-", "-");
+      continue;
+    }
+    if (step.isCollective()) {
+      // The start shows the collective's own time, the done the wait.
+      const Collective &c = step.collective;
+      bool start = step.kind == StepKind::CollectiveStart;
+      const CollectiveTiming *t = nullptr;
+      for (const CollectiveTiming &ct : timing.collectives)
+        if (ct.startStep == (start ? int64_t(s) : step.partner))
+          t = &ct;
+      std::string name = absl::StrFormat("%s %s #%d", start ? "start" : "done",
+                                         collectiveOpName(c.op), c.id);
+      std::optional<double> observed =
+          !t ? std::nullopt
+             : std::optional(start ? t->ns : timing.steps[s].durationNs);
+      absl::StrAppendFormat(&out, "%-5d %-24s %12s %14s %14s %14s %14s\n", s,
+                            name, "-", start ? us(c.predictedNs) : "-",
+                            us(observed) + (start ? "" : " wait"), "-", "-");
       continue;
     }
     const Kernel &kernel = program.kernels[step.kernel];
@@ -488,6 +619,30 @@ std::string timingSummary(const Program &program, const ProgramTiming &timing) {
                         "", "", us(predicted), us(timing.totalNs), us(bound),
                         ratio ? absl::StrFormat("%.3f", *ratio)
                               : std::string("-"));
+  if (!program.isSpmd())
+    return out;
+  absl::StrAppendFormat(
+      &out,
+      "spmd: %d ranks (grid [%s]); observed %s us with collectives "
+      "overlapped, %s us with every collective serialised\n",
+      program.ranks(), absl::StrJoin(program.grid, ", "), us(timing.totalNs),
+      us(timing.serialisedNs));
+  for (const CollectiveTiming &c : timing.collectives) {
+    const Collective &spec = program.steps[c.startStep].collective;
+    absl::StrAppendFormat(
+        &out,
+        "  %s #%d: %.0f bytes over %d ranks on %d chips, %s (%d chunks): "
+        "predicted %s us, observed %s us, exposed %s us, overlapped %s us\n",
+        collectiveOpName(spec.op), spec.id, c.query.bytes, c.query.cores,
+        c.query.chips, algorithmName(c.algorithm), c.chunks,
+        us(spec.predictedNs), us(c.ns),
+        us(*std::max_element(c.exposedNs.begin(), c.exposedNs.end())),
+        us(*std::min_element(c.overlapNs.begin(), c.overlapNs.end())));
+  }
+  for (size_t r = 1; r < timing.rankSteps.size(); ++r)
+    if (rankEnd(timing, r) != rankEnd(timing, 0))
+      absl::StrAppendFormat(&out, "  rank %d ends at %s us\n", r,
+                            us(rankEnd(timing, r)));
   return out;
 }
 

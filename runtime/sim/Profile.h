@@ -15,6 +15,7 @@
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Timing.h"
 #include "runtime/target/CostModel.h"
+#include "runtime/target/Target.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,14 +24,20 @@
 namespace neuron::rt {
 
 /// The "neuron-profile/1" document; `target` is the manifest's target
-/// record, copied as is (null when absent).
+/// record, copied as is (null when absent). With `resolved`, "cores" gives
+/// its core counts and what a logical core is (LNC); an SPMD program adds
+/// "spmd": per rank its end and waiting time, per collective the
+/// compiler's prediction beside the observed time, exposure and overlap,
+/// and the time with every collective serialised.
 nlohmann::json profileJson(const Program &program, const ProgramTiming &timing,
-                           const CostModel &model,
-                           const nlohmann::json &target);
+                           const CostModel &model, const nlohmann::json &target,
+                           const ResolvedTarget *resolved = nullptr);
 
-/// Chrome trace events: pid 1 "observed", pid 2 "predicted" (scheduled
-/// kernels only), one thread per unit, one complete event per instruction
-/// and kernel step, times in µs on the program's clock.
+/// Chrome trace events: pid 1 "observed" (SPMD: pids 1..R "observed rank
+/// r"), then "predicted" (scheduled kernels only), one thread per unit, one
+/// complete event per instruction, times in µs on the program's clock; an
+/// SPMD program with collectives adds a "links" process, one thread per
+/// rank, one event per collective from its start to its finish.
 nlohmann::json traceJson(const Program &program, const ProgramTiming &timing,
                          const CostModel &model);
 
@@ -41,7 +48,9 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                         const CostModel &model);
 
 /// One line per kernel step: predicted, observed, bound, observed / bound;
-/// then the program's totals.
+/// per collective step the collective's time (start) or the wait (done);
+/// then the program's totals and, for SPMD, the serialised time and each
+/// collective's predicted, observed, exposed and overlapped time.
 std::string timingSummary(const Program &program, const ProgramTiming &timing);
 
 } // namespace neuron::rt

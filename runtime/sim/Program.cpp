@@ -18,6 +18,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace neuron::rt {
 
@@ -27,6 +28,8 @@ static constexpr int64_t kMaxOnChipBytes = int64_t(1) << 26;
 static constexpr int64_t kMaxPartitions = 1024;
 /// The simulator allocates partitions x bytes for SBUF and for PSUM.
 static constexpr int64_t kMaxOnChipTotal = int64_t(1) << 30;
+/// The SPMD simulation holds one device per rank.
+static constexpr int64_t kMaxRanks = 4096;
 
 namespace {
 /// Names of one enum, in enumerator order.
@@ -57,6 +60,11 @@ static const Keywords<AluOp> kAluOps{
 static const Keywords<TensorKind> kKinds{
     {"input", "output", "constant", "scratch", "view"}};
 static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
+static const Keywords<CollectiveOp> kCollectiveOps{
+    {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}};
+static const Keywords<Reduction> kReductions{{"sum", "max", "min"}};
+static const Keywords<CollectiveAlgorithm> kAlgorithms{
+    {"ring", "halving-doubling", "hierarchical"}};
 
 /// The engine the op table assigns to each op.
 static Engine engineOf(Opcode op) {
@@ -68,6 +76,10 @@ static Engine engineOf(Opcode op) {
 }
 
 std::string_view opName(Opcode op) { return kOps.names[int(op)]; }
+
+std::string_view collectiveOpName(CollectiveOp op) {
+  return kCollectiveOps.names[int(op)];
+}
 
 std::string unitName(int64_t unit) {
   if (unit >= kFirstDmaUnit)
@@ -833,6 +845,69 @@ static absl::Status readTensor(ObjectReader &r, int64_t index,
   return r.finish();
 }
 
+/// `spmd`: `{grid}`, positive sizes of at most kMaxRanks ranks in all.
+static absl::Status readSpmd(ObjectReader &root, Program &program) {
+  NEURON_ASSIGN_OR_RETURN(opt, root.optObject("spmd", "an object {grid}"));
+  if (!opt)
+    return absl::OkStatus();
+  ObjectReader &r = *opt;
+  NEURON_ASSIGN_OR_RETURN(grid, readIntArray(r, "grid", 1, kMaxRanks));
+  int64_t ranks = 1;
+  for (int64_t size : grid)
+    ranks = std::min(ranks * size, kMaxRanks + 1);
+  if (grid.empty() || ranks > kMaxRanks)
+    return r.error(
+        "grid",
+        absl::StrFormat("a non-empty grid of at most %d ranks", kMaxRanks),
+        formatShape(grid));
+  program.grid = std::move(grid);
+  return r.finish();
+}
+
+/// An input's or output's `sharding`: per dimension of `tensor`, the grid
+/// axes it is split over, no axis twice.
+static absl::Status readSharding(ObjectReader &r, const Program &program,
+                                 int64_t tensor, const json &v,
+                                 std::vector<std::vector<int64_t>> &out) {
+  if (!program.isSpmd())
+    return r.error("sharding",
+                   "no sharding (the program has no top-level spmd grid)",
+                   describeJson(v));
+  const TensorDesc &t = program.tensors[tensor];
+  int64_t lastAxis = int64_t(program.grid.size()) - 1;
+  std::string expected = absl::StrFormat(
+      "an array of %d arrays of grid axes (one per dimension of tensor %d, "
+      "%s%s)",
+      t.shape.size(), tensor, dtypeName(t.dtype), formatShape(t.shape));
+  if (!v.is_array() || v.size() != t.shape.size())
+    return r.error("sharding", expected, describeJson(v));
+  std::vector<bool> used(program.grid.size(), false);
+  for (size_t d = 0; d < v.size(); ++d) {
+    if (!v[d].is_array())
+      return r.itemError("sharding", d, "an array of grid axes",
+                         describeJson(v[d]));
+    std::vector<int64_t> axes;
+    for (size_t j = 0; j < v[d].size(); ++j) {
+      const json &a = v[d][j];
+      std::string path =
+          absl::StrFormat("%s[%d][%d]", r.pathOf("sharding"), d, j);
+      if (!a.is_number_integer() || a.get<int64_t>() < 0 ||
+          a.get<int64_t>() > lastAxis)
+        return jsonError(kFile, path,
+                         absl::StrFormat("a grid axis in [0, %d]", lastAxis),
+                         describeJson(a));
+      if (used[a.get<int64_t>()])
+        return jsonError(kFile, path,
+                         "a grid axis that shards no other dimension",
+                         absl::StrFormat("axis %d again", a.get<int64_t>()));
+      used[a.get<int64_t>()] = true;
+      axes.push_back(a.get<int64_t>());
+    }
+    out.push_back(std::move(axes));
+  }
+  return absl::OkStatus();
+}
+
 static absl::Status readIo(ObjectReader &root, std::string_view key,
                            const Program &program,
                            std::vector<IoBinding> &out) {
@@ -852,6 +927,11 @@ static absl::Status readIo(ObjectReader &root, std::string_view key,
           "tensor", "a tensor of kind \"input\"",
           absl::StrFormat("tensor %d of kind \"%s\"", io.tensor,
                           kKinds.names[int(program.tensors[io.tensor].kind)]));
+    NEURON_ASSIGN_OR_RETURN(sharding,
+                            r.field("sharding", "", /*required=*/false));
+    if (sharding)
+      NEURON_RETURN_IF_ERROR(
+          readSharding(r, program, io.tensor, *sharding, io.sharding));
     NEURON_RETURN_IF_ERROR(r.finish());
     out.push_back(std::move(io));
   }
@@ -883,6 +963,306 @@ static absl::Status checkBindings(ObjectReader &r, const Program &program,
   return absl::OkStatus();
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// "tensor 3: f32[4, 8]".
+static std::string describeTensorId(const Program &program, int64_t id) {
+  const TensorDesc &t = program.tensors[id];
+  return absl::StrFormat("tensor %d: %s%s", id, dtypeName(t.dtype),
+                         formatShape(t.shape));
+}
+
+/// The field `key` of a collective of `kind`: present exactly when `wanted`
+/// (required ones are then read by the caller).
+static absl::Status expectKindField(ObjectReader &r, std::string_view key,
+                                    bool wanted, CollectiveOp kind) {
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, "", /*required=*/false));
+  if (!v || wanted)
+    return absl::OkStatus();
+  return r.error(
+      key,
+      absl::StrFormat("no %s (%s takes none)", key, collectiveOpName(kind)),
+      describeJson(*v));
+}
+
+/// The result shape of `c` on `input` (the shape rule of the neuron ops:
+/// all_gather multiplies `axis` by the group size, reduce_scatter divides
+/// it, all_to_all divides `split_axis` and multiplies `concat_axis`).
+static absl::StatusOr<std::vector<int64_t>>
+collectiveShape(ObjectReader &r, const Program &program, const Collective &c) {
+  std::vector<int64_t> shape = program.tensors[c.input].shape;
+  int64_t g = c.groupSize;
+  auto divide = [&](std::string_view key, int64_t a) -> absl::Status {
+    if (shape[a] % g == 0) {
+      shape[a] /= g;
+      return absl::OkStatus();
+    }
+    return r.error(key,
+                   absl::StrFormat("a dimension that splits evenly over the "
+                                   "%d ranks of a group",
+                                   g),
+                   absl::StrFormat("dimension %d of %s", a,
+                                   describeTensorId(program, c.input)));
+  };
+  switch (c.op) {
+  case CollectiveOp::AllReduce:
+    break;
+  case CollectiveOp::AllGather:
+    shape[c.axis] *= g;
+    break;
+  case CollectiveOp::ReduceScatter:
+    NEURON_RETURN_IF_ERROR(divide("axis", c.axis));
+    break;
+  case CollectiveOp::AllToAll:
+    NEURON_RETURN_IF_ERROR(divide("split_axis", c.splitAxis));
+    shape[c.concatAxis] *= g;
+    break;
+  }
+  return shape;
+}
+
+/// The per-kind fields of a collective_start and the shape rule.
+static absl::Status readCollectiveKindFields(ObjectReader &r,
+                                             const Program &program,
+                                             Collective &c) {
+  bool reduces =
+      c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::ReduceScatter;
+  bool hasAxis =
+      c.op == CollectiveOp::AllGather || c.op == CollectiveOp::ReduceScatter;
+  bool splits = c.op == CollectiveOp::AllToAll;
+  NEURON_RETURN_IF_ERROR(expectKindField(r, "reduction", reduces, c.op));
+  NEURON_RETURN_IF_ERROR(expectKindField(r, "axis", hasAxis, c.op));
+  NEURON_RETURN_IF_ERROR(expectKindField(r, "split_axis", splits, c.op));
+  NEURON_RETURN_IF_ERROR(expectKindField(r, "concat_axis", splits, c.op));
+  if (reduces)
+    NEURON_RETURN_IF_ERROR(
+        readKeyword(r, "reduction", kReductions, c.reduction));
+  int64_t rank = int64_t(program.tensors[c.input].shape.size());
+  if (rank == 0 && c.op != CollectiveOp::AllReduce)
+    return r.error("input",
+                   absl::StrFormat("a tensor of rank 1 or more (%s splits or "
+                                   "joins a dimension)",
+                                   collectiveOpName(c.op)),
+                   describeTensorId(program, c.input));
+  std::string dim = absl::StrFormat("a dimension in [0, %d] of the input",
+                                    std::max<int64_t>(rank - 1, 0));
+  if (hasAxis)
+    NEURON_RETURN_IF_ERROR(r.integer("axis", dim, 0, rank - 1, c.axis));
+  if (splits) {
+    NEURON_RETURN_IF_ERROR(
+        r.integer("split_axis", dim, 0, rank - 1, c.splitAxis));
+    NEURON_RETURN_IF_ERROR(
+        r.integer("concat_axis", dim, 0, rank - 1, c.concatAxis));
+  }
+  NEURON_ASSIGN_OR_RETURN(shape, collectiveShape(r, program, c));
+  const TensorDesc &in = program.tensors[c.input];
+  const TensorDesc &out = program.tensors[c.output];
+  if (out.dtype != in.dtype || out.shape != shape)
+    return r.error(
+        "output",
+        absl::StrFormat("a %s%s tensor (%s of %s over a group of %d ranks)",
+                        dtypeName(in.dtype), formatShape(shape),
+                        collectiveOpName(c.op), formatShape(in.shape),
+                        c.groupSize),
+        describeTensorId(program, c.output));
+  return absl::OkStatus();
+}
+
+static absl::Status readCollectiveStart(ObjectReader &r, const Program &program,
+                                        Step &step) {
+  step.kind = StepKind::CollectiveStart;
+  Collective &c = step.collective;
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "collective_start", "a collective id in [0, 2^31)", 0, INT32_MAX, c.id));
+  if (!program.isSpmd())
+    return r.error("collective_start",
+                   "no collective (the program has no top-level spmd grid)",
+                   absl::StrFormat("collective %d", c.id));
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "kind", kCollectiveOps, c.op));
+  int64_t count = int64_t(program.tensors.size());
+  if (count == 0)
+    return r.error("input", "a tensor id (there are no tensors)",
+                   "a collective");
+  std::string ids = absl::StrFormat("a tensor id in [0, %d]", count - 1);
+  NEURON_RETURN_IF_ERROR(r.integer("input", ids, 0, count - 1, c.input));
+  NEURON_RETURN_IF_ERROR(r.integer("output", ids, 0, count - 1, c.output));
+  if (c.output == c.input)
+    return r.error("output", "a tensor other than the input",
+                   absl::StrFormat("tensor %d", c.output));
+  NEURON_ASSIGN_OR_RETURN(grid, readIntArray(r, "grid", 1, kMaxRanks));
+  if (grid != program.grid)
+    return r.error("grid",
+                   absl::StrFormat("the program's grid %s (spmd.grid)",
+                                   formatShape(program.grid)),
+                   formatShape(grid));
+  c.grid = std::move(grid);
+  NEURON_ASSIGN_OR_RETURN(
+      axes, readIntArray(r, "axes", 0, int64_t(c.grid.size()) - 1));
+  std::vector<bool> seen(c.grid.size(), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (seen[axes[i]])
+      return r.itemError("axes", i, "a grid axis not listed before",
+                         absl::StrFormat("axis %d again", axes[i]));
+    seen[axes[i]] = true;
+    c.groupSize *= c.grid[axes[i]];
+  }
+  c.axes = std::move(axes);
+  NEURON_RETURN_IF_ERROR(readCollectiveKindFields(r, program, c));
+  NEURON_ASSIGN_OR_RETURN(algorithm,
+                          r.field("algorithm", "", /*required=*/false));
+  if (algorithm) {
+    CollectiveAlgorithm a;
+    NEURON_RETURN_IF_ERROR(readKeyword(r, "algorithm", kAlgorithms, a));
+    c.algorithm = a;
+  }
+  NEURON_ASSIGN_OR_RETURN(chunks, r.field("chunks", "", /*required=*/false));
+  if (chunks) {
+    int64_t n = 0;
+    NEURON_RETURN_IF_ERROR(
+        r.integer("chunks", "a chunk count in [1, 1024]", 1, 1024, n));
+    c.chunks = n;
+  }
+  NEURON_RETURN_IF_ERROR(readTime(r, "predicted_ns", c.predictedNs));
+  return r.finish();
+}
+
+/// Pairs every collective_start with the one collective_done after it of
+/// the same id.
+static absl::Status pairCollectives(std::vector<ObjectReader> &readers,
+                                    Program &program) {
+  std::map<int64_t, int64_t> startOf, doneOf, inFlight;
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    const Step &step = program.steps[i];
+    if (step.kind != StepKind::CollectiveStart)
+      continue;
+    auto [it, added] = startOf.emplace(step.collective.id, int64_t(i));
+    if (!added)
+      return readers[i].error(
+          "collective_start",
+          absl::StrFormat("an id no other collective_start uses (program[%d] "
+                          "starts %d)",
+                          it->second, step.collective.id),
+          absl::StrFormat("%d", step.collective.id));
+  }
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    Step &step = program.steps[i];
+    int64_t id = step.collective.id;
+    if (step.kind == StepKind::CollectiveStart) {
+      inFlight[id] = int64_t(i);
+      continue;
+    }
+    if (step.kind != StepKind::CollectiveDone)
+      continue;
+    auto open = inFlight.find(id);
+    if (open == inFlight.end()) {
+      auto start = startOf.find(id);
+      std::string expected =
+          start == startOf.end() ? std::string("the id of a collective_start")
+          : start->second > int64_t(i)
+              ? absl::StrFormat("a done after its start (program[%d] starts "
+                                "%d)",
+                                start->second, id)
+              : absl::StrFormat("one done per start (program[%d] already "
+                                "finished %d)",
+                                doneOf[id], id);
+      return readers[i].error("collective_done", expected,
+                              absl::StrFormat("%d", id));
+    }
+    Step &start = program.steps[open->second];
+    start.partner = int64_t(i);
+    step.partner = open->second;
+    step.collective = start.collective;
+    doneOf[id] = int64_t(i);
+    inFlight.erase(open);
+  }
+  if (inFlight.empty())
+    return absl::OkStatus();
+  int64_t first = int64_t(program.steps.size());
+  for (auto [id, at] : inFlight)
+    first = std::min(first, at);
+  return readers[first].error(
+      "collective_start",
+      absl::StrFormat("a collective_done %d later in the program",
+                      program.steps[first].collective.id),
+      "none");
+}
+
+/// The tensors `step` reads and writes (kernel parameters by the HBM
+/// references of their instructions).
+static void stepAccesses(const Program &program, const Step &step,
+                         std::set<int64_t> &reads, std::set<int64_t> &writes) {
+  switch (step.kind) {
+  case StepKind::Kernel:
+    for (const Instruction &inst : program.kernels[step.kernel].instructions) {
+      if (inst.dst.space == MemorySpace::Hbm)
+        writes.insert(step.bindings[inst.dst.param]);
+      for (const TileRef *ref : {&inst.src, &inst.table})
+        if (ref->space == MemorySpace::Hbm)
+          reads.insert(step.bindings[ref->param]);
+    }
+    return;
+  case StepKind::HostCall:
+    reads.insert(step.inputs.begin(), step.inputs.end());
+    writes.insert(step.outputs.begin(), step.outputs.end());
+    return;
+  case StepKind::CollectiveStart:
+    reads.insert(step.collective.input);
+    return;
+  case StepKind::CollectiveDone:
+    writes.insert(step.collective.output);
+    return;
+  }
+}
+
+/// Whether tensors `a` and `b` share bytes (a view shares its root's).
+static bool overlaps(const Program &program, int64_t a, int64_t b) {
+  auto range = [&](int64_t id) {
+    const TensorDesc &t = program.tensors[id];
+    int64_t root = t.viewOf >= 0 ? t.viewOf : id;
+    int64_t begin = t.viewOf >= 0 ? t.viewOffset : 0;
+    return std::tuple(root, begin, begin + t.elements);
+  };
+  auto [ra, ba, ea] = range(a);
+  auto [rb, bb, eb] = range(b);
+  return ra == rb && ba < eb && bb < ea;
+}
+
+/// No step while a collective is in flight writes its input or touches its
+/// output: the collective reads the one and writes the other meanwhile.
+static absl::Status checkInFlight(std::vector<ObjectReader> &readers,
+                                  const Program &program) {
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &start = program.steps[s];
+    if (start.kind != StepKind::CollectiveStart)
+      continue;
+    const Collective &c = start.collective;
+    for (int64_t k = int64_t(s) + 1; k < start.partner; ++k) {
+      std::set<int64_t> reads, writes;
+      stepAccesses(program, program.steps[k], reads, writes);
+      std::optional<std::pair<int64_t, const char *>> clash;
+      for (int64_t t : writes)
+        if (overlaps(program, t, c.input) || overlaps(program, t, c.output))
+          clash = {t, "writes"};
+      for (int64_t t : reads)
+        if (!clash && overlaps(program, t, c.output))
+          clash = {t, "reads"};
+      if (!clash)
+        continue;
+      return jsonError(
+          kFile, absl::StrFormat("program[%d]", k),
+          absl::StrFormat("a step that leaves tensors %d and %d alone while "
+                          "collective %d is in flight (program[%d] to "
+                          "program[%d])",
+                          c.input, c.output, c.id, s, start.partner),
+          absl::StrFormat("a step that %s tensor %d", clash->second,
+                          clash->first));
+    }
+  }
+  return absl::OkStatus();
+}
+
 static absl::Status readStep(ObjectReader &r, Program &program,
                              const std::map<std::string, int64_t> &kernels,
                              Step &step) {
@@ -891,8 +1271,25 @@ static absl::Status readStep(ObjectReader &r, Program &program,
     return readIntArray(r, key, 0, count - 1, /*anyLength=*/true);
   };
   NEURON_ASSIGN_OR_RETURN(host, r.field("host_call", "", /*required=*/false));
+  NEURON_ASSIGN_OR_RETURN(start,
+                          r.field("collective_start", "", /*required=*/false));
+  NEURON_ASSIGN_OR_RETURN(done,
+                          r.field("collective_done", "", /*required=*/false));
+  if (int(bool(host)) + int(bool(start)) + int(bool(done)) > 1)
+    return r.error(host ? "host_call" : "collective_start",
+                   "one of host_call, collective_start, collective_done",
+                   "more than one");
+  if (start)
+    return readCollectiveStart(r, program, step);
+  if (done) {
+    step.kind = StepKind::CollectiveDone;
+    NEURON_RETURN_IF_ERROR(r.integer("collective_done",
+                                     "a collective id in [0, 2^31)", 0,
+                                     INT32_MAX, step.collective.id));
+    return r.finish();
+  }
   if (host) {
-    step.isHostCall = true;
+    step.kind = StepKind::HostCall;
     NEURON_RETURN_IF_ERROR(r.string("host_call", step.hostCall));
     NEURON_RETURN_IF_ERROR(r.string("reason", step.reason, /*required=*/false));
     NEURON_ASSIGN_OR_RETURN(inputs, ids("inputs"));
@@ -947,6 +1344,7 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
         readTensor(tensors[i], int64_t(i), program.tensors, tensor));
     program.tensors.push_back(std::move(tensor));
   }
+  NEURON_RETURN_IF_ERROR(readSpmd(root, program));
   NEURON_RETURN_IF_ERROR(readIo(root, "inputs", program, program.inputs));
   NEURON_RETURN_IF_ERROR(readIo(root, "outputs", program, program.outputs));
 
@@ -968,6 +1366,8 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
     NEURON_RETURN_IF_ERROR(readStep(r, program, kernelIndex, step));
     program.steps.push_back(std::move(step));
   }
+  NEURON_RETURN_IF_ERROR(pairCollectives(steps, program));
+  NEURON_RETURN_IF_ERROR(checkInFlight(steps, program));
   return program;
 }
 

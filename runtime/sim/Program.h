@@ -5,8 +5,9 @@
 // simulator relies on: every index, dtype and shape, every tile reference
 // against its tensor or the kernel's on-chip limits, every instruction's
 // fields against the op table, every wait against the signalling
-// instructions it waits for, and every kernel step's bindings. A manifest
-// that parses runs without further bounds checks.
+// instructions it waits for, every kernel step's bindings, and every
+// collective's tensors, shapes and start/done pairing against the SPMD grid.
+// A manifest that parses runs without further bounds checks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include "runtime/sim/Host.h"
 #include "runtime/sim/Numerics.h"
+#include "runtime/target/CollectiveModel.h"
 
 #include "absl/status/statusor.h"
 #include <nlohmann/json_fwd.hpp>
@@ -51,6 +53,9 @@ struct TensorDesc {
 struct IoBinding {
   int64_t tensor = 0;
   std::string name;
+  /// SPMD: per tensor dimension, the grid axes it is split over (major
+  /// first); empty when the tensor is the same on every rank.
+  std::vector<std::vector<int64_t>> sharding;
 };
 
 /// The on-chip capacities a kernel was compiled for; bytes are per partition.
@@ -230,9 +235,47 @@ struct Kernel {
   std::optional<KernelSchedule> schedule;
 };
 
-/// A program step: a kernel invocation or a host call.
+enum class StepKind { Kernel, HostCall, CollectiveStart, CollectiveDone };
+
+/// How all_reduce and reduce_scatter combine the group's values.
+enum class Reduction { Sum, Max, Min };
+
+/// A collective_start's fields (docs/executable.md, "Program").
+struct Collective {
+  /// The id pairing the start with its done.
+  int64_t id = 0;
+  CollectiveOp op = CollectiveOp::AllReduce;
+  /// Tensor ids: read at the start, written at the done.
+  int64_t input = 0, output = 0;
+  /// The program's grid, and the axes along which a group's ranks differ.
+  std::vector<int64_t> grid, axes;
+  /// all_reduce, reduce_scatter.
+  Reduction reduction = Reduction::Sum;
+  /// all_gather, reduce_scatter: the dimension gathered or scattered.
+  int64_t axis = 0;
+  /// all_to_all.
+  int64_t splitAxis = 0, concatAxis = 0;
+  /// The compiler's choice and estimate, when it placed the collective.
+  std::optional<CollectiveAlgorithm> algorithm;
+  std::optional<int64_t> chunks;
+  std::optional<double> predictedNs;
+  /// Ranks in one group: the product of the grid's sizes along `axes`.
+  int64_t groupSize = 1;
+};
+
+/// The manifest keyword of `op` ("all_reduce", ...).
+std::string_view collectiveOpName(CollectiveOp op);
+
+/// A program step: a kernel invocation, a host call, or the start or done of
+/// a collective.
 struct Step {
-  bool isHostCall = false;
+  StepKind kind = StepKind::Kernel;
+  bool isKernel() const { return kind == StepKind::Kernel; }
+  bool isHostCall() const { return kind == StepKind::HostCall; }
+  bool isCollective() const {
+    return kind == StepKind::CollectiveStart ||
+           kind == StepKind::CollectiveDone;
+  }
   /// Kernel step: index into Program::kernels and one tensor per parameter.
   int64_t kernel = 0;
   std::vector<int64_t> bindings;
@@ -244,6 +287,11 @@ struct Step {
   /// Host call: the region in the form the runtime runs; absent when the
   /// compiler could not express an op of it.
   std::optional<HostReference> reference;
+  /// collective_start: its fields; collective_done: a copy of its start's.
+  Collective collective;
+  /// The step index of the matching done (for a start) or start (for a
+  /// done); -1 otherwise.
+  int64_t partner = -1;
 };
 
 /// The executable part of a manifest.
@@ -252,10 +300,22 @@ struct Program {
   std::vector<IoBinding> inputs, outputs;
   std::vector<Kernel> kernels;
   std::vector<Step> steps;
+  /// `spmd.grid`: one rank per logical core, rank = row-major index of the
+  /// coordinates; empty when the program runs on one core.
+  std::vector<int64_t> grid;
+
+  bool isSpmd() const { return !grid.empty(); }
+  /// The number of ranks (1 without `spmd`).
+  int64_t ranks() const {
+    int64_t n = 1;
+    for (int64_t s : grid)
+      n *= s;
+    return n;
+  }
 };
 
-/// Reads and validates `tensors`, `inputs`, `outputs`, `kernels` and
-/// `program` of `manifest` (other fields are the format's business). Never
+/// Reads and validates `tensors`, `spmd`, `inputs`, `outputs`, `kernels`
+/// and `program` of `manifest` (other fields are the format's business). Never
 /// crashes; errors are InvalidArgument and read "manifest: JSON.PATH: expected
 /// ..., found ...".
 absl::StatusOr<Program> parseProgram(const nlohmann::json &manifest);

@@ -28,9 +28,15 @@ static std::string describeTensor(std::string_view dtype,
                          bytes);
 }
 
-absl::Status Device::loadTensors(const Program &program,
-                                 std::vector<Tensor> inputs,
-                                 const ConstantLoader &loadConstant) {
+absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
+                          const ConstantLoader &loadConstant) {
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    if (program.steps[i].isHostCall() && !program.steps[i].reference)
+      return absl::UnimplementedError(absl::StrFormat(
+          "program[%d]: host_call \"%s\" has no reference form (the "
+          "compiler warned that an op of its region has no reference "
+          "kernel), so it cannot run here",
+          i, program.steps[i].hostCall));
   if (inputs.size() != program.inputs.size())
     return absl::InvalidArgumentError(
         absl::StrFormat("inputs: expected %d tensors, found %d",
@@ -93,34 +99,35 @@ uint8_t *Device::tensorBytes(const Program &program, int64_t id) {
   return hbmTensors[t.viewOf].data() + t.viewOffset * elementBytes(t.dtype);
 }
 
-absl::StatusOr<std::vector<Tensor>>
-Device::run(const Program &program, std::vector<Tensor> inputs,
-            const ConstantLoader &loadConstant) {
-  for (size_t i = 0; i < program.steps.size(); ++i)
-    if (program.steps[i].isHostCall && !program.steps[i].reference)
-      return absl::UnimplementedError(absl::StrFormat(
-          "program[%d]: host_call \"%s\" has no reference form (the "
-          "compiler warned that an op of its region has no reference "
-          "kernel), so it cannot run here",
-          i, program.steps[i].hostCall));
-  NEURON_RETURN_IF_ERROR(loadTensors(program, std::move(inputs), loadConstant));
+absl::Status Device::runStep(const Program &program, size_t index) {
+  const Step &step = program.steps[index];
   auto bytesOf = [&](int64_t id) { return tensorBytes(program, id); };
-  for (size_t i = 0; i < program.steps.size(); ++i) {
-    const Step &step = program.steps[i];
-    absl::Status status =
-        step.isHostCall
-            ? runHostReference(step, bytesOf, options.hbmBytes)
-            : runKernel(program, program.kernels[step.kernel], step.bindings);
+  absl::Status status;
+  switch (step.kind) {
+  case StepKind::Kernel:
+    status = runKernel(program, program.kernels[step.kernel], step.bindings);
+    break;
+  case StepKind::HostCall:
+    status = runHostReference(step, bytesOf, options.hbmBytes);
     if (!status.ok())
-      return absl::Status(
-          status.code(),
-          absl::StrFormat("program[%d]: %s%s", i,
-                          step.isHostCall
-                              ? absl::StrFormat("host_call \"%s\": ",
-                                                step.hostCall)
-                              : "",
-                          status.message()));
+      status = absl::Status(status.code(),
+                            absl::StrFormat("host_call \"%s\": %s",
+                                            step.hostCall, status.message()));
+    break;
+  case StepKind::CollectiveStart:
+  case StepKind::CollectiveDone:
+    status = absl::FailedPreconditionError(absl::StrFormat(
+        "collective %d needs every rank of the grid (an SPMD run)",
+        step.collective.id));
+    break;
   }
+  if (status.ok())
+    return status;
+  return absl::Status(status.code(), absl::StrFormat("program[%d]: %s", index,
+                                                     status.message()));
+}
+
+std::vector<Tensor> Device::outputs(const Program &program) {
   std::vector<Tensor> outputs;
   for (const IoBinding &io : program.outputs) {
     const TensorDesc &t = program.tensors[io.tensor];
@@ -131,6 +138,21 @@ Device::run(const Program &program, std::vector<Tensor> inputs,
                               bytes + t.elements * elementBytes(t.dtype))});
   }
   return outputs;
+}
+
+absl::StatusOr<std::vector<Tensor>>
+Device::run(const Program &program, std::vector<Tensor> inputs,
+            const ConstantLoader &loadConstant) {
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    if (program.steps[i].isCollective())
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "program[%d]: collective %d needs every rank of the grid (an SPMD "
+          "run)",
+          i, program.steps[i].collective.id));
+  NEURON_RETURN_IF_ERROR(load(program, std::move(inputs), loadConstant));
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    NEURON_RETURN_IF_ERROR(runStep(program, i));
+  return outputs(program);
 }
 
 //===----------------------------------------------------------------------===//

@@ -44,18 +44,35 @@ public:
   explicit Device(DeviceOptions options = {}) : options(options) {}
 
   /// Runs `program` on `inputs` (one per program input, in order) and
-  /// returns its outputs in order. Errors: InvalidArgument for inputs or
-  /// constants that do not match the manifest (naming the input index,
-  /// expected and found); Unimplemented for a program with a host_call step
-  /// that has no reference (before anything runs); ResourceExhausted when
-  /// the tensors, or a host_call's values, do not fit;
-  /// OutOfRange when a gather index lies outside its table, naming the step,
-  /// the kernel, the instruction index, the partition and the index.
-  /// Scratch tensors start zeroed; SBUF and PSUM are zeroed at the start of
-  /// every kernel step, so kernels exchange data only through HBM.
+  /// returns its outputs in order: load, every step, outputs. Errors:
+  /// those of load and runStep; FailedPrecondition for a program with
+  /// collective steps (they need every rank: runtime/sim/Spmd.h).
   absl::StatusOr<std::vector<Tensor>>
   run(const Program &program, std::vector<Tensor> inputs,
       const ConstantLoader &loadConstant = nullptr);
+
+  /// Allocates `program`'s tensors and fills its inputs and constants.
+  /// Errors: InvalidArgument for inputs or constants that do not match the
+  /// manifest (naming the input index, expected and found); Unimplemented
+  /// for a program with a host_call step that has no reference (before
+  /// anything runs); ResourceExhausted when the tensors do not fit. Scratch
+  /// tensors start zeroed.
+  absl::Status load(const Program &program, std::vector<Tensor> inputs,
+                    const ConstantLoader &loadConstant = nullptr);
+  /// Runs kernel or host_call step `index` of the loaded program; errors
+  /// start "program[INDEX]: ". ResourceExhausted when a host_call's values
+  /// do not fit; OutOfRange when a gather index lies outside its table,
+  /// naming the kernel, the instruction index, the partition and the
+  /// index; FailedPrecondition for a collective step. SBUF and PSUM are
+  /// zeroed at the start of every kernel step, so kernels exchange data
+  /// only through HBM.
+  absl::Status runStep(const Program &program, size_t index);
+  /// The program's outputs, in order, as the loaded tensors hold them.
+  std::vector<Tensor> outputs(const Program &program);
+
+  /// The first byte of tensor `id` of the loaded program (within its root
+  /// for a view).
+  uint8_t *tensorBytes(const Program &program, int64_t id);
 
   /// The HBM bytes of tensor `id` after the last run (for tests and dumps;
   /// empty for a view).
@@ -66,13 +83,8 @@ public:
   const std::vector<uint8_t> &psum() const { return psumBytes; }
 
 private:
-  absl::Status loadTensors(const Program &program, std::vector<Tensor> inputs,
-                           const ConstantLoader &loadConstant);
   absl::Status runKernel(const Program &program, const Kernel &kernel,
                          const std::vector<int64_t> &bindings);
-  /// The first byte of tensor `id` (within its root for a view).
-  uint8_t *tensorBytes(const Program &program, int64_t id);
-
   DeviceOptions options;
   std::vector<std::vector<uint8_t>> hbmTensors;
   std::vector<uint8_t> sbufBytes, psumBytes;

@@ -13,12 +13,17 @@
 
 #include "runtime/sim/Timing.h"
 
+#include "runtime/sim/Spmd.h"
+
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
+#include <set>
 
 namespace neuron::rt {
 
@@ -290,28 +295,147 @@ absl::StatusOr<KernelTiming> simulateKernelTiming(const Kernel &kernel,
   return out;
 }
 
-absl::StatusOr<ProgramTiming> simulateProgramTiming(const Program &program,
-                                                    const CostModel &model) {
+int chipsSpanned(const std::vector<int64_t> &grid,
+                 const std::vector<int64_t> &axes, int64_t perChip) {
+  std::set<int64_t> chips;
+  for (int64_t rank : groupOf(grid, axes, 0))
+    chips.insert(rank / std::max<int64_t>(perChip, 1));
+  return int(chips.size());
+}
+
+/// The query, algorithm and time of collective `c`.
+static CollectiveTiming timeCollective(const Program &program,
+                                       const Collective &c,
+                                       const CollectiveLinks &links) {
+  CollectiveTiming t;
+  const TensorDesc &whole =
+      program.tensors[c.op == CollectiveOp::AllGather ? c.output : c.input];
+  t.query.op = c.op;
+  t.query.bytes = double(whole.elements * elementBytes(whole.dtype));
+  t.query.cores = int(c.groupSize);
+  t.query.chips = chipsSpanned(c.grid, c.axes, links.logicalCoresPerChip);
+  double given = c.algorithm ? links.model.ns(t.query, *c.algorithm,
+                                              int(c.chunks.value_or(1)))
+                             : std::numeric_limits<double>::infinity();
+  if (std::isfinite(given)) {
+    t.algorithm = *c.algorithm;
+    t.chunks = int(c.chunks.value_or(1));
+    t.ns = given;
+    return t;
+  }
+  CollectiveChoice choice = links.model.choose(t.query);
+  t.algorithm = choice.algorithm;
+  t.chunks = choice.chunks;
+  t.ns = choice.ns;
+  return t;
+}
+
+/// Lays the steps out on every rank's clock; with `serialise`, each
+/// collective's done comes right after its start. Fills `out.rankSteps`,
+/// the per-rank fields of `out.collectives` and returns the latest end.
+static double layOut(const Program &program, ProgramTiming &out,
+                     bool serialise) {
+  int64_t ranks = program.ranks();
+  std::vector<double> clock(ranks, 0), engineFree(ranks, 0);
+  out.rankSteps.assign(ranks, std::vector<StepTiming>(program.steps.size()));
+  std::map<int64_t, CollectiveTiming *> byStart;
+  for (CollectiveTiming &c : out.collectives) {
+    byStart[c.startStep] = &c;
+    for (std::vector<double> *v :
+         {&c.startNs, &c.finishNs, &c.exposedNs, &c.overlapNs})
+      v->assign(ranks, 0);
+  }
+  // Rank r waits at a done (or, serialised, at the start) for collective c.
+  auto wait = [&](CollectiveTiming &c, int64_t r, StepTiming &step) {
+    double before = clock[r];
+    step = {before, std::max(0.0, c.finishNs[r] - before)};
+    c.exposedNs[r] = step.durationNs;
+    c.overlapNs[r] =
+        std::max(0.0, std::min(c.finishNs[r], before) - c.startNs[r]);
+    clock[r] = std::max(before, c.finishNs[r]);
+  };
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    switch (step.kind) {
+    case StepKind::Kernel:
+    case StepKind::HostCall: {
+      double d = step.isKernel() ? out.kernels[step.kernel].observedNs : 0.0;
+      for (int64_t r = 0; r < ranks; ++r) {
+        out.rankSteps[r][s] = {clock[r], d};
+        clock[r] += d;
+      }
+      break;
+    }
+    case StepKind::CollectiveStart: {
+      CollectiveTiming &c = *byStart[int64_t(s)];
+      std::vector<bool> started(ranks, false);
+      for (int64_t r = 0; r < ranks; ++r) {
+        if (started[r])
+          continue;
+        std::vector<int64_t> group =
+            groupOf(step.collective.grid, step.collective.axes, r);
+        double begin = 0;
+        for (int64_t m : group)
+          begin = std::max({begin, clock[m], engineFree[m]});
+        for (int64_t m : group) {
+          c.startNs[m] = begin;
+          c.finishNs[m] = engineFree[m] = begin + c.ns;
+          started[m] = true;
+        }
+      }
+      for (int64_t r = 0; r < ranks; ++r) {
+        out.rankSteps[r][s] = {clock[r], 0};
+        if (serialise)
+          wait(c, r, out.rankSteps[r][s]);
+      }
+      break;
+    }
+    case StepKind::CollectiveDone: {
+      CollectiveTiming &c = *byStart[step.partner];
+      for (int64_t r = 0; r < ranks; ++r) {
+        out.rankSteps[r][s] = {clock[r], 0};
+        if (!serialise)
+          wait(c, r, out.rankSteps[r][s]);
+      }
+      break;
+    }
+    }
+  }
+  return *std::max_element(clock.begin(), clock.end());
+}
+
+absl::StatusOr<ProgramTiming>
+simulateProgramTiming(const Program &program, const CostModel &model,
+                      const std::optional<CollectiveLinks> &links) {
   ProgramTiming out;
   out.kernels.resize(program.kernels.size());
   std::vector<bool> simulated(program.kernels.size(), false);
-  for (const Step &step : program.steps) {
-    StepTiming t;
-    t.startNs = out.totalNs;
-    if (!step.isHostCall) {
-      if (!simulated[step.kernel]) {
-        absl::StatusOr<KernelTiming> timing =
-            simulateKernelTiming(program.kernels[step.kernel], model);
-        if (!timing.ok())
-          return timing.status();
-        out.kernels[step.kernel] = *std::move(timing);
-        simulated[step.kernel] = true;
-      }
-      t.durationNs = out.kernels[step.kernel].observedNs;
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    if (step.kind == StepKind::CollectiveStart) {
+      if (!links)
+        return absl::FailedPreconditionError(absl::StrFormat(
+            "program[%d]: timing collective %d needs the target's links "
+            "(a collective model)",
+            s, step.collective.id));
+      CollectiveTiming c = timeCollective(program, step.collective, *links);
+      c.startStep = int64_t(s);
+      c.doneStep = step.partner;
+      out.collectives.push_back(std::move(c));
     }
-    out.totalNs += t.durationNs;
-    out.steps.push_back(t);
+    if (!step.isKernel() || simulated[step.kernel])
+      continue;
+    absl::StatusOr<KernelTiming> timing =
+        simulateKernelTiming(program.kernels[step.kernel], model);
+    if (!timing.ok())
+      return timing.status();
+    out.kernels[step.kernel] = *std::move(timing);
+    simulated[step.kernel] = true;
   }
+  // The observed layout comes last: it leaves the per-rank fields.
+  out.serialisedNs = layOut(program, out, /*serialise=*/true);
+  out.totalNs = layOut(program, out, /*serialise=*/false);
+  out.steps = out.rankSteps[0];
   return out;
 }
 

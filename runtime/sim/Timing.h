@@ -8,17 +8,27 @@
 // DMA transfers in flight share the core's HBM bandwidth. A kernel without a
 // schedule runs its instructions one after another.
 //
+// An SPMD program runs on every rank of its grid, each with its own clock
+// advancing by its steps' times. A collective starts at the latest of its
+// group's clocks at the start step and of their collective engines (one per
+// rank: a rank's collectives run one after another), takes the alpha-beta
+// time of runtime/target/CollectiveModel.h, and its done moves each rank's
+// clock to the collective's finish if that is later: the steps between
+// start and done overlap it.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NEURON_RUNTIME_SIM_TIMING_H
 #define NEURON_RUNTIME_SIM_TIMING_H
 
 #include "runtime/sim/Program.h"
+#include "runtime/target/CollectiveModel.h"
 #include "runtime/target/CostModel.h"
 
 #include "absl/status/statusor.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,19 +67,59 @@ struct StepTiming {
   double startNs = 0, durationNs = 0;
 };
 
+/// One collective, from its start step to its done step.
+struct CollectiveTiming {
+  int64_t startStep = 0, doneStep = 0;
+  /// What was timed: bytes, group size and chips spanned; the algorithm and
+  /// chunks the compiler chose (the model's choice when it recorded none or
+  /// one that does not apply to this group).
+  CollectiveQuery query;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  int chunks = 1;
+  /// The model's time of the collective.
+  double ns = 0;
+  /// Per rank: when its group's collective starts and finishes, how long the
+  /// rank waits for it at the done step, and how much of it overlaps the
+  /// rank's steps between start and done.
+  std::vector<double> startNs, finishNs, exposedNs, overlapNs;
+};
+
 struct ProgramTiming {
   /// Per kernel of the program (a kernel's time does not depend on its
   /// bindings, so every launch takes the same).
   std::vector<KernelTiming> kernels;
-  /// Per step, laid end to end. A host_call step takes 0 ns: host time is
-  /// not modelled.
+  /// Per step on rank 0's clock. A host_call step takes 0 ns: host time is
+  /// not modelled; a collective_done takes the time its rank waits.
   std::vector<StepTiming> steps;
+  /// The same per rank (one rank without `spmd`).
+  std::vector<std::vector<StepTiming>> rankSteps;
+  /// The latest rank's end.
   double totalNs = 0;
+  /// In program order of their starts.
+  std::vector<CollectiveTiming> collectives;
+  /// totalNs had every collective's done come right after its start.
+  double serialisedNs = 0;
 };
 
-/// Simulates every kernel `program` launches and lays its steps end to end.
-absl::StatusOr<ProgramTiming> simulateProgramTiming(const Program &program,
-                                                    const CostModel &model);
+/// How collectives are timed: the link model, and the target's logical
+/// cores per chip (ranks fill chips in row-major order).
+struct CollectiveLinks {
+  CollectiveModel model;
+  int64_t logicalCoresPerChip = 1;
+};
+
+/// The chips the group of rank 0 spans when the ranks of `grid` fill chips
+/// of `perChip` cores in row-major order (as neuron-place-collectives
+/// counts them).
+int chipsSpanned(const std::vector<int64_t> &grid,
+                 const std::vector<int64_t> &axes, int64_t perChip);
+
+/// Simulates every kernel `program` launches and lays its steps out on
+/// every rank's clock. Errors: those of simulateKernelTiming;
+/// FailedPrecondition for a program with collectives and no `links`.
+absl::StatusOr<ProgramTiming>
+simulateProgramTiming(const Program &program, const CostModel &model,
+                      const std::optional<CollectiveLinks> &links = {});
 
 } // namespace neuron::rt
 

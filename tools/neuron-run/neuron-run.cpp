@@ -18,6 +18,12 @@
 // --timing-only skips the functional run (inputs given are still checked;
 // none is required and nothing is written to an output folder).
 //
+// A manifest with `spmd` runs on one simulated device per rank
+// (runtime/sim/Spmd.h): inputs and results are the whole tensors, split and
+// reassembled by their `sharding`, so they compare directly with a one-core
+// run of the unsharded graph; the timing reports show every rank and each
+// collective's overlap with the steps around it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/Executable.h"
@@ -26,7 +32,9 @@
 #include "runtime/sim/Profile.h"
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
+#include "runtime/sim/Spmd.h"
 #include "runtime/sim/Timing.h"
+#include "runtime/target/CollectiveModel.h"
 #include "runtime/target/CostModel.h"
 #include "runtime/target/Target.h"
 
@@ -140,13 +148,17 @@ static std::string shapeString(const std::vector<int64_t> &shape) {
 
 /// A random tensor of `desc`: floats uniform in [-1, 1), integers in
 /// [-8, 8), masks 0/1, each rounded by the device's own store.
-static Tensor randomTensor(const TensorDesc &desc, std::mt19937_64 &rng) {
-  Tensor t{std::string(dtypeName(desc.dtype)), desc.shape, {}};
-  int64_t bytes = elementBytes(desc.dtype);
-  t.data.resize(desc.elements * bytes);
+static Tensor randomTensor(const TensorDesc &desc,
+                           const std::vector<int64_t> &shape,
+                           std::mt19937_64 &rng) {
+  Tensor t{std::string(dtypeName(desc.dtype)), shape, {}};
+  int64_t bytes = elementBytes(desc.dtype), elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  t.data.resize(elements * bytes);
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(-8, 7);
-  for (int64_t i = 0; i < desc.elements; ++i) {
+  for (int64_t i = 0; i < elements; ++i) {
     double v = desc.dtype == DType::I1 ? integer(rng) & 1
                : isFloat(desc.dtype)    ? real(rng)
                                         : integer(rng);
@@ -176,7 +188,7 @@ static void describe(const Executable &exe, const Program &program) {
               (long long)counts[4]);
   std::vector<int64_t> launches(program.kernels.size(), 0);
   for (const Step &step : program.steps)
-    if (!step.isHostCall)
+    if (step.isKernel())
       ++launches[step.kernel];
   static constexpr const char *kEngines[] = {"tensor", "vector", "scalar",
                                              "gpsimd", "dma"};
@@ -193,20 +205,53 @@ static void describe(const Executable &exe, const Program &program) {
                   (long long)perEngine[e]);
     std::printf("), launched %lld times\n", (long long)launches[k]);
   }
-  std::printf("program: %zu steps\n", program.steps.size());
+  std::printf("program: %zu steps", program.steps.size());
+  if (program.isSpmd()) {
+    std::printf(", SPMD on %lld ranks (grid", (long long)program.ranks());
+    for (int64_t size : program.grid)
+      std::printf(" %lld", (long long)size);
+    std::printf(")");
+  }
+  std::printf("\n");
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step &step = program.steps[i];
-    if (step.isHostCall)
+    const Collective &c = step.collective;
+    switch (step.kind) {
+    case StepKind::HostCall:
       std::printf("  %zu: host_call %s (%s)\n", i, step.hostCall.c_str(),
                   step.reason.c_str());
-    else
+      break;
+    case StepKind::Kernel:
       std::printf("  %zu: kernel %s\n", i,
                   program.kernels[step.kernel].name.c_str());
+      break;
+    case StepKind::CollectiveStart:
+      std::printf(
+          "  %zu: collective_start %lld: %s of tensor %lld into %lld "
+          "over groups of %lld ranks\n",
+          i, (long long)c.id, std::string(collectiveOpName(c.op)).c_str(),
+          (long long)c.input, (long long)c.output, (long long)c.groupSize);
+      break;
+    case StepKind::CollectiveDone:
+      std::printf("  %zu: collective_done %lld\n", i, (long long)c.id);
+      break;
+    }
   }
 }
 
-/// The cost model of the target the manifest records (`target.spec`).
-static absl::StatusOr<CostModel> costModelOf(const nlohmann::json &manifest) {
+namespace {
+/// The target the manifest records (`target.spec`) and its models.
+struct TargetModels {
+  TargetRegistry registry;
+  ResolvedTarget target;
+  CostModel cost;
+  /// For a program with collectives.
+  std::optional<CollectiveLinks> links;
+};
+} // namespace
+
+static absl::StatusOr<TargetModels>
+targetModelsOf(const nlohmann::json &manifest, bool collectives) {
   const nlohmann::json *target =
       manifest.contains("target") ? &manifest["target"] : nullptr;
   if (!target || !target->is_object() || !target->contains("spec") ||
@@ -222,7 +267,17 @@ static absl::StatusOr<CostModel> costModelOf(const nlohmann::json &manifest) {
   if (!resolved.ok())
     return absl::InvalidArgumentError("timing: target '" + spec + "': " +
                                       std::string(resolved.status().message()));
-  return CostModel::forTarget(*resolved);
+  absl::StatusOr<CostModel> cost = CostModel::forTarget(*resolved);
+  if (!cost.ok())
+    return cost.status();
+  TargetModels models{*std::move(registry), *resolved, *cost, std::nullopt};
+  if (!collectives)
+    return models;
+  absl::StatusOr<CollectiveModel> links = CollectiveModel::forTarget(*resolved);
+  if (!links.ok())
+    return links.status();
+  models.links = CollectiveLinks{*links, resolved->logicalCoresPerChip()};
+  return models;
 }
 
 /// Writes `text` to `path`.
@@ -253,19 +308,25 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  std::optional<CostModel> model;
+  std::optional<TargetModels> models;
   if (o.timing()) {
-    absl::StatusOr<CostModel> resolved = costModelOf(exe->manifest());
+    bool collectives = false;
+    for (const Step &step : program->steps)
+      collectives |= step.isCollective();
+    absl::StatusOr<TargetModels> resolved =
+        targetModelsOf(exe->manifest(), collectives);
     if (!resolved.ok())
       return fail(o.executable + ": " +
                   std::string(resolved.status().message()));
-    model = *resolved;
+    models = *std::move(resolved);
   }
 
   std::mt19937_64 rng(o.seed);
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < program->inputs.size(); ++i) {
     const TensorDesc &desc = program->tensors[program->inputs[i].tensor];
+    // SPMD: the whole tensor, which the run splits by its sharding.
+    std::vector<int64_t> shape = wholeShape(*program, program->inputs[i]);
     auto byPosition = o.inputs.find(std::to_string(i));
     auto byName = o.inputs.find(desc.name);
     auto given = byPosition != o.inputs.end() ? byPosition : byName;
@@ -275,10 +336,9 @@ int main(int argc, char **argv) {
       if (!o.random)
         return fail("no value for input " + std::to_string(i) + " ('" +
                     desc.name + "', " + std::string(dtypeName(desc.dtype)) +
-                    shapeString(desc.shape) +
-                    "): pass --input=" + std::to_string(i) +
-                    "=FILE.npy or --random-inputs");
-      inputs.push_back(randomTensor(desc, rng));
+                    shapeString(shape) + "): pass --input=" +
+                    std::to_string(i) + "=FILE.npy or --random-inputs");
+      inputs.push_back(randomTensor(desc, shape, rng));
       std::string path = o.outputDir + "/input" + std::to_string(i) + ".npy";
       if (absl::Status s = writeNpy(path, inputs.back()); !s.ok())
         return fail(std::string(s.message()));
@@ -289,12 +349,12 @@ int main(int argc, char **argv) {
     absl::StatusOr<Tensor> array = readNpy(given->second, options);
     if (!array.ok())
       return fail(std::string(array.status().message()));
-    if (array->dtype != dtypeName(desc.dtype) || array->shape != desc.shape)
+    if (array->dtype != dtypeName(desc.dtype) || array->shape != shape)
       return fail("input " + std::to_string(i) + " ('" + desc.name +
                   "'): the executable expects " +
-                  std::string(dtypeName(desc.dtype)) +
-                  shapeString(desc.shape) + ", " + given->second + " holds " +
-                  array->dtype + shapeString(array->shape));
+                  std::string(dtypeName(desc.dtype)) + shapeString(shape) +
+                  ", " + given->second + " holds " + array->dtype +
+                  shapeString(array->shape));
     inputs.push_back(*std::move(array));
   }
 
@@ -308,9 +368,10 @@ int main(int argc, char **argv) {
     return std::vector<uint8_t>(section->data, section->data + section->size);
   };
   if (!o.timingOnly) {
-    Device device;
     absl::StatusOr<std::vector<Tensor>> results =
-        device.run(*program, std::move(inputs), loadConstant);
+        program->isSpmd()
+            ? runSpmd(*program, std::move(inputs), loadConstant)
+            : Device().run(*program, std::move(inputs), loadConstant);
     if (!results.ok())
       return fail(std::string(results.status().message()));
     for (size_t i = 0; i < results->size(); ++i) {
@@ -321,8 +382,9 @@ int main(int argc, char **argv) {
   }
   if (!o.timing())
     return 0;
+  const CostModel &model = models->cost;
   absl::StatusOr<ProgramTiming> timing =
-      simulateProgramTiming(*program, *model);
+      simulateProgramTiming(*program, model, models->links);
   if (!timing.ok())
     return fail(o.executable + ": " + std::string(timing.status().message()));
   std::fputs(timingSummary(*program, *timing).c_str(), stdout);
@@ -335,12 +397,14 @@ int main(int argc, char **argv) {
   for (absl::Status s :
        {report(o.profile,
                [&] {
-                 return profileJson(*program, *timing, *model, target).dump(2);
+                 return profileJson(*program, *timing, model, target,
+                                    &models->target)
+                     .dump(2);
                }),
         report(o.trace,
-               [&] { return traceJson(*program, *timing, *model).dump(); }),
+               [&] { return traceJson(*program, *timing, model).dump(); }),
         report(o.timeline,
-               [&] { return timelineSvg(*program, *timing, *model); })})
+               [&] { return timelineSvg(*program, *timing, model); })})
     if (!s.ok())
       return fail(std::string(s.message()));
   return 0;
