@@ -25,7 +25,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <set>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONPLACECOLLECTIVES
@@ -95,32 +94,6 @@ rt::CollectiveOp modelOp(CollectiveKind kind) {
   case CollectiveKind::all_to_all: return rt::CollectiveOp::AllToAll;
   }
   return rt::CollectiveOp::AllReduce;
-}
-
-/// The chips the group of the first core spans when the grid is laid out
-/// row-major on logical cores, `perChip` to a chip.
-int chipsSpanned(ArrayRef<int64_t> grid, ArrayRef<int64_t> axes,
-                 int64_t perChip) {
-  SmallVector<int64_t> strides(grid.size(), 1);
-  for (int64_t d = int64_t(grid.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * grid[d + 1];
-  std::set<int64_t> chips{0};
-  SmallVector<int64_t> index(axes.size(), 0);
-  while (true) {
-    int64_t linear = 0;
-    for (auto [i, a] : llvm::enumerate(axes))
-      linear += index[i] * strides[a];
-    chips.insert(linear / std::max<int64_t>(perChip, 1));
-    int64_t i = int64_t(axes.size()) - 1;
-    for (; i >= 0; --i) {
-      if (++index[i] < grid[axes[i]])
-        break;
-      index[i] = 0;
-    }
-    if (i < 0)
-      break;
-  }
-  return int(chips.size());
 }
 
 struct NeuronPlaceCollectivesPass
@@ -203,7 +176,9 @@ struct NeuronPlaceCollectivesPass
                                      ? result.getType()
                                      : c.input.getType()));
     q.cores = int(group);
-    q.chips = chipsSpanned(c.grid, c.axes, t.logicalCoresPerChip());
+    q.chips = rt::chipsSpanned({c.grid.begin(), c.grid.end()},
+                               {c.axes.begin(), c.axes.end()},
+                               t.logicalCoresPerChip());
     rt::CollectiveChoice choice = links.choose(q);
 
     // Start right after the input exists; finish right before the first

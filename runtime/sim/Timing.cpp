@@ -295,14 +295,6 @@ absl::StatusOr<KernelTiming> simulateKernelTiming(const Kernel &kernel,
   return out;
 }
 
-int chipsSpanned(const std::vector<int64_t> &grid,
-                 const std::vector<int64_t> &axes, int64_t perChip) {
-  std::set<int64_t> chips;
-  for (int64_t rank : groupOf(grid, axes, 0))
-    chips.insert(rank / std::max<int64_t>(perChip, 1));
-  return int(chips.size());
-}
-
 /// The query, algorithm and time of collective `c`.
 static CollectiveTiming timeCollective(const Program &program,
                                        const Collective &c,

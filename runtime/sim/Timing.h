@@ -108,12 +108,6 @@ struct CollectiveLinks {
   int64_t logicalCoresPerChip = 1;
 };
 
-/// The chips the group of rank 0 spans when the ranks of `grid` fill chips
-/// of `perChip` cores in row-major order (as neuron-place-collectives
-/// counts them).
-int chipsSpanned(const std::vector<int64_t> &grid,
-                 const std::vector<int64_t> &axes, int64_t perChip);
-
 /// Simulates every kernel `program` launches and lays its steps out on
 /// every rank's clock. Errors: those of simulateKernelTiming;
 /// FailedPrecondition for a program with collectives and no `links`.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace neuron::rt {
 
@@ -24,6 +25,31 @@ std::string_view algorithmName(CollectiveAlgorithm a) {
   case CollectiveAlgorithm::Hierarchical: return "hierarchical";
   }
   return "ring";
+}
+
+int chipsSpanned(const std::vector<int64_t> &grid,
+                 const std::vector<int64_t> &axes,
+                 int64_t logicalCoresPerChip) {
+  std::vector<int64_t> strides(grid.size(), 1);
+  for (int64_t d = int64_t(grid.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * grid[d + 1];
+  std::set<int64_t> chips{0};
+  std::vector<int64_t> index(axes.size(), 0);
+  for (;;) {
+    int64_t linear = 0;
+    for (size_t i = 0; i < axes.size(); ++i)
+      linear += index[i] * strides[axes[i]];
+    chips.insert(linear / std::max<int64_t>(logicalCoresPerChip, 1));
+    int64_t i = int64_t(axes.size()) - 1;
+    for (; i >= 0; --i) {
+      if (++index[i] < grid[axes[i]])
+        break;
+      index[i] = 0;
+    }
+    if (i < 0)
+      break;
+  }
+  return int(chips.size());
 }
 
 absl::StatusOr<CollectiveModel>

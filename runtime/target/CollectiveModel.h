@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace neuron::rt {
 
@@ -49,6 +50,12 @@ struct CollectiveChoice {
   /// Every candidate's time, for reports: "ring 12.3 us, ...".
   std::string candidates;
 };
+
+/// The chips the group of rank 0 spans when a grid of logical cores is laid
+/// out row-major over chips of `logicalCoresPerChip` cores; the group is
+/// the ranks that differ from rank 0 only along grid `axes`.
+int chipsSpanned(const std::vector<int64_t> &grid,
+                 const std::vector<int64_t> &axes, int64_t logicalCoresPerChip);
 
 class CollectiveModel {
 public:
