@@ -43,12 +43,18 @@ namespace rt = ::neuron::rt;
 
 namespace {
 
+/// 2 KiB per partition: a 256 KiB transfer over 128 partitions.
+static constexpr int64_t kElementwiseTileBytes = 2048;
+
 /// What the target allows a tile to be, from its description.
 struct TileConfig {
   nisa::LimitsAttr limits;
   int64_t dmaQueues = 1;
-  /// Bytes per partition one elementwise tile may take: an eighth of SBUF,
-  /// leaving room for the operands, the result and double buffering.
+  /// Bytes per partition one elementwise tile may take: an eighth of SBUF
+  /// (room for the operands, the result and multi-buffering), and at most
+  /// kElementwiseTileBytes, so a large tensor moves as many transfers that
+  /// spread over the DMA queues and pipeline with the engines rather than
+  /// one long transfer on one queue.
   int64_t elementwiseBytes = 0;
 };
 
@@ -1192,7 +1198,8 @@ struct ConvertNeuronToNisa
         t->psumBankBytes() / 4);
     config.dmaQueues =
         std::max<int64_t>(1, t->chip->dmaEnginesPerCore.value);
-    config.elementwiseBytes = t->sbufBytesPerPartition() / 8;
+    config.elementwiseBytes =
+        std::min(t->sbufBytesPerPartition() / 8, kElementwiseTileBytes);
     return config;
   }
 

@@ -26,18 +26,21 @@ func.func @embedding(%t: tensor<1000x300xf32>, %i: tensor<2x100xi32>) -> tensor<
 
 // -----
 
-// Tests rows wider than the SBUF budget of one tile (7168 f32 on trn2): one
-// index tile, two column windows of the table (views at column 0 and 7168),
-// each gathered and written to its columns of the result.
+// Tests rows wider than one tile (512 f32: 2 KiB per partition on trn2):
+// one index tile, column windows of the table (views at columns 0, 512,
+// ..., 7680), each gathered and written to its columns of the result.
 // CHECK-LABEL: func.func @wide_rows
 // CHECK-SAME: (%[[T:.*]]: memref<16x8000xf32, #nisa.memory<hbm>>, %[[I:.*]]: memref<3xi32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<3x8000xf32, #nisa.memory<hbm>>)
-// CHECK: memref.alloc() {nisa.tiling = {{{.*}}tile = array<i64: 128, 7168>}} : memref<3x1xi32, #nisa.memory<sbuf>>
-// CHECK: %[[W0:.*]] = memref.subview %[[T]][0, 0] [16, 7168] [1, 1]
-// CHECK: nisa.gather %[[W0]][%{{.*}}], %{{.*}} : memref<16x7168xf32, strided<[8000, 1]>, #nisa.memory<hbm>>, memref<3x1xi32, #nisa.memory<sbuf>>, memref<3x7168xf32, #nisa.memory<sbuf>>
-// CHECK: memref.subview %[[OUT]][0, 0] [3, 7168] [1, 1]
-// CHECK: %[[W1:.*]] = memref.subview %[[T]][0, 7168] [16, 832] [1, 1]
-// CHECK: nisa.gather %[[W1]][%{{.*}}], %{{.*}} : memref<16x832xf32, strided<[8000, 1], offset: 7168>, #nisa.memory<hbm>>, memref<3x1xi32, #nisa.memory<sbuf>>, memref<3x832xf32, #nisa.memory<sbuf>>
-// CHECK: memref.subview %[[OUT]][0, 7168] [3, 832] [1, 1]
+// CHECK: memref.alloc() {nisa.tiling = {{{.*}}tile = array<i64: 128, 512>}} : memref<3x1xi32, #nisa.memory<sbuf>>
+// CHECK: %[[W0:.*]] = memref.subview %[[T]][0, 0] [16, 512] [1, 1]
+// CHECK: nisa.gather %[[W0]][%{{.*}}], %{{.*}} : memref<16x512xf32, strided<[8000, 1]>, #nisa.memory<hbm>>, memref<3x1xi32, #nisa.memory<sbuf>>, memref<3x512xf32, #nisa.memory<sbuf>>
+// CHECK: memref.subview %[[OUT]][0, 0] [3, 512] [1, 1]
+// CHECK-COUNT-14: nisa.gather
+// CHECK: %[[W15:.*]] = memref.subview %[[T]][0, 7680] [16, 320] [1, 1]
+// CHECK: nisa.gather %[[W15]][%{{.*}}], %{{.*}} : memref<16x320xf32, strided<[8000, 1], offset: 7680>, #nisa.memory<hbm>>, memref<3x1xi32, #nisa.memory<sbuf>>, memref<3x320xf32, #nisa.memory<sbuf>>
+// CHECK: memref.subview %[[OUT]][0, 7680] [3, 320] [1, 1]
+// CHECK-NOT: nisa.gather
+// CHECK: return
 func.func @wide_rows(%t: tensor<16x8000xf32>, %i: tensor<3xi32>) -> tensor<3x8000xf32> {
   %0 = neuron.gather %t[%i] axis 0 : (tensor<16x8000xf32>, tensor<3xi32>) -> tensor<3x8000xf32>
   return %0 : tensor<3x8000xf32>
