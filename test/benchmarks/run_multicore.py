@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Many-core benchmark (issue #6): collectives placed against serialised.
+
+Compiles each graph tensor-parallel (`neuron-compile --tensor-parallel=N`)
+for 1, 2, 4 and 8 logical cores of trn2 (lnc=2 holds 4 logical cores per
+chip, so 8 cores use lnc=1), times it with `neuron-run --timing-only
+--profile`, and reports the observed step time with the collectives where
+neuron-place-collectives put them, the time with every collective
+serialised (its done right after its start), the collective time hidden
+behind independent work, and the speed-up over one core. Checks that the
+placed program is never slower than the serialised one and is faster
+wherever a collective has independent work to overlap.
+
+Python 3 standard library only:
+  python3 test/benchmarks/run_multicore.py [--build-dir build]
+"""
+
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+
+GRAPHS = {
+    # A bf16 MLP 512x1024 -> 4096 (GELU) -> 1024: one all-reduce at the end,
+    # nothing independent to overlap it with.
+    "mlp": HERE / "suite" / "mlp.mlir",
+    # Two feed-forward branches on one input, summed: the first branch's
+    # all-reduce can run under the second branch's arithmetic.
+    "parallel_block": HERE / "multicore" / "parallel_block.mlir",
+}
+CORES = [(1, "trn2"), (2, "trn2"), (4, "trn2"), (8, "trn2,lnc=1")]
+
+
+def run(cmd):
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"failed: {' '.join(map(str, cmd))}\n{done.stderr}")
+    return done
+
+
+def measure(bin_dir, graph, cores, target, work):
+    exe = work / f"{graph.stem}_{cores}.nxe"
+    profile = work / f"{graph.stem}_{cores}.json"
+    compile_cmd = [bin_dir / "neuron-compile", graph, f"--target={target}",
+                   "-o", exe]
+    if cores > 1:
+        compile_cmd.append(f"--tensor-parallel={cores}")
+    run(compile_cmd)
+    run([bin_dir / "neuron-run", exe, "--timing-only", f"--profile={profile}"])
+    p = json.loads(profile.read_text())
+    spmd = p.get("spmd")
+    if not spmd:
+        total = p["program"]["observed_ns"]
+        return {"placed": total, "serialised": total, "collective": 0.0,
+                "hidden": 0.0, "collectives": 0,
+                "cores": p.get("cores", {})}
+    colls = spmd["collectives"]
+    return {
+        "placed": spmd["observed_ns"],
+        "serialised": spmd["serialised_ns"],
+        "collective": sum(c["observed_ns"] for c in colls),
+        "hidden": sum(c["overlap_ns"] for c in colls),
+        "collectives": len(colls),
+        "cores": p.get("cores", {}),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", default=str(ROOT / "build"))
+    parser.add_argument("--json", help="also write the rows as JSON here")
+    args = parser.parse_args()
+    bin_dir = pathlib.Path(args.build_dir).resolve() / "bin"
+    rows, failures = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        for name, graph in GRAPHS.items():
+            one = None
+            for cores, target in CORES:
+                r = measure(bin_dir, graph, cores, target, work)
+                one = one or r["placed"]
+                r.update(graph=name, n=cores, target=target,
+                         speedup=one / r["placed"])
+                rows.append(r)
+                if r["placed"] > r["serialised"] * (1 + 1e-9):
+                    failures.append(f"{name} on {cores}: placed slower")
+                if r["hidden"] > 0 and not r["placed"] < r["serialised"]:
+                    failures.append(f"{name} on {cores}: overlap not faster")
+    print("| graph | cores | target | collectives | placed µs | serialised µs"
+          " | collective µs | hidden µs | speed-up over 1 core |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['graph']} | {r['n']} | {r['target']} | {r['collectives']}"
+              f" | {r['placed'] / 1e3:.1f} | {r['serialised'] / 1e3:.1f}"
+              f" | {r['collective'] / 1e3:.1f} | {r['hidden'] / 1e3:.1f}"
+              f" | {r['speedup']:.2f}x |")
+    defs = {(r["target"]): r["cores"] for r in rows if r["cores"]}
+    print()
+    for target, c in defs.items():
+        print(f"{target}: {c.get('logical_cores_per_chip')} logical cores "
+              f"per chip, {c.get('physical_cores_per_logical_core')} physical "
+              f"per logical ({c.get('lnc_definition')})")
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(rows, indent=2))
+    print()
+    print("checks: " + ("PASS" if not failures else "FAIL: " +
+                        "; ".join(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
