@@ -96,15 +96,6 @@ json requantManifest() {
   return hostManifest(tensors, {0}, {1, 2}, reference);
 }
 
-/// The message of parseProgram's error on `manifest` ("" when it parses).
-std::string errorOf(const json &manifest) {
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  if (program.ok())
-    return "";
-  EXPECT_EQ(program.status().code(), absl::StatusCode::kInvalidArgument);
-  return std::string(program.status().message());
-}
-
 /// The elements of an integer tensor, exactly.
 std::vector<int64_t> integersOf(const Tensor &t) {
   DType dtype = *parseDType(t.dtype);

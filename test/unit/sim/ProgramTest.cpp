@@ -50,15 +50,6 @@ json baseManifest() {
     "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
 }
 
-/// The message of parseProgram's error on `manifest` ("" when it parses).
-std::string errorOf(const json &manifest) {
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  if (program.ok())
-    return "";
-  EXPECT_EQ(program.status().code(), absl::StatusCode::kInvalidArgument);
-  return std::string(program.status().message());
-}
-
 json &inst(json &m, int i) { return m["kernels"][0]["instructions"][i]; }
 
 TEST(ProgramTest, BaseManifestIsValid) {

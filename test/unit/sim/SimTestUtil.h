@@ -8,7 +8,10 @@
 #ifndef NEURON_TEST_UNIT_SIM_SIMTESTUTIL_H
 #define NEURON_TEST_UNIT_SIM_SIMTESTUTIL_H
 
+#include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
+
+#include "gtest/gtest.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +35,23 @@ inline Tensor makeTensor(DType dtype, std::vector<int64_t> shape,
   for (size_t i = 0; i < values.size(); ++i)
     storeElement(dtype, values[i], t.data.data() + i * bytes);
   return t;
+}
+
+/// The program `manifest` describes; a test failure when it does not parse.
+inline Program parse(const json &manifest) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  EXPECT_TRUE(program.ok()) << program.status();
+  return program.ok() ? *program : Program{};
+}
+
+/// Why `manifest` does not parse ("" when it does); a test failure when the
+/// error is not InvalidArgument.
+inline std::string errorOf(const json &manifest) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  if (program.ok())
+    return "";
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kInvalidArgument);
+  return std::string(program.status().message());
 }
 
 /// The values of `t`.

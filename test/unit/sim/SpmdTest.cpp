@@ -57,17 +57,6 @@ json collectiveManifest(std::vector<int64_t> grid, std::vector<int64_t> in,
           {"program", {start, {{"collective_done", 7}}}}};
 }
 
-Program parse(const json &manifest) {
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  EXPECT_TRUE(program.ok()) << program.status();
-  return program.ok() ? *program : Program{};
-}
-
-std::string errorOf(const json &manifest) {
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  return program.ok() ? "" : std::string(program.status().message());
-}
-
 std::vector<double> iota(int64_t n, double scale = 1) {
   std::vector<double> v(n);
   for (int64_t i = 0; i < n; ++i)

@@ -127,17 +127,6 @@ json manifestOf(json instructions, bool scheduled = true) {
           {"program", {{{"kernel", "k"}, {"bindings", {0}}}}}};
 }
 
-Program parse(const json &manifest) {
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  EXPECT_TRUE(program.ok()) << program.status();
-  return program.ok() ? *program : Program{};
-}
-
-std::string errorOf(const json &manifest) {
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  return program.ok() ? "" : std::string(program.status().message());
-}
-
 KernelTiming timeOf(const Program &program) {
   absl::StatusOr<KernelTiming> t =
       simulateKernelTiming(program.kernels.at(0), trn2());
