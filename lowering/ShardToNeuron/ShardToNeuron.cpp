@@ -155,6 +155,28 @@ protected:
     return shape;
   }
 
+  /// What a reducing collective needs: its neuron reduction, the grid
+  /// shape, and its input converted to `element` (the reduction
+  /// accumulates in the result's element type).
+  struct Reducing {
+    CollectiveReductionAttr reduction;
+    DenseI64ArrayAttr grid;
+    Value input;
+  };
+  FailureOr<Reducing> reducing(SourceOp op, Value input,
+                               shard::ReductionKind kind, Type element,
+                               ConversionPatternRewriter &rewriter) const {
+    std::optional<CollectiveReduction> reduction = toNeuronReduction(kind);
+    if (!reduction)
+      return rewriter.notifyMatchFailure(op, "unsupported reduction");
+    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
+    if (failed(shape))
+      return failure();
+    return Reducing{
+        CollectiveReductionAttr::get(rewriter.getContext(), *reduction),
+        *shape, castTo(rewriter, op.getLoc(), input, element)};
+  }
+
   SymbolTableCollection &symbolTables;
 };
 
@@ -173,18 +195,16 @@ struct FuseAllReduceSlice : ShardCollectivePattern<shard::AllReduceOp> {
     if (!slice || slice.getGridAttr() != op.getGridAttr() ||
         slice.getGridAxes() != op.getGridAxes())
       return rewriter.notifyMatchFailure(op, "not sliced on its grid axes");
-    std::optional<CollectiveReduction> reduction =
-        toNeuronReduction(op.getReduction());
-    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
-    if (!reduction || failed(shape))
-      return failure();
     auto resultType = cast<RankedTensorType>(slice.getResult().getType());
-    Value input = castTo(rewriter, op.getLoc(), adaptor.getInput(),
-                         resultType.getElementType());
+    FailureOr<Reducing> r =
+        reducing(op, adaptor.getInput(), op.getReduction(),
+                 resultType.getElementType(), rewriter);
+    if (failed(r))
+      return failure();
     auto fused = ReduceScatterOp::create(
         rewriter, rewriter.getFusedLoc({op.getLoc(), slice.getLoc()}),
-        resultType, input, *shape, toI64Array(rewriter, op.getGridAxes()),
-        CollectiveReductionAttr::get(rewriter.getContext(), *reduction),
+        resultType, r->input, r->grid, toI64Array(rewriter, op.getGridAxes()),
+        r->reduction,
         rewriter.getI64IntegerAttr(slice.getSliceAxis().getSExtValue()));
     rewriter.replaceOp(slice, fused.getResult());
     rewriter.eraseOp(op);
@@ -198,19 +218,15 @@ struct ConvertAllReduce : ShardCollectivePattern<shard::AllReduceOp> {
   LogicalResult
   matchAndRewrite(shard::AllReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::optional<CollectiveReduction> reduction =
-        toNeuronReduction(op.getReduction());
-    if (!reduction)
-      return rewriter.notifyMatchFailure(op, "unsupported reduction");
-    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
-    if (failed(shape))
-      return failure();
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    Value input = castTo(rewriter, op.getLoc(), adaptor.getInput(),
-                         resultType.getElementType());
+    FailureOr<Reducing> r =
+        reducing(op, adaptor.getInput(), op.getReduction(),
+                 resultType.getElementType(), rewriter);
+    if (failed(r))
+      return failure();
     rewriter.replaceOpWithNewOp<AllReduceOp>(
-        op, resultType, input, *shape, toI64Array(rewriter, op.getGridAxes()),
-        CollectiveReductionAttr::get(rewriter.getContext(), *reduction));
+        op, resultType, r->input, r->grid,
+        toI64Array(rewriter, op.getGridAxes()), r->reduction);
     return success();
   }
 };
@@ -238,19 +254,15 @@ struct ConvertReduceScatter : ShardCollectivePattern<shard::ReduceScatterOp> {
   LogicalResult
   matchAndRewrite(shard::ReduceScatterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    std::optional<CollectiveReduction> reduction =
-        toNeuronReduction(op.getReduction());
-    if (!reduction)
-      return rewriter.notifyMatchFailure(op, "unsupported reduction");
-    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
-    if (failed(shape))
-      return failure();
     auto resultType = cast<RankedTensorType>(op.getResult().getType());
-    Value input = castTo(rewriter, op.getLoc(), adaptor.getInput(),
-                         resultType.getElementType());
+    FailureOr<Reducing> r =
+        reducing(op, adaptor.getInput(), op.getReduction(),
+                 resultType.getElementType(), rewriter);
+    if (failed(r))
+      return failure();
     rewriter.replaceOpWithNewOp<ReduceScatterOp>(
-        op, resultType, input, *shape, toI64Array(rewriter, op.getGridAxes()),
-        CollectiveReductionAttr::get(rewriter.getContext(), *reduction),
+        op, resultType, r->input, r->grid,
+        toI64Array(rewriter, op.getGridAxes()), r->reduction,
         rewriter.getI64IntegerAttr(op.getScatterAxis().getSExtValue()));
     return success();
   }
