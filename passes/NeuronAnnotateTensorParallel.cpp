@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -121,7 +122,33 @@ struct AnnotateTensorParallel
     return !type.isDynamicDim(dim) && type.getDimSize(dim) % cores == 0;
   }
 
+  /// An op of `f` upstream propagation cannot handle (it has tensors but no
+  /// sharding rule), or nullptr.
+  static Operation *unpartitionable(func::FuncOp f) {
+    Operation *found = nullptr;
+    f.walk([&](Operation *op) {
+      bool tensors =
+          llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>) ||
+          llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
+      if (!tensors || isa<func::ReturnOp, shard::ShardOp>(op) ||
+          op->getParentOfType<linalg::LinalgOp>() ||
+          isa<shard::ShardingInterface>(op))
+        return WalkResult::advance();
+      found = op;
+      return WalkResult::interrupt();
+    });
+    return found;
+  }
+
   void annotate(func::FuncOp f) {
+    if (Operation *blocker = unpartitionable(f)) {
+      if (summary)
+        f.emitRemark() << "neuron-annotate-tensor-parallel: kept whole: '"
+                       << blocker->getName()
+                       << "' has no sharding rule in upstream shard, so the "
+                          "function cannot be partitioned";
+      return;
+    }
     // Values whose last dimension is split over the cores.
     DenseSet<Value> split;
     int64_t columnParallel = 0, rowParallel = 0;

@@ -300,8 +300,10 @@ def NeuronAnnotateTensorParallel : Pass<"neuron-annotate-tensor-parallel",
     `linalg.matmul` that reads the split activation gets its weight split by
     rows (row-parallel: each core a partial sum, which partitioning turns
     into one all-reduce). Function results are annotated replicated. A
-    dimension that the core count does not divide stays replicated, with a
-    remark (`summary`) saying why.
+    dimension that the core count does not divide stays replicated, and a
+    function with an op upstream `shard` has no sharding rule for (MLIR 22
+    has none for `tensor.expand_shape`, so attention heads cut out by a
+    reshape) is left alone, with a remark (`summary`) saying why.
 
     ```mlir
     // Before: %h = linalg.matmul ins(%x, %w1 ...); %y = linalg.matmul ins(%h, %w2 ...)

@@ -21,6 +21,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
@@ -165,6 +166,26 @@ int main(int argc, char **argv) {
   // Import first, then keep only the graph to compile: benchmark harnesses
   // and helpers (inlined by now) are not part of the executable.
   PassManager importPm(&context);
+  if (tensorParallel > 0) {
+    PassManager annotatePm(&context);
+    neuron::NeuronAnnotateTensorParallelOptions annotate;
+    annotate.cores = tensorParallel;
+    annotate.summary = true;
+    annotatePm.addPass(neuron::createNeuronAnnotateTensorParallel(annotate));
+    if (failed(annotatePm.run(*module)))
+      return 1;
+    bool annotated = false;
+    module->walk([&](shard::ShardOp) { annotated = true; });
+    if (!annotated) {
+      // Nothing could be split (the remark says why): one core.
+      for (auto grid : llvm::make_early_inc_range(module->getOps<shard::GridOp>()))
+        grid.erase();
+      llvm::errs() << "neuron-compile: warning: --tensor-parallel="
+                   << tensorParallel
+                   << ": nothing of the graph could be split; compiling it "
+                      "for one core\n";
+    }
+  }
   // A graph annotated with upstream `shard` is partitioned first: each
   // core's program on its shards, with collectives between them.
   bool sharded = false;
@@ -172,13 +193,6 @@ int main(int argc, char **argv) {
     if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
       sharded = true;
   });
-  if (tensorParallel > 0) {
-    neuron::NeuronAnnotateTensorParallelOptions annotate;
-    annotate.cores = tensorParallel;
-    annotate.summary = true;
-    importPm.addPass(neuron::createNeuronAnnotateTensorParallel(annotate));
-    sharded = true;
-  }
   if (sharded)
     neuron::buildShardPipeline(importPm, neuron::ShardPipelineOptions());
   neuron::ImportPipelineOptions import;
