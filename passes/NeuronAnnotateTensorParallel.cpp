@@ -16,8 +16,10 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::neuron {
@@ -117,6 +119,22 @@ struct AnnotateTensorParallel
     user->setOperand(index, annotated);
   }
 
+  /// Gives `matmul` its own copy of a zero-fill initial value it shares
+  /// with other ops: the copies are sharded differently (a column-parallel
+  /// product's by columns, a row-parallel one's as partial sums), and one
+  /// shared value would need resharding between them.
+  static void untieInit(linalg::MatmulOp matmul) {
+    OpOperand &init = matmul.getDpsInitsMutable()[0];
+    auto fill = init.get().getDefiningOp<linalg::FillOp>();
+    if (!fill || init.get().hasOneUse())
+      return;
+    OpBuilder b(matmul);
+    IRMapping mapping;
+    if (auto empty = fill.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+      b.clone(*empty, mapping);
+    init.set(b.clone(*fill, mapping)->getResult(0));
+  }
+
   bool divides(Value v, int64_t dim) {
     auto type = cast<RankedTensorType>(v.getType());
     return !type.isDynamicDim(dim) && type.getDimSize(dim) % cores == 0;
@@ -177,6 +195,7 @@ struct AnnotateTensorParallel
         }
         shardOperand(weight->first->getOwner(),
                      weight->first->getOperandNumber(), weight->second);
+        untieInit(matmul);
         if (row) {
           ++rowParallel;
         } else {
@@ -185,14 +204,20 @@ struct AnnotateTensorParallel
         }
         return;
       }
-      auto generic = dyn_cast<linalg::GenericOp>(op);
-      if (!generic || isTranspose(generic) || generic.getNumResults() != 1 ||
-          generic.getNumParallelLoops() != generic.getNumLoops() ||
-          !llvm::any_of(generic.getDpsInputs(),
+      // Whatever is computed from the split activation (elementwise ops,
+      // head reshapes and transposes, the attention between them) stays
+      // split until a row-parallel matmul contracts it.
+      if (!llvm::any_of(op->getOperands(),
                         [&](Value v) { return split.contains(v); }))
         return;
-      // An elementwise op on the split activation: it stays split, and
-      // weights it reads along the split (last) loop are split alike.
+      for (Value result : op->getResults())
+        split.insert(result);
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      if (!generic || isTranspose(generic) || generic.getNumResults() != 1 ||
+          generic.getNumParallelLoops() != generic.getNumLoops())
+        return;
+      // An elementwise op: weights it reads along the split (last) loop,
+      // such as biases, are split alike.
       unsigned lastLoop = generic.getNumLoops() - 1;
       for (OpOperand *input : generic.getDpsInputOperands()) {
         Value v = input->get();
@@ -205,7 +230,6 @@ struct AnnotateTensorParallel
               divides(v, r))
             shardOperand(op, input->getOperandNumber(), r);
       }
-      split.insert(generic.getResult(0));
     });
     // Results whole on every core.
     Operation *ret = f.getBody().back().getTerminator();

@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - named pipelines and registration -------------------===//
 
 #include "lowering/Pipelines/Pipelines.h"
+#include "lowering/ShardToNeuron/ShardToNeuron.h"
 #include "lowering/Passes.h"
 #include "passes/Passes.h"
 
@@ -46,6 +47,7 @@ void mlir::neuron::buildShardPipeline(OpPassManager &pm,
 
 void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
   registry.insert<NeuronDialect, nisa::NisaDialect>();
+  registerReshapeShardingModels(registry);
 }
 
 void mlir::neuron::registerNeuronPassesAndPipelines() {

@@ -12,6 +12,7 @@
 
 namespace mlir {
 class ConversionTarget;
+class DialectRegistry;
 class Operation;
 class RewritePatternSet;
 class SymbolTableCollection;
@@ -34,6 +35,12 @@ void configureShardToNeuronTarget(ConversionTarget &target);
 LogicalResult
 checkShardCollectiveConvertible(Operation *op,
                                 SymbolTableCollection &symbolTables);
+
+/// Sharding rules for tensor.expand_shape and tensor.collapse_shape, which
+/// upstream shard lacks: a collapsed dimension is split as the first
+/// dimension of its group is, so heads reshaped out of a split projection
+/// stay split.
+void registerReshapeShardingModels(DialectRegistry &registry);
 
 } // namespace neuron
 } // namespace mlir
