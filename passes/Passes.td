@@ -300,10 +300,14 @@ def NeuronAnnotateTensorParallel : Pass<"neuron-annotate-tensor-parallel",
     `linalg.matmul` that reads the split activation gets its weight split by
     rows (row-parallel: each core a partial sum, which partitioning turns
     into one all-reduce). Function results are annotated replicated. A
-    dimension that the core count does not divide stays replicated, and a
-    function with an op upstream `shard` has no sharding rule for (MLIR 22
-    has none for `tensor.expand_shape`, so attention heads cut out by a
-    reshape) is left alone, with a remark (`summary`) saying why.
+    dimension that the core count does not divide stays replicated. What
+    is computed from a split activation (head reshapes, transposes, the
+    attention between them) stays split until a row-parallel matmul, so
+    attention heads go to the cores whole. A matmul's zero-fill initial
+    value shared with other ops is copied, since the copies are sharded
+    differently. A function with an op upstream `shard` has no sharding
+    rule for (such as `linalg.softmax`) is left alone; every decision is a
+    remark (`summary`).
 
     ```mlir
     // Before: %h = linalg.matmul ins(%x, %w1 ...); %y = linalg.matmul ins(%h, %w2 ...)

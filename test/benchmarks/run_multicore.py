@@ -32,6 +32,11 @@ GRAPHS = {
     # Two feed-forward branches on one input, summed: the first branch's
     # all-reduce can run under the second branch's arithmetic.
     "parallel_block": HERE / "multicore" / "parallel_block.mlir",
+    # Multi-head attention and a LLaMA-style decoder layer (f32, reduced
+    # size): heads split across cores, an all-reduce after each row-parallel
+    # projection.
+    "attention": ROOT / "test" / "e2e" / "Inputs" / "attention_heads.mlir",
+    "llama_layer": ROOT / "test" / "e2e" / "Inputs" / "llama_layer.mlir",
 }
 CORES = [(1, "trn2"), (2, "trn2"), (4, "trn2"), (8, "trn2,lnc=1")]
 
