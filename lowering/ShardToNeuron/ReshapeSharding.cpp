@@ -4,7 +4,7 @@
 // and tensor.collapse_shape, so a transformer's head reshapes stop
 // propagation. The rule here: the loops are the dimensions of the expanded
 // side, and a dimension of the collapsed side is split exactly when the
-// first dimension of its reassociation group is (splitting [S, H*D] by
+// first dimension of its reassociation group (after unit dimensions) is (splitting [S, H*D] by
 // columns over N cores is splitting [S, H, D] by heads, when N divides H).
 // A split of any other dimension of a group would need data movement; it is
 // reported as an error.
@@ -39,15 +39,27 @@ struct ReshapeSharding
         utils::IteratorType::parallel);
   }
 
+  /// The dimension of `group` (of the expanded shape) a split of the
+  /// collapsed dimension lands on: its first one of size other than 1 (unit
+  /// dimensions before it do not move the data).
+  static int64_t leadOf(RankedTensorType expanded,
+                        const ReassociationIndices &group) {
+    for (int64_t d : group)
+      if (expanded.getDimSize(d) != 1)
+        return d;
+    return group.front();
+  }
+
   SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
     auto reshape = cast<ReshapeOp>(op);
     MLIRContext *ctx = op->getContext();
-    int64_t loops = expandedType(reshape).getRank();
+    RankedTensorType type = expandedType(reshape);
+    int64_t loops = type.getRank();
     AffineMap expanded = AffineMap::getMultiDimIdentityMap(loops, ctx);
     SmallVector<AffineExpr> leading;
     for (const ReassociationIndices &group :
          reshape.getReassociationIndices())
-      leading.push_back(getAffineDimExpr(group.front(), ctx));
+      leading.push_back(getAffineDimExpr(leadOf(type, group), ctx));
     AffineMap collapsed = AffineMap::get(loops, 0, leading, ctx);
     if (kExpand)
       return {collapsed, expanded};
@@ -67,13 +79,15 @@ struct ReshapeSharding
         reshape.getReassociationIndices();
     if (expandedSharding) {
       ArrayRef<shard::GridAxesAttr> split = expandedSharding.getSplitAxes();
+      RankedTensorType type = expandedType(reshape);
       for (const ReassociationIndices &group : groups)
-        for (int64_t d : ArrayRef(group).drop_front())
-          if (d < int64_t(split.size()) && !split[d].empty())
+        for (int64_t d : group)
+          if (d != leadOf(type, group) && d < int64_t(split.size()) &&
+              !split[d].empty())
             return op->emitError()
                    << "cannot partition: dimension " << d
                    << " of the expanded shape is split but is not the first "
-                      "of its reshape group";
+                      "of its reshape group (after unit dimensions)";
     }
     auto resultType = cast<RankedTensorType>(reshape.getResult().getType());
     RankedTensorType local = resultType;

@@ -134,6 +134,39 @@ static void stripInstrumentation(func::FuncOp graph) {
       op->erase();
 }
 
+/// The one function to compile (`--entry`, or the only one on tensors),
+/// with every other function with a body and every declaration nothing
+/// calls any more removed, and its instrumentation stripped; failure after
+/// an error naming the candidates.
+static FailureOr<func::FuncOp> selectGraph(ModuleOp module) {
+  SmallVector<func::FuncOp> candidates;
+  for (func::FuncOp f : graphFunctions(module))
+    if (entry.empty() || f.getName() == entry)
+      candidates.push_back(f);
+  if (candidates.size() != 1) {
+    std::string names;
+    for (func::FuncOp f : graphFunctions(module))
+      names += " @" + f.getName().str();
+    fail("expected one function to compile" +
+         (entry.empty() ? std::string(" (choose one with --entry)")
+                        : " named @" + entry) +
+         ", found " + std::to_string(candidates.size()) +
+         "; functions on tensors:" + names);
+    return failure();
+  }
+  func::FuncOp graph = candidates.front();
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (f != graph && !f.isDeclaration())
+      f.erase();
+  stripInstrumentation(graph);
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (f.isDeclaration() && SymbolTable::symbolKnownUseEmpty(f, module))
+      f.erase();
+  return graph;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "neuron-mlir compiler driver\n");
@@ -166,8 +199,23 @@ int main(int argc, char **argv) {
   // Import first, then keep only the graph to compile: benchmark harnesses
   // and helpers (inlined by now) are not part of the executable.
   PassManager importPm(&context);
+  bool sharded = tensorParallel > 0;
+  module->walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
+      sharded = true;
+  });
+  if (sharded) {
+    // Partitioning sees every function: keep only the graph (helpers
+    // inlined, harness and instrumentation gone) before it runs.
+    PassManager inlinePm(&context);
+    inlinePm.addPass(createInlinerPass());
+    if (failed(inlinePm.run(*module)) || failed(selectGraph(*module)))
+      return 1;
+  }
   if (tensorParallel > 0) {
     PassManager annotatePm(&context);
+    // Sharding reads linalg: a TOSA graph is lowered first.
+    annotatePm.addPass(neuron::createNeuronLowerTosa());
     neuron::NeuronAnnotateTensorParallelOptions annotate;
     annotate.cores = tensorParallel;
     annotate.summary = true;
@@ -188,7 +236,7 @@ int main(int argc, char **argv) {
   }
   // A graph annotated with upstream `shard` is partitioned first: each
   // core's program on its shards, with collectives between them.
-  bool sharded = false;
+  sharded = false;
   module->walk([&](Operation *op) {
     if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
       sharded = true;
@@ -236,26 +284,10 @@ int main(int argc, char **argv) {
   }
   if (failed(importPm.run(*module)))
     return 1;
-  SmallVector<func::FuncOp> candidates;
-  for (func::FuncOp f : graphFunctions(*module))
-    if (entry.empty() || f.getName() == entry)
-      candidates.push_back(f);
-  if (candidates.size() != 1) {
-    std::string names;
-    for (func::FuncOp f : graphFunctions(*module))
-      names += " @" + f.getName().str();
-    return fail("expected one function to compile" +
-                (entry.empty() ? std::string(" (choose one with --entry)")
-                               : " named @" + entry) +
-                ", found " + std::to_string(candidates.size()) +
-                "; functions on tensors:" + names);
-  }
-  func::FuncOp graph = candidates.front();
-  for (func::FuncOp f :
-       llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (f != graph && !f.isDeclaration())
-      f.erase();
-  stripInstrumentation(graph);
+  FailureOr<func::FuncOp> selected = selectGraph(*module);
+  if (failed(selected))
+    return 1;
+  func::FuncOp graph = *selected;
   // Tiling replaces the function by its kernel: keep the name, not the op.
   std::string kernelName = graph.getName().str();
   if (failed(pm.run(*module)))

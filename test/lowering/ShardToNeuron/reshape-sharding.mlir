@@ -41,7 +41,7 @@ shard.grid @cores(shape = 2)
 func.func @inner(%q: tensor<8x16xf32>) -> tensor<8x4x4xf32> {
   %h = tensor.expand_shape %q [[0], [1, 2]] output_shape [8, 4, 4] : tensor<8x16xf32> into tensor<8x4x4xf32>
   %s = shard.sharding @cores split_axes = [[], [], [0]] : !shard.sharding
-  // expected-error@-2 {{cannot partition: dimension 2 of the expanded shape is split but is not the first of its reshape group}}
+  // expected-error@-2 {{cannot partition: dimension 2 of the expanded shape is split but is not the first of its reshape group (after unit dimensions)}}
   %r = shard.shard %h to %s annotate_for_users : tensor<8x4x4xf32>
   return %r : tensor<8x4x4xf32>
 }
