@@ -21,42 +21,6 @@
 
 namespace neuron::rt {
 
-std::vector<int64_t> gridCoordinates(const std::vector<int64_t> &grid,
-                                     int64_t rank) {
-  std::vector<int64_t> coords(grid.size());
-  for (size_t d = grid.size(); d-- > 0;) {
-    coords[d] = rank % grid[d];
-    rank /= grid[d];
-  }
-  return coords;
-}
-
-static int64_t rankAt(const std::vector<int64_t> &grid,
-                      const std::vector<int64_t> &coords) {
-  int64_t rank = 0;
-  for (size_t d = 0; d < grid.size(); ++d)
-    rank = rank * grid[d] + coords[d];
-  return rank;
-}
-
-std::vector<int64_t> groupOf(const std::vector<int64_t> &grid,
-                             const std::vector<int64_t> &axes, int64_t rank) {
-  std::vector<int64_t> coords = gridCoordinates(grid, rank);
-  int64_t size = 1;
-  for (int64_t a : axes)
-    size *= grid[a];
-  std::vector<int64_t> members;
-  for (int64_t i = 0; i < size; ++i) {
-    int64_t rest = i;
-    for (size_t k = axes.size(); k-- > 0;) {
-      coords[axes[k]] = rest % grid[axes[k]];
-      rest /= grid[axes[k]];
-    }
-    members.push_back(rankAt(grid, coords));
-  }
-  return members;
-}
-
 std::vector<int64_t> wholeShape(const Program &program, const IoBinding &io) {
   std::vector<int64_t> shape = program.tensors[io.tensor].shape;
   for (size_t d = 0; d < io.sharding.size(); ++d)

@@ -15,6 +15,7 @@
 #define NEURON_RUNTIME_SIM_SPMD_H
 
 #include "runtime/sim/Simulator.h"
+#include "runtime/target/CollectiveModel.h"
 
 #include "absl/status/statusor.h"
 
@@ -22,16 +23,6 @@
 #include <vector>
 
 namespace neuron::rt {
-
-/// The coordinates of `rank` in `grid` (row-major, the last axis fastest).
-std::vector<int64_t> gridCoordinates(const std::vector<int64_t> &grid,
-                                     int64_t rank);
-
-/// The ranks of `rank`'s group: those whose coordinates differ from its own
-/// only along `axes`, ordered row-major over the coordinates along `axes`
-/// in the order listed.
-std::vector<int64_t> groupOf(const std::vector<int64_t> &grid,
-                             const std::vector<int64_t> &axes, int64_t rank);
 
 /// The shape the user sees of program input or output `io`: each dimension
 /// of its tensor times the grid sizes of the axes sharding it.

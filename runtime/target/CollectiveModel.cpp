@@ -27,28 +27,48 @@ std::string_view algorithmName(CollectiveAlgorithm a) {
   return "ring";
 }
 
+std::vector<int64_t> gridCoordinates(const std::vector<int64_t> &grid,
+                                     int64_t rank) {
+  std::vector<int64_t> coords(grid.size());
+  for (size_t d = grid.size(); d-- > 0;) {
+    coords[d] = rank % grid[d];
+    rank /= grid[d];
+  }
+  return coords;
+}
+
+static int64_t rankAt(const std::vector<int64_t> &grid,
+                      const std::vector<int64_t> &coords) {
+  int64_t rank = 0;
+  for (size_t d = 0; d < grid.size(); ++d)
+    rank = rank * grid[d] + coords[d];
+  return rank;
+}
+
+std::vector<int64_t> groupOf(const std::vector<int64_t> &grid,
+                             const std::vector<int64_t> &axes, int64_t rank) {
+  std::vector<int64_t> coords = gridCoordinates(grid, rank);
+  int64_t size = 1;
+  for (int64_t a : axes)
+    size *= grid[a];
+  std::vector<int64_t> members;
+  for (int64_t i = 0; i < size; ++i) {
+    int64_t rest = i;
+    for (size_t k = axes.size(); k-- > 0;) {
+      coords[axes[k]] = rest % grid[axes[k]];
+      rest /= grid[axes[k]];
+    }
+    members.push_back(rankAt(grid, coords));
+  }
+  return members;
+}
+
 int chipsSpanned(const std::vector<int64_t> &grid,
                  const std::vector<int64_t> &axes,
                  int64_t logicalCoresPerChip) {
-  std::vector<int64_t> strides(grid.size(), 1);
-  for (int64_t d = int64_t(grid.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * grid[d + 1];
-  std::set<int64_t> chips{0};
-  std::vector<int64_t> index(axes.size(), 0);
-  for (;;) {
-    int64_t linear = 0;
-    for (size_t i = 0; i < axes.size(); ++i)
-      linear += index[i] * strides[axes[i]];
-    chips.insert(linear / std::max<int64_t>(logicalCoresPerChip, 1));
-    int64_t i = int64_t(axes.size()) - 1;
-    for (; i >= 0; --i) {
-      if (++index[i] < grid[axes[i]])
-        break;
-      index[i] = 0;
-    }
-    if (i < 0)
-      break;
-  }
+  std::set<int64_t> chips;
+  for (int64_t rank : groupOf(grid, axes, 0))
+    chips.insert(rank / std::max<int64_t>(logicalCoresPerChip, 1));
   return int(chips.size());
 }
 

@@ -51,9 +51,18 @@ struct CollectiveChoice {
   std::string candidates;
 };
 
+/// The coordinates of `rank` in `grid` (row-major, the last axis fastest).
+std::vector<int64_t> gridCoordinates(const std::vector<int64_t> &grid,
+                                     int64_t rank);
+
+/// The ranks of `rank`'s group: those whose coordinates differ from its own
+/// only along `axes`, ordered row-major over the coordinates along `axes`
+/// in the order listed.
+std::vector<int64_t> groupOf(const std::vector<int64_t> &grid,
+                             const std::vector<int64_t> &axes, int64_t rank);
+
 /// The chips the group of rank 0 spans when a grid of logical cores is laid
-/// out row-major over chips of `logicalCoresPerChip` cores; the group is
-/// the ranks that differ from rank 0 only along grid `axes`.
+/// out row-major over chips of `logicalCoresPerChip` cores.
 int chipsSpanned(const std::vector<int64_t> &grid,
                  const std::vector<int64_t> &axes, int64_t logicalCoresPerChip);
 
