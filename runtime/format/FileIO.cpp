@@ -80,21 +80,30 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
   return bytes;
 }
 
-absl::Status writeBinaryFile(const std::string &path,
-                             const std::vector<uint8_t> &bytes,
-                             std::string_view what) {
+/// Writes the `size` bytes at `data` to `path`, replacing it.
+static absl::Status writeFile(const std::string &path, const void *data,
+                              size_t size, std::string_view what) {
   FilePtr file(std::fopen(path.c_str(), "wb"));
   if (!file)
     return ioError(errno, absl::StrFormat("cannot write %s '%s': %s", what,
                                           path, std::strerror(errno)));
-  size_t put = bytes.empty()
-                   ? 0
-                   : std::fwrite(bytes.data(), 1, bytes.size(), file.get());
+  size_t put = size ? std::fwrite(data, 1, size, file.get()) : 0;
   // fclose flushes; a full disk may only show there.
-  if (put != bytes.size() || std::fclose(file.release()) != 0)
+  if (put != size || std::fclose(file.release()) != 0)
     return ioError(errno, absl::StrFormat("cannot write %s '%s': %s", what,
                                           path, std::strerror(errno)));
   return absl::OkStatus();
+}
+
+absl::Status writeBinaryFile(const std::string &path,
+                             const std::vector<uint8_t> &bytes,
+                             std::string_view what) {
+  return writeFile(path, bytes.data(), bytes.size(), what);
+}
+
+absl::Status writeTextFile(const std::string &path, std::string_view text,
+                           std::string_view what) {
+  return writeFile(path, text.data(), text.size(), what);
 }
 
 } // namespace neuron::rt

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/format/FileIO.h"
 #include "runtime/support/StatusMacros.h"
 
 namespace neuron::rt {
@@ -40,16 +41,6 @@ absl::Status formatError(std::string_view file, std::string_view what,
 
 /// `n` bytes at `p` as a quoted C string with non-printable bytes escaped.
 std::string quoteBytes(const uint8_t *p, size_t n);
-
-/// The whole content of the regular file at `path`; memory is bounded by the
-/// file's size. `what` ("executable") names the file kind in errors.
-absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
-                                                    std::string_view what);
-
-/// Writes `bytes` to `path`, replacing it.
-absl::Status writeBinaryFile(const std::string &path,
-                             const std::vector<uint8_t> &bytes,
-                             std::string_view what);
 
 } // namespace neuron::rt
 

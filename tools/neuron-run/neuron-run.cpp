@@ -27,6 +27,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/Executable.h"
+#include "runtime/format/FileIO.h"
 #include "runtime/format/Npy.h"
 #include "runtime/sim/Numerics.h"
 #include "runtime/sim/Profile.h"
@@ -280,19 +281,6 @@ targetModelsOf(const nlohmann::json &manifest, bool collectives) {
   return models;
 }
 
-/// Writes `text` to `path`.
-static absl::Status writeText(const std::string &path,
-                              const std::string &text) {
-  std::FILE *f = std::fopen(path.c_str(), "wb");
-  if (!f)
-    return absl::UnavailableError("cannot write '" + path + "'");
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok &= std::fclose(f) == 0;
-  if (!ok)
-    return absl::UnavailableError("cannot write '" + path + "'");
-  return absl::OkStatus();
-}
-
 int main(int argc, char **argv) {
   Options o;
   if (std::string error = parseArgs(argc, argv, o); !error.empty())
@@ -391,19 +379,20 @@ int main(int argc, char **argv) {
   const nlohmann::json &manifest = exe->manifest();
   nlohmann::json target =
       manifest.contains("target") ? manifest["target"] : nlohmann::json();
-  auto report = [](const std::string &path, auto text) {
-    return path.empty() ? absl::OkStatus() : writeText(path, text());
+  auto report = [](const std::string &path, std::string_view what,
+                   auto text) {
+    return path.empty() ? absl::OkStatus() : writeTextFile(path, text(), what);
   };
   for (absl::Status s :
-       {report(o.profile,
+       {report(o.profile, "profile",
                [&] {
                  return profileJson(*program, *timing, model, target,
                                     &models->target)
                      .dump(2);
                }),
-        report(o.trace,
+        report(o.trace, "trace",
                [&] { return traceJson(*program, *timing, model).dump(); }),
-        report(o.timeline,
+        report(o.timeline, "timeline",
                [&] { return timelineSvg(*program, *timing, model); })})
     if (!s.ok())
       return fail(std::string(s.message()));
