@@ -20,11 +20,6 @@ static constexpr EngineClass kClasses[] = {
     EngineClass::Tensor, EngineClass::Vector, EngineClass::Scalar,
     EngineClass::GpSimd, EngineClass::Dma};
 
-static EngineClass classOfUnit(int64_t unit) {
-  return unit >= kFirstDmaUnit ? EngineClass::Dma
-                               : static_cast<EngineClass>(unit);
-}
-
 /// A number, or null when absent.
 static json orNull(std::optional<double> v) {
   return v ? json(*v) : json(nullptr);

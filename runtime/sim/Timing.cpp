@@ -67,7 +67,7 @@ double durationNs(const Instruction &inst, const CostModel &model) {
   return model.nanoseconds(costQueryOf(inst));
 }
 
-static EngineClass classOf(int64_t unit) {
+EngineClass classOfUnit(int64_t unit) {
   return unit >= kFirstDmaUnit ? EngineClass::Dma
                                : static_cast<EngineClass>(unit);
 }
@@ -289,7 +289,7 @@ absl::StatusOr<KernelTiming> simulateKernelTiming(const Kernel &kernel,
     runSerially(kernel, model, out);
   }
   for (size_t u = 0; u < out.unitBusyNs.size(); ++u)
-    out.busyNs[int(classOf(u))] += out.unitBusyNs[u];
+    out.busyNs[int(classOfUnit(u))] += out.unitBusyNs[u];
   for (double end : out.endNs)
     out.observedNs = std::max(out.observedNs, end);
   return out;

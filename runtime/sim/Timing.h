@@ -42,6 +42,9 @@ CostQuery costQueryOf(const Instruction &inst);
 /// The time `inst` keeps its unit busy when it runs alone.
 double durationNs(const Instruction &inst, const CostModel &model);
 
+/// The engine class of unit `unit` (the DMA queues are one class).
+EngineClass classOfUnit(int64_t unit);
+
 /// The observed timing of one kernel, from its start.
 struct KernelTiming {
   /// Per instruction.
