@@ -199,12 +199,17 @@ int main(int argc, char **argv) {
   // Import first, then keep only the graph to compile: benchmark harnesses
   // and helpers (inlined by now) are not part of the executable.
   PassManager importPm(&context);
-  bool sharded = tensorParallel > 0;
-  module->walk([&](Operation *op) {
-    if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
-      sharded = true;
-  });
-  if (sharded) {
+  auto hasShardOps = [&] {
+    return module
+        ->walk([](Operation *op) {
+          return op->getDialect() &&
+                         op->getDialect()->getNamespace() == "shard"
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  if (tensorParallel > 0 || hasShardOps()) {
     // Partitioning sees every function: keep only the graph (helpers
     // inlined, harness and instrumentation gone) before it runs.
     PassManager inlinePm(&context);
@@ -236,12 +241,7 @@ int main(int argc, char **argv) {
   }
   // A graph annotated with upstream `shard` is partitioned first: each
   // core's program on its shards, with collectives between them.
-  sharded = false;
-  module->walk([&](Operation *op) {
-    if (op->getDialect() && op->getDialect()->getNamespace() == "shard")
-      sharded = true;
-  });
-  if (sharded)
+  if (hasShardOps())
     neuron::buildShardPipeline(importPm, neuron::ShardPipelineOptions());
   neuron::ImportPipelineOptions import;
   neuron::buildImportPipeline(importPm, import);
