@@ -101,12 +101,13 @@ struct AnnotateTensorParallel
     });
   }
 
-  /// `value` stored split along tensor dimension `dim` (or replicated when
-  /// `dim` is negative), as `user`'s operand `index`.
-  void shardOperand(Operation *user, unsigned index, int64_t dim) {
+  /// Annotates operand `operand` as split along tensor dimension `dim` over
+  /// the grid (replicated when `dim` is negative): how the value is stored,
+  /// or, `forUsers`, how its user wants it.
+  void annotateOperand(OpOperand &operand, int64_t dim, bool forUsers) {
+    Operation *user = operand.getOwner();
     OpBuilder b(user);
-    Value value = user->getOperand(index);
-    auto type = cast<RankedTensorType>(value.getType());
+    auto type = cast<RankedTensorType>(operand.get().getType());
     SmallVector<shard::GridAxesAttr> axes;
     for (int64_t d = 0; d < type.getRank(); ++d)
       axes.push_back(shard::GridAxesAttr::get(
@@ -114,9 +115,9 @@ struct AnnotateTensorParallel
     auto sharding = shard::ShardingOp::create(
         b, user->getLoc(), FlatSymbolRefAttr::get(b.getContext(), kGrid),
         axes);
-    auto annotated =
-        shard::ShardOp::create(b, user->getLoc(), value, sharding, UnitAttr());
-    user->setOperand(index, annotated);
+    operand.set(shard::ShardOp::create(b, user->getLoc(), operand.get(),
+                                       sharding,
+                                       forUsers ? b.getUnitAttr() : UnitAttr()));
   }
 
   /// Gives `matmul` its own copy of a zero-fill initial value it shares
@@ -193,8 +194,7 @@ struct AnnotateTensorParallel
                                "cores do not divide");
           return;
         }
-        shardOperand(weight->first->getOwner(),
-                     weight->first->getOperandNumber(), weight->second);
+        annotateOperand(*weight->first, weight->second, /*forUsers=*/false);
         untieInit(matmul);
         if (row) {
           ++rowParallel;
@@ -228,25 +228,15 @@ struct AnnotateTensorParallel
         for (unsigned r = 0; r < map.getNumResults(); ++r)
           if (map.getResult(r) == getAffineDimExpr(lastLoop, f.getContext()) &&
               divides(v, r))
-            shardOperand(op, input->getOperandNumber(), r);
+            annotateOperand(*input, r, /*forUsers=*/false);
       }
     });
     // Results whole on every core.
     Operation *ret = f.getBody().back().getTerminator();
-    for (OpOperand &result : ret->getOpOperands()) {
-      auto type = dyn_cast<RankedTensorType>(result.get().getType());
-      if (!type || (!columnParallel && !rowParallel))
-        continue;
-      OpBuilder b(ret);
-      SmallVector<shard::GridAxesAttr> none(
-          type.getRank(), shard::GridAxesAttr::get(b.getContext(), {}));
-      auto sharding = shard::ShardingOp::create(
-          b, ret->getLoc(), FlatSymbolRefAttr::get(b.getContext(), kGrid),
-          none);
-      auto whole = shard::ShardOp::create(b, ret->getLoc(), result.get(),
-                                          sharding, b.getUnitAttr());
-      result.set(whole);
-    }
+    for (OpOperand &result : ret->getOpOperands())
+      if (isa<RankedTensorType>(result.get().getType()) &&
+          (columnParallel || rowParallel))
+        annotateOperand(result, /*dim=*/-1, /*forUsers=*/true);
     if (summary) {
       InFlightDiagnostic remark =
           f.emitRemark() << "neuron-annotate-tensor-parallel: "
