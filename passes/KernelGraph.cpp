@@ -185,8 +185,7 @@ private:
 
 } // namespace
 
-/// The buffer a view chain starts from.
-static Value rootOf(Value value) {
+Value mlir::neuron::viewRoot(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (!isa<memref::SubViewOp, memref::TransposeOp,
              memref::ReinterpretCastOp, memref::ExpandShapeOp,
@@ -260,7 +259,7 @@ FailureOr<KernelGraph> KernelGraph::build(func::FuncOp kernel) {
 
   llvm::DenseSet<Value> writtenRoots;
   for (Operation *op : g.instructions)
-    writtenRoots.insert(rootOf(cast<EngineOpInterface>(op).getWrittenTile()));
+    writtenRoots.insert(viewRoot(cast<EngineOpInterface>(op).getWrittenTile()));
 
   struct Access {
     uint32_t buffer;
@@ -291,7 +290,7 @@ FailureOr<KernelGraph> KernelGraph::build(func::FuncOp kernel) {
             true);
       return std::optional<Access>(Access{it->second, {{0, perPartition}}});
     }
-    Value root = rootOf(tile);
+    Value root = viewRoot(tile);
     if (!writtenRoots.contains(root))
       return std::optional<Access>();
     FailureOr<SmallVector<std::pair<int64_t, int64_t>>> runs =

@@ -30,6 +30,7 @@
 namespace mlir {
 class Operation;
 class Type;
+class Value;
 namespace func {
 class FuncOp;
 } // namespace func
@@ -82,6 +83,10 @@ private:
   std::vector<std::string> bufferNames;
   std::vector<bool> onChip;
 };
+
+/// The buffer a chain of views (subview, transpose, reinterpret_cast,
+/// expand/collapse_shape) of `value` starts from.
+Value viewRoot(Value value);
 
 /// An element type as executables spell it ("f32", "bf16", "i8", ...), or
 /// "" when executables cannot hold it.

@@ -121,17 +121,6 @@ private:
 
 } // namespace
 
-/// The buffer a view chain starts from.
-static Value rootOf(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isa<memref::SubViewOp, memref::TransposeOp,
-             memref::ReinterpretCastOp>(def))
-      break;
-    value = def->getOperand(0);
-  }
-  return value;
-}
-
 FailureOr<int64_t> KernelEmitter::parameterOf(Value root) {
   auto it = llvm::find(roots, root);
   if (it != roots.end())
@@ -164,7 +153,7 @@ FailureOr<json> KernelEmitter::tileRef(Operation *user, Value tile) {
       return user->emitError()
              << "nisa-to-executable: expected a static strided view, found "
              << type;
-    FailureOr<int64_t> param = parameterOf(rootOf(tile));
+    FailureOr<int64_t> param = parameterOf(mlir::neuron::viewRoot(tile));
     if (failed(param))
       return failure();
     ref["param"] = *param;
