@@ -42,6 +42,11 @@ checkShardCollectiveConvertible(Operation *op,
 /// stay split.
 void registerReshapeShardingModels(DialectRegistry &registry);
 
+/// Sharding rules for tensor.extract_slice and tensor.insert_slice, which
+/// upstream shard lacks: a dimension stays split only where the slice takes
+/// all of it, so slicing each head into halves keeps the heads split.
+void registerSliceShardingModels(DialectRegistry &registry);
+
 } // namespace neuron
 } // namespace mlir
 

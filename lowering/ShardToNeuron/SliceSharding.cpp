@@ -1,0 +1,144 @@
+//===- SliceSharding.cpp - sharding rules for tensor slices ---------------===//
+//
+// Upstream `shard` (MLIR 22) has no sharding rule for tensor.extract_slice
+// and tensor.insert_slice, so rotary embeddings (which slice each head into
+// halves) stop propagation. The rule here: the loops are the dimensions of
+// the whole side (the source of an extract, the destination of an insert),
+// and a dimension may stay split only where the slice takes all of it
+// (offset 0, full size, stride 1). A split of a dimension the slice cuts
+// is dropped from the op's sharding, so propagation gathers it first.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/ShardToNeuron/ShardToNeuron.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
+#include "mlir/Dialect/Shard/Interfaces/ShardingInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+
+namespace {
+
+template <typename SliceOp>
+struct SliceSharding
+    : public shard::ShardingInterface::ExternalModel<SliceSharding<SliceOp>,
+                                                     SliceOp> {
+  static constexpr bool kExtract =
+      std::is_same_v<SliceOp, tensor::ExtractSliceOp>;
+
+  /// The unsliced side: an extract's source, an insert's destination.
+  static RankedTensorType wholeType(SliceOp op) {
+    return kExtract ? op.getSourceType() : op.getResultType();
+  }
+
+  /// Whether the slice takes all of dimension `d` of the whole side.
+  static bool takesAll(SliceOp op, int64_t d) {
+    return isConstantIntValue(op.getMixedOffsets()[d], 0) &&
+           isConstantIntValue(op.getMixedStrides()[d], 1) &&
+           getConstantIntValue(op.getMixedSizes()[d]) ==
+               wholeType(op).getDimSize(d);
+  }
+
+  SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *op) const {
+    return SmallVector<utils::IteratorType>(
+        wholeType(cast<SliceOp>(op)).getRank(), utils::IteratorType::parallel);
+  }
+
+  SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
+    auto slice = cast<SliceOp>(op);
+    MLIRContext *ctx = op->getContext();
+    int64_t loops = wholeType(slice).getRank();
+    AffineMap whole = AffineMap::getMultiDimIdentityMap(loops, ctx);
+    // A rank-reducing slice leaves out its dropped unit dimensions.
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<AffineExpr> kept;
+    for (int64_t d = 0; d < loops; ++d)
+      if (!dropped.test(d))
+        kept.push_back(getAffineDimExpr(d, ctx));
+    AffineMap part = AffineMap::get(loops, 0, kept, ctx);
+    if (kExtract)
+      return {whole, part};
+    return {part, whole, whole};
+  }
+
+  FailureOr<shard::ShardingOption>
+  getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
+                    ArrayRef<shard::Sharding> resultShardings) const {
+    FailureOr<shard::ShardingOption> option =
+        shard::detail::defaultGetShardingOption(op, operandShardings,
+                                                resultShardings);
+    if (failed(option))
+      return failure();
+    auto slice = cast<SliceOp>(op);
+    for (auto [d, axes] : llvm::enumerate(option->shardingArray))
+      if (!takesAll(slice, d))
+        axes.clear();
+    return option;
+  }
+
+  LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
+                          ArrayRef<shard::Sharding> operandShardings,
+                          ArrayRef<shard::Sharding> resultShardings,
+                          IRMapping &partitionMap,
+                          SymbolTableCollection &symbolTables,
+                          OpBuilder &builder) const {
+    auto slice = cast<SliceOp>(op);
+    RankedTensorType whole = wholeType(slice);
+    auto local = cast<RankedTensorType>(
+        partitionedOperands[kExtract ? 0 : 1].getType());
+    // A dimension whose local extent differs is split: the slice must take
+    // all of it, and each core then takes all of its own part.
+    SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+    for (int64_t d = 0; d < whole.getRank(); ++d) {
+      if (local.getDimSize(d) == whole.getDimSize(d))
+        continue;
+      if (!takesAll(slice, d) || ShapedType::isDynamic(local.getDimSize(d)))
+        return op->emitError()
+               << "cannot partition: dimension " << d
+               << " is split across cores but the slice does not take all "
+                  "of it";
+      sizes[d] = builder.getIndexAttr(local.getDimSize(d));
+    }
+    Operation *partitioned;
+    if constexpr (kExtract) {
+      // The local result keeps the original's dropped dimensions dropped.
+      SmallVector<int64_t> shape(slice.getResultType().getShape());
+      llvm::SmallBitVector dropped = slice.getDroppedDims();
+      for (int64_t d = 0, r = 0; d < whole.getRank(); ++d) {
+        if (dropped.test(d))
+          continue;
+        if (std::optional<int64_t> size = getConstantIntValue(sizes[d]))
+          shape[r] = *size;
+        ++r;
+      }
+      partitioned = tensor::ExtractSliceOp::create(
+          builder, op->getLoc(), slice.getResultType().clone(shape),
+          partitionedOperands[0], slice.getMixedOffsets(), sizes,
+          slice.getMixedStrides());
+    } else {
+      partitioned = tensor::InsertSliceOp::create(
+          builder, op->getLoc(), partitionedOperands[0],
+          partitionedOperands[1], slice.getMixedOffsets(), sizes,
+          slice.getMixedStrides());
+    }
+    partitionMap.map(op->getResult(0), partitioned->getResult(0));
+    partitionMap.map(op, partitioned);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::neuron::registerSliceShardingModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
+    tensor::ExtractSliceOp::attachInterface<
+        SliceSharding<tensor::ExtractSliceOp>>(*ctx);
+    tensor::InsertSliceOp::attachInterface<
+        SliceSharding<tensor::InsertSliceOp>>(*ctx);
+  });
+}
