@@ -562,6 +562,36 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
     return list;
   };
   auto idOf = [&](Value v) { return ids.lookup(v); };
+  // A view of `type` at element `offset` of tensor `parent`'s root.
+  auto addView = [&](Location loc, ShapedType type, int64_t parent,
+                     int64_t offset) -> FailureOr<int64_t> {
+    if (tensors[parent].contains("view")) {
+      offset += tensors[parent]["view"]["offset"].get<int64_t>();
+      parent = tensors[parent]["view"]["tensor"].get<int64_t>();
+    }
+    FailureOr<int64_t> id = addTensor(loc, type, "view");
+    if (succeeded(id))
+      tensors[*id]["view"] = {{"tensor", parent}, {"offset", offset}};
+    return id;
+  };
+  // The tensors of `values` with their own shapes: a reshaped value shares
+  // its input's tensor, and a host call, unlike a kernel, reads the shape,
+  // so it gets a view of the reshaped shape.
+  auto shapedIdsOf = [&](ValueRange values) -> FailureOr<json> {
+    json list = json::array();
+    for (Value v : values) {
+      auto type = cast<ShapedType>(v.getType());
+      int64_t id = ids.lookup(v);
+      if (tensors[id]["shape"] != json(type.getShape())) {
+        FailureOr<int64_t> view = addView(v.getLoc(), type, id, 0);
+        if (failed(view))
+          return failure();
+        id = *view;
+      }
+      list.push_back(id);
+    }
+    return list;
+  };
   for (BlockArgument arg : program.getArguments()) {
     FailureOr<int64_t> id = addTensor(
         arg.getLoc(), cast<ShapedType>(arg.getType()), "input");
@@ -596,15 +626,10 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                 offset += slice.getOffsets()[d] * stride;
                 stride *= shape[d];
               }
-              if (tensors[parent].contains("view")) {
-                offset += tensors[parent]["view"]["offset"].get<int64_t>();
-                parent = tensors[parent]["view"]["tensor"].get<int64_t>();
-              }
               FailureOr<int64_t> id =
-                  addTensor(slice.getLoc(), slice.getType(), "view");
+                  addView(slice.getLoc(), slice.getType(), parent, offset);
               if (failed(id))
                 return failure();
-              tensors[*id]["view"] = {{"tensor", parent}, {"offset", offset}};
               ids[slice] = *id;
               return success();
             })
@@ -632,9 +657,12 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               steps.push_back({{"kernel", (*k)->name}, {"bindings", bindings}});
               return success();
             })
-            .Case([&](mlir::neuron::HostCallOp h) {
+            .Case([&](mlir::neuron::HostCallOp h) -> LogicalResult {
+              FailureOr<json> inputs = shapedIdsOf(h.getInputs());
+              if (failed(inputs))
+                return failure();
               return emitHostCall(h, "host" + std::to_string(hostCalls++),
-                                  idsOf(h.getInputs()), newTensors);
+                                  std::move(*inputs), newTensors);
             })
             .Case([&](mlir::neuron::CollectiveStartOp start) {
               auto done = cast<mlir::neuron::CollectiveDoneOp>(
