@@ -137,6 +137,52 @@ def NeuronValidateSharding : Pass<"neuron-validate-sharding",
   ];
 }
 
+def NeuronPrepareSharding
+    : Pass<"neuron-prepare-sharding", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite what upstream sharding propagation and partition "
+                "cannot follow into forms they can";
+  let description = [{
+    Runs on functions that hold `shard` annotations, before upstream
+    `sharding-propagation` and `shard-partition`, and changes no result.
+
+    - **Broadcast operands.** tosa-to-linalg writes a broadcast operand of
+      extent 1 with a constant 0 in its indexing map
+      (`(d0, d1, d2) -> (d0, 0, d2)`). Propagation maps loops to tensor
+      dimensions only through dimension expressions and fails on it ("fail
+      to get sharding option"). Such unit dimensions are collapsed out of the
+      operand with `tensor.collapse_shape` and the constants dropped from
+      its map (`(d0, d1, d2) -> (d0, d2)`).
+    - **Values partition cannot annotate.** Partition expects every tensor
+      argument to have exactly one use, a `shard.shard`, and crashes
+      otherwise; and a tensor an op reads from inside its region (a gather
+      written as `tensor.extract` in a `linalg.generic` body, as RoPE tables
+      are) is never annotated by propagation. Each such argument or value
+      gets one `shard.shard` that replicates it over the function's grid,
+      and its uses read that instead: every core holds all of a table it
+      gathers from.
+    - **Constants.** Upstream partition refuses constants that are not
+      splats without a diagnostic; they become `neuron.constant`, which
+      partition copies to every core whole. A splat constant used as a
+      structured op's init (tosa-to-linalg's zero accumulator) would pin
+      the op replicated, since the constant's rule only copies a sharding
+      its users already fixed; each such use gets its own `linalg.fill`.
+
+    A function whose annotations name more than one grid is an error.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::shard::ShardDialect",
+                           "::mlir::neuron::NeuronDialect"];
+  let statistics = [
+    Statistic<"numCollapsed", "collapsed-operands",
+              "broadcast operands collapsed">,
+    Statistic<"numReplicated", "replicated-values",
+              "arguments and captured values annotated as replicated">,
+    Statistic<"numConstants", "constants",
+              "non-splat constants made neuron.constant">,
+    Statistic<"numFills", "fills", "splat accumulators made linalg.fill">
+  ];
+}
+
 def ConvertShardToNeuron : Pass<"convert-shard-to-neuron"> {
   let summary = "Rewrite upstream shard collectives into neuron collectives";
   let description = [{

@@ -32,10 +32,17 @@ void mlir::neuron::buildImportPipeline(OpPassManager &pm,
 
 void mlir::neuron::buildShardPipeline(OpPassManager &pm,
                                       const ShardPipelineOptions &options) {
-  // Upstream crashes on some invalid shardings: check them first.
+  // Upstream propagation cannot follow constant-0 broadcasts, and crashes
+  // on some invalid shardings: rewrite the first, check the second.
+  pm.addNestedPass<func::FuncOp>(createNeuronPrepareSharding());
   pm.addPass(createNeuronValidateSharding());
   OpPassManager &fn = pm.nest<func::FuncOp>();
-  fn.addPass(shard::createShardingPropagation());
+  // Forward first: the shardings start at the weights and flow to the
+  // products; backward first would fix a product replicated before a
+  // transposed weight's split reaches it.
+  shard::ShardingPropagationOptions propagation;
+  propagation.traversal = shard::TraversalOrder::ForwardBackward;
+  fn.addPass(shard::createShardingPropagation(propagation));
   fn.addPass(shard::createPartition());
   // cse first: partitioning leaves duplicate shardings and shape
   // computations that canonicalize alone does not merge.

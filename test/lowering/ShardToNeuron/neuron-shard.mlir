@@ -7,7 +7,7 @@
 // The arguments and the result keep their shardings as `neuron.sharding`.
 shard.grid @cores(shape = 2)
 // CHECK-LABEL: func.func @mlp
-// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W1:.*]]: tensor<16x16xf32> {neuron.sharding = [array<i64>, array<i64: 0>]}, %[[W2:.*]]: tensor<16x16xf32> {neuron.sharding = [array<i64: 0>, array<i64>]}) -> (tensor<8x16xf32> {neuron.sharding = [array<i64>, array<i64>]})
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32> {neuron.sharding = [array<i64>, array<i64>]}, %[[W1:.*]]: tensor<16x16xf32> {neuron.sharding = [array<i64>, array<i64: 0>]}, %[[W2:.*]]: tensor<16x16xf32> {neuron.sharding = [array<i64: 0>, array<i64>]}) -> (tensor<8x16xf32> {neuron.sharding = [array<i64>, array<i64>]})
 // CHECK: %[[H:.*]] = linalg.matmul ins(%[[X]], %[[W1]] : tensor<8x16xf32>, tensor<16x16xf32>)
 // CHECK: %[[P:.*]] = linalg.matmul ins(%[[H]], %[[W2]] : tensor<8x16xf32>, tensor<16x16xf32>)
 // CHECK: %[[Y:.*]] = neuron.all_reduce %[[P]] grid [2] axes [0] reduction <sum> : tensor<8x16xf32> -> tensor<8x16xf32>

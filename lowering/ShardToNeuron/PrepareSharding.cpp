@@ -1,0 +1,226 @@
+//===- PrepareSharding.cpp - the neuron-prepare-sharding pass -------------===//
+//
+// Rewrites what upstream sharding propagation and partition cannot follow:
+// broadcast operands indexed by a constant 0, and tensors that partition
+// expects annotated but propagation never annotates (arguments not used by
+// exactly one shard.shard, values read from inside a region).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Passes.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONPREPARESHARDING
+#include "lowering/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+
+namespace {
+
+/// Whether result `r` of `map` is the constant 0 over a unit dimension.
+bool isBroadcastUnit(AffineMap map, RankedTensorType type, unsigned r) {
+  auto c = dyn_cast<AffineConstantExpr>(map.getResult(r));
+  return c && c.getValue() == 0 && type.getDimSize(r) == 1;
+}
+
+/// Collapses `op`'s broadcast unit dimensions out of its inputs; returns
+/// how many inputs changed.
+int64_t collapseBroadcastUnits(linalg::GenericOp op, OpBuilder &builder) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t collapsed = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!type)
+      continue;
+    // Each kept dimension takes the dropped ones before it into its group;
+    // dropped ones after the last kept join the last group.
+    SmallVector<ReassociationIndices> groups;
+    SmallVector<AffineExpr> kept;
+    ReassociationIndices pending;
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      pending.push_back(r);
+      if (isBroadcastUnit(map, type, r))
+        continue;
+      kept.push_back(map.getResult(r));
+      groups.push_back(std::move(pending));
+      pending.clear();
+    }
+    if (groups.empty() || kept.size() == map.getNumResults())
+      continue;
+    llvm::append_range(groups.back(), pending);
+    builder.setInsertionPoint(op);
+    input->set(tensor::CollapseShapeOp::create(builder, op.getLoc(),
+                                               input->get(), groups));
+    maps[input->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    ++collapsed;
+  }
+  if (collapsed)
+    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+  return collapsed;
+}
+
+/// A tensor partition needs annotated: rank 1 or more.
+bool needsAnnotation(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.getRank() > 0;
+}
+
+struct NeuronPrepareShardingPass
+    : neuron::impl::NeuronPrepareShardingBase<NeuronPrepareShardingPass> {
+  void runOnOperation() override {
+    func::FuncOp f = getOperation();
+    FailureOr<FlatSymbolRefAttr> grid = gridOf(f);
+    if (failed(grid))
+      return signalPassFailure();
+    if (!*grid)
+      return;
+    // Rewritten in place: a greedy driver would also fold and merge
+    // constants, tying together accumulators the annotation untied.
+    OpBuilder builder(&getContext());
+    f.walk([&](linalg::GenericOp op) {
+      numCollapsed += collapseBroadcastUnits(op, builder);
+    });
+    rewriteConstants(f);
+    replicateUnannotatable(f, *grid);
+  }
+
+  void rewriteConstants(func::FuncOp f) {
+    IRRewriter rewriter(&getContext());
+    f.walk([&](arith::ConstantOp c) {
+      auto value = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (!value || c->getParentOp() != f)
+        return;
+      if (!value.isSplat()) {
+        // Annotated replicated below: every core holds it whole.
+        rewriter.setInsertionPoint(c);
+        rewriter.replaceOpWithNewOp<neuron::ConstantOp>(c, value);
+        ++numConstants;
+        return;
+      }
+      // A splat accumulator (tosa-to-linalg's zero init of a matmul): the
+      // constant's sharding rule only copies a sharding its users already
+      // fixed, so it would pin the product replicated. Each structured
+      // user gets its own fill, which takes the sharding of the product.
+      for (OpOperand &use : llvm::make_early_inc_range(c->getUses())) {
+        auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+        if (!user || !user.isDpsInit(&use))
+          continue;
+        rewriter.setInsertionPoint(user);
+        Value empty = tensor::EmptyOp::create(
+            rewriter, c.getLoc(), value.getType().getShape(),
+            value.getElementType());
+        Value scalar = arith::ConstantOp::create(
+            rewriter, c.getLoc(), value.getSplatValue<TypedAttr>());
+        use.set(linalg::FillOp::create(rewriter, c.getLoc(), scalar, empty)
+                    .getResult(0));
+        ++numFills;
+      }
+      // Partition refuses (silently) a constant no user gives a sharding.
+      if (c->use_empty())
+        rewriter.eraseOp(c);
+    });
+  }
+
+  /// The grid `f`'s shardings name; null when it has none.
+  static FailureOr<FlatSymbolRefAttr> gridOf(func::FuncOp f) {
+    FlatSymbolRefAttr grid;
+    WalkResult walk = f.walk([&](shard::ShardingOp sharding) {
+      if (grid && sharding.getGridAttr() != grid) {
+        sharding.emitError() << "neuron-prepare-sharding: the function is "
+                                "sharded over both "
+                             << grid << " and " << sharding.getGridAttr()
+                             << "; one grid per function is supported";
+        return WalkResult::interrupt();
+      }
+      grid = sharding.getGridAttr();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    return grid;
+  }
+
+  void replicateUnannotatable(func::FuncOp f, FlatSymbolRefAttr grid) {
+    Block &entry = f.getBody().front();
+    OpBuilder builder(&getContext());
+    shard::ShardingOp replicated;
+    // Annotates `v` as replicated and makes `uses` read the annotation.
+    auto replicate = [&](Value v, ArrayRef<OpOperand *> uses) {
+      if (!replicated) {
+        builder.setInsertionPointToStart(&entry);
+        replicated = shard::ShardingOp::create(
+            builder, f.getLoc(), grid,
+            ArrayRef<shard::GridAxesAttr>{
+                shard::GridAxesAttr::get(&getContext(), {})});
+      }
+      if (isa<BlockArgument>(v))
+        builder.setInsertionPointAfter(replicated);
+      else
+        builder.setInsertionPointAfter(v.getDefiningOp());
+      auto annotated = shard::ShardOp::create(builder, v.getLoc(), v,
+                                              replicated, /*annotate_for_users=*/false);
+      for (OpOperand *use : uses)
+        use->set(annotated);
+      ++numReplicated;
+    };
+    auto allUses = [](Value v) {
+      return llvm::to_vector(llvm::make_pointer_range(v.getUses()));
+    };
+    for (BlockArgument arg : entry.getArguments()) {
+      if (!needsAnnotation(arg) ||
+          (arg.hasOneUse() && isa<shard::ShardOp>(*arg.user_begin())))
+        continue;
+      replicate(arg, allUses(arg));
+    }
+    // neuron.constant has no sharding rule: propagation leaves it alone.
+    for (auto constant :
+         llvm::make_early_inc_range(entry.getOps<neuron::ConstantOp>()))
+      replicate(constant, allUses(constant));
+    // Tensors read from inside an op's regions, defined outside the op;
+    // and the results of ops whose bodies index the iteration space or
+    // read such tensors: a core's part of their loops would see its local
+    // indices, not the global ones the body means.
+    llvm::SetVector<Value> captured;
+    for (Operation &op : entry.without_terminator()) {
+      if (!op.getNumRegions())
+        continue;
+      size_t before = captured.size();
+      getUsedValuesDefinedAbove(op.getRegions(), captured);
+      bool indexes = false;
+      op.walk([&](linalg::IndexOp) { indexes = true; });
+      bool gathers = llvm::any_of(
+          llvm::drop_begin(captured, before),
+          [](Value v) { return isa<RankedTensorType>(v.getType()); });
+      if (!indexes && !gathers)
+        continue;
+      for (Value result : op.getResults())
+        if (needsAnnotation(result))
+          replicate(result, allUses(result));
+    }
+    for (Value v : captured) {
+      if (!needsAnnotation(v) || isa<shard::ShardOp>(v.getDefiningOp()))
+        continue;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : v.getUses())
+        if (use.getOwner()->getBlock() != &entry)
+          uses.push_back(&use);
+      replicate(v, uses);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,118 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --pass-pipeline='builtin.module(func.func(neuron-prepare-sharding))' | FileCheck %s
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics -neuron-shard | FileCheck %s --check-prefix=SHARD
+
+// Tests a broadcast operand indexed by a constant 0 (as tosa-to-linalg
+// writes a [1, 1, 8] weight times a [1, 4, 8] activation): the unit
+// dimension is collapsed out and the map reads (d0, d2). Partitioned, each
+// core multiplies its half of the features by its half of the weight.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @broadcast
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<1x1x8xf32> into tensor<1x8xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}]{{.*}} ins(%[[C]], %{{.*}} : tensor<1x8xf32>, tensor<1x4x8xf32>)
+// SHARD-LABEL: func.func @broadcast
+// SHARD-SAME: (%{{.*}}: tensor<1x1x4xf32> {neuron.sharding = [array<i64>, array<i64>, array<i64: 0>]}, %{{.*}}: tensor<1x4x4xf32>
+// SHARD-NOT: neuron.all_
+// SHARD: return
+#bcast = affine_map<(d0, d1, d2) -> (d0, 0, d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @broadcast(%w: tensor<1x1x8xf32>, %x: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %s = shard.sharding @cores split_axes = [[], [], [0]] : !shard.sharding
+  %ws = shard.shard %w to %s : tensor<1x1x8xf32>
+  %xs = shard.shard %x to %s : tensor<1x4x8xf32>
+  %e = tensor.empty() : tensor<1x4x8xf32>
+  %m = linalg.generic {indexing_maps = [#bcast, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ws, %xs : tensor<1x1x8xf32>, tensor<1x4x8xf32>) outs(%e : tensor<1x4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<1x4x8xf32>
+  %r = shard.shard %m to %s annotate_for_users : tensor<1x4x8xf32>
+  return %r : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Tests the values partition expects annotated that propagation never
+// annotates: an argument used twice, an argument not used, a table a
+// gather reads from inside a generic's body, and that gather's result
+// (its body reads linalg.index: split loops would see local indices).
+// Each gets one replicated shard.shard. Partitioned, the table and the
+// gathered rows are whole on every core and only the sum is split.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @unannotatable
+// CHECK: %[[R:.*]] = shard.sharding @cores split_axes = {{\[\[\]\]}}
+// CHECK-DAG: %[[T:.*]] = shard.shard %arg1 to %[[R]] : tensor<16x4xf32>
+// CHECK-DAG: %[[X:.*]] = shard.shard %arg2 to %[[R]] : tensor<8x4xf32>
+// CHECK-DAG: shard.shard %arg3 to %[[R]] : tensor<2xf32>
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK: tensor.extract %[[T]]
+// CHECK: %[[GR:.*]] = shard.shard %[[G]] to %[[R]] : tensor<8x4xf32>
+// CHECK: linalg.add ins(%[[GR]], %[[X]]
+// CHECK: linalg.add ins({{.*}}, %[[X]]
+// SHARD-LABEL: func.func @unannotatable
+// SHARD-SAME: %{{.*}}: tensor<16x4xf32> {neuron.sharding = [array<i64>, array<i64>]}
+// SHARD-SAME: -> (tensor<8x2xf32>
+// SHARD: linalg.generic
+// SHARD: tensor.extract %{{.*}} : tensor<16x4xf32>
+// SHARD: } -> tensor<8x4xf32>
+#row = affine_map<(d0, d1) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @unannotatable(%pos: tensor<8xi64>, %table: tensor<16x4xf32>, %x: tensor<8x4xf32>, %unused: tensor<2xf32>) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %g = linalg.generic {indexing_maps = [#row, #id2], iterator_types = ["parallel", "parallel"]} ins(%pos : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%p: i64, %o: f32):
+    %i = arith.index_cast %p : i64 to index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %table[%i, %j] : tensor<16x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %y = linalg.add ins(%g, %x : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %z = linalg.add ins(%y, %x : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %s = shard.sharding @cores split_axes = [[], [0]] : !shard.sharding
+  %r = shard.shard %z to %s annotate_for_users : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// Tests constants: one that is not a splat becomes neuron.constant,
+// replicated; a splat accumulator gives each matmul its own fill and is
+// erased. Partitioned, the product is split by columns with no gather of
+// the weight.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @constants
+// CHECK: %[[N:.*]] = neuron.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>
+// CHECK: shard.shard %[[N]] to %{{.*}} : tensor<4xf32>
+// CHECK-NOT: arith.constant dense<0.000000e+00> : tensor<4x8xf32>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32) outs(%[[E]] : tensor<4x8xf32>)
+// CHECK: linalg.matmul {{.*}} outs(%[[F]] : tensor<4x8xf32>)
+// SHARD-LABEL: func.func @constants
+// SHARD-NOT: neuron.all_gather
+// SHARD: neuron.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>
+// SHARD-NOT: neuron.all_gather
+// SHARD: linalg.matmul {{.*}} -> tensor<4x4xf32>
+func.func @constants(%x: tensor<4x4xf32>, %w: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
+  %n = arith.constant dense<[0.0, 1.0, 2.0, 3.0]> : tensor<4xf32>
+  %z = arith.constant dense<0.0> : tensor<4x8xf32>
+  %s = shard.sharding @cores split_axes = [[], [0]] : !shard.sharding
+  %ws = shard.shard %w to %s : tensor<4x8xf32>
+  %p = linalg.matmul ins(%x, %ws : tensor<4x4xf32>, tensor<4x8xf32>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = shard.shard %p to %s annotate_for_users : tensor<4x8xf32>
+  return %n, %r : tensor<4xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Tests a function sharded over two grids: replicating a value needs the
+// one grid its users are on.
+shard.grid @a(shape = 2)
+shard.grid @b(shape = 4)
+func.func @two_grids(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %sa = shard.sharding @a split_axes = [[0]] : !shard.sharding
+  // expected-error@+1 {{neuron-prepare-sharding: the function is sharded over both @a and @b; one grid per function is supported}}
+  %sb = shard.sharding @b split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %sa : tensor<8xf32>
+  %ys = shard.shard %y to %sb : tensor<8xf32>
+  return %xs, %ys : tensor<8xf32>, tensor<8xf32>
+}
