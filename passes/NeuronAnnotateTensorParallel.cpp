@@ -62,6 +62,14 @@ std::optional<std::pair<OpOperand *, int64_t>> weightUse(OpOperand &use,
   Value v = use.get();
   if (isWeight(v))
     return std::make_pair(&use, dim);
+  // linalg.transpose (as tosa.transpose lowers): result dimension `dim` is
+  // input dimension permutation[dim].
+  if (auto named = v.getDefiningOp<linalg::TransposeOp>()) {
+    OpOperand &input = named.getInputMutable();
+    if (!v.hasOneUse() || !isWeight(input.get()))
+      return std::nullopt;
+    return std::make_pair(&input, named.getPermutation()[dim]);
+  }
   auto transpose = v.getDefiningOp<linalg::GenericOp>();
   if (!transpose || !isTranspose(transpose) || !v.hasOneUse())
     return std::nullopt;
@@ -126,8 +134,10 @@ struct AnnotateTensorParallel
   /// shared value would need resharding between them.
   static void untieInit(linalg::MatmulOp matmul) {
     OpOperand &init = matmul.getDpsInitsMutable()[0];
+    if (init.get().hasOneUse())
+      return;
     auto fill = init.get().getDefiningOp<linalg::FillOp>();
-    if (!fill || init.get().hasOneUse())
+    if (!fill)
       return;
     OpBuilder b(matmul);
     IRMapping mapping;
@@ -168,8 +178,11 @@ struct AnnotateTensorParallel
                           "function cannot be partitioned";
       return;
     }
-    // Values whose last dimension is split over the cores.
-    DenseSet<Value> split;
+    // Values computed from a split activation, and among them those known
+    // to be split along their last dimension (a column-parallel product and
+    // what elementwise ops make of it; head reshapes and transposes move
+    // the split elsewhere).
+    DenseSet<Value> split, lastSplit;
     int64_t columnParallel = 0, rowParallel = 0;
     SmallVector<std::string> kept;
     f.walk([&](Operation *op) {
@@ -200,6 +213,7 @@ struct AnnotateTensorParallel
           ++rowParallel;
         } else {
           split.insert(matmul.getResult(0));
+          lastSplit.insert(matmul.getResult(0));
           ++columnParallel;
         }
         return;
@@ -216,8 +230,18 @@ struct AnnotateTensorParallel
       if (!generic || isTranspose(generic) || generic.getNumResults() != 1 ||
           generic.getNumParallelLoops() != generic.getNumLoops())
         return;
-      // An elementwise op: weights it reads along the split (last) loop,
-      // such as biases, are split alike.
+      // An elementwise op on a value split along its last dimension: its
+      // result is split alike, and so are the weights it reads along that
+      // loop, such as biases.
+      auto identity = [&](OpOperand *operand) {
+        return generic.getMatchingIndexingMap(operand).isIdentity();
+      };
+      if (!identity(generic.getDpsInitOperand(0)) ||
+          llvm::none_of(generic.getDpsInputOperands(), [&](OpOperand *in) {
+            return lastSplit.contains(in->get()) && identity(in);
+          }))
+        return;
+      lastSplit.insert(generic.getResult(0));
       unsigned lastLoop = generic.getNumLoops() - 1;
       for (OpOperand *input : generic.getDpsInputOperands()) {
         Value v = input->get();

@@ -83,3 +83,70 @@ func.func @indivisible(%x: tensor<8x16xf32>, %w: tensor<16x10xf32>) -> tensor<8x
   %h = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x10xf32>) outs(%f : tensor<8x10xf32>) -> tensor<8x10xf32>
   return %h : tensor<8x10xf32>
 }
+
+// -----
+
+// Tests weights stored [out, in] and transposed by linalg.transpose (as
+// tosa.transpose lowers), with the zero accumulators as constants (as
+// tosa-to-linalg writes them): the first weight is split along its rows
+// (its output features), the second along its columns, and partitioning
+// ends with one all-reduce and gathers no weight.
+// CHECK-LABEL: func.func @named_transpose
+// CHECK: %[[S1:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[0\], \[\]\]}}
+// CHECK: %[[W1:.*]] = shard.shard %arg1 to %[[S1]] : tensor<256x128xf32>
+// CHECK: linalg.transpose ins(%[[W1]]
+// CHECK: %[[S2:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[\], \[0\]\]}}
+// CHECK: %[[W2:.*]] = shard.shard %arg2 to %[[S2]] : tensor<128x256xf32>
+// CHECK: linalg.transpose ins(%[[W2]]
+// SHARD-LABEL: func.func @named_transpose
+// SHARD-SAME: tensor<64x128xf32> {neuron.sharding = [array<i64: 0>, array<i64>]}
+// SHARD-SAME: tensor<128x64xf32> {neuron.sharding = [array<i64>, array<i64: 0>]}
+// SHARD-NOT: all_gather
+// SHARD: neuron.all_reduce %{{.*}} grid [4] axes [0] reduction <sum> : tensor<64x128xf32> -> tensor<64x128xf32>
+// SHARD-NEXT: return
+// expected-remark@+1 {{neuron-annotate-tensor-parallel: 1 column-parallel and 1 row-parallel projections over 4 cores}}
+func.func @named_transpose(%x: tensor<64x128xf32>, %w1: tensor<256x128xf32>, %w2: tensor<128x256xf32>) -> tensor<64x128xf32> {
+  %e1 = tensor.empty() : tensor<128x256xf32>
+  %t1 = linalg.transpose ins(%w1 : tensor<256x128xf32>) outs(%e1 : tensor<128x256xf32>) permutation = [1, 0]
+  %z1 = arith.constant dense<0.0> : tensor<64x256xf32>
+  %h = linalg.matmul ins(%x, %t1 : tensor<64x128xf32>, tensor<128x256xf32>) outs(%z1 : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %e2 = tensor.empty() : tensor<256x128xf32>
+  %t2 = linalg.transpose ins(%w2 : tensor<128x256xf32>) outs(%e2 : tensor<256x128xf32>) permutation = [1, 0]
+  %z2 = arith.constant dense<0.0> : tensor<64x128xf32>
+  %y = linalg.matmul ins(%h, %t2 : tensor<64x256xf32>, tensor<256x128xf32>) outs(%z2 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %y : tensor<64x128xf32>
+}
+
+// -----
+
+// Tests a constant read after the heads moved the split off the last
+// dimension: scores [heads, q, k] are split by heads, so a constant read
+// along the keys (the last loop) is not split like a bias would be.
+// CHECK-LABEL: func.func @scale_after_heads
+// CHECK: %[[S:.*]] = arith.constant dense<1.250000e-01> : tensor<4x8x8xf32>
+// CHECK-NOT: shard.shard %[[S]]
+// CHECK: linalg.generic
+#map3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// expected-remark@+1 {{neuron-annotate-tensor-parallel: 2 column-parallel and 0 row-parallel projections over 4 cores}}
+func.func @scale_after_heads(%x: tensor<8x16xf32>, %wq: tensor<16x32xf32>, %wk: tensor<16x32xf32>) -> tensor<4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<8x16xf32>, tensor<16x32xf32>) outs(%f : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %qh = tensor.expand_shape %q [[0], [1, 2]] output_shape [8, 4, 8] : tensor<8x32xf32> into tensor<8x4x8xf32>
+  %kh = tensor.expand_shape %k [[0], [1, 2]] output_shape [8, 4, 8] : tensor<8x32xf32> into tensor<8x4x8xf32>
+  %eq = tensor.empty() : tensor<4x8x8xf32>
+  %qt = linalg.transpose ins(%qh : tensor<8x4x8xf32>) outs(%eq : tensor<4x8x8xf32>) permutation = [1, 0, 2]
+  %ek = tensor.empty() : tensor<4x8x8xf32>
+  %kt = linalg.transpose ins(%kh : tensor<8x4x8xf32>) outs(%ek : tensor<4x8x8xf32>) permutation = [1, 2, 0]
+  %zs = linalg.fill ins(%zero : f32) outs(%eq : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %s = linalg.batch_matmul ins(%qt, %kt : tensor<4x8x8xf32>, tensor<4x8x8xf32>) outs(%zs : tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %scale = arith.constant dense<0.125> : tensor<4x8x8xf32>
+  %r = linalg.generic {indexing_maps = [#map3, #map3, #map3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s, %scale : tensor<4x8x8xf32>, tensor<4x8x8xf32>) outs(%eq : tensor<4x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8x8xf32>
+  return %r : tensor<4x8x8xf32>
+}
