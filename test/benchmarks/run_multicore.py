@@ -11,12 +11,18 @@ behind independent work, and the speed-up over one core. Checks that the
 placed program is never slower than the serialised one and is faster
 wherever a collective has independent work to overlap.
 
+With the corpus present ($NEURON_CORPUS_DIR, else ../shared/corpus), also
+runs the corpus LLaMA decoder layer (test/corpus/llama_layer.py cuts layer 0
+of buddy_llama2_7b_tosa and shrinks it to 8 heads, FFN 1024); without it,
+that row is skipped with a note.
+
 Python 3 standard library only:
   python3 test/benchmarks/run_multicore.py [--build-dir build]
 """
 
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -38,6 +44,11 @@ GRAPHS = {
     "attention": ROOT / "test" / "e2e" / "Inputs" / "attention_heads.mlir",
     "llama_layer": ROOT / "test" / "e2e" / "Inputs" / "llama_layer.mlir",
 }
+# Compile options a graph needs beyond the target and the core count.
+OPTIONS = {
+    # Its causal mask is computed on i64 positions: host regions.
+    "corpus_llama_layer": ["--entry=decoder_layer", "--fallback=host"],
+}
 CORES = [(1, "trn2"), (2, "trn2"), (4, "trn2"), (8, "trn2,lnc=1")]
 
 
@@ -48,11 +59,26 @@ def run(cmd):
     return done
 
 
-def measure(bin_dir, graph, cores, target, work):
+def corpus_llama_layer(work):
+    """The corpus decoder layer written into `work`, or None without the
+    corpus."""
+    corpus = pathlib.Path(os.environ.get("NEURON_CORPUS_DIR",
+                                         ROOT.parent / "shared" / "corpus"))
+    source = corpus / "buddy_llama2_7b_tosa.mlir"
+    if not source.is_file():
+        print(f"note: {source} is absent; skipping the corpus LLaMA layer")
+        return None
+    layer = work / "corpus_llama_layer.mlir"
+    run([sys.executable, ROOT / "test" / "corpus" / "llama_layer.py",
+         "--corpus", source, "-o", layer])
+    return layer
+
+
+def measure(bin_dir, name, graph, cores, target, work):
     exe = work / f"{graph.stem}_{cores}.nxe"
     profile = work / f"{graph.stem}_{cores}.json"
     compile_cmd = [bin_dir / "neuron-compile", graph, f"--target={target}",
-                   "-o", exe]
+                   "-o", exe, *OPTIONS.get(name, [])]
     if cores > 1:
         compile_cmd.append(f"--tensor-parallel={cores}")
     run(compile_cmd)
@@ -84,10 +110,14 @@ def main():
     rows, failures = [], []
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
-        for name, graph in GRAPHS.items():
+        graphs = dict(GRAPHS)
+        layer = corpus_llama_layer(work)
+        if layer:
+            graphs["corpus_llama_layer"] = layer
+        for name, graph in graphs.items():
             one = None
             for cores, target in CORES:
-                r = measure(bin_dir, graph, cores, target, work)
+                r = measure(bin_dir, name, graph, cores, target, work)
                 one = one or r["placed"]
                 r.update(graph=name, n=cores, target=target,
                          speedup=one / r["placed"])
