@@ -61,10 +61,10 @@ static const Keywords<TensorKind> kKinds{
     {"input", "output", "constant", "scratch", "view"}};
 static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
 static const Keywords<CollectiveOp> kCollectiveOps{
-    {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}};
+    {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "all_slice"}};
 static const Keywords<Reduction> kReductions{{"sum", "max", "min"}};
 static const Keywords<CollectiveAlgorithm> kAlgorithms{
-    {"ring", "halving-doubling", "hierarchical"}};
+    {"ring", "halving-doubling", "hierarchical", "local"}};
 
 /// The engine the op table assigns to each op.
 static Engine engineOf(Opcode op) {
@@ -988,8 +988,9 @@ static absl::Status expectKindField(ObjectReader &r, std::string_view key,
 }
 
 /// The result shape of `c` on `input` (the shape rule of the neuron ops:
-/// all_gather multiplies `axis` by the group size, reduce_scatter divides
-/// it, all_to_all divides `split_axis` and multiplies `concat_axis`).
+/// all_gather multiplies `axis` by the group size, reduce_scatter and
+/// all_slice divide it, all_to_all divides `split_axis` and multiplies
+/// `concat_axis`).
 static absl::StatusOr<std::vector<int64_t>>
 collectiveShape(ObjectReader &r, const Program &program, const Collective &c) {
   std::vector<int64_t> shape = program.tensors[c.input].shape;
@@ -1013,6 +1014,7 @@ collectiveShape(ObjectReader &r, const Program &program, const Collective &c) {
     shape[c.axis] *= g;
     break;
   case CollectiveOp::ReduceScatter:
+  case CollectiveOp::AllSlice:
     NEURON_RETURN_IF_ERROR(divide("axis", c.axis));
     break;
   case CollectiveOp::AllToAll:
@@ -1029,8 +1031,9 @@ static absl::Status readCollectiveKindFields(ObjectReader &r,
                                              Collective &c) {
   bool reduces =
       c.op == CollectiveOp::AllReduce || c.op == CollectiveOp::ReduceScatter;
-  bool hasAxis =
-      c.op == CollectiveOp::AllGather || c.op == CollectiveOp::ReduceScatter;
+  bool hasAxis = c.op == CollectiveOp::AllGather ||
+                 c.op == CollectiveOp::ReduceScatter ||
+                 c.op == CollectiveOp::AllSlice;
   bool splits = c.op == CollectiveOp::AllToAll;
   NEURON_RETURN_IF_ERROR(expectKindField(r, "reduction", reduces, c.op));
   NEURON_RETURN_IF_ERROR(expectKindField(r, "axis", hasAxis, c.op));
@@ -1115,6 +1118,16 @@ static absl::Status readCollectiveStart(ObjectReader &r, const Program &program,
   if (algorithm) {
     CollectiveAlgorithm a;
     NEURON_RETURN_IF_ERROR(readKeyword(r, "algorithm", kAlgorithms, a));
+    if (!algorithmFits(c.op, a))
+      return r.error(
+          "algorithm",
+          c.op == CollectiveOp::AllSlice
+              ? "local (all_slice moves no data between cores)"
+              : absl::StrFormat("one of ring halving-doubling hierarchical "
+                                "(%s moves data between cores; local is "
+                                "all_slice's alone)",
+                                collectiveOpName(c.op)),
+          describeJson(*algorithm));
     c.algorithm = a;
   }
   NEURON_ASSIGN_OR_RETURN(chunks, r.field("chunks", "", /*required=*/false));

@@ -251,7 +251,8 @@ struct Collective {
   std::vector<int64_t> grid, axes;
   /// all_reduce, reduce_scatter.
   Reduction reduction = Reduction::Sum;
-  /// all_gather, reduce_scatter: the dimension gathered or scattered.
+  /// all_gather, reduce_scatter, all_slice: the dimension gathered, or
+  /// scattered (split into the group's parts).
   int64_t axis = 0;
   /// all_to_all.
   int64_t splitAxis = 0, concatAxis = 0;

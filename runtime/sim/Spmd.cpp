@@ -163,12 +163,20 @@ static std::vector<Bytes> collectiveResults(const Program &program,
     }
     std::fill(results.begin() + 1, results.end(), results[0]);
     break;
-  case CollectiveOp::ReduceScatter: {
-    Bytes reduced = reduce(in.dtype, c.reduction, members, in.elements);
+  case CollectiveOp::ReduceScatter:
+  case CollectiveOp::AllSlice: {
+    // Member j keeps part j (along axis) of the group's sum, or of its own
+    // input for all_slice.
+    Bytes reduced;
+    if (c.op == CollectiveOp::ReduceScatter)
+      reduced = reduce(in.dtype, c.reduction, members, in.elements);
     for (int64_t j = 0; j < g; ++j) {
+      const Bytes &whole =
+          c.op == CollectiveOp::ReduceScatter ? reduced : *members[j];
       origin[c.axis] = j * out.shape[c.axis];
-      copyBlock(reduced.data(), in.shape, results[j].data(), out.shape, origin,
-                bytes, /*toBlock=*/true);
+      copyBlock(const_cast<uint8_t *>(whole.data()), in.shape,
+                results[j].data(), out.shape, origin, bytes,
+                /*toBlock=*/true);
     }
     break;
   }

@@ -23,8 +23,13 @@ std::string_view algorithmName(CollectiveAlgorithm a) {
   case CollectiveAlgorithm::Ring: return "ring";
   case CollectiveAlgorithm::HalvingDoubling: return "halving-doubling";
   case CollectiveAlgorithm::Hierarchical: return "hierarchical";
+  case CollectiveAlgorithm::Local: return "local";
   }
   return "ring";
+}
+
+bool algorithmFits(CollectiveOp op, CollectiveAlgorithm a) {
+  return (op == CollectiveOp::AllSlice) == (a == CollectiveAlgorithm::Local);
 }
 
 std::vector<int64_t> gridCoordinates(const std::vector<int64_t> &grid,
@@ -114,6 +119,8 @@ static double halves(CollectiveOp op) {
 double CollectiveModel::ns(const CollectiveQuery &q, CollectiveAlgorithm a,
                            int chunks) const {
   constexpr double kNever = std::numeric_limits<double>::infinity();
+  if (!algorithmFits(q.op, a))
+    return kNever;
   int g = std::max(q.cores, 1), chips = std::clamp(q.chips, 1, g);
   if (g == 1)
     return 0;
@@ -147,6 +154,10 @@ double CollectiveModel::ns(const CollectiveQuery &q, CollectiveAlgorithm a,
     double stage = std::max(inner, outer);
     return innerPhases * inner + outer + (chunks - 1) * stage;
   }
+  case CollectiveAlgorithm::Local:
+    // Each core copies its part of its own input: one step within the
+    // core, on no link.
+    return phase(1, q.bytes / g, false, 1);
   }
   return kNever;
 }
@@ -156,7 +167,7 @@ CollectiveChoice CollectiveModel::choose(const CollectiveQuery &q) const {
   best.ns = std::numeric_limits<double>::infinity();
   for (CollectiveAlgorithm a :
        {CollectiveAlgorithm::Ring, CollectiveAlgorithm::HalvingDoubling,
-        CollectiveAlgorithm::Hierarchical}) {
+        CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::Local}) {
     int maxChunks = a == CollectiveAlgorithm::Hierarchical ? kMaxChunks : 1;
     double algBest = std::numeric_limits<double>::infinity();
     int algChunks = 1;
@@ -190,7 +201,9 @@ std::string CollectiveModel::assumptions() const {
   return absl::StrFormat(
       "collectives: %g ns per step within a chip at %.1f B/ns (a logical "
       "core's DMA engines), %g ns per step across chips at %.1f B/ns of "
-      "NeuronLink per chip shared by the chip's cores in the group",
+      "NeuronLink per chip shared by the chip's cores in the group; "
+      "all_slice (local): one step within a chip copying each core's part, "
+      "on no link",
       kIntraChipStepNs, intraBw, kInterChipStepNs, linkBw);
 }
 

@@ -5,9 +5,10 @@
 // per step plus bytes over bandwidth) with the target's figures. Cores of
 // one chip exchange data through their DMA engines; chips through
 // NeuronLink, whose per-chip bandwidth is shared by the chip's cores in
-// the group. The step latencies are modelling assumptions (no published
-// figure), listed by `assumptions()`. No MLIR dependency: the compiler's
-// placement pass and the runtime's multi-core simulation share it.
+// the group; all_slice moves nothing between cores. The step latencies
+// are modelling assumptions (no published figure), listed by
+// `assumptions()`. No MLIR dependency: the compiler's placement pass and
+// the runtime's multi-core simulation share it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,16 +26,28 @@
 
 namespace neuron::rt {
 
-enum class CollectiveOp { AllReduce, AllGather, ReduceScatter, AllToAll };
-enum class CollectiveAlgorithm { Ring, HalvingDoubling, Hierarchical };
+enum class CollectiveOp {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  AllSlice
+};
+enum class CollectiveAlgorithm { Ring, HalvingDoubling, Hierarchical, Local };
 
-/// "ring", "halving-doubling", "hierarchical".
+/// "ring", "halving-doubling", "hierarchical", "local".
 std::string_view algorithmName(CollectiveAlgorithm a);
+
+/// Whether `a` can carry out `op` on some group: local is all_slice's only
+/// algorithm (each core keeps its part of its own replicated input, so no
+/// data moves between cores) and no other kind's. The limits that depend on
+/// the group are `CollectiveModel::ns`'s.
+bool algorithmFits(CollectiveOp op, CollectiveAlgorithm a);
 
 struct CollectiveQuery {
   CollectiveOp op = CollectiveOp::AllReduce;
   /// The whole tensor one core holds before (all_reduce, reduce_scatter,
-  /// all_to_all) or after (all_gather) the collective.
+  /// all_to_all, all_slice) or after (all_gather) the collective.
   double bytes = 0;
   /// Cores in the group, and how many chips they span (evenly).
   int cores = 1;
@@ -71,8 +84,12 @@ public:
   static absl::StatusOr<CollectiveModel> forTarget(const ResolvedTarget &t);
 
   /// The time of `q` with `algorithm` in `chunks` pieces; infinite when the
-  /// algorithm does not apply (halving-doubling needs a power-of-two group,
-  /// hierarchical more than one chip and more than one core per chip).
+  /// algorithm does not apply (see algorithmFits; halving-doubling needs a
+  /// power-of-two group, hierarchical more than one chip and more than one
+  /// core per chip). A group of one core takes 0. Local, over a group of g
+  /// cores, is one intra-chip step copying the core's part, whatever the
+  /// chips and links: intra-chip step latency + (bytes / g) / DMA bandwidth
+  /// of a logical core (intraChipBytesPerNs).
   double ns(const CollectiveQuery &q, CollectiveAlgorithm algorithm,
             int chunks = 1) const;
   /// The fastest algorithm and chunking for `q`.

@@ -40,6 +40,9 @@ json io(int64_t id, json sharding = nullptr) {
   return entry;
 }
 
+/// The collective_start of a collectiveManifest.
+json &start(json &m) { return m["program"][0]; }
+
 /// A program on `grid` of tensors 0 (input) and 1 (output) and one
 /// collective from 0 into 1 with the fields `fields`.
 json collectiveManifest(std::vector<int64_t> grid, std::vector<int64_t> in,
@@ -151,6 +154,30 @@ TEST_P(SpmdRanks, AllToAllTransposesBlocks) {
         EXPECT_EQ(y[j * 2 * r + 2 * i + c], x[(r * i + j) * 2 + c]);
 }
 
+TEST_P(SpmdRanks, AllSliceKeepsEachRanksPartOfItsOwnInput) {
+  // x [2r, 3] on every rank: rank k keeps rows 2k..2k+1, and the output
+  // sharded the same way reassembles x.
+  int64_t r = GetParam();
+  json fields = {{"kind", "all_slice"},
+                 {"axes", {0}},
+                 {"axis", 0},
+                 {"algorithm", "local"},
+                 {"chunks", 1}};
+  json m = collectiveManifest({r}, {2 * r, 3}, {2, 3}, nullptr,
+                              {{0}, json::array()}, fields);
+  std::vector<double> x = iota(2 * r * 3);
+  EXPECT_EQ(runOn(m, {2 * r, 3}, x), x);
+  // Ranks holding different inputs show whose input each part comes from:
+  // rank k holds x_k = x[2r k .. 2r k + 2r - 1] and keeps x_k[2k .. 2k + 1].
+  m = collectiveManifest({r}, {2 * r}, {2}, {{0}}, {{0}}, fields);
+  x = iota(2 * r * r);
+  std::vector<double> expected;
+  for (int64_t k = 0; k < r; ++k)
+    for (int64_t e = 0; e < 2; ++e)
+      expected.push_back(x[2 * r * k + 2 * k + e]);
+  EXPECT_EQ(runOn(m, {2 * r * r}, x), expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(TwoAndFour, SpmdRanks, ::testing::Values(2, 4));
 
 TEST(SpmdTest, GroupsAlongOneAxisOfATwoDimensionalGrid) {
@@ -163,6 +190,20 @@ TEST(SpmdTest, GroupsAlongOneAxisOfATwoDimensionalGrid) {
   EXPECT_EQ(groupOf({2, 2}, {1}, 2), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(groupOf({2, 3}, {0}, 4), (std::vector<int64_t>{1, 4}));
   EXPECT_EQ(groupOf({2, 2}, {1, 0}, 0), (std::vector<int64_t>{0, 2, 1, 3}));
+}
+
+TEST(SpmdTest, AllSliceAlongOneAxisOfATwoDimensionalGrid) {
+  // Grid [2, 2], rank (a, b) = 2 a + b holds row a of x [2, 4] (the same
+  // on both ranks of its group along axis 1) and keeps its columns
+  // 2b..2b+1; sharded over both axes, the outputs reassemble x.
+  json m = collectiveManifest(
+      {2, 2}, {1, 4}, {1, 2}, {{0}, json::array()}, {{0}, {1}},
+      {{"kind", "all_slice"}, {"axes", {1}}, {"axis", 1}});
+  std::vector<double> x = {1, 2, 3, 4, 50, 60, 70, 80};
+  EXPECT_EQ(runOn(m, {2, 4}, x), x);
+  // Unsharded, the output is rank 0's part: row 0, columns 0..1.
+  m["outputs"][0].erase("sharding");
+  EXPECT_EQ(runOn(m, {2, 4}, x), (std::vector<double>{1, 2}));
 }
 
 /// A kernel "copy" of two parameters: [rows, cols] f32 from parameter 0
@@ -411,6 +452,44 @@ TEST(SpmdTest, ReportsShowRanksCollectivesAndCores) {
   EXPECT_NE(summary.find("every collective serialised"), std::string::npos);
 }
 
+TEST(SpmdTest, AllSliceTakesTheModelsLocalTimeOnNoLink) {
+  // f32 [8 x 128, 512] sliced over 8 ranks: trn2 holds 4 logical cores per
+  // chip, so the group spans two chips, yet each rank only copies its
+  // [128, 512] part within itself.
+  const Trn2 &t = trn2();
+  ASSERT_EQ(t.links.logicalCoresPerChip, 4);
+  json m = collectiveManifest(
+      {8}, {8 * 128, 512}, {128, 512}, nullptr, {{0}, json::array()},
+      {{"kind", "all_slice"}, {"axes", {0}}, {"axis", 0}});
+  double local = 1000 + 128 * 512 * 4 / t.links.model.intraChipBytesPerNs();
+  for (json algorithm : {json("local"), json(nullptr)}) {
+    if (algorithm.is_null())
+      start(m).erase("algorithm");
+    else
+      start(m)["algorithm"] = algorithm;
+    Program program = parse(m);
+    absl::StatusOr<ProgramTiming> timing =
+        simulateProgramTiming(program, t.cost, t.links);
+    ASSERT_TRUE(timing.ok()) << timing.status();
+    ASSERT_EQ(timing->collectives.size(), 1u);
+    const CollectiveTiming &c = timing->collectives[0];
+    EXPECT_EQ(c.query.op, CollectiveOp::AllSlice);
+    EXPECT_EQ(c.query.chips, 2);
+    EXPECT_EQ(c.algorithm, CollectiveAlgorithm::Local);
+    EXPECT_DOUBLE_EQ(c.ns,
+                     t.links.model.ns(c.query, CollectiveAlgorithm::Local));
+    EXPECT_NEAR(c.ns, local, 1e-6);
+    EXPECT_DOUBLE_EQ(timing->totalNs, local);
+    for (int r = 0; r < 8; ++r)
+      EXPECT_DOUBLE_EQ(c.finishNs[r] - c.startNs[r], local);
+    json profile = profileJson(program, *timing, t.cost, nullptr, &t.target);
+    EXPECT_EQ(profile["spmd"]["collectives"][0]["kind"], "all_slice");
+    EXPECT_EQ(profile["spmd"]["collectives"][0]["algorithm"], "local");
+    EXPECT_NE(timingSummary(program, *timing).find("all_slice #7"),
+              std::string::npos);
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Validation
 //===----------------------------------------------------------------------===//
@@ -421,14 +500,12 @@ json allReduce() {
       {{"kind", "all_reduce"}, {"axes", {0}}, {"reduction", "sum"}});
 }
 
-json &start(json &m) { return m["program"][0]; }
-
 TEST(SpmdTest, CollectiveFieldErrors) {
   json m = allReduce();
   start(m)["kind"] = "broadcast";
   EXPECT_EQ(errorOf(m), "manifest: program[0].kind: expected one of "
-                        "all_reduce all_gather reduce_scatter all_to_all, "
-                        "found a string \"broadcast\"");
+                        "all_reduce all_gather reduce_scatter all_to_all "
+                        "all_slice, found a string \"broadcast\"");
   m = allReduce();
   start(m)["axis"] = 0;
   EXPECT_EQ(errorOf(m), "manifest: program[0].axis: expected no axis "
@@ -460,8 +537,14 @@ TEST(SpmdTest, CollectiveFieldErrors) {
   m = allReduce();
   start(m)["algorithm"] = "tree";
   EXPECT_EQ(errorOf(m), "manifest: program[0].algorithm: expected one of "
-                        "ring halving-doubling hierarchical, found a string "
-                        "\"tree\"");
+                        "ring halving-doubling hierarchical local, found a "
+                        "string \"tree\"");
+  m = allReduce();
+  start(m)["algorithm"] = "local";
+  EXPECT_EQ(errorOf(m), "manifest: program[0].algorithm: expected one of "
+                        "ring halving-doubling hierarchical (all_reduce moves "
+                        "data between cores; local is all_slice's alone), "
+                        "found a string \"local\"");
   m = allReduce();
   start(m)["bogus"] = 1;
   EXPECT_NE(errorOf(m).find("program[0].bogus: unknown field"),
@@ -497,6 +580,55 @@ TEST(SpmdTest, CollectiveShapeErrors) {
   EXPECT_EQ(errorOf(m), "manifest: program[0].output: expected a f32[1] "
                         "tensor (reduce_scatter of [4] over a group of 4 "
                         "ranks), found tensor 1: bf16[1]");
+}
+
+json allSlice() {
+  return collectiveManifest({2}, {4}, {2}, nullptr, nullptr,
+                            {{"kind", "all_slice"},
+                             {"axes", {0}},
+                             {"axis", 0},
+                             {"algorithm", "local"},
+                             {"chunks", 1},
+                             {"predicted_ns", 1000}});
+}
+
+TEST(SpmdTest, AllSliceErrors) {
+  json m = allSlice();
+  ASSERT_EQ(errorOf(m), "");
+  EXPECT_EQ(parse(m).steps[0].collective.op, CollectiveOp::AllSlice);
+  m["tensors"][0]["shape"] = {3};
+  EXPECT_EQ(errorOf(m), "manifest: program[0].axis: expected a dimension "
+                        "that splits evenly over the 2 ranks of a group, "
+                        "found dimension 0 of tensor 0: f32[3]");
+  m = allSlice();
+  m["tensors"][1]["shape"] = {4};
+  EXPECT_EQ(errorOf(m), "manifest: program[0].output: expected a f32[2] "
+                        "tensor (all_slice of [4] over a group of 2 ranks), "
+                        "found tensor 1: f32[4]");
+  m = allSlice();
+  m["tensors"][1]["dtype"] = "bf16";
+  EXPECT_EQ(errorOf(m), "manifest: program[0].output: expected a f32[2] "
+                        "tensor (all_slice of [4] over a group of 2 ranks), "
+                        "found tensor 1: bf16[2]");
+  m = allSlice();
+  start(m)["reduction"] = "sum";
+  EXPECT_EQ(errorOf(m), "manifest: program[0].reduction: expected no "
+                        "reduction (all_slice takes none), found a string "
+                        "\"sum\"");
+  m = allSlice();
+  start(m)["split_axis"] = 0;
+  EXPECT_EQ(errorOf(m), "manifest: program[0].split_axis: expected no "
+                        "split_axis (all_slice takes none), found a number 0");
+  m = allSlice();
+  start(m).erase("axis");
+  EXPECT_EQ(errorOf(m), "manifest: program[0].axis: expected a dimension in "
+                        "[0, 0] of the input, found nothing (the field is "
+                        "missing)");
+  m = allSlice();
+  start(m)["algorithm"] = "ring";
+  EXPECT_EQ(errorOf(m), "manifest: program[0].algorithm: expected local "
+                        "(all_slice moves no data between cores), found a "
+                        "string \"ring\"");
 }
 
 TEST(SpmdTest, StartDonePairing) {

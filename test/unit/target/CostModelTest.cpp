@@ -99,4 +99,59 @@ TEST(CollectiveModel, LargeMultiChipReductionsGoHierarchical) {
   EXPECT_NE(c.candidates.find("ring"), std::string::npos);
 }
 
+TEST(CollectiveModel, AllSliceIsALocalCopyOfEachCoresPart) {
+  Models m = resolve("trn2.48xlarge");
+  absl::StatusOr<CollectiveModel> model = CollectiveModel::forTarget(m.target);
+  ASSERT_TRUE(model.ok());
+  // One intra-chip step copying the core's quarter at its DMA bandwidth.
+  CollectiveQuery q{CollectiveOp::AllSlice, 1 << 20, 4, 1};
+  double local = 1000 + (1 << 20) / 4.0 / (2 * 16 * 23.0);
+  EXPECT_NEAR(model->ns(q, CollectiveAlgorithm::Local), local, 1e-6);
+  for (CollectiveAlgorithm a :
+       {CollectiveAlgorithm::Ring, CollectiveAlgorithm::HalvingDoubling,
+        CollectiveAlgorithm::Hierarchical})
+    EXPECT_TRUE(std::isinf(model->ns(q, a))) << algorithmName(a);
+  CollectiveChoice c = model->choose(q);
+  EXPECT_EQ(c.algorithm, CollectiveAlgorithm::Local);
+  EXPECT_EQ(algorithmName(c.algorithm), "local");
+  EXPECT_EQ(c.chunks, 1);
+  EXPECT_NEAR(c.ns, local, 1e-6);
+  EXPECT_EQ(c.candidates, "local 1.4 us");
+  // Even alone (nothing to do, like every collective of one core) it stays
+  // local, and no other kind is.
+  CollectiveQuery alone{CollectiveOp::AllSlice, 1 << 20, 1, 1};
+  EXPECT_EQ(model->choose(alone).algorithm, CollectiveAlgorithm::Local);
+  EXPECT_EQ(model->ns(alone, CollectiveAlgorithm::Local), 0);
+  EXPECT_TRUE(std::isinf(model->ns(alone, CollectiveAlgorithm::Ring)));
+  CollectiveQuery reduce{CollectiveOp::ReduceScatter, 1 << 20, 4, 1};
+  EXPECT_TRUE(std::isinf(model->ns(reduce, CollectiveAlgorithm::Local)));
+  EXPECT_EQ(model->choose(reduce).candidates.find("local"), std::string::npos);
+  EXPECT_TRUE(
+      algorithmFits(CollectiveOp::AllSlice, CollectiveAlgorithm::Local));
+  EXPECT_FALSE(
+      algorithmFits(CollectiveOp::AllToAll, CollectiveAlgorithm::Local));
+  EXPECT_FALSE(
+      algorithmFits(CollectiveOp::AllSlice, CollectiveAlgorithm::Ring));
+}
+
+TEST(CollectiveModel, AllSliceIgnoresChipsAndLinks) {
+  // trn1n.32xlarge doubles trn1.32xlarge's NeuronLink; the chips are the
+  // same. A ring pays for the link, all_slice on any number of chips not.
+  Models slow = resolve("trn1.32xlarge"), fast = resolve("trn1n.32xlarge");
+  absl::StatusOr<CollectiveModel> a = CollectiveModel::forTarget(slow.target);
+  absl::StatusOr<CollectiveModel> b = CollectiveModel::forTarget(fast.target);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->intraChipBytesPerNs(), b->intraChipBytesPerNs());
+  ASSERT_LT(a->interChipBytesPerNs(2), b->interChipBytesPerNs(2));
+  double local = 1000 + 64.0 * (1 << 20) / 16 / a->intraChipBytesPerNs();
+  for (int chips : {1, 2, 8, 16}) {
+    CollectiveQuery q{CollectiveOp::AllSlice, 64.0 * (1 << 20), 16, chips};
+    EXPECT_NEAR(a->ns(q, CollectiveAlgorithm::Local), local, 1e-6) << chips;
+    EXPECT_NEAR(b->choose(q).ns, local, 1e-6) << chips;
+  }
+  CollectiveQuery gather{CollectiveOp::AllGather, 64.0 * (1 << 20), 16, 8};
+  EXPECT_GT(a->ns(gather, CollectiveAlgorithm::Ring),
+            b->ns(gather, CollectiveAlgorithm::Ring));
+}
+
 } // namespace
