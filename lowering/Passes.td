@@ -187,8 +187,8 @@ def ConvertShardToNeuron : Pass<"convert-shard-to-neuron"> {
   let summary = "Rewrite upstream shard collectives into neuron collectives";
   let description = [{
     Runs after upstream `shard-partition`. `shard.all_reduce`,
-    `shard.all_gather`, `shard.reduce_scatter` and `shard.all_to_all` become
-    the neuron ops of the same name, carrying the shape of the `shard.grid`
+    `shard.all_gather`, `shard.reduce_scatter`, `shard.all_to_all` and
+    `shard.all_slice` become the neuron ops of the same name, carrying the shape of the `shard.grid`
     they name. An all_reduce whose only use is a `shard.all_slice` on the
     same grid and axes (the per-core crop of the reduced tensor) fuses with
     it into one `neuron.reduce_scatter`. An all_reduce or reduce_scatter

@@ -92,6 +92,7 @@ rt::CollectiveOp modelOp(CollectiveKind kind) {
   case CollectiveKind::all_gather: return rt::CollectiveOp::AllGather;
   case CollectiveKind::reduce_scatter: return rt::CollectiveOp::ReduceScatter;
   case CollectiveKind::all_to_all: return rt::CollectiveOp::AllToAll;
+  case CollectiveKind::all_slice: return rt::CollectiveOp::AllSlice;
   }
   return rt::CollectiveOp::AllReduce;
 }

@@ -181,7 +181,7 @@ static bool isContiguous(SliceOp slice) {
 /// calls and collectives (which move data between cores).
 static bool isProgramStep(Operation *op) {
   return isa<HostCallOp, AllReduceOp, AllGatherOp, ReduceScatterOp,
-             AllToAllOp, CollectiveStartOp, CollectiveDoneOp>(op);
+             AllToAllOp, AllSliceOp, CollectiveStartOp, CollectiveDoneOp>(op);
 }
 
 /// Whether `op` stays in the program: program steps, constants, and views

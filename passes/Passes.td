@@ -249,12 +249,14 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
   let summary = "Start each collective early, finish it late, and choose its algorithm";
   let description = [{
     Turns every synchronous collective (`neuron.all_reduce`, `all_gather`,
-    `reduce_scatter`, `all_to_all`) into `neuron.collective_start` right
+    `reduce_scatter`, `all_to_all`, `all_slice`) into
+    `neuron.collective_start` right
     after its input is defined and `neuron.collective_done` right before
     its first use, so the arithmetic between them overlaps the transfer.
     For each it picks the algorithm (ring, recursive halving/doubling, or
     hierarchical: within each chip, then across chips, pipelined in chunks)
-    with the alpha-beta model of the target's links
+    (an all_slice moves nothing between cores: its one algorithm is a
+    local copy) with the alpha-beta model of the target's links
     (runtime/target/CollectiveModel.h): the grid is laid out row-major on
     the target's logical cores, chip by chip, which decides how many chips
     a group spans. A grid with more cores than the target holds is an

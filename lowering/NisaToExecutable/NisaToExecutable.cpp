@@ -676,7 +676,8 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               return success();
             })
             .Case<mlir::neuron::AllReduceOp, mlir::neuron::AllGatherOp,
-                  mlir::neuron::ReduceScatterOp, mlir::neuron::AllToAllOp>(
+                  mlir::neuron::ReduceScatterOp, mlir::neuron::AllToAllOp,
+                  mlir::neuron::AllSliceOp>(
                 [&](Operation *sync) -> LogicalResult {
                   // Started and done at once.
                   if (failed(emitCollectiveStart(sync, sync->getResult(0),

@@ -88,7 +88,7 @@ static bool isUnsupportedCollective(Operation *op) {
 
 static bool isSupportedCollective(Operation *op) {
   return isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
-             shard::AllToAllOp>(op);
+             shard::AllToAllOp, shard::AllSliceOp>(op);
 }
 
 LogicalResult mlir::neuron::checkShardCollectiveConvertible(
@@ -96,8 +96,8 @@ LogicalResult mlir::neuron::checkShardCollectiveConvertible(
   if (isUnsupportedCollective(op))
     return op->emitOpError(
         "has no neuron counterpart; convert-shard-to-neuron supports "
-        "shard.all_reduce, shard.all_gather, shard.reduce_scatter and "
-        "shard.all_to_all (and shard.all_reduce followed by shard.all_slice)");
+        "shard.all_reduce, shard.all_gather, shard.reduce_scatter, "
+        "shard.all_to_all and shard.all_slice");
   if (!isSupportedCollective(op))
     return success();
 
@@ -285,6 +285,24 @@ struct ConvertAllToAll : ShardCollectivePattern<shard::AllToAllOp> {
     return success();
   }
 };
+/// A shard.all_slice not fused into a reduce_scatter: each core keeps its
+/// part of a value the group shares.
+struct ConvertAllSlice : ShardCollectivePattern<shard::AllSliceOp> {
+  using ShardCollectivePattern::ShardCollectivePattern;
+
+  LogicalResult
+  matchAndRewrite(shard::AllSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
+    if (failed(shape))
+      return failure();
+    rewriter.replaceOpWithNewOp<AllSliceOp>(
+        op, op.getResult().getType(), adaptor.getInput(), *shape,
+        toI64Array(rewriter, op.getGridAxes()),
+        rewriter.getI64IntegerAttr(op.getSliceAxis().getSExtValue()));
+    return success();
+  }
+};
 } // namespace
 
 void mlir::neuron::populateShardToNeuronPatterns(
@@ -293,14 +311,14 @@ void mlir::neuron::populateShardToNeuronPatterns(
   // The fusion is tried before the plain all_reduce conversion.
   patterns.add<FuseAllReduceSlice>(context, symbolTables, /*benefit=*/2);
   patterns.add<ConvertAllReduce, ConvertAllGather, ConvertReduceScatter,
-               ConvertAllToAll>(context, symbolTables);
+               ConvertAllToAll, ConvertAllSlice>(context, symbolTables);
 }
 
 void mlir::neuron::configureShardToNeuronTarget(ConversionTarget &target) {
   target.addLegalDialect<NeuronDialect>();
   target.addIllegalOp<shard::AllReduceOp, shard::AllGatherOp,
                       shard::ReduceScatterOp, shard::AllToAllOp,
-                      shard::BroadcastOp, shard::GatherOp, shard::ScatterOp,
+                      shard::AllSliceOp, shard::BroadcastOp, shard::GatherOp, shard::ScatterOp,
                       shard::ReduceOp, shard::SendOp, shard::RecvOp,
                       shard::ShiftOp, shard::UpdateHaloOp>();
 }
@@ -337,7 +355,8 @@ struct ConvertShardToNeuronPass
     configureShardToNeuronTarget(target);
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return signalPassFailure();
-    numConverted += collectives;
+    // A fused pair counts once.
+    numConverted += collectives - fusable;
     numFused += fusable;
     LLVM_DEBUG(llvm::dbgs() << "converted " << collectives
                             << " collectives, fused " << fusable << "\n");

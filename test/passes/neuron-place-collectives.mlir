@@ -53,6 +53,18 @@ func.func @across_chips(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
 
 // -----
 
+// Tests an all_slice: nothing crosses a link, so its one algorithm is a
+// local copy, whatever the group spans.
+// CHECK-LABEL: func.func @slice
+// CHECK: neuron.collective_start all_slice {{.*}} {algorithm = "local", chunks = 1 : i64
+func.func @slice(%x: tensor<4096x4096xf32>) -> tensor<4096x256xf32> {
+  // expected-remark@+1 {{all_slice of 65536.0 KiB over 16 cores on 4 chips: local}}
+  %r = neuron.all_slice %x grid [16] axes [0] axis 1 : tensor<4096x4096xf32> -> tensor<4096x256xf32>
+  return %r : tensor<4096x256xf32>
+}
+
+// -----
+
 // Tests the error for a grid larger than the instance: trn2.48xlarge has
 // 16 chips of 4 logical cores at lnc=2.
 func.func @too_large(%x: tensor<128xf32>) -> tensor<128xf32> {

@@ -75,6 +75,7 @@ collectiveShape(Operation *op, const Collective &c, RankedTensorType input) {
     multiply(*c.axis);
     break;
   case CollectiveKind::reduce_scatter:
+  case CollectiveKind::all_slice:
     if (failed(divide(*c.axis)))
       return failure();
     break;
@@ -128,6 +129,12 @@ LogicalResult ReduceScatterOp::verify() {
                       getInput().getType(), getResult().getType());
 }
 
+LogicalResult AllSliceOp::verify() {
+  return verifyResult(
+      *this, {CollectiveKind::all_slice, getGrid(), getGridAxes(), getAxis()},
+      getInput().getType(), getResult().getType());
+}
+
 LogicalResult AllToAllOp::verify() {
   return verifyResult(*this,
                       {CollectiveKind::all_to_all, getGrid(), getGridAxes(),
@@ -140,7 +147,8 @@ LogicalResult CollectiveStartOp::verify() {
   bool reduces = kind == CollectiveKind::all_reduce ||
                  kind == CollectiveKind::reduce_scatter;
   bool hasAxis = kind == CollectiveKind::all_gather ||
-                 kind == CollectiveKind::reduce_scatter;
+                 kind == CollectiveKind::reduce_scatter ||
+                 kind == CollectiveKind::all_slice;
   bool splits = kind == CollectiveKind::all_to_all;
   auto expect = [&](bool wanted, bool present,
                     StringRef name) -> LogicalResult {
@@ -204,6 +212,11 @@ std::optional<CollectiveInfo> mlir::neuron::getCollectiveInfo(Operation *op) {
       .Case([](ReduceScatterOp o) {
         return CollectiveInfo{CollectiveKind::reduce_scatter, o.getInput(),
                               o.getGrid(), o.getGridAxes(), o.getReduction(),
+                              o.getAxis()};
+      })
+      .Case([](AllSliceOp o) {
+        return CollectiveInfo{CollectiveKind::all_slice, o.getInput(),
+                              o.getGrid(), o.getGridAxes(), std::nullopt,
                               o.getAxis()};
       })
       .Case([](AllToAllOp o) {

@@ -31,7 +31,8 @@ def Neuron_CollectiveReductionAttr : EnumAttr<Neuron_Dialect,
 def Neuron_CollectiveKind : I32EnumAttr<"CollectiveKind",
     "a collective operation", [
       I32EnumAttrCase<"all_reduce", 0>, I32EnumAttrCase<"all_gather", 1>,
-      I32EnumAttrCase<"reduce_scatter", 2>, I32EnumAttrCase<"all_to_all", 3>]> {
+      I32EnumAttrCase<"reduce_scatter", 2>, I32EnumAttrCase<"all_to_all", 3>,
+      I32EnumAttrCase<"all_slice", 4>]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::neuron";
 }
@@ -111,12 +112,28 @@ def Neuron_AllToAllOp : Neuron_CollectiveOp<"all_to_all",
   }];
 }
 
+def Neuron_AllSliceOp : Neuron_CollectiveOp<"all_slice",
+    (ins I64Attr:$axis), "`axis` $axis"> {
+  let summary = "Each core of a group keeps its part of a tensor the group shares";
+  let description = [{
+    The input is the same on every core of a group; core `i` of the group
+    keeps the `i`-th of equal parts along `axis`. No data crosses a link:
+    each core copies a slice of its own tensor (upstream `shard.all_slice`,
+    where a replicated value meets a split user).
+
+    ```mlir
+    %y = neuron.all_slice %x grid [4] axes [0] axis 1
+        : tensor<128x512xf32> -> tensor<128x128xf32>
+    ```
+  }];
+}
+
 def Neuron_CollectiveStartOp : Neuron_Op<"collective_start", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Starts a collective; the work before its done overlaps with it";
   let description = [{
-    The asynchronous form of `all_reduce`, `all_gather`, `reduce_scatter`
-    and `all_to_all` (`kind`), with the same attributes: the collective
+    The asynchronous form of `all_reduce`, `all_gather`, `reduce_scatter`,
+    `all_to_all` and `all_slice` (`kind`), with the same attributes: the collective
     engine starts moving data as soon as the input is ready, and
     `neuron.collective_done` yields the result. The handle has exactly one
     use, its done. `neuron-place-collectives` adds `algorithm`, `chunks`

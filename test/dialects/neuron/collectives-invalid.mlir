@@ -83,3 +83,29 @@ func.func @done_type(%x: tensor<8xf32>) -> tensor<4xf32> {
   %0 = neuron.collective_done %h : !neuron.pending<tensor<8xf32>> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @slice_uneven(%x: tensor<8x6xf32>) -> tensor<8x1xf32> {
+  // expected-error@+1 {{dimension 1 (6) does not split evenly over the 4 cores of a group}}
+  %0 = neuron.all_slice %x grid [4] axes [0] axis 1 : tensor<8x6xf32> -> tensor<8x1xf32>
+  return %0 : tensor<8x1xf32>
+}
+
+// -----
+
+func.func @start_slice_needs_axis(%x: tensor<8xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{all_slice needs 'axis'}}
+  %h = neuron.collective_start all_slice %x grid [4] axes [0] : tensor<8xf32> -> !neuron.pending<tensor<2xf32>>
+  %0 = neuron.collective_done %h : !neuron.pending<tensor<2xf32>> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @start_slice_reduction(%x: tensor<8xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{all_slice takes no 'reduction'}}
+  %h = neuron.collective_start all_slice %x grid [4] axes [0] reduction <sum> axis 0 : tensor<8xf32> -> !neuron.pending<tensor<2xf32>>
+  %0 = neuron.collective_done %h : !neuron.pending<tensor<2xf32>> -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}

@@ -6,13 +6,15 @@
 // CHECK: neuron.all_gather %{{.*}} grid [4] axes [0] axis 1 : tensor<128x128xf32> -> tensor<128x512xf32>
 // CHECK: neuron.reduce_scatter %{{.*}} grid [2, 4] axes [0, 1] reduction <max> axis 0 : tensor<512x64xf32> -> tensor<64x64xf32>
 // CHECK: neuron.all_to_all %{{.*}} grid [4] axes [0] split 0 concat 1 : tensor<512x64xf32> -> tensor<128x256xf32>
+// CHECK: neuron.all_slice %{{.*}} grid [2, 4] axes [1] axis 1 : tensor<128x512xf32> -> tensor<128x128xf32>
 func.func @sync(%x: tensor<128x512xf32>, %y: tensor<128x128xf32>, %z: tensor<512x64xf32>)
-    -> (tensor<128x512xf32>, tensor<128x512xf32>, tensor<64x64xf32>, tensor<128x256xf32>) {
+    -> (tensor<128x512xf32>, tensor<128x512xf32>, tensor<64x64xf32>, tensor<128x256xf32>, tensor<128x128xf32>) {
   %0 = neuron.all_reduce %x grid [2, 4] axes [1] reduction <sum> : tensor<128x512xf32> -> tensor<128x512xf32>
   %1 = neuron.all_gather %y grid [4] axes [0] axis 1 : tensor<128x128xf32> -> tensor<128x512xf32>
   %2 = neuron.reduce_scatter %z grid [2, 4] axes [0, 1] reduction <max> axis 0 : tensor<512x64xf32> -> tensor<64x64xf32>
   %3 = neuron.all_to_all %z grid [4] axes [0] split 0 concat 1 : tensor<512x64xf32> -> tensor<128x256xf32>
-  return %0, %1, %2, %3 : tensor<128x512xf32>, tensor<128x512xf32>, tensor<64x64xf32>, tensor<128x256xf32>
+  %4 = neuron.all_slice %x grid [2, 4] axes [1] axis 1 : tensor<128x512xf32> -> tensor<128x128xf32>
+  return %0, %1, %2, %3, %4 : tensor<128x512xf32>, tensor<128x512xf32>, tensor<64x64xf32>, tensor<128x256xf32>, tensor<128x128xf32>
 }
 
 // CHECK-LABEL: func.func @async

@@ -24,7 +24,7 @@ func.func @bitwise_or(%x: tensor<8x16xi32>) -> tensor<2x16xi32> {
 // is supported.
 shard.grid @g(shape = 4)
 func.func @broadcast(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
-  // expected-error@+1 {{'shard.broadcast' op has no neuron counterpart; convert-shard-to-neuron supports shard.all_reduce, shard.all_gather, shard.reduce_scatter and shard.all_to_all}}
+  // expected-error@+1 {{'shard.broadcast' op has no neuron counterpart; convert-shard-to-neuron supports shard.all_reduce, shard.all_gather, shard.reduce_scatter, shard.all_to_all and shard.all_slice}}
   %0 = shard.broadcast %x on @g grid_axes = [0] root = [0] : (tensor<8x16xf32>) -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }

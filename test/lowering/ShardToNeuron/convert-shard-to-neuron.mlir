@@ -79,11 +79,11 @@ func.func @fuse_all_reduce_slice(%x: tensor<8x16xf32>) -> tensor<8x4xf32> {
 // -----
 
 // Tests that an all_reduce with a use besides the slice is not fused: the
-// full reduction is needed.
+// full reduction is needed, and the slice alone is an all_slice.
 shard.grid @g(shape = 4)
 // CHECK-LABEL: func.func @no_fusion_other_use
 // CHECK: %[[R:.*]] = neuron.all_reduce
-// CHECK: shard.all_slice %[[R]]
+// CHECK: neuron.all_slice %[[R]] grid [4] axes [0] axis 1 : tensor<8x16xf32> -> tensor<8x4xf32>
 // CHECK-NOT: neuron.reduce_scatter
 func.func @no_fusion_other_use(%x: tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor<8x16xf32>) {
   %0 = shard.all_reduce %x on @g grid_axes = [0] : tensor<8x16xf32> -> tensor<8x16xf32>
@@ -97,7 +97,7 @@ func.func @no_fusion_other_use(%x: tensor<8x16xf32>) -> (tensor<8x4xf32>, tensor
 shard.grid @g(shape = 2x2)
 // CHECK-LABEL: func.func @no_fusion_other_axes
 // CHECK: neuron.all_reduce %{{.*}} grid [2, 2] axes [0]
-// CHECK: shard.all_slice %{{.*}} on @g grid_axes = [1]
+// CHECK: neuron.all_slice %{{.*}} grid [2, 2] axes [1] axis 1 : tensor<8x16xf32> -> tensor<8x8xf32>
 func.func @no_fusion_other_axes(%x: tensor<8x16xf32>) -> tensor<8x8xf32> {
   %0 = shard.all_reduce %x on @g grid_axes = [0] : tensor<8x16xf32> -> tensor<8x16xf32>
   %1 = shard.all_slice %0 on @g grid_axes = [1] slice_axis = 1 : tensor<8x16xf32> -> tensor<8x8xf32>
