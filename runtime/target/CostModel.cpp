@@ -127,7 +127,10 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.cyclesPerColumn16 = cycles("bf16").value_or(*f32);
   m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
 
-  m.queues = static_cast<int>(chip.dmaEnginesPerCore.value);
+  // A logical core of several physical cores (lnc=2) has all their engines
+  // and queues: an instruction's streaming splits evenly over them.
+  m.cores = std::max(1, target.lnc.physicalCoresPerLogicalCore);
+  m.queues = static_cast<int>(chip.dmaEnginesPerCore.value) * m.cores;
   absl::StatusOr<double> queueBw = toBytesPerSecond(chip.dmaEngineBandwidth);
   if (m.queues <= 0 || !queueBw.ok() || *queueBw <= 0)
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -137,20 +140,20 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   if (hbm <= 0)
     return absl::InvalidArgumentError(
         absl::StrFormat("cost model: %s: no HBM bandwidth", chip.file));
-  m.hbmPerNs = hbm * 1e-9 / target.physicalCoresPerChip();
+  m.hbmPerNs = hbm * 1e-9 / target.physicalCoresPerChip() * m.cores;
   m.dmaFixed = kDmaFixedNs;
   return m;
 }
 
 double CostModel::nanoseconds(const CostQuery &q) const {
-  auto streaming = [](double elements, double ghz) {
-    return (kEngineFixedCycles + std::max(elements, 1.0)) / ghz;
+  auto streaming = [&](double elements, double ghz) {
+    return (kEngineFixedCycles + std::max(elements, 1.0) / cores) / ghz;
   };
   switch (q.kind) {
   case CostQuery::Kind::Matmul:
   case CostQuery::Kind::Transpose: {
     double columns = std::max<double>(q.columns, 1);
-    return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype)) /
+    return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype) / cores) /
            tensorClockGHz;
   }
   case CostQuery::Kind::Elementwise:
@@ -160,8 +163,9 @@ double CostModel::nanoseconds(const CostQuery &q) const {
   case CostQuery::Kind::Fill:
     return streaming(q.freeElements, gpsimdClockGHz);
   case CostQuery::Kind::Gather:
-    return (kEngineFixedCycles +
-            kGatherCyclesPerPartition * std::max<double>(q.partitions, 1)) /
+    return (kEngineFixedCycles + kGatherCyclesPerPartition *
+                                     std::max<double>(q.partitions, 1) /
+                                     cores) /
                gpsimdClockGHz +
            q.bytes / queueBytesPerNs;
   case CostQuery::Kind::Dma:
@@ -171,7 +175,7 @@ double CostModel::nanoseconds(const CostQuery &q) const {
 }
 
 double CostModel::tensorPeakOpsPerNs(std::string_view dtype) const {
-  return 2.0 * arrayRows * arrayRows * tensorClockGHz /
+  return 2.0 * arrayRows * arrayRows * tensorClockGHz * cores /
          cyclesPerColumn(dtype);
 }
 
@@ -194,10 +198,13 @@ std::string CostModel::assumptions() const {
       "gather: %g gpsimd cycles per partition plus its bytes at one DMA "
       "queue's bandwidth\n"
       "DMA: %d queues of %.1f B/ns, %g ns fixed per transfer; %.1f B/ns of "
-      "HBM per core shared by its queues\n",
+      "HBM per logical core shared by its queues\n"
+      "logical core: %d physical cores; an instruction's streaming splits "
+      "evenly over their engines (its fixed cycles are paid once), and the "
+      "queues and HBM share are all of theirs\n",
       kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
       cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, queues,
-      queueBytesPerNs, dmaFixed, hbmPerNs);
+      queueBytesPerNs, dmaFixed, hbmPerNs, cores);
 }
 
 } // namespace neuron::rt

@@ -74,20 +74,22 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
 
 class CostModel {
 public:
-  /// The model of one physical core of `target`; an error when a figure it
-  /// needs (a clock, the fp32 peak, DMA or HBM bandwidth) is missing.
+  /// The model of one logical core of `target` (at lnc=2, two physical
+  /// cores: each instruction's streaming splits evenly over both cores'
+  /// engines, and the queues and HBM share double); an error when a figure
+  /// it needs (a clock, the fp32 peak, DMA or HBM bandwidth) is missing.
   static absl::StatusOr<CostModel> forTarget(const ResolvedTarget &target);
 
   /// Nanoseconds `q` keeps its engine (or DMA queue, at the queue's full
   /// bandwidth) busy. Always positive.
   double nanoseconds(const CostQuery &q) const;
 
-  /// DMA queues of one core, each moving `dmaQueueBytesPerNs()`.
+  /// DMA queues of one logical core, each moving `dmaQueueBytesPerNs()`.
   int dmaQueues() const { return queues; }
   double dmaQueueBytesPerNs() const { return queueBytesPerNs; }
   /// The fixed cost of one transfer (descriptor processing, latency).
   double dmaFixedNs() const { return dmaFixed; }
-  /// One core's share of its chip's HBM bandwidth: what all its queues
+  /// One logical core's share of its chip's HBM bandwidth: what all its queues
   /// together can move when every core of the chip streams.
   double hbmBytesPerNs() const { return hbmPerNs; }
   /// Peak tensor-engine operations per ns for a matmul dtype.
@@ -103,6 +105,8 @@ private:
   int64_t arrayRows = 128;
   /// Tensor-engine cycles per moving column, by dtype class.
   double cyclesPerColumnF32 = 4, cyclesPerColumn16 = 1, cyclesPerColumn8 = 1;
+  /// Physical cores per logical core.
+  int cores = 1;
   int queues = 16;
   double queueBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0;
 };

@@ -1,4 +1,4 @@
-// RUN: neuron-opt %s -split-input-file -verify-diagnostics --nisa-schedule="target=trn2 summary=true" -mlir-print-op-on-diagnostic=false | FileCheck %s
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --nisa-schedule="target=trn2,lnc=1 summary=true" -mlir-print-op-on-diagnostic=false | FileCheck %s
 // RUN: not neuron-opt %s -split-input-file --nisa-schedule="target=nope" 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // TARGET: error: nisa-schedule: {{.*}}'nope'
@@ -8,7 +8,8 @@
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
-// Tests the schedule of a matmul and its evacuation on trn2: the two loads
+// Tests the schedule of a matmul and its evacuation on one physical core of
+// trn2 (lnc=1): the two loads
 // start at once on two queues (32 KiB and 128 KiB at 23 B/ns plus 200 ns),
 // the matmul (512 bf16 columns plus 32 cycles at 2.4 GHz) follows the
 // longer, then the activation (512 + 64 cycles at 1.2 GHz) and the store.

@@ -236,13 +236,14 @@ TEST(TimingTest, DmaTransfersShareHbm) {
 }
 
 TEST(TimingTest, QueueBeyondTheTarget) {
-  Program program = parse(manifestOf({dmaIn(16)}));
+  // trn2 at lnc=2: a logical core has two physical cores' 16 queues.
+  Program program = parse(manifestOf({dmaIn(32)}));
   absl::StatusOr<KernelTiming> t =
       simulateKernelTiming(program.kernels[0], trn2());
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(),
-            "kernel \"k\": instruction 0 (dma_copy) uses DMA queue 16; the "
-            "target has 16 queues (0..15)");
+            "kernel \"k\": instruction 0 (dma_copy) uses DMA queue 32; the "
+            "target has 32 queues (0..31)");
 }
 
 TEST(TimingTest, WaitCycleIsADeadlock) {

@@ -26,8 +26,9 @@ Models resolve(const char *spec) {
   return m;
 }
 
+// One physical core (lnc=1): the published per-core figures.
 TEST(CostModel, MatmulRateMatchesThePublishedPeak) {
-  Models m = resolve("trn2");
+  Models m = resolve("trn2,lnc=1");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
   ASSERT_TRUE(model.ok()) << model.status();
   // 2 x 128 x 128 x 2.4 GHz / cycles-per-column = 79 TFLOPS for bf16.
@@ -42,7 +43,7 @@ TEST(CostModel, MatmulRateMatchesThePublishedPeak) {
 }
 
 TEST(CostModel, DmaAndVectorTimes) {
-  Models m = resolve("trn2");
+  Models m = resolve("trn2,lnc=1");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(model->dmaQueues(), 16);
@@ -55,6 +56,31 @@ TEST(CostModel, DmaAndVectorTimes) {
   EXPECT_NEAR(model->nanoseconds(add), (64 + 512) / 0.96, 1e-9);
   // One core's share of trn2's 2.9 TB/s over 8 physical cores.
   EXPECT_NEAR(model->hbmBytesPerNs(), 2900.0 / 8, 1e-9);
+}
+
+// A logical core of two physical cores (trn2's default lnc=2): each
+// instruction's streaming splits over both cores' engines, its fixed cycles
+// are paid once, and the queues, HBM share and peak double.
+TEST(CostModel, LogicalCoreOfTwoSplitsTheStreaming) {
+  Models m = resolve("trn2");
+  absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_NEAR(model->tensorPeakOpsPerNs("bf16"), 2 * 79e3, 2);
+  CostQuery q;
+  q.kind = CostQuery::Kind::Matmul;
+  q.dtype = "bf16";
+  q.columns = 512;
+  double cycles = 2.0 * 128 * 128 * 2.4e9 / 79e12;
+  EXPECT_NEAR(model->nanoseconds(q), (32 + 512 * cycles / 2) / 2.4, 1e-9);
+  CostQuery add = costQueryFor("tensor_tensor", {"f32", 4, 128, 128 * 512},
+                               {"f32", 4, 128, 128 * 512});
+  EXPECT_NEAR(model->nanoseconds(add), (64 + 512 / 2.0) / 0.96, 1e-9);
+  // One transfer still runs on one queue; there are twice as many.
+  CostQuery dma = costQueryFor("dma_copy", {"bf16", 2, 128, 128 * 512},
+                               {"bf16", 2, 128, 128 * 512});
+  EXPECT_NEAR(model->nanoseconds(dma), 200 + 131072 / 23.0, 1e-9);
+  EXPECT_EQ(model->dmaQueues(), 32);
+  EXPECT_NEAR(model->hbmBytesPerNs(), 2 * 2900.0 / 8, 1e-9);
 }
 
 TEST(CollectiveModel, RingAndHalvingDoublingInClosedForm) {
