@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the synthetic kernel of the schedule-quality suite: nisa IR whose
-work, on trn2's cost model (runtime/target/CostModel.cpp), keeps the tensor
-engine busy ~5 ms, the vector engine ~2 ms and one DMA queue ~4 ms.
+work, on the cost model of one physical trn2 core (lnc=1;
+runtime/target/CostModel.cpp), keeps the tensor engine busy ~5 ms, the vector engine ~2 ms and one DMA queue ~4 ms.
 
 The kernel is T independent tiles. Each tile loads a [128, F] bf16 slice of
 the input from HBM, multiplies it MATMULS times by one resident [128, 128]
@@ -18,9 +18,9 @@ one queue and the bound is the tensor engine's:
 
   synthetic.py -o k.mlir
   neuron-opt k.mlir --nisa-allocate=buffers=8 \
-      --nisa-schedule="target=trn2 dma-queues=1" --nisa-insert-sync \
+      --nisa-schedule="target=trn2,lnc=1 dma-queues=1" --nisa-insert-sync \
       --nisa-verify-sync | neuron-translate --nisa-to-executable \
-      --executable-target=trn2 -o k.nxe
+      --executable-target=trn2,lnc=1 -o k.nxe
 """
 
 import argparse
