@@ -54,8 +54,7 @@ void mlir::neuron::buildShardPipeline(OpPassManager &pm,
 
 void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
   registry.insert<NeuronDialect, nisa::NisaDialect>();
-  registerReshapeShardingModels(registry);
-  registerSliceShardingModels(registry);
+  registerTensorShardingModels(registry);
 }
 
 void mlir::neuron::registerNeuronPassesAndPipelines() {

@@ -231,22 +231,32 @@ struct ConvertAllReduce : ShardCollectivePattern<shard::AllReduceOp> {
   }
 };
 
-struct ConvertAllGather : ShardCollectivePattern<shard::AllGatherOp> {
-  using ShardCollectivePattern::ShardCollectivePattern;
+/// A collective along one tensor axis that does not reduce: all_gather
+/// (the axis grows) and all_slice (each core keeps its part of a tensor the
+/// group shares; a shard.all_slice not fused into a reduce_scatter).
+template <typename ShardOp, typename NeuronOp, APInt (ShardOp::*axisOf)()>
+struct ConvertAxisCollective : ShardCollectivePattern<ShardOp> {
+  using ShardCollectivePattern<ShardOp>::ShardCollectivePattern;
+  using OpAdaptor = typename ShardOp::Adaptor;
 
   LogicalResult
-  matchAndRewrite(shard::AllGatherOp op, OpAdaptor adaptor,
+  matchAndRewrite(ShardOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
+    FailureOr<DenseI64ArrayAttr> shape = this->gridShape(op, rewriter);
     if (failed(shape))
       return failure();
-    rewriter.replaceOpWithNewOp<AllGatherOp>(
+    rewriter.replaceOpWithNewOp<NeuronOp>(
         op, op.getResult().getType(), adaptor.getInput(), *shape,
         toI64Array(rewriter, op.getGridAxes()),
-        rewriter.getI64IntegerAttr(op.getGatherAxis().getSExtValue()));
+        rewriter.getI64IntegerAttr((op.*axisOf)().getSExtValue()));
     return success();
   }
 };
+using ConvertAllGather =
+    ConvertAxisCollective<shard::AllGatherOp, AllGatherOp,
+                          &shard::AllGatherOp::getGatherAxis>;
+using ConvertAllSlice = ConvertAxisCollective<shard::AllSliceOp, AllSliceOp,
+                                              &shard::AllSliceOp::getSliceAxis>;
 
 struct ConvertReduceScatter : ShardCollectivePattern<shard::ReduceScatterOp> {
   using ShardCollectivePattern::ShardCollectivePattern;
@@ -282,24 +292,6 @@ struct ConvertAllToAll : ShardCollectivePattern<shard::AllToAllOp> {
         toI64Array(rewriter, op.getGridAxes()),
         rewriter.getI64IntegerAttr(op.getSplitAxis().getSExtValue()),
         rewriter.getI64IntegerAttr(op.getConcatAxis().getSExtValue()));
-    return success();
-  }
-};
-/// A shard.all_slice not fused into a reduce_scatter: each core keeps its
-/// part of a value the group shares.
-struct ConvertAllSlice : ShardCollectivePattern<shard::AllSliceOp> {
-  using ShardCollectivePattern::ShardCollectivePattern;
-
-  LogicalResult
-  matchAndRewrite(shard::AllSliceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<DenseI64ArrayAttr> shape = gridShape(op, rewriter);
-    if (failed(shape))
-      return failure();
-    rewriter.replaceOpWithNewOp<AllSliceOp>(
-        op, op.getResult().getType(), adaptor.getInput(), *shape,
-        toI64Array(rewriter, op.getGridAxes()),
-        rewriter.getI64IntegerAttr(op.getSliceAxis().getSExtValue()));
     return success();
   }
 };

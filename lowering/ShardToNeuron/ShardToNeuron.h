@@ -36,16 +36,13 @@ LogicalResult
 checkShardCollectiveConvertible(Operation *op,
                                 SymbolTableCollection &symbolTables);
 
-/// Sharding rules for tensor.expand_shape and tensor.collapse_shape, which
-/// upstream shard lacks: a collapsed dimension is split as the first
-/// dimension of its group is, so heads reshaped out of a split projection
-/// stay split.
-void registerReshapeShardingModels(DialectRegistry &registry);
-
-/// Sharding rules for tensor.extract_slice and tensor.insert_slice, which
-/// upstream shard lacks: a dimension stays split only where the slice takes
-/// all of it, so slicing each head into halves keeps the heads split.
-void registerSliceShardingModels(DialectRegistry &registry);
+/// Sharding rules upstream shard lacks: tensor.expand_shape and
+/// collapse_shape (a collapsed dimension is split as the first dimension of
+/// its group is, so heads reshaped out of a split projection stay split),
+/// and tensor.extract_slice and insert_slice (a dimension stays split only
+/// where the slice takes all of it, so halving each head keeps the heads
+/// split).
+void registerTensorShardingModels(DialectRegistry &registry);
 
 } // namespace neuron
 } // namespace mlir
