@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 
 #include <algorithm>
@@ -50,6 +51,21 @@ static StepClock stepClock(const Program &program,
   }
   c.observedTotal = timing.totalNs;
   return c;
+}
+
+/// Where collective `c` runs on the predicted clock, when the compiler
+/// predicted its time: from the predicted start of its start step for its
+/// `predicted_ns`. Collective steps take 0 ns on that clock, so this is
+/// also where the step after the start begins; the clock does not wait at
+/// the done, so a collective may outlast its done step there.
+static std::optional<std::pair<double, double>>
+predictedSpan(const Program &program, const StepClock &clock,
+              const CollectiveTiming &c) {
+  const Collective &spec = program.steps[c.startStep].collective;
+  if (!spec.predictedNs)
+    return std::nullopt;
+  double start = clock.predictedStart[c.startStep];
+  return std::pair(start, start + *spec.predictedNs);
 }
 
 /// Per unit of `model`: whether an instruction of a launched kernel runs on
@@ -304,6 +320,32 @@ json traceJson(const Program &program, const ProgramTiming &timing,
   }
   if (timing.collectives.empty())
     return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}};
+  // The predicted collectives, on a thread after the units.
+  int64_t collectiveTid = units;
+  meta(predictedPid, collectiveTid, "thread_name", {{"name", "collective"}});
+  meta(predictedPid, collectiveTid, "thread_sort_index",
+       {{"sort_index", collectiveTid}});
+  for (const CollectiveTiming &c : timing.collectives) {
+    const Collective &spec = program.steps[c.startStep].collective;
+    std::optional<std::pair<double, double>> span =
+        predictedSpan(program, clock, c);
+    if (!span)
+      continue;
+    events.push_back(
+        {{"ph", "X"},
+         {"pid", predictedPid},
+         {"tid", collectiveTid},
+         {"name", collectiveOpName(spec.op)},
+         {"ts", span->first * 1e-3},
+         {"dur", (span->second - span->first) * 1e-3},
+         {"args",
+          {{"id", spec.id},
+           {"start_step", c.startStep},
+           {"done_step", c.doneStep},
+           {"predicted_ns", *spec.predictedNs},
+           {"algorithm", spec.algorithm ? json(algorithmName(*spec.algorithm))
+                                        : json(nullptr)}}}});
+  }
   meta(linksPid, std::nullopt, "process_name", {{"name", "links"}});
   meta(linksPid, std::nullopt, "process_sort_index",
        {{"sort_index", linksPid}});
@@ -340,10 +382,12 @@ namespace {
 /// Rectangles of one row, merged when narrower than a pixel.
 class Row {
 public:
-  /// `label(first)` is the tooltip of an unmerged rectangle.
+  /// `label(first)` is the tooltip of an unmerged rectangle; a merged one
+  /// reads "N <what>".
   Row(std::string &svg, double y, double height, std::string_view colour,
-      std::function<std::string(size_t)> label)
-      : svg(svg), y(y), height(height), colour(colour),
+      std::function<std::string(size_t)> label,
+      std::string_view what = "instructions")
+      : svg(svg), y(y), height(height), colour(colour), what(what),
         label(std::move(label)) {}
   ~Row() { flush(); }
 
@@ -365,7 +409,7 @@ private:
     if (!count)
       return;
     std::string text =
-        count == 1 ? label(first) : absl::StrFormat("%d instructions", count);
+        count == 1 ? label(first) : absl::StrFormat("%d %s", count, what);
     absl::StrAppendFormat(
         &svg,
         "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
@@ -376,7 +420,7 @@ private:
 
   std::string &svg;
   double y, height;
-  std::string_view colour;
+  std::string_view colour, what;
   double left = 0, right = 0;
   int64_t count = 0;
   size_t first = 0;
@@ -415,6 +459,128 @@ static double tickStep(double span) {
   return 10 * power;
 }
 
+namespace {
+/// The SVG timeline's geometry: the units drawn (one row each) and the
+/// time scale.
+struct Lanes {
+  std::vector<int64_t> rows;
+  std::vector<int64_t> rowOf;
+  double left = 80, width = 1200, rowHeight = 14, scale = 1;
+};
+} // namespace
+
+/// At most this many ranks get an observed group; a line counts the rest.
+static constexpr int64_t kMaxRanksDrawn = 8;
+static constexpr std::string_view kCollectiveColour = "#e15759";
+
+/// A group's bold label and its rows' labels, the first row 16 below `y0`.
+static void drawGroupLabels(std::string &svg, const Lanes &lanes, double y0,
+                            std::string_view label,
+                            const std::vector<std::string> &rowLabels) {
+  absl::StrAppendFormat(&svg,
+                        "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s"
+                        "</text>\n",
+                        y0 + 10, label);
+  for (size_t r = 0; r < rowLabels.size(); ++r)
+    absl::StrAppendFormat(&svg,
+                          "<text x=\"%.0f\" y=\"%.1f\" "
+                          "text-anchor=\"end\">%s</text>\n",
+                          lanes.left - 6,
+                          y0 + 16 + r * lanes.rowHeight + lanes.rowHeight - 3,
+                          rowLabels[r]);
+}
+
+/// The unit rows of a group below `y0`: rank `rank`'s observed
+/// instructions at its step clock, or the predicted ones without a rank.
+static void drawUnitRows(std::string &svg, const Program &program,
+                         const ProgramTiming &timing, const StepClock &clock,
+                         const Lanes &lanes, double y0,
+                         std::optional<size_t> rank) {
+  bool observed = rank.has_value();
+  // Every row's intervals (start, end, step, instruction), in time order.
+  using Span = std::tuple<double, double, size_t, size_t>;
+  std::vector<std::vector<Span>> spans(lanes.rows.size());
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    if (!step.isKernel())
+      continue;
+    const Kernel &kernel = program.kernels[step.kernel];
+    if (!observed && !kernel.schedule)
+      continue;
+    const KernelTiming &t = timing.kernels[step.kernel];
+    double base =
+        observed ? timing.rankSteps[*rank][s].startNs : clock.predictedStart[s];
+    for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+      const Instruction &inst = kernel.instructions[i];
+      std::optional<double> start = observed ? t.startNs[i] : inst.startNs;
+      std::optional<double> end = observed ? t.endNs[i] : inst.endNs;
+      if (!start || !end)
+        continue;
+      spans[lanes.rowOf[unitOf(inst)]].emplace_back(base + *start, base + *end,
+                                                    s, i);
+    }
+  }
+  for (size_t r = 0; r < lanes.rows.size(); ++r) {
+    std::sort(spans[r].begin(), spans[r].end());
+    std::string colour(colourOf(classOfUnit(lanes.rows[r])));
+    const std::vector<Span> &row = spans[r];
+    Row out(svg, y0 + 16 + r * lanes.rowHeight + 1, lanes.rowHeight - 2, colour,
+            [&](size_t k) {
+              auto [start, end, s, i] = row[k];
+              const Kernel &kernel = program.kernels[program.steps[s].kernel];
+              return absl::StrFormat("%s #%d, step %d (%s): %.1f..%.1f ns",
+                                     opName(kernel.instructions[i].op), i, s,
+                                     kernel.name, start, end);
+            });
+    for (size_t k = 0; k < row.size(); ++k)
+      out.add(lanes.left + std::get<0>(row[k]) * lanes.scale,
+              lanes.left + std::get<1>(row[k]) * lanes.scale, k);
+  }
+}
+
+/// The collective row at `y`: rank `rank`'s collectives from start to
+/// finish, or without a rank their predicted placement (predictedSpan).
+static void drawCollectiveRow(std::string &svg, const Program &program,
+                              const ProgramTiming &timing,
+                              const StepClock &clock, const Lanes &lanes,
+                              double y, std::optional<size_t> rank) {
+  // (start, end, collective), in time order.
+  std::vector<std::tuple<double, double, size_t>> spans;
+  for (size_t k = 0; k < timing.collectives.size(); ++k) {
+    const CollectiveTiming &c = timing.collectives[k];
+    if (rank) {
+      spans.emplace_back(c.startNs[*rank], c.finishNs[*rank], k);
+    } else if (auto span = predictedSpan(program, clock, c)) {
+      spans.emplace_back(span->first, span->second, k);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  Row out(
+      svg, y + 1, lanes.rowHeight - 2, kCollectiveColour,
+      [&](size_t k) {
+        auto [start, end, index] = spans[k];
+        const CollectiveTiming &c = timing.collectives[index];
+        const Collective &spec = program.steps[c.startStep].collective;
+        std::string head =
+            absl::StrFormat("%s #%d: %.0f bytes, ", collectiveOpName(spec.op),
+                            spec.id, c.query.bytes);
+        if (rank)
+          return head + absl::StrFormat("%s, observed %.1f ns, hidden %.1f ns: "
+                                        "%.1f..%.1f ns",
+                                        algorithmName(c.algorithm), end - start,
+                                        c.overlapNs[*rank], start, end);
+        return head + absl::StrFormat("%s, predicted %.1f ns: %.1f..%.1f ns",
+                                      spec.algorithm
+                                          ? algorithmName(*spec.algorithm)
+                                          : std::string_view("-"),
+                                      end - start, start, end);
+      },
+      "collectives");
+  for (size_t k = 0; k < spans.size(); ++k)
+    out.add(lanes.left + std::get<0>(spans[k]) * lanes.scale,
+            lanes.left + std::get<1>(spans[k]) * lanes.scale, k);
+}
+
 std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                         const CostModel &model) {
   StepClock clock = stepClock(program, timing);
@@ -424,21 +590,43 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
   for (const Step &step : program.steps)
     if (step.isKernel())
       anyPredicted |= program.kernels[step.kernel].schedule.has_value();
-  std::vector<int64_t> rows;
-  std::vector<int64_t> rowOf(units, -1);
+  Lanes lanes;
+  lanes.rowOf.assign(units, -1);
   for (int64_t u = 0; u < units; ++u)
     if (used[u]) {
-      rowOf[u] = rows.size();
-      rows.push_back(u);
+      lanes.rowOf[u] = lanes.rows.size();
+      lanes.rows.push_back(u);
     }
-
-  const double left = 80, width = 1200, rowHeight = 14, top = 60;
-  const double groupHeight = rowHeight * rows.size() + 24;
-  int groups = anyPredicted ? 2 : 1;
-  const double axisY = top + groups * groupHeight;
-  const double height = axisY + 40;
+  // An SPMD program gets one observed group per rank, each with a
+  // collective row; a single-core one a single "observed" group.
+  bool spmd = program.isSpmd();
+  bool collectives = !timing.collectives.empty();
+  int64_t ranks = int64_t(timing.rankSteps.size());
+  int64_t ranksDrawn = std::min(ranks, kMaxRanksDrawn);
   double span = std::max({clock.observedTotal, clock.predictedTotal, 1e-9});
-  double scale = width / span;
+  for (const CollectiveTiming &c : timing.collectives) {
+    span =
+        std::max(span, *std::max_element(c.finishNs.begin(), c.finishNs.end()));
+    if (auto s = predictedSpan(program, clock, c)) {
+      anyPredicted = true;
+      span = std::max(span, s->second);
+    }
+  }
+  lanes.scale = lanes.width / span;
+
+  std::vector<std::string> rowLabels;
+  for (int64_t u : lanes.rows)
+    rowLabels.emplace_back(unitName(u));
+  if (collectives)
+    rowLabels.emplace_back("collective");
+  const double top = 60, omittedHeight = 18;
+  const double groupHeight = lanes.rowHeight * rowLabels.size() + 24;
+  int64_t groups = (spmd ? ranksDrawn : 1) + (anyPredicted ? 1 : 0);
+  bool omitted = spmd && ranksDrawn < ranks;
+  const double axisY =
+      top + groups * groupHeight + (omitted ? omittedHeight : 0);
+  const double height = axisY + 40;
+  const double left = lanes.left, width = lanes.width, scale = lanes.scale;
 
   std::optional<double> predicted, bound;
   for (const Step &step : program.steps)
@@ -477,58 +665,35 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                                  : std::nullopt));
       }
 
-  for (int g = 0; g < groups; ++g) {
-    bool observed = g == 0;
-    double y0 = top + g * groupHeight;
+  // One group: its labels, unit rows and collective row; SPMD groups are
+  // wrapped in <g> so each rank's part can be found.
+  double y0 = top;
+  auto group = [&](const std::string &label, std::optional<size_t> rank) {
+    if (spmd)
+      absl::StrAppendFormat(&svg, "<g id=\"%s\">\n",
+                            absl::StrReplaceAll(label, {{" ", "-"}}));
+    drawGroupLabels(svg, lanes, y0, label, rowLabels);
+    drawUnitRows(svg, program, timing, clock, lanes, y0, rank);
+    if (collectives)
+      drawCollectiveRow(svg, program, timing, clock, lanes,
+                        y0 + 16 + lanes.rows.size() * lanes.rowHeight, rank);
+    if (spmd)
+      svg += "</g>\n";
+    y0 += groupHeight;
+  };
+  if (!spmd)
+    group("observed", 0);
+  for (int64_t r = 0; spmd && r < ranksDrawn; ++r)
+    group(absl::StrFormat("rank %d", r), r);
+  if (omitted) {
     absl::StrAppendFormat(&svg,
-                          "<text x=\"4\" y=\"%.1f\" font-weight=\"bold\">%s"
-                          "</text>\n",
-                          y0 + 10, observed ? "observed" : "predicted");
-    for (size_t r = 0; r < rows.size(); ++r)
-      absl::StrAppendFormat(&svg,
-                            "<text x=\"%.0f\" y=\"%.1f\" "
-                            "text-anchor=\"end\">%s</text>\n",
-                            left - 6, y0 + 16 + r * rowHeight + rowHeight - 3,
-                            unitName(rows[r]));
-    // Every row's intervals (start, end, step, instruction), in time order.
-    using Span = std::tuple<double, double, size_t, size_t>;
-    std::vector<std::vector<Span>> spans(rows.size());
-    for (size_t s = 0; s < program.steps.size(); ++s) {
-      const Step &step = program.steps[s];
-      if (!step.isKernel())
-        continue;
-      const Kernel &kernel = program.kernels[step.kernel];
-      if (!observed && !kernel.schedule)
-        continue;
-      const KernelTiming &t = timing.kernels[step.kernel];
-      double base = observed ? clock.observedStart[s] : clock.predictedStart[s];
-      for (size_t i = 0; i < kernel.instructions.size(); ++i) {
-        const Instruction &inst = kernel.instructions[i];
-        std::optional<double> start = observed ? t.startNs[i] : inst.startNs;
-        std::optional<double> end = observed ? t.endNs[i] : inst.endNs;
-        if (!start || !end)
-          continue;
-        spans[rowOf[unitOf(inst)]].emplace_back(base + *start, base + *end, s,
-                                                i);
-      }
-    }
-    for (size_t r = 0; r < rows.size(); ++r) {
-      std::sort(spans[r].begin(), spans[r].end());
-      std::string colour(colourOf(classOfUnit(rows[r])));
-      const std::vector<Span> &row = spans[r];
-      Row out(svg, y0 + 16 + r * rowHeight + 1, rowHeight - 2, colour,
-              [&](size_t k) {
-                auto [start, end, s, i] = row[k];
-                const Kernel &kernel = program.kernels[program.steps[s].kernel];
-                return absl::StrFormat("%s #%d, step %d (%s): %.1f..%.1f ns",
-                                       opName(kernel.instructions[i].op), i, s,
-                                       kernel.name, start, end);
-              });
-      for (size_t k = 0; k < row.size(); ++k)
-        out.add(left + std::get<0>(row[k]) * scale,
-                left + std::get<1>(row[k]) * scale, k);
-    }
+                          "<text x=\"4\" y=\"%.1f\">ranks %d..%d not drawn "
+                          "(%d ranks)</text>\n",
+                          y0 + 10, ranksDrawn, ranks - 1, ranks);
+    y0 += omittedHeight;
   }
+  if (anyPredicted)
+    group("predicted", std::nullopt);
 
   // The time axis, in µs.
   absl::StrAppendFormat(&svg,

@@ -36,14 +36,18 @@ nlohmann::json profileJson(const Program &program, const ProgramTiming &timing,
 /// Chrome trace events: pid 1 "observed" (SPMD: pids 1..R "observed rank
 /// r"), then "predicted" (scheduled kernels only), one thread per unit, one
 /// complete event per instruction, times in µs on the program's clock; an
-/// SPMD program with collectives adds a "links" process, one thread per
-/// rank, one event per collective from its start to its finish.
+/// SPMD program with collectives adds to "predicted" a "collective" thread
+/// with each collective the compiler predicted, on the predicted clock, and
+/// a "links" process, one thread per rank, one event per collective from
+/// its start to its finish.
 nlohmann::json traceJson(const Program &program, const ProgramTiming &timing,
                          const CostModel &model);
 
 /// An SVG timeline: one row per unit used, observed rows above predicted
 /// ones, coloured by engine class; instructions narrower than a pixel merge
-/// so the file stays small.
+/// so the file stays small. An SPMD program draws one observed group per
+/// rank (at most 8, a line counting the rest) at that rank's clock, and
+/// with collectives a "collective" row in every group.
 std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                         const CostModel &model);
 

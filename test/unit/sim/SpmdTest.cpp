@@ -447,9 +447,54 @@ TEST(SpmdTest, ReportsShowRanksCollectivesAndCores) {
                                    "predicted", "links"}));
   EXPECT_EQ(links, 2);
   EXPECT_EQ(kernelEvents, 4);
+  // The predicted process places the collective on its clock: the start is
+  // step 0, so it runs from 0 for the compiler's predicted_ns.
+  std::vector<json> predicted;
+  for (const json &e : trace["traceEvents"])
+    if (e["ph"] == "X" && e["pid"] == 3 && e["name"] == "all_reduce")
+      predicted.push_back(e);
+  ASSERT_EQ(predicted.size(), 1u);
+  EXPECT_EQ(predicted[0]["ts"], 0.0);
+  EXPECT_DOUBLE_EQ(predicted[0]["dur"].get<double>(), 12.345);
+  EXPECT_EQ(predicted[0]["args"]["predicted_ns"], 12345);
+  EXPECT_EQ(predicted[0]["args"]["algorithm"], "ring");
+
+  // One observed group per rank and the predicted one, each with a
+  // collective row.
+  std::string svg = timelineSvg(program, *timing, t.cost);
+  for (const char *group : {"<g id=\"rank-0\">", "<g id=\"rank-1\">",
+                            "<g id=\"predicted\">", ">rank 1<"})
+    EXPECT_NE(svg.find(group), std::string::npos) << group;
+  EXPECT_EQ(svg.find(">observed<"), std::string::npos);
+  size_t rows = 0;
+  for (size_t at = 0; (at = svg.find(">collective<", at)) != std::string::npos;
+       ++at)
+    ++rows;
+  EXPECT_EQ(rows, 3u);
+  EXPECT_NE(svg.find("<title>all_reduce #1: 262144 bytes, ring, observed "),
+            std::string::npos);
+  EXPECT_NE(svg.find("<title>all_reduce #1: 262144 bytes, ring, predicted "
+                     "12345.0 ns: 0.0..12345.0 ns</title>"),
+            std::string::npos);
   std::string summary = timingSummary(program, *timing);
   EXPECT_NE(summary.find("start all_reduce #1"), std::string::npos) << summary;
   EXPECT_NE(summary.find("every collective serialised"), std::string::npos);
+}
+
+TEST(SpmdTest, TimelineDrawsAtMostEightRanks) {
+  const Trn2 &t = trn2();
+  Program program = parse(collectiveManifest(
+      {16}, {1}, {1}, {{0}}, nullptr,
+      {{"kind", "all_reduce"}, {"axes", {0}}, {"reduction", "sum"}}));
+  absl::StatusOr<ProgramTiming> timing =
+      simulateProgramTiming(program, t.cost, t.links);
+  ASSERT_TRUE(timing.ok()) << timing.status();
+  std::string svg = timelineSvg(program, *timing, t.cost);
+  EXPECT_NE(svg.find(">rank 7<"), std::string::npos);
+  EXPECT_EQ(svg.find(">rank 8<"), std::string::npos);
+  EXPECT_NE(svg.find(">ranks 8..15 not drawn (16 ranks)<"), std::string::npos);
+  // Nothing predicted: no predicted group.
+  EXPECT_EQ(svg.find(">predicted<"), std::string::npos);
 }
 
 TEST(SpmdTest, AllSliceTakesTheModelsLocalTimeOnNoLink) {
