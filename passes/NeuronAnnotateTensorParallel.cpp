@@ -151,11 +151,20 @@ struct AnnotateTensorParallel
     return !type.isDynamicDim(dim) && type.getDimSize(dim) % cores == 0;
   }
 
-  /// An op of `f` upstream propagation cannot handle (it has tensors but no
-  /// sharding rule), or nullptr.
+  /// An op of `f` upstream partitioning cannot handle, or nullptr: one that
+  /// has tensors but no sharding rule, or a structured op indexing an
+  /// operand by a sum of loops (a convolution window; constant-0
+  /// broadcasts are fine, neuron-prepare-sharding collapses them).
   static Operation *unpartitionable(func::FuncOp f) {
     Operation *found = nullptr;
     f.walk([&](Operation *op) {
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        for (AffineMap map : linalgOp.getIndexingMapsArray())
+          if (!llvm::all_of(map.getResults(),
+                            llvm::IsaPred<AffineDimExpr, AffineConstantExpr>)) {
+            found = op;
+            return WalkResult::interrupt();
+          }
       bool tensors =
           llvm::any_of(op->getOperandTypes(), llvm::IsaPred<TensorType>) ||
           llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
@@ -173,9 +182,13 @@ struct AnnotateTensorParallel
     if (Operation *blocker = unpartitionable(f)) {
       if (summary)
         f.emitRemark() << "neuron-annotate-tensor-parallel: kept whole: '"
-                       << blocker->getName()
-                       << "' has no sharding rule in upstream shard, so the "
-                          "function cannot be partitioned";
+                       << blocker->getName() << "' "
+                       << (isa<linalg::LinalgOp>(blocker)
+                               ? "indexes an operand by a sum of loops (a "
+                                 "window), which upstream shard cannot "
+                                 "partition"
+                               : "has no sharding rule in upstream shard, so "
+                                 "the function cannot be partitioned");
       return;
     }
     // Values computed from a split activation, and among them those known

@@ -35,41 +35,77 @@ bool isBroadcastUnit(AffineMap map, RankedTensorType type, unsigned r) {
   return c && c.getValue() == 0 && type.getDimSize(r) == 1;
 }
 
-/// Collapses `op`'s broadcast unit dimensions out of its inputs; returns
-/// how many inputs changed.
-int64_t collapseBroadcastUnits(linalg::GenericOp op, OpBuilder &builder) {
+/// How to collapse the constant-0 unit dimensions of an operand indexed by
+/// `map`: the reassociation groups (each kept dimension takes the dropped
+/// ones before it; dropped ones after the last kept join the last group)
+/// and the map without the constants. None when there is nothing to drop,
+/// or nothing would be left.
+struct Collapse {
+  SmallVector<ReassociationIndices> groups;
+  AffineMap map;
+};
+std::optional<Collapse> collapseOf(AffineMap map, RankedTensorType type) {
+  Collapse c;
+  SmallVector<AffineExpr> kept;
+  ReassociationIndices pending;
+  for (unsigned r = 0; r < map.getNumResults(); ++r) {
+    pending.push_back(r);
+    if (isBroadcastUnit(map, type, r))
+      continue;
+    kept.push_back(map.getResult(r));
+    c.groups.push_back(std::move(pending));
+    pending.clear();
+  }
+  if (c.groups.empty() || kept.size() == map.getNumResults())
+    return std::nullopt;
+  llvm::append_range(c.groups.back(), pending);
+  c.map = AffineMap::get(map.getNumDims(), 0, kept, map.getContext());
+  return c;
+}
+
+/// Collapses `op`'s constant-0 unit dimensions out of its operands. An init
+/// changes the op's result type, so the op is rebuilt and its collapsed
+/// results expanded back for their users. Returns how many operands
+/// changed.
+int64_t collapseBroadcastUnits(linalg::GenericOp op, RewriterBase &rewriter) {
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<Value> operands(op->getOperands());
+  SmallVector<std::optional<Collapse>> initCollapse(op.getNumDpsInits());
   int64_t collapsed = 0;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    auto type = dyn_cast<RankedTensorType>(input->get().getType());
-    AffineMap map = op.getMatchingIndexingMap(input);
+  rewriter.setInsertionPoint(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
     if (!type)
       continue;
-    // Each kept dimension takes the dropped ones before it into its group;
-    // dropped ones after the last kept join the last group.
-    SmallVector<ReassociationIndices> groups;
-    SmallVector<AffineExpr> kept;
-    ReassociationIndices pending;
-    for (unsigned r = 0; r < map.getNumResults(); ++r) {
-      pending.push_back(r);
-      if (isBroadcastUnit(map, type, r))
-        continue;
-      kept.push_back(map.getResult(r));
-      groups.push_back(std::move(pending));
-      pending.clear();
-    }
-    if (groups.empty() || kept.size() == map.getNumResults())
+    std::optional<Collapse> c =
+        collapseOf(op.getMatchingIndexingMap(&operand), type);
+    if (!c)
       continue;
-    llvm::append_range(groups.back(), pending);
-    builder.setInsertionPoint(op);
-    input->set(tensor::CollapseShapeOp::create(builder, op.getLoc(),
-                                               input->get(), groups));
-    maps[input->getOperandNumber()] =
-        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    unsigned n = operand.getOperandNumber();
+    operands[n] = tensor::CollapseShapeOp::create(rewriter, op.getLoc(),
+                                                  operand.get(), c->groups);
+    maps[n] = c->map;
+    if (op.isDpsInit(&operand))
+      initCollapse[n - op.getNumDpsInputs()] = std::move(c);
     ++collapsed;
   }
-  if (collapsed)
-    op.setIndexingMapsAttr(builder.getAffineMapArrayAttr(maps));
+  if (!collapsed)
+    return 0;
+  ValueRange inits = ValueRange(operands).drop_front(op.getNumDpsInputs());
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, op.getLoc(), inits.getTypes(),
+      ValueRange(operands).take_front(op.getNumDpsInputs()), inits, maps,
+      op.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().end());
+  SmallVector<Value> results(rebuilt.getResults());
+  for (auto [i, c] : llvm::enumerate(initCollapse))
+    if (c)
+      results[i] = tensor::ExpandShapeOp::create(
+          rewriter, op.getLoc(), op->getResult(i).getType(), results[i],
+          c->groups);
+  rewriter.replaceOp(op, results);
   return collapsed;
 }
 
@@ -88,12 +124,11 @@ struct NeuronPrepareShardingPass
       return signalPassFailure();
     if (!*grid)
       return;
-    // Rewritten in place: a greedy driver would also fold and merge
+    // Rewritten op by op: a greedy driver would also fold and merge
     // constants, tying together accumulators the annotation untied.
-    OpBuilder builder(&getContext());
-    f.walk([&](linalg::GenericOp op) {
-      numCollapsed += collapseBroadcastUnits(op, builder);
-    });
+    IRRewriter rewriter(&getContext());
+    for (auto op : llvm::to_vector(f.getOps<linalg::GenericOp>()))
+      numCollapsed += collapseBroadcastUnits(op, rewriter);
     rewriteConstants(f);
     replicateUnannotatable(f, *grid);
   }
@@ -101,7 +136,9 @@ struct NeuronPrepareShardingPass
   void rewriteConstants(func::FuncOp f) {
     IRRewriter rewriter(&getContext());
     f.walk([&](arith::ConstantOp c) {
-      auto value = dyn_cast<DenseElementsAttr>(c.getValue());
+      // Dense or resource-backed (weights an exporter elided or stored
+      // apart): partition copies only dense splats correctly.
+      auto value = dyn_cast<ElementsAttr>(c.getValue());
       if (!value || c->getParentOp() != f)
         return;
       if (!value.isSplat()) {
@@ -121,7 +158,7 @@ struct NeuronPrepareShardingPass
           continue;
         rewriter.setInsertionPoint(user);
         Value empty = tensor::EmptyOp::create(
-            rewriter, c.getLoc(), value.getType().getShape(),
+            rewriter, c.getLoc(), value.getShapedType().getShape(),
             value.getElementType());
         Value scalar = arith::ConstantOp::create(
             rewriter, c.getLoc(), value.getSplatValue<TypedAttr>());

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -84,6 +85,24 @@ static cl::opt<OptLevel> optLevel(
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "neuron-compile: error: " << message << "\n";
   return 1;
+}
+
+/// Partitions `module`, annotated by neuron-annotate-tensor-parallel, with
+/// the neuron-shard pipeline; false when that fails. Its diagnostics are
+/// held back: the first error goes to `firstError`, for a warning that says
+/// why the graph builds for one core instead.
+static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
+  MLIRContext *context = module.getContext();
+  ScopedDiagnosticHandler held(context, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
+      llvm::raw_string_ostream os(firstError);
+      os << d.getLocation() << ": " << d;
+    }
+    return success();
+  });
+  PassManager pm(context);
+  neuron::buildShardPipeline(pm, neuron::ShardPipelineOptions());
+  return succeeded(pm.run(module));
 }
 
 /// The functions of `module` with a body that take or return tensors.
@@ -217,7 +236,10 @@ int main(int argc, char **argv) {
     if (failed(inlinePm.run(*module)) || failed(selectGraph(*module)))
       return 1;
   }
+  bool partitioned = false;
   if (tensorParallel > 0) {
+    // The graph as it is, to build for one core if partitioning fails.
+    OwningOpRef<ModuleOp> whole = module->clone();
     PassManager annotatePm(&context);
     // Sharding reads linalg: a TOSA graph is lowered first.
     annotatePm.addPass(neuron::createNeuronLowerTosa());
@@ -237,11 +259,20 @@ int main(int argc, char **argv) {
                    << tensorParallel
                    << ": nothing of the graph could be split; compiling it "
                       "for one core\n";
+    } else {
+      std::string firstError;
+      partitioned = partitionAnnotated(*module, firstError);
+      if (!partitioned) {
+        llvm::errs() << "neuron-compile: warning: --tensor-parallel="
+                     << tensorParallel << ": partitioning failed (" << firstError
+                     << "); compiling the graph for one core\n";
+        module = std::move(whole);
+      }
     }
   }
   // A graph annotated with upstream `shard` is partitioned first: each
   // core's program on its shards, with collectives between them.
-  if (hasShardOps())
+  if (!partitioned && hasShardOps())
     neuron::buildShardPipeline(importPm, neuron::ShardPipelineOptions());
   neuron::ImportPipelineOptions import;
   neuron::buildImportPipeline(importPm, import);

@@ -31,6 +31,39 @@ func.func @broadcast(%w: tensor<1x1x8xf32>, %x: tensor<1x4x8xf32>) -> tensor<1x4
 
 // -----
 
+// Tests a reduction that keeps its reduced dimension as a unit one indexed
+// by a constant 0 in the init's map (as torch-mlir writes sum(keepdim)):
+// the init is collapsed, the op rebuilt on it, and its result expanded
+// back for its users. Partitioned, each core sums its own rows.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @keepdim
+// CHECK: %[[I:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<4x8x1xf32> into tensor<4x8xf32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} outs(%[[I]] : tensor<4x8xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0], [1, 2]] output_shape [4, 8, 1] : tensor<4x8xf32> into tensor<4x8x1xf32>
+// SHARD-LABEL: func.func @keepdim
+// SHARD-SAME: -> (tensor<2x8x1xf32>
+// SHARD-NOT: neuron.all_
+// SHARD: return
+#in = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#keep = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+func.func @keepdim(%x: tensor<4x8x16xf32>) -> tensor<4x8x1xf32> {
+  %s = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %xs = shard.shard %x to %s : tensor<4x8x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8x1xf32>) -> tensor<4x8x1xf32>
+  %r = linalg.generic {indexing_maps = [#in, #keep], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xs : tensor<4x8x16xf32>) outs(%f : tensor<4x8x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<4x8x1xf32>
+  %rs = shard.shard %r to %s annotate_for_users : tensor<4x8x1xf32>
+  return %rs : tensor<4x8x1xf32>
+}
+
+// -----
+
 // Tests the values partition expects annotated that propagation never
 // annotates: an argument used twice, an argument not used, a table a
 // gather reads from inside a generic's body, and that gather's result
@@ -101,6 +134,37 @@ func.func @constants(%x: tensor<4x4xf32>, %w: tensor<4x8xf32>) -> (tensor<4xf32>
   %r = shard.shard %p to %s annotate_for_users : tensor<4x8xf32>
   return %n, %r : tensor<4xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Tests a weight stored as a resource (as exporters write, or elide,
+// large constants): partition would copy it whole under a split type, so
+// it becomes a replicated neuron.constant and each core slices its part.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @resource
+// CHECK: %[[W:.*]] = neuron.constant dense_resource<weights> : tensor<4xf32>
+// CHECK: shard.shard %[[W]]
+// SHARD-LABEL: func.func @resource
+// SHARD: %[[W:.*]] = neuron.constant dense_resource<weights> : tensor<4xf32>
+// SHARD: neuron.all_slice %[[W]] grid [2] axes [0] axis 0 : tensor<4xf32> -> tensor<2xf32>
+func.func @resource(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %w = arith.constant dense_resource<weights> : tensor<4xf32>
+  %s = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %ws = shard.shard %w to %s : tensor<4xf32>
+  %xs = shard.shard %x to %s : tensor<4xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %y = linalg.add ins(%ws, %xs : tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = shard.shard %y to %s annotate_for_users : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x040000000000803F000000400000404000008040"
+    }
+  }
+#-}
 
 // -----
 
