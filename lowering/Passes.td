@@ -151,7 +151,9 @@ def NeuronPrepareSharding
       dimensions only through dimension expressions and fails on it ("fail
       to get sharding option"). Such unit dimensions are collapsed out of the
       operand with `tensor.collapse_shape` and the constants dropped from
-      its map (`(d0, d1, d2) -> (d0, d2)`).
+      its map (`(d0, d1, d2) -> (d0, d2)`); an init so collapsed (a
+      reduction keeping its reduced dimension) changes the op's result,
+      which is expanded back for its users.
     - **Values partition cannot annotate.** Partition expects every tensor
       argument to have exactly one use, a `shard.shard`, and crashes
       otherwise; and a tensor an op reads from inside its region (a gather
@@ -160,9 +162,10 @@ def NeuronPrepareSharding
       gets one `shard.shard` that replicates it over the function's grid,
       and its uses read that instead: every core holds all of a table it
       gathers from.
-    - **Constants.** Upstream partition refuses constants that are not
-      splats without a diagnostic; they become `neuron.constant`, which
-      partition copies to every core whole. A splat constant used as a
+    - **Constants.** Upstream partition refuses dense constants that are
+      not splats without a diagnostic, and copies resource constants whole
+      under a split type; they become `neuron.constant`, replicated: every
+      core holds them whole and slices what it needs. A splat constant used as a
       structured op's init (tosa-to-linalg's zero accumulator) would pin
       the op replicated, since the constant's rule only copies a sharding
       its users already fixed; each such use gets its own `linalg.fill`.
