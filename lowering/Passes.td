@@ -115,7 +115,10 @@ def NeuronValidateSharding : Pass<"neuron-validate-sharding",
     dimensions than the annotated tensor has; a statically sized dimension
     that the product of its grid axes' sizes does not divide; halo sizes or
     explicit shard offsets (the neuron collectives exchange no halos); a
-    `shard.shard` whose sharding is not a `shard.sharding` op. A valid
+    `shard.shard` whose sharding is not a `shard.sharding` op; a
+    `tensor.extract_slice` or `insert_slice` with dynamic offsets, sizes or
+    strides in a sharded function (its sharding rule needs them static,
+    and upstream propagation carries on past a rule's failure). A valid
     module's function arguments and results annotated by `shard.shard` get
     `neuron.sharding = [[grid axes] per dimension]`, which partitioning
     would forget and the executable needs (to split whole inputs and
@@ -161,7 +164,9 @@ def NeuronPrepareSharding
       are) is never annotated by propagation. Each such argument or value
       gets one `shard.shard` that replicates it over the function's grid,
       and its uses read that instead: every core holds all of a table it
-      gathers from.
+      gathers from. The results of an op whose body reads such a tensor
+      or `linalg.index` are replicated too: a core's part of its loops
+      would see local indices where the body means global ones.
     - **Constants.** Upstream partition refuses dense constants that are
       not splats without a diagnostic, and copies resource constants whole
       under a split type; they become `neuron.constant`, replicated: every
@@ -169,8 +174,19 @@ def NeuronPrepareSharding
       structured op's init (tosa-to-linalg's zero accumulator) would pin
       the op replicated, since the constant's rule only copies a sharding
       its users already fixed; each such use gets its own `linalg.fill`.
+      Likewise each user of a shared `tensor.empty` gets its own.
 
     A function whose annotations name more than one grid is an error.
+
+    ```mlir
+    // before: a [1, 1, 8] weight broadcast over [1, 4, 8]
+    %m = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, 0, d2), ...]}
+        ins(%w, %x : tensor<1x1x8xf32>, tensor<1x4x8xf32>) ...
+    // after
+    %c = tensor.collapse_shape %w [[0], [1, 2]] : tensor<1x1x8xf32> into tensor<1x8xf32>
+    %m = linalg.generic {indexing_maps = [(d0, d1, d2) -> (d0, d2), ...]}
+        ins(%c, %x : tensor<1x8xf32>, tensor<1x4x8xf32>) ...
+    ```
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::shard::ShardDialect",
@@ -179,10 +195,12 @@ def NeuronPrepareSharding
     Statistic<"numCollapsed", "collapsed-operands",
               "broadcast operands collapsed">,
     Statistic<"numReplicated", "replicated-values",
-              "arguments and captured values annotated as replicated">,
+              "arguments, constants, captured values and op results "
+              "annotated as replicated">,
     Statistic<"numConstants", "constants",
               "non-splat constants made neuron.constant">,
-    Statistic<"numFills", "fills", "splat accumulators made linalg.fill">
+    Statistic<"numFills", "fills", "splat accumulators made linalg.fill">,
+    Statistic<"numEmpties", "empties", "shared tensor.empty ops copied">
   ];
 }
 

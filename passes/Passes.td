@@ -295,10 +295,13 @@ def NeuronAnnotateTensorParallel : Pass<"neuron-annotate-tensor-parallel",
     over a 1-D grid of `cores` logical cores, with upstream `shard` ops, so
     `neuron-shard` can partition it. Walking each function in order: a
     `linalg.matmul` whose activation is replicated and whose weight is a
-    function argument or constant gets its weight split by columns
+    function argument or constant (read directly, or through a transpose:
+    a `linalg.transpose` or a permuting `linalg.generic`, as frontends
+    store weights [out, in]) gets its weight split by columns
     (column-parallel: each core computes a slice of the output features);
     the elementwise ops that follow keep the split, and weights they read
-    along the split dimension (biases) are split alike; the next
+    along the split dimension (biases) are split alike while the split is
+    still on the last dimension (not after heads moved it); the next
     `linalg.matmul` that reads the split activation gets its weight split by
     rows (row-parallel: each core a partial sum, which partitioning turns
     into one all-reduce). Function results are annotated replicated. A
@@ -308,8 +311,9 @@ def NeuronAnnotateTensorParallel : Pass<"neuron-annotate-tensor-parallel",
     attention heads go to the cores whole. A matmul's zero-fill initial
     value shared with other ops is copied, since the copies are sharded
     differently. A function with an op upstream `shard` has no sharding
-    rule for (such as `linalg.softmax`) is left alone; every decision is a
-    remark (`summary`).
+    rule for (such as `linalg.softmax`), or with a structured op indexing
+    an operand by a sum of loops (a convolution window), is left alone;
+    every decision is a remark (`summary`).
 
     ```mlir
     // Before: %h = linalg.matmul ins(%x, %w1 ...); %y = linalg.matmul ins(%h, %w2 ...)

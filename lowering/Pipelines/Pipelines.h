@@ -46,9 +46,9 @@ struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
       llvm::cl::init(true)};
 };
 
-/// neuron-validate-sharding, then on every function upstream
-/// sharding-propagation and shard-partition, cse, canonicalize, and
-/// convert-shard-to-neuron.
+/// neuron-prepare-sharding and neuron-validate-sharding, then on every
+/// function upstream sharding-propagation (forward, then backward) and
+/// shard-partition, cse, canonicalize, and convert-shard-to-neuron.
 void buildShardPipeline(OpPassManager &pm, const ShardPipelineOptions &options);
 
 /// Adds the neuron and nisa dialects to `registry`.

@@ -115,6 +115,27 @@ bool needsAnnotation(Value v) {
   return type && type.getRank() > 0;
 }
 
+/// Whether neuron.constant takes a value of `type`: a ranked tensor of a
+/// neuron compute element type, i1 or i64 (others, such as index or f64
+/// shape constants, stay arith.constant).
+bool holdsNeuronConstant(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return false;
+  Type e = tensor.getElementType();
+  if (auto i = dyn_cast<IntegerType>(e))
+    return llvm::is_contained({1u, 8u, 32u, 64u}, i.getWidth()) &&
+           i.isSignless();
+  return isa<Float32Type, BFloat16Type, Float16Type, Float8E4M3FNType,
+             Float8E5M2Type>(e);
+}
+
+/// Whether `v`'s one use is its annotation, as partition requires of
+/// arguments and of values it cannot see the users of.
+bool annotated(Value v) {
+  return v.hasOneUse() && isa<shard::ShardOp>(*v.user_begin());
+}
+
 struct NeuronPrepareShardingPass
     : neuron::impl::NeuronPrepareShardingBase<NeuronPrepareShardingPass> {
   void runOnOperation() override {
@@ -124,17 +145,32 @@ struct NeuronPrepareShardingPass
       return signalPassFailure();
     if (!*grid)
       return;
-    // Rewritten op by op: a greedy driver would also fold and merge
-    // constants, tying together accumulators the annotation untied.
+    // Accumulators are untied first: a collapsed init reads its constant
+    // through a reshape. Rewritten op by op: a greedy driver would also
+    // fold and merge constants, tying them together again.
     IRRewriter rewriter(&getContext());
+    rewriteConstants(f, rewriter);
+    untieEmpties(f, rewriter);
     for (auto op : llvm::to_vector(f.getOps<linalg::GenericOp>()))
       numCollapsed += collapseBroadcastUnits(op, rewriter);
-    rewriteConstants(f);
     replicateUnannotatable(f, *grid);
   }
 
-  void rewriteConstants(func::FuncOp f) {
-    IRRewriter rewriter(&getContext());
+  /// Gives every user of a shared tensor.empty its own: the users may be
+  /// sharded differently, and one shared value would be resharded between
+  /// them (a gather of garbage).
+  void untieEmpties(func::FuncOp f, RewriterBase &rewriter) {
+    f.walk([&](tensor::EmptyOp empty) {
+      for (OpOperand &use :
+           llvm::make_early_inc_range(llvm::drop_begin(empty->getUses()))) {
+        rewriter.setInsertionPoint(use.getOwner());
+        use.set(rewriter.clone(*empty)->getResult(0));
+        ++numEmpties;
+      }
+    });
+  }
+
+  void rewriteConstants(func::FuncOp f, RewriterBase &rewriter) {
     f.walk([&](arith::ConstantOp c) {
       // Dense or resource-backed (weights an exporter elided or stored
       // apart): partition copies only dense splats correctly.
@@ -142,6 +178,8 @@ struct NeuronPrepareShardingPass
       if (!value || c->getParentOp() != f)
         return;
       if (!value.isSplat()) {
+        if (!holdsNeuronConstant(value.getType()))
+          return;
         // Annotated replicated below: every core holds it whole.
         rewriter.setInsertionPoint(c);
         rewriter.replaceOpWithNewOp<neuron::ConstantOp>(c, value);
@@ -217,12 +255,9 @@ struct NeuronPrepareShardingPass
     auto allUses = [](Value v) {
       return llvm::to_vector(llvm::make_pointer_range(v.getUses()));
     };
-    for (BlockArgument arg : entry.getArguments()) {
-      if (!needsAnnotation(arg) ||
-          (arg.hasOneUse() && isa<shard::ShardOp>(*arg.user_begin())))
-        continue;
-      replicate(arg, allUses(arg));
-    }
+    for (BlockArgument arg : entry.getArguments())
+      if (needsAnnotation(arg) && !annotated(arg))
+        replicate(arg, allUses(arg));
     // neuron.constant has no sharding rule: propagation leaves it alone.
     for (auto constant :
          llvm::make_early_inc_range(entry.getOps<neuron::ConstantOp>()))
@@ -235,28 +270,21 @@ struct NeuronPrepareShardingPass
     for (Operation &op : entry.without_terminator()) {
       if (!op.getNumRegions())
         continue;
-      size_t before = captured.size();
-      getUsedValuesDefinedAbove(op.getRegions(), captured);
+      llvm::SetVector<Value> read;
+      getUsedValuesDefinedAbove(op.getRegions(), read);
+      captured.insert(read.begin(), read.end());
       bool indexes = false;
       op.walk([&](linalg::IndexOp) { indexes = true; });
-      bool gathers = llvm::any_of(
-          llvm::drop_begin(captured, before),
-          [](Value v) { return isa<RankedTensorType>(v.getType()); });
-      if (!indexes && !gathers)
+      if (!indexes && llvm::none_of(read, needsAnnotation))
         continue;
       for (Value result : op.getResults())
         if (needsAnnotation(result))
           replicate(result, allUses(result));
     }
-    for (Value v : captured) {
-      if (!needsAnnotation(v) || isa<shard::ShardOp>(v.getDefiningOp()))
-        continue;
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : v.getUses())
-        if (use.getOwner()->getBlock() != &entry)
-          uses.push_back(&use);
-      replicate(v, uses);
-    }
+    for (Value v : captured)
+      if (needsAnnotation(v) && !annotated(v) &&
+          !v.getDefiningOp<shard::ShardOp>())
+        replicate(v, allUses(v));
   }
 };
 

@@ -158,20 +158,29 @@ struct SliceSharding
       if (!dropped.test(d))
         kept.push_back(getAffineDimExpr(d, ctx));
     AffineMap part = AffineMap::get(loops, 0, kept, ctx);
+    // Dynamic offsets, sizes and strides are scalars: they index nothing.
+    SmallVector<AffineMap> scalars(
+        op->getNumOperands() - (kExtract ? 1 : 2),
+        AffineMap::get(loops, 0, {}, ctx));
+    SmallVector<AffineMap> maps;
     if (kExtract)
-      return {whole, part};
-    return {part, whole, whole};
+      maps.push_back(whole);
+    else
+      maps.append({part, whole});
+    llvm::append_range(maps, scalars);
+    maps.push_back(kExtract ? part : whole);
+    return maps;
   }
 
   FailureOr<shard::ShardingOption>
   getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
                     ArrayRef<shard::Sharding> resultShardings) const {
+    auto slice = cast<SliceOp>(op);
     FailureOr<shard::ShardingOption> option =
         shard::detail::defaultGetShardingOption(op, operandShardings,
                                                 resultShardings);
     if (failed(option))
       return failure();
-    auto slice = cast<SliceOp>(op);
     for (auto [d, axes] : llvm::enumerate(option->shardingArray))
       if (!takesAll(slice, d))
         axes.clear();

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SmallSet.h"
@@ -162,6 +163,12 @@ static void recordIoShardings(ModuleOp module) {
   });
 }
 
+/// Whether `f` holds shard annotations.
+static bool isSharded(func::FuncOp f) {
+  return f && f.walk([](shard::ShardOp) { return WalkResult::interrupt(); })
+                  .wasInterrupted();
+}
+
 namespace {
 struct NeuronValidateShardingPass
     : neuron::impl::NeuronValidateShardingBase<NeuronValidateShardingPass> {
@@ -193,6 +200,20 @@ struct NeuronValidateShardingPass
         return;
       if (failed(verifyAnnotation(op, sharding, symbolTables)))
         valid = false;
+    });
+    // Upstream propagation reports a rule's failure but carries on, and
+    // partition then crashes: what the rules refuse is refused here.
+    getOperation().walk([&](Operation *op) {
+      if (!isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op) ||
+          !isSharded(op->getParentOfType<func::FuncOp>()))
+        return;
+      auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
+      if (slice.getOffsets().empty() && slice.getSizes().empty() &&
+          slice.getStrides().empty())
+        return;
+      valid = false;
+      op->emitError("cannot shard a slice with dynamic offsets, sizes or "
+                    "strides: the sharding rule for slices needs them static");
     });
     if (!valid)
       return signalPassFailure();

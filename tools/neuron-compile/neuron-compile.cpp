@@ -96,13 +96,20 @@ static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
   ScopedDiagnosticHandler held(context, [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
       llvm::raw_string_ostream os(firstError);
-      os << d.getLocation() << ": " << d;
+      if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()))
+        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+           << file.getColumn() << ": ";
+      os << d;
     }
     return success();
   });
   PassManager pm(context);
   neuron::buildShardPipeline(pm, neuron::ShardPipelineOptions());
-  return succeeded(pm.run(module));
+  if (succeeded(pm.run(module)))
+    return true;
+  if (firstError.empty())
+    firstError = "no diagnostic";
+  return false;
 }
 
 /// The functions of `module` with a body that take or return tensors.

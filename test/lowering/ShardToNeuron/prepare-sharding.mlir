@@ -107,6 +107,51 @@ func.func @unannotatable(%pos: tensor<8xi64>, %table: tensor<16x4xf32>, %x: tens
 
 // -----
 
+// Tests a table computed in the function and read both inside a gather's
+// body and by an op: its one annotation (replicated) is its only use,
+// which both readers then read, as partition requires of a value whose
+// users it cannot all see. A second gather of the same table is
+// replicated too.
+shard.grid @cores(shape = 2)
+// CHECK-LABEL: func.func @computed_table
+// CHECK: %[[T:.*]] = linalg.add
+// CHECK-NEXT: %[[TR:.*]] = shard.shard %[[T]] to %{{.*}} : tensor<16x4xf32>
+// CHECK: tensor.extract %[[TR]]
+// CHECK: shard.shard %{{.*}} to %{{.*}} : tensor<8x4xf32>
+// CHECK: tensor.extract %[[TR]]
+// CHECK: shard.shard %{{.*}} to %{{.*}} : tensor<8x4xf32>
+// CHECK: linalg.add ins(%[[TR]], %[[TR]]
+// SHARD-LABEL: func.func @computed_table
+// SHARD-NOT: neuron.all_gather
+// SHARD: return
+#row = affine_map<(d0, d1) -> (d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @computed_table(%pos: tensor<8xi64>, %table: tensor<16x4xf32>, %x: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<16x4xf32>) {
+  %e16 = tensor.empty() : tensor<16x4xf32>
+  %t = linalg.add ins(%table, %table : tensor<16x4xf32>, tensor<16x4xf32>) outs(%e16 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %e = tensor.empty() : tensor<8x4xf32>
+  %g1 = linalg.generic {indexing_maps = [#row, #id2], iterator_types = ["parallel", "parallel"]} ins(%pos : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%p: i64, %o: f32):
+    %i = arith.index_cast %p : i64 to index
+    %v = tensor.extract %t[%i, %i] : tensor<16x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %g2 = linalg.generic {indexing_maps = [#row, #id2], iterator_types = ["parallel", "parallel"]} ins(%pos : tensor<8xi64>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%p: i64, %o: f32):
+    %i = arith.index_cast %p : i64 to index
+    %v = tensor.extract %t[%i, %i] : tensor<16x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  %y = linalg.add ins(%g1, %g2 : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %z = linalg.add ins(%y, %x : tensor<8x4xf32>, tensor<8x4xf32>) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %tt = linalg.add ins(%t, %t : tensor<16x4xf32>, tensor<16x4xf32>) outs(%e16 : tensor<16x4xf32>) -> tensor<16x4xf32>
+  %s = shard.sharding @cores split_axes = [[], [0]] : !shard.sharding
+  %r = shard.shard %z to %s annotate_for_users : tensor<8x4xf32>
+  return %r, %tt : tensor<8x4xf32>, tensor<16x4xf32>
+}
+
+// -----
+
 // Tests constants: one that is not a splat becomes neuron.constant,
 // replicated; a splat accumulator gives each matmul its own fill and is
 // erased. Partitioned, the product is split by columns with no gather of

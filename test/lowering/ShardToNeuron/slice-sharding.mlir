@@ -58,3 +58,18 @@ func.func @rank_reducing(%q: tensor<4x1x16xf32>) -> tensor<4x8xf32> {
   %r = shard.shard %lo to %s annotate_for_users : tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// Tests a slice at a dynamic offset (as a KV cache is read): the rule needs
+// static offsets, sizes and strides; neuron-validate-sharding says so before
+// upstream propagation (which reports a rule's failure but carries on).
+shard.grid @cores(shape = 2)
+func.func @dynamic_offset(%q: tensor<4x8x16xf32>, %i: index) -> tensor<4x8x4xf32> {
+  %s = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %qs = shard.shard %q to %s : tensor<4x8x16xf32>
+  // expected-error@+1 {{cannot shard a slice with dynamic offsets, sizes or strides: the sharding rule for slices needs them static}}
+  %w = tensor.extract_slice %qs[0, 0, %i] [4, 8, 4] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x8x4xf32>
+  %r = shard.shard %w to %s annotate_for_users : tensor<4x8x4xf32>
+  return %r : tensor<4x8x4xf32>
+}
