@@ -561,7 +561,6 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
       list.push_back(ids.lookup(v));
     return list;
   };
-  auto idOf = [&](Value v) { return ids.lookup(v); };
   // A view of `type` at element `offset` of tensor `parent`'s root.
   auto addView = [&](Location loc, ShapedType type, int64_t parent,
                      int64_t offset) -> FailureOr<int64_t> {
@@ -574,23 +573,31 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
       tensors[*id]["view"] = {{"tensor", parent}, {"offset", offset}};
     return id;
   };
-  // The tensors of `values` with their own shapes: a reshaped value shares
-  // its input's tensor, and a host call, unlike a kernel, reads the shape,
-  // so it gets a view of the reshaped shape.
+  // The tensor of `v` with its own shape: a reshaped value shares its
+  // input's tensor, and a host call or a collective, unlike a kernel, reads
+  // the shape, so it gets a view of the reshaped shape.
+  auto shapedIdOf = [&](Value v) -> FailureOr<int64_t> {
+    auto type = cast<ShapedType>(v.getType());
+    int64_t id = ids.lookup(v);
+    if (tensors[id]["shape"] == json(type.getShape()))
+      return id;
+    return addView(v.getLoc(), type, id, 0);
+  };
   auto shapedIdsOf = [&](ValueRange values) -> FailureOr<json> {
     json list = json::array();
     for (Value v : values) {
-      auto type = cast<ShapedType>(v.getType());
-      int64_t id = ids.lookup(v);
-      if (tensors[id]["shape"] != json(type.getShape())) {
-        FailureOr<int64_t> view = addView(v.getLoc(), type, id, 0);
-        if (failed(view))
-          return failure();
-        id = *view;
-      }
-      list.push_back(id);
+      FailureOr<int64_t> id = shapedIdOf(v);
+      if (failed(id))
+        return failure();
+      list.push_back(*id);
     }
     return list;
+  };
+  // For collectives. A view fails only for a dtype the executable cannot
+  // hold, which the tensor it views was added with: it does not happen.
+  auto collectiveIdOf = [&](Value v) {
+    FailureOr<int64_t> id = shapedIdOf(v);
+    return succeeded(id) ? *id : ids.lookup(v);
   };
   for (BlockArgument arg : program.getArguments()) {
     FailureOr<int64_t> id = addTensor(
@@ -667,8 +674,8 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
             .Case([&](mlir::neuron::CollectiveStartOp start) {
               auto done = cast<mlir::neuron::CollectiveDoneOp>(
                   *start.getHandle().getUsers().begin());
-              return emitCollectiveStart(start, done.getResult(), idOf,
-                                         newTensors);
+              return emitCollectiveStart(start, done.getResult(),
+                                         collectiveIdOf, newTensors);
             })
             .Case([&](mlir::neuron::CollectiveDoneOp done) {
               Operation *start = done.getHandle().getDefiningOp();
@@ -681,7 +688,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                 [&](Operation *sync) -> LogicalResult {
                   // Started and done at once.
                   if (failed(emitCollectiveStart(sync, sync->getResult(0),
-                                                 idOf, newTensors)))
+                                                 collectiveIdOf, newTensors)))
                     return failure();
                   steps.push_back({{"collective_done", started.lookup(sync)}});
                   return success();
