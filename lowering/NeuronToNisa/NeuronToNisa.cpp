@@ -1196,8 +1196,7 @@ struct ConvertNeuronToNisa
         module.getContext(), partitions, t->sbufBytesPerPartition(),
         t->psumBytesPerPartition(), t->psumBankBytes(), partitions,
         t->psumBankBytes() / 4);
-    config.dmaQueues =
-        std::max<int64_t>(1, t->chip->dmaEnginesPerCore.value);
+    config.dmaQueues = std::max(1, t->dmaQueuesPerLogicalCore());
     config.elementwiseBytes =
         std::min(t->sbufBytesPerPartition() / 8, kElementwiseTileBytes);
     return config;

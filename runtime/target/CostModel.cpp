@@ -130,7 +130,7 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   // A logical core of several physical cores (lnc=2) has all their engines
   // and queues: an instruction's streaming splits evenly over them.
   m.cores = std::max(1, target.lnc.physicalCoresPerLogicalCore);
-  m.queues = static_cast<int>(chip.dmaEnginesPerCore.value) * m.cores;
+  m.queues = target.dmaQueuesPerLogicalCore();
   absl::StatusOr<double> queueBw = toBytesPerSecond(chip.dmaEngineBandwidth);
   if (m.queues <= 0 || !queueBw.ok() || *queueBw <= 0)
     return absl::InvalidArgumentError(absl::StrFormat(

@@ -182,6 +182,11 @@ struct ResolvedTarget {
   double hbmBytesPerSecondPerChip() const;
   /// Bytes per second of one chip's host link, per direction.
   double hostLinkBytesPerSecond() const;
+  /// DMA queues (engines) of one logical core: all its physical cores'.
+  int dmaQueuesPerLogicalCore() const {
+    return static_cast<int>(chip->dmaEnginesPerCore.value) *
+           lnc.physicalCoresPerLogicalCore;
+  }
   /// Bytes per second of all DMA engines of one physical core.
   double dmaBytesPerSecondPerPhysicalCore() const;
   /// Peak op/s of one physical core for `dtype` on the chip's peak basis
