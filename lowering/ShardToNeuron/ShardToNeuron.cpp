@@ -180,21 +180,29 @@ protected:
   SymbolTableCollection &symbolTables;
 };
 
-/// shard.all_reduce whose only use is a shard.all_slice over the same grid
-/// and axes: the reduced tensor is immediately cropped to this core's part,
-/// which is exactly a reduce_scatter along the slice axis.
+/// The shard.all_slice that is `op`'s only use, over the same grid and
+/// axes, or null: the reduced tensor is immediately cropped to this core's
+/// part, which is exactly a reduce_scatter along the slice axis.
+static shard::AllSliceOp fusableSlice(shard::AllReduceOp op) {
+  if (!op.getResult().hasOneUse())
+    return nullptr;
+  auto slice = dyn_cast<shard::AllSliceOp>(*op.getResult().user_begin());
+  if (!slice || slice.getGridAttr() != op.getGridAttr() ||
+      slice.getGridAxes() != op.getGridAxes())
+    return nullptr;
+  return slice;
+}
+
+/// shard.all_reduce fused with its fusable slice into one reduce_scatter.
 struct FuseAllReduceSlice : ShardCollectivePattern<shard::AllReduceOp> {
   using ShardCollectivePattern::ShardCollectivePattern;
 
   LogicalResult
   matchAndRewrite(shard::AllReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!op.getResult().hasOneUse())
-      return rewriter.notifyMatchFailure(op, "not a single use");
-    auto slice = dyn_cast<shard::AllSliceOp>(*op.getResult().user_begin());
-    if (!slice || slice.getGridAttr() != op.getGridAttr() ||
-        slice.getGridAxes() != op.getGridAxes())
-      return rewriter.notifyMatchFailure(op, "not sliced on its grid axes");
+    shard::AllSliceOp slice = fusableSlice(op);
+    if (!slice)
+      return rewriter.notifyMatchFailure(op, "not only sliced on its axes");
     auto resultType = cast<RankedTensorType>(slice.getResult().getType());
     FailureOr<Reducing> r =
         reducing(op, adaptor.getInput(), op.getReduction(),
@@ -331,12 +339,8 @@ struct ConvertShardToNeuronPass
         convertible = false;
       if (isSupportedCollective(op))
         ++collectives;
-      if (auto slice = dyn_cast<shard::AllSliceOp>(op))
-        if (auto reduce = slice.getInput().getDefiningOp<shard::AllReduceOp>())
-          if (reduce->hasOneUse() &&
-              reduce.getGridAttr() == slice.getGridAttr() &&
-              reduce.getGridAxes() == slice.getGridAxes())
-            ++fusable;
+      if (auto reduce = dyn_cast<shard::AllReduceOp>(op))
+        fusable += bool(fusableSlice(reduce));
     });
     if (!convertible)
       return signalPassFailure();
