@@ -91,6 +91,16 @@ static int fail(const llvm::Twine &message) {
 /// the neuron-shard pipeline; false when that fails. Its diagnostics are
 /// held back: the first error goes to `firstError`, for a warning that says
 /// why the graph builds for one core instead.
+/// Makes `pm` write the IR after each of its passes under --dump-ir-after-each.
+static void dumpIrAfterEachPass(PassManager &pm) {
+  pm.getContext()->disableMultithreading(); // IR printing needs one thread
+  pm.enableIRPrintingToFileTree(
+      [](Pass *, Operation *) { return false; },
+      [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
+      /*printAfterOnlyOnChange=*/false, /*printAfterOnlyOnFailure=*/false,
+      dumpDir);
+}
+
 static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
   MLIRContext *context = module.getContext();
   ScopedDiagnosticHandler held(context, [&](Diagnostic &d) {
@@ -105,6 +115,8 @@ static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
   });
   PassManager pm(context);
   neuron::buildShardPipeline(pm, neuron::ShardPipelineOptions());
+  if (!dumpDir.empty())
+    dumpIrAfterEachPass(pm);
   if (succeeded(pm.run(module)))
     return true;
   if (firstError.empty())
@@ -311,15 +323,9 @@ int main(int argc, char **argv) {
   pm.addPass(neuron::createNisaSchedule(schedule));
   pm.addPass(neuron::createNisaInsertSync());
   pm.addPass(neuron::createNisaVerifySync());
-  if (!dumpDir.empty()) {
-    context.disableMultithreading(); // IR printing needs one thread
+  if (!dumpDir.empty())
     for (PassManager *p : {&importPm, &pm})
-      p->enableIRPrintingToFileTree(
-          [](Pass *, Operation *) { return false; },
-          [](Pass *, Operation *) { return true; }, /*printModuleScope=*/true,
-          /*printAfterOnlyOnChange=*/false, /*printAfterOnlyOnFailure=*/false,
-          dumpDir);
-  }
+      dumpIrAfterEachPass(*p);
   if (failed(importPm.run(*module)))
     return 1;
   FailureOr<func::FuncOp> selected = selectGraph(*module);
