@@ -605,41 +605,21 @@ TEST(HostTest, NoJsonValueCrashes) {
                           json::array(),
                           json::array({1, 0}),
                           json::object()};
-  int accepted = 0, checked = 0;
+  HostileSweep sweep;
   json bases[] = {requantManifest(),
                   binaryManifest({"arith.divsi", "arith.shrui"}, DType::I8,
                                  {1, 2, 3, 4}, {0, -1, 9, 2})};
   for (const json &base : bases) {
-    json flat = base["program"][0]["reference"].flatten();
-    std::vector<std::string> paths;
-    for (auto it = flat.begin(); it != flat.end(); ++it) {
-      std::string path = it.key();
-      while (!path.empty()) {
-        paths.push_back(path);
-        path = path.substr(0, path.rfind('/'));
-      }
-    }
-    for (const std::string &path : paths) {
-      for (const json &value : hostile) {
-        json m = base;
-        m["program"][0]["reference"][json::json_pointer(path)] = value;
-        absl::StatusOr<Program> program = parseProgram(m);
-        ++checked;
-        if (!program.ok())
-          continue;
-        ++accepted;
-        std::vector<Tensor> inputs;
-        for (const IoBinding &io : program->inputs) {
-          const TensorDesc &t = program->tensors[io.tensor];
-          inputs.push_back(makeTensor(t.dtype, t.shape,
-                                      std::vector<double>(t.elements, 1.0)));
-        }
-        (void)Device().run(*program, std::move(inputs));
-      }
-    }
+    HostileSweep one = sweepHostileValues(
+        base, json::json_pointer("/program/0/reference"), hostile,
+        [](const Program &program) {
+          (void)Device().run(program, onesInputs(program));
+        });
+    sweep.checked += one.checked;
+    sweep.accepted += one.accepted;
   }
-  EXPECT_GT(checked, 5000);
-  EXPECT_GT(accepted, 100); // constants' values and some ids stay valid
+  EXPECT_GT(sweep.checked, 5000);
+  EXPECT_GT(sweep.accepted, 100); // constants' values and some ids stay valid
 }
 
 } // namespace

@@ -407,41 +407,19 @@ TEST(ProgramTest, NoJsonValueCrashes) {
                           json::array(),
                           json::array({1, 2, 3}),
                           json::object()};
-  int accepted = 0, checked = 0;
+  HostileSweep sweep;
   for (json base : {baseManifest(), gatherManifest(), selectManifest()}) {
     // Small on-chip memories keep the runs of accepted mutations quick.
     base["kernels"][0]["limits"]["sbuf_bytes"] = 1024;
-    json flat = base.flatten();
-    std::vector<std::string> paths;
-    for (auto it = flat.begin(); it != flat.end(); ++it) {
-      // Every leaf and every containing object or array.
-      std::string path = it.key();
-      while (!path.empty()) {
-        paths.push_back(path);
-        path = path.substr(0, path.rfind('/'));
-      }
-    }
-    for (const std::string &path : paths) {
-      for (const json &value : hostile) {
-        json m = base;
-        m[json::json_pointer(path)] = value;
-        absl::StatusOr<Program> program = parseProgram(m);
-        ++checked;
-        if (!program.ok())
-          continue;
-        ++accepted;
-        std::vector<Tensor> inputs;
-        for (const IoBinding &io : program->inputs) {
-          const TensorDesc &t = program->tensors[io.tensor];
-          inputs.push_back(makeTensor(t.dtype, t.shape,
-                                      std::vector<double>(t.elements, 1.0)));
-        }
-        (void)Device().run(*program, std::move(inputs));
-      }
-    }
+    HostileSweep one = sweepHostileValues(
+        base, json::json_pointer(), hostile, [](const Program &program) {
+          (void)Device().run(program, onesInputs(program));
+        });
+    sweep.checked += one.checked;
+    sweep.accepted += one.accepted;
   }
-  EXPECT_GT(checked, 1000);
-  EXPECT_GT(accepted, 0); // some mutations (names, queue) stay valid
+  EXPECT_GT(sweep.checked, 1000);
+  EXPECT_GT(sweep.accepted, 0); // some mutations (names, queue) stay valid
 }
 
 } // namespace

@@ -221,13 +221,7 @@ json copyKernel(int64_t rows, int64_t cols) {
                {"dtype", "f32"}};
   return {{"name", "copy"},
           {"parameters", 2},
-          {"limits",
-           {{"partitions", 128},
-            {"sbuf_bytes", 196608},
-            {"psum_bytes", 16384},
-            {"psum_bank_bytes", 2048},
-            {"stationary_free", 128},
-            {"moving_free", 512}}},
+          {"limits", trn2Limits()},
           {"instructions",
            {{{"op", "dma_copy"},
              {"engine", "dma"},
@@ -794,38 +788,27 @@ TEST(SpmdTest, NoJsonValueCrashes) {
                                    {"axes", {0}},
                                    {"split_axis", 0},
                                    {"concat_axis", 1}});
-  int accepted = 0, checked = 0;
+  HostileSweep sweep;
   for (const json &base : {small, toAll}) {
-    json flat = base.flatten();
-    std::vector<std::string> paths;
-    for (auto it = flat.begin(); it != flat.end(); ++it)
-      for (std::string path = it.key(); !path.empty();
-           path = path.substr(0, path.rfind('/')))
-        paths.push_back(path);
-    for (const std::string &path : paths)
-      for (const json &value : hostile) {
-        json m = base;
-        m[json::json_pointer(path)] = value;
-        absl::StatusOr<Program> program = parseProgram(m);
-        ++checked;
-        if (!program.ok())
-          continue;
-        ++accepted;
-        std::vector<Tensor> inputs;
-        for (const IoBinding &in : program->inputs) {
-          const TensorDesc &t = program->tensors[in.tensor];
-          std::vector<int64_t> shape = wholeShape(*program, in);
-          int64_t n = 1;
-          for (int64_t d : shape)
-            n *= d;
-          inputs.push_back(makeTensor(t.dtype, shape, iota(n)));
-        }
-        (void)runSpmd(*program, std::move(inputs));
-        (void)simulateProgramTiming(*program, trn2().cost, trn2().links);
-      }
+    HostileSweep one = sweepHostileValues(
+        base, json::json_pointer(), hostile, [](const Program &program) {
+          std::vector<Tensor> inputs;
+          for (const IoBinding &in : program.inputs) {
+            std::vector<int64_t> shape = wholeShape(program, in);
+            int64_t n = 1;
+            for (int64_t d : shape)
+              n *= d;
+            inputs.push_back(makeTensor(program.tensors[in.tensor].dtype,
+                                        shape, iota(n)));
+          }
+          (void)runSpmd(program, std::move(inputs));
+          (void)simulateProgramTiming(program, trn2().cost, trn2().links);
+        });
+    sweep.checked += one.checked;
+    sweep.accepted += one.accepted;
   }
-  EXPECT_GT(checked, 1000);
-  EXPECT_GT(accepted, 0);
+  EXPECT_GT(sweep.checked, 1000);
+  EXPECT_GT(sweep.accepted, 0);
 }
 
 } // namespace

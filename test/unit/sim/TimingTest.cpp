@@ -105,13 +105,7 @@ json schedule() {
 json manifestOf(json instructions, bool scheduled = true) {
   json kernel = {{"name", "k"},
                  {"parameters", 1},
-                 {"limits",
-                  {{"partitions", 128},
-                   {"sbuf_bytes", 196608},
-                   {"psum_bytes", 16384},
-                   {"psum_bank_bytes", 2048},
-                   {"stationary_free", 128},
-                   {"moving_free", 512}}},
+                 {"limits", trn2Limits()},
                  {"instructions", std::move(instructions)}};
   if (scheduled)
     kernel["schedule"] = schedule();
