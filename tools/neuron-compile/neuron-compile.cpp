@@ -87,10 +87,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Partitions `module`, annotated by neuron-annotate-tensor-parallel, with
-/// the neuron-shard pipeline; false when that fails. Its diagnostics are
-/// held back: the first error goes to `firstError`, for a warning that says
-/// why the graph builds for one core instead.
 /// Makes `pm` write the IR after each of its passes under --dump-ir-after-each.
 static void dumpIrAfterEachPass(PassManager &pm) {
   pm.getContext()->disableMultithreading(); // IR printing needs one thread
@@ -101,6 +97,10 @@ static void dumpIrAfterEachPass(PassManager &pm) {
       dumpDir);
 }
 
+/// Partitions `module`, annotated by neuron-annotate-tensor-parallel, with
+/// the neuron-shard pipeline; false when that fails. Its diagnostics are
+/// held back: the first error goes to `firstError`, for a warning that says
+/// why the graph builds for one core instead.
 static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
   MLIRContext *context = module.getContext();
   ScopedDiagnosticHandler held(context, [&](Diagnostic &d) {
