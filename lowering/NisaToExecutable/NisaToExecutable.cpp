@@ -770,7 +770,7 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
            << "nisa-to-executable: expected one program or kernel"
            << (entry.empty() ? "" : (" named '" + entry + "'").str())
            << ", found " << candidates;
-  json manifest = {{"schema", "neuron-executable/1"},
+  json manifest = {{"schema", "neuron-executable/2"},
                    {"compiler",
                     {{"name", "neuron-mlir"},
                      {"version", NEURON_VERSION},

@@ -93,6 +93,7 @@ static json kernelProfile(const Program &program, const ProgramTiming &timing,
   json k = {{"step", stepIndex},
             {"kernel", kernel.name},
             {"instructions", kernel.instructions.size()},
+            {"dynamic_instructions", t.dynamicInstructions},
             {"observed_ns", t.observedNs}};
   k["predicted_ns"] = orNull(s ? std::optional(s->predictedNs) : std::nullopt);
   k["bound_ns"] = orNull(s ? std::optional(s->boundNs) : std::nullopt);
@@ -304,14 +305,17 @@ json traceJson(const Program &program, const ProgramTiming &timing,
       continue;
     const Kernel &kernel = program.kernels[step.kernel];
     const KernelTiming &t = timing.kernels[step.kernel];
+    for (const TimedInstance &x : t.recorded) {
+      const Instruction &inst = kernel.instructions[x.instruction];
+      for (int64_t r = 0; r < ranks; ++r) {
+        double base = timing.rankSteps[r][s].startNs;
+        event(r + 1, unitOf(inst), opName(inst.op), base + x.startNs,
+              base + x.endNs, kernel.name, s, x.instruction);
+      }
+    }
     for (size_t i = 0; i < kernel.instructions.size(); ++i) {
       const Instruction &inst = kernel.instructions[i];
       int64_t unit = unitOf(inst);
-      for (int64_t r = 0; r < ranks; ++r) {
-        double base = timing.rankSteps[r][s].startNs;
-        event(r + 1, unit, opName(inst.op), base + t.startNs[i],
-              base + t.endNs[i], kernel.name, s, i);
-      }
       if (kernel.schedule && inst.startNs && inst.endNs)
         event(predictedPid, unit, opName(inst.op),
               clock.predictedStart[s] + *inst.startNs,
@@ -510,14 +514,16 @@ static void drawUnitRows(std::string &svg, const Program &program,
     const KernelTiming &t = timing.kernels[step.kernel];
     double base =
         observed ? timing.rankSteps[*rank][s].startNs : clock.predictedStart[s];
-    for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+    if (observed)
+      for (const TimedInstance &x : t.recorded)
+        spans[lanes.rowOf[unitOf(kernel.instructions[x.instruction])]]
+            .emplace_back(base + x.startNs, base + x.endNs, s,
+                          size_t(x.instruction));
+    for (size_t i = 0; !observed && i < kernel.instructions.size(); ++i) {
       const Instruction &inst = kernel.instructions[i];
-      std::optional<double> start = observed ? t.startNs[i] : inst.startNs;
-      std::optional<double> end = observed ? t.endNs[i] : inst.endNs;
-      if (!start || !end)
-        continue;
-      spans[lanes.rowOf[unitOf(inst)]].emplace_back(base + *start, base + *end,
-                                                    s, i);
+      if (inst.startNs && inst.endNs)
+        spans[lanes.rowOf[unitOf(inst)]].emplace_back(
+            base + *inst.startNs, base + *inst.endNs, s, i);
     }
   }
   for (size_t r = 0; r < lanes.rows.size(); ++r) {
@@ -726,14 +732,15 @@ std::string timingSummary(const Program &program, const ProgramTiming &timing) {
     return ns ? absl::StrFormat("%.3f", *ns * 1e-3) : std::string("-");
   };
   std::string out = absl::StrFormat(
-      "%-5s %-24s %12s %14s %14s %14s %14s\n", "step", "kernel", "instructions",
-      "predicted_us", "observed_us", "bound_us", "observed/bound");
+      "%-5s %-24s %12s %12s %14s %14s %14s %14s\n", "step", "kernel",
+      "instructions", "executed", "predicted_us", "observed_us", "bound_us",
+      "observed/bound");
   std::optional<double> predicted, bound;
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
     if (step.isHostCall()) {
-      absl::StrAppendFormat(&out, "%-5d %-24s %12s %14s %14s %14s %14s\n", s,
-                            "host_call " + step.hostCall, "-", "-",
+      absl::StrAppendFormat(&out, "%-5d %-24s %12s %12s %14s %14s %14s %14s\n",
+                            s, "host_call " + step.hostCall, "-", "-", "-",
                             "(not modelled)", "-", "-");
       continue;
     }
@@ -750,8 +757,8 @@ std::string timingSummary(const Program &program, const ProgramTiming &timing) {
       std::optional<double> observed =
           !t ? std::nullopt
              : std::optional(start ? t->ns : timing.steps[s].durationNs);
-      absl::StrAppendFormat(&out, "%-5d %-24s %12s %14s %14s %14s %14s\n", s,
-                            name, "-", start ? us(c.predictedNs) : "-",
+      absl::StrAppendFormat(&out, "%-5d %-24s %12s %12s %14s %14s %14s %14s\n",
+                            s, name, "-", "-", start ? us(c.predictedNs) : "-",
                             us(observed) + (start ? "" : " wait"), "-", "-");
       continue;
     }
@@ -768,15 +775,17 @@ std::string timingSummary(const Program &program, const ProgramTiming &timing) {
         ratio = observed / *b;
     }
     absl::StrAppendFormat(
-        &out, "%-5d %-24s %12d %14s %14s %14s %14s\n", s, kernel.name,
-        kernel.instructions.size(), us(p), us(observed), us(b),
-        ratio ? absl::StrFormat("%.3f", *ratio) : std::string("-"));
+        &out, "%-5d %-24s %12d %12d %14s %14s %14s %14s\n", s, kernel.name,
+        kernel.instructions.size(),
+        timing.kernels[step.kernel].dynamicInstructions, us(p), us(observed),
+        us(b), ratio ? absl::StrFormat("%.3f", *ratio) : std::string("-"));
   }
   std::optional<double> ratio;
   if (bound && *bound > 0)
     ratio = timing.totalNs / *bound;
-  absl::StrAppendFormat(&out, "%-5s %-24s %12s %14s %14s %14s %14s\n", "total",
-                        "", "", us(predicted), us(timing.totalNs), us(bound),
+  absl::StrAppendFormat(&out, "%-5s %-24s %12s %12s %14s %14s %14s %14s\n",
+                        "total", "", "", "", us(predicted), us(timing.totalNs),
+                        us(bound),
                         ratio ? absl::StrFormat("%.3f", *ratio)
                               : std::string("-"));
   if (!program.isSpmd())

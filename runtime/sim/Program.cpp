@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -244,15 +245,65 @@ static std::string spacesText(const RefRule &rule) {
   return "one of " + absl::StrJoin(names, " ");
 }
 
-static absl::Status readHbmRef(ObjectReader &r, const Kernel &kernel,
+namespace {
+/// What an instruction's operands are read against: its kernel and the trip
+/// counts of its loop nest, outermost first.
+struct Scope {
+  const Kernel &kernel;
+  std::vector<int64_t> trips;
+};
+} // namespace
+
+/// Loops nest at most this deep; a loop runs at most this many times.
+static constexpr int64_t kMaxLoopDepth = 16;
+static constexpr int64_t kMaxTrips = int64_t(1) << 32;
+/// An induction variable moves an offset by at most this much per trip.
+static constexpr int64_t kMaxIvStride = int64_t(1) << 40;
+
+/// The lowest and highest values of sum(iv[l] * coeffs[l]) over every
+/// iteration of loops of `trips`; nullopt on overflow.
+static std::optional<std::pair<int64_t, int64_t>>
+ivRange(const std::vector<int64_t> &coeffs, const std::vector<int64_t> &trips) {
+  int64_t lo = 0, hi = 0;
+  for (size_t l = 0; l < coeffs.size(); ++l) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(coeffs[l], trips[l] - 1, &span) ||
+        __builtin_add_overflow(span < 0 ? lo : hi, span,
+                               span < 0 ? &lo : &hi))
+      return std::nullopt;
+  }
+  return std::pair(lo, hi);
+}
+
+/// The optional `iv` array at `key` of `r`: one integer per loop level of
+/// the scope (outermost first), each in [-2^40, 2^40]; empty when absent.
+static absl::StatusOr<std::vector<int64_t>>
+readIvCoefficients(ObjectReader &r, const Scope &scope,
+                   std::string_view what) {
+  NEURON_ASSIGN_OR_RETURN(v, r.field("iv", "", /*required=*/false));
+  if (!v)
+    return std::vector<int64_t>();
+  NEURON_ASSIGN_OR_RETURN(coeffs, readIntArray(r, "iv", -kMaxIvStride,
+                                               kMaxIvStride,
+                                               /*anyLength=*/true));
+  if (coeffs.size() != scope.trips.size())
+    return r.error("iv",
+                   absl::StrFormat("%d %s (one per enclosing loop, outermost "
+                                   "first)",
+                                   scope.trips.size(), what),
+                   absl::StrFormat("%d", coeffs.size()));
+  return coeffs;
+}
+
+static absl::Status readHbmRef(ObjectReader &r, const Scope &scope,
                                TileRef &ref) {
-  if (kernel.parameters == 0)
+  if (scope.kernel.parameters == 0)
     return r.error("param", "no HBM reference (the kernel has 0 parameters)",
                    "an HBM reference");
   NEURON_RETURN_IF_ERROR(r.integer(
       "param",
-      absl::StrFormat("a parameter index in [0, %d]", kernel.parameters - 1), 0,
-      kernel.parameters - 1, ref.param));
+      absl::StrFormat("a parameter index in [0, %d]", scope.kernel.parameters - 1), 0,
+      scope.kernel.parameters - 1, ref.param));
   NEURON_RETURN_IF_ERROR(r.integer("offset", "an element offset in [0, 2^40]",
                                    0, kMaxElements, ref.offset));
   NEURON_ASSIGN_OR_RETURN(strides, readIntArray(r, "strides", 0, kMaxExtent));
@@ -270,12 +321,48 @@ static absl::Status readHbmRef(ObjectReader &r, const Kernel &kernel,
       return r.error("strides", "an access pattern ending below element 2^40",
                      formatShape(ref.strides));
   }
+  NEURON_ASSIGN_OR_RETURN(
+      iv, readIvCoefficients(r, scope, "element strides per iteration"));
+  std::optional<std::pair<int64_t, int64_t>> range = ivRange(iv, scope.trips);
+  int64_t first = ref.offset;
+  if (!range || __builtin_add_overflow(first, range->first, &first) ||
+      __builtin_add_overflow(last, range->second, &last) || first < 0 ||
+      last > kMaxElements)
+    return r.error("iv",
+                   "strides keeping the pattern inside elements [0, 2^40] at "
+                   "every iteration",
+                   range ? absl::StrFormat("elements %d..%d", first, last)
+                         : std::string("strides whose products overflow"));
+  ref.ivStrides = std::move(iv);
+  ref.minElement = first;
   ref.maxElement = last;
   return absl::OkStatus();
 }
 
-static absl::Status readOnChipRef(ObjectReader &r, const Limits &limits,
+/// The optional `slots` of an on-chip reference: `{count, bytes, depth}`.
+static absl::Status readSlots(ObjectReader &parent, const Scope &scope,
+                              int64_t capacity, Slots &slots) {
+  NEURON_ASSIGN_OR_RETURN(opt, parent.optObject("slots", "{count, bytes, depth}"));
+  if (!opt)
+    return absl::OkStatus();
+  ObjectReader &r = *opt;
+  NEURON_RETURN_IF_ERROR(r.integer("count", "a slot count in [1, 65536]", 1,
+                                   65536, slots.count));
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "bytes", absl::StrFormat("a byte distance in [0, %d]", capacity), 0,
+      capacity, slots.bytes));
+  int64_t depth = int64_t(scope.trips.size());
+  NEURON_RETURN_IF_ERROR(r.integer(
+      "depth",
+      absl::StrFormat("a loop count in [0, %d] (the instruction's loops)",
+                      depth),
+      0, depth, slots.depth));
+  return r.finish();
+}
+
+static absl::Status readOnChipRef(ObjectReader &r, const Scope &scope,
                                   TileRef &ref) {
+  const Limits &limits = scope.kernel.limits;
   if (ref.shape.empty())
     return r.error("shape", "a non-empty shape [partitions, free...]", "[]");
   NEURON_RETURN_IF_ERROR(r.integer(
@@ -308,12 +395,33 @@ static absl::Status readOnChipRef(ObjectReader &r, const Limits &limits,
       offset->get<int64_t>() > capacity - bytes)
     return r.error("offset", expected, describeJson(*offset));
   ref.offset = offset->get<int64_t>();
+  NEURON_RETURN_IF_ERROR(readSlots(r, scope, capacity, ref.slots));
+  NEURON_ASSIGN_OR_RETURN(
+      iv, readIvCoefficients(r, scope, "byte strides per iteration"));
+  // Every iteration's tile, in every slot, stays inside the partition.
+  std::optional<std::pair<int64_t, int64_t>> range = ivRange(iv, scope.trips);
+  int64_t lowest = ref.offset, highest = ref.offset;
+  if (range && (__builtin_add_overflow(lowest, range->first, &lowest) ||
+                __builtin_add_overflow(highest, range->second, &highest) ||
+                __builtin_add_overflow(
+                    highest, (ref.slots.count - 1) * ref.slots.bytes,
+                    &highest)))
+    range.reset();
+  if (!range || lowest < 0 || highest > capacity - bytes)
+    return r.error(
+        range ? "slots" : "iv",
+        absl::StrFormat("slots and strides keeping the tile inside [0, %d) "
+                        "%s bytes per partition at every iteration",
+                        capacity, sbuf ? "sbuf" : "psum"),
+        range ? absl::StrFormat("bytes %d..%d", lowest, highest + bytes)
+              : std::string("strides whose products overflow"));
+  ref.ivStrides = std::move(iv);
   return absl::OkStatus();
 }
 
 static absl::StatusOr<TileRef> readRef(ObjectReader &parent,
                                        std::string_view key,
-                                       const Kernel &kernel,
+                                       const Scope &scope,
                                        const RefRule &rule) {
   NEURON_ASSIGN_OR_RETURN(r, parent.object(key, "a tile reference object"));
   TileRef ref;
@@ -336,9 +444,9 @@ static absl::StatusOr<TileRef> readRef(ObjectReader &parent,
   ref.shape = std::move(shape);
   ref.elements = *elements;
   if (ref.space == MemorySpace::Hbm)
-    NEURON_RETURN_IF_ERROR(readHbmRef(r, kernel, ref));
+    NEURON_RETURN_IF_ERROR(readHbmRef(r, scope, ref));
   else
-    NEURON_RETURN_IF_ERROR(readOnChipRef(r, kernel.limits, ref));
+    NEURON_RETURN_IF_ERROR(readOnChipRef(r, scope, ref));
   NEURON_RETURN_IF_ERROR(r.finish());
   return ref;
 }
@@ -365,14 +473,14 @@ static absl::Status sameLayout(ObjectReader &r, std::string_view key,
       describeTile(ref));
 }
 
-static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
+static absl::Status readMatmul(ObjectReader &r, const Scope &scope,
                                Instruction &inst) {
-  const Limits &limits = kernel.limits;
+  const Limits &limits = scope.kernel.limits;
   RefRule sbuf2{false, true, false, 2};
-  NEURON_ASSIGN_OR_RETURN(stationary, readRef(r, "stationary", kernel, sbuf2));
-  NEURON_ASSIGN_OR_RETURN(moving, readRef(r, "moving", kernel, sbuf2));
+  NEURON_ASSIGN_OR_RETURN(stationary, readRef(r, "stationary", scope, sbuf2));
+  NEURON_ASSIGN_OR_RETURN(moving, readRef(r, "moving", scope, sbuf2));
   NEURON_ASSIGN_OR_RETURN(dst,
-                          readRef(r, "dst", kernel, {false, false, true, 2}));
+                          readRef(r, "dst", scope, {false, false, true, 2}));
   int64_t k = stationary.shape[0], m = stationary.shape[1];
   int64_t n = moving.shape[1];
   for (const TileRef *t : {&stationary, &moving})
@@ -404,19 +512,47 @@ static absl::Status readMatmul(ObjectReader &r, const Kernel &kernel,
                    absl::StrFormat("a tile inside one %d-byte psum bank",
                                    limits.psumBankBytes),
                    absl::StrFormat("bytes %d..%d", dst.offset, end));
+  // In a loop the tile moves by whole banks, so every iteration's stays in
+  // one.
+  bool wholeBanks = dst.slots.count == 1 ||
+                    dst.slots.bytes % limits.psumBankBytes == 0;
+  for (int64_t step : dst.ivStrides)
+    wholeBanks = wholeBanks && step % limits.psumBankBytes == 0;
+  if (!wholeBanks)
+    return r.error("dst",
+                   absl::StrFormat("slots and strides in whole %d-byte psum "
+                                   "banks",
+                                   limits.psumBankBytes),
+                   absl::StrFormat("slots %d bytes apart, strides %s",
+                                   dst.slots.bytes,
+                                   formatShape(dst.ivStrides)));
   NEURON_RETURN_IF_ERROR(r.boolean("accumulate", inst.accumulate));
+  NEURON_ASSIGN_OR_RETURN(restart, r.field("restart", "", /*required=*/false));
+  if (restart) {
+    int64_t depth = int64_t(scope.trips.size());
+    NEURON_ASSIGN_OR_RETURN(
+        levels, readIntArray(r, "restart", 0, std::max<int64_t>(depth - 1, 0),
+                             /*anyLength=*/true));
+    if (depth == 0 && !levels.empty())
+      return r.itemError("restart", 0, "no level (the matmul is in no loop)",
+                         absl::StrFormat("%d", levels[0]));
+    if (!inst.accumulate && !levels.empty())
+      return r.error("restart", "no levels (accumulate is false)",
+                     formatShape(levels));
+    inst.restart = std::move(levels);
+  }
   inst.stationary = std::move(stationary);
   inst.moving = std::move(moving);
   inst.dst = std::move(dst);
   return absl::OkStatus();
 }
 
-static absl::Status readTranspose(ObjectReader &r, const Kernel &kernel,
+static absl::Status readTranspose(ObjectReader &r, const Scope &scope,
                                   Instruction &inst) {
   NEURON_ASSIGN_OR_RETURN(src,
-                          readRef(r, "src", kernel, {false, true, false, 2}));
+                          readRef(r, "src", scope, {false, true, false, 2}));
   NEURON_ASSIGN_OR_RETURN(dst,
-                          readRef(r, "dst", kernel, {false, false, true, 2}));
+                          readRef(r, "dst", scope, {false, false, true, 2}));
   if (dst.shape[0] != src.shape[1] || dst.shape[1] != src.shape[0])
     return r.error("dst",
                    absl::StrFormat("[F, P] = [%d, %d] (src transposed)",
@@ -437,16 +573,16 @@ static absl::Status perPartitionColumn(ObjectReader &r, std::string_view key,
                  formatShape(ref.shape));
 }
 
-static absl::Status readActivation(ObjectReader &r, const Kernel &kernel,
+static absl::Status readActivation(ObjectReader &r, const Scope &scope,
                                    Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "function", kFunctions, inst.function));
-  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
   NEURON_RETURN_IF_ERROR(readNumber(r, "scale", inst.scale));
   NEURON_ASSIGN_OR_RETURN(bias, r.field("bias", "", /*required=*/false));
   if (bias) {
-    NEURON_ASSIGN_OR_RETURN(biasRef, readRef(r, "bias", kernel, {}));
+    NEURON_ASSIGN_OR_RETURN(biasRef, readRef(r, "bias", scope, {}));
     NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "bias", biasRef, src));
     inst.bias = std::move(biasRef);
   }
@@ -455,12 +591,12 @@ static absl::Status readActivation(ObjectReader &r, const Kernel &kernel,
   return absl::OkStatus();
 }
 
-static absl::Status readTensorTensor(ObjectReader &r, const Kernel &kernel,
+static absl::Status readTensorTensor(ObjectReader &r, const Scope &scope,
                                      Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
-  NEURON_ASSIGN_OR_RETURN(lhs, readRef(r, "lhs", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(rhs, readRef(r, "rhs", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(lhs, readRef(r, "lhs", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(rhs, readRef(r, "rhs", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "rhs", rhs, "lhs", lhs));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "lhs", lhs));
   inst.lhs = std::move(lhs);
@@ -469,11 +605,11 @@ static absl::Status readTensorTensor(ObjectReader &r, const Kernel &kernel,
   return absl::OkStatus();
 }
 
-static absl::Status readTensorScalar(ObjectReader &r, const Kernel &kernel,
+static absl::Status readTensorScalar(ObjectReader &r, const Scope &scope,
                                      Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
-  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
   NEURON_RETURN_IF_ERROR(readNumber(r, "scalar", inst.scalar));
   inst.src = std::move(src);
@@ -481,15 +617,15 @@ static absl::Status readTensorScalar(ObjectReader &r, const Kernel &kernel,
   return absl::OkStatus();
 }
 
-static absl::Status readTensorReduce(ObjectReader &r, const Kernel &kernel,
+static absl::Status readTensorReduce(ObjectReader &r, const Scope &scope,
                                      Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
   if (inst.alu != AluOp::Add && inst.alu != AluOp::Max &&
       inst.alu != AluOp::Min)
     return r.error("alu", "one of add max min",
                    foundString(kAluOps.names[int(inst.alu)]));
-  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "dst", dst, src));
   inst.src = std::move(src);
   inst.dst = std::move(dst);
@@ -499,14 +635,14 @@ static absl::Status readTensorReduce(ObjectReader &r, const Kernel &kernel,
 /// gather: rows of an [R, C] HBM table into a [P, C] SBUF tile of its
 /// dtype, one per [P, 1] i32 index. Indices are data: the simulator checks
 /// each against R when it runs.
-static absl::Status readGather(ObjectReader &r, const Kernel &kernel,
+static absl::Status readGather(ObjectReader &r, const Scope &scope,
                                Instruction &inst) {
   NEURON_ASSIGN_OR_RETURN(table,
-                          readRef(r, "table", kernel, {true, false, false, 2}));
+                          readRef(r, "table", scope, {true, false, false, 2}));
   NEURON_ASSIGN_OR_RETURN(
-      indices, readRef(r, "indices", kernel, {false, true, false, 2}));
+      indices, readRef(r, "indices", scope, {false, true, false, 2}));
   NEURON_ASSIGN_OR_RETURN(dst,
-                          readRef(r, "dst", kernel, {false, true, false, 2}));
+                          readRef(r, "dst", scope, {false, true, false, 2}));
   if (indices.dtype != DType::I32 || indices.shape[1] != 1)
     return r.error("indices", "a [P, 1] i32 tile",
                    absl::StrFormat("%s of %s", formatShape(indices.shape),
@@ -529,12 +665,12 @@ static absl::Status readGather(ObjectReader &r, const Kernel &kernel,
 
 /// select: a predicate of any dtype and three tiles of one layout and one
 /// dtype (the chosen element is copied, not converted).
-static absl::Status readSelect(ObjectReader &r, const Kernel &kernel,
+static absl::Status readSelect(ObjectReader &r, const Scope &scope,
                                Instruction &inst) {
-  NEURON_ASSIGN_OR_RETURN(predicate, readRef(r, "predicate", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(onTrue, readRef(r, "on_true", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(onFalse, readRef(r, "on_false", kernel, {}));
-  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+  NEURON_ASSIGN_OR_RETURN(predicate, readRef(r, "predicate", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(onTrue, readRef(r, "on_true", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(onFalse, readRef(r, "on_false", scope, {}));
+  NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(
       sameLayout(r, "on_true", onTrue, "predicate", predicate));
   NEURON_RETURN_IF_ERROR(
@@ -558,9 +694,11 @@ static absl::Status readSelect(ObjectReader &r, const Kernel &kernel,
 static constexpr std::string_view kUnitNames =
     "one of tensor vector scalar gpsimd dmaQ (Q in [0, 1023])";
 
-/// `signal`, `wait`, `start_ns` and `end_ns`, all optional. Wait counts are
-/// checked against the kernel's signalling instructions by readKernel.
-static absl::Status readSync(ObjectReader &r, Instruction &inst) {
+/// `signal`, `wait`, `start_ns` and `end_ns`, all optional. A wait's count
+/// may move with the induction variables (`iv`); it is checked against the
+/// kernel's signalling instructions by readKernel.
+static absl::Status readSync(ObjectReader &r, const Scope &scope,
+                             Instruction &inst) {
   NEURON_ASSIGN_OR_RETURN(signal, r.field("signal", "", /*required=*/false));
   if (signal)
     NEURON_RETURN_IF_ERROR(r.boolean("signal", inst.signal));
@@ -575,8 +713,12 @@ static absl::Status readSync(ObjectReader &r, Instruction &inst) {
       if (!unit)
         return w.error("unit", kUnitNames, foundString(name));
       entry.unit = *unit;
-      NEURON_RETURN_IF_ERROR(w.integer("count", "a count of at least 1", 1,
-                                       kMaxElements, entry.count));
+      NEURON_RETURN_IF_ERROR(w.integer(
+          "count", "a count in [-2^40, 2^40]", -kMaxElements, kMaxElements,
+          entry.count));
+      NEURON_ASSIGN_OR_RETURN(
+          counts, readIvCoefficients(w, scope, "counts per iteration"));
+      entry.ivCounts = std::move(counts);
       NEURON_RETURN_IF_ERROR(w.finish());
       inst.waits.push_back(entry);
     }
@@ -591,7 +733,7 @@ static absl::Status readSync(ObjectReader &r, Instruction &inst) {
   return absl::OkStatus();
 }
 
-static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
+static absl::Status readInstruction(ObjectReader &r, const Scope &scope,
                                     Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
   NEURON_RETURN_IF_ERROR(readKeyword(r, "engine", kEngines, inst.engine));
@@ -607,8 +749,8 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
     NEURON_RETURN_IF_ERROR(
         r.integer("queue", "a queue index in [0, 1023]", 0, 1023, inst.queue));
     RefRule any{true, true, true, 0};
-    NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", kernel, any));
-    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, any));
+    NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", scope, any));
+    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, any));
     if (dst.elements != src.elements)
       return r.error("dst",
                      absl::StrFormat("%d elements (as src)", src.elements),
@@ -618,32 +760,32 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
     break;
   }
   case Opcode::Matmul:
-    NEURON_RETURN_IF_ERROR(readMatmul(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readMatmul(r, scope, inst));
     break;
   case Opcode::Transpose:
-    NEURON_RETURN_IF_ERROR(readTranspose(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readTranspose(r, scope, inst));
     break;
   case Opcode::Activation:
-    NEURON_RETURN_IF_ERROR(readActivation(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readActivation(r, scope, inst));
     break;
   case Opcode::TensorTensor:
-    NEURON_RETURN_IF_ERROR(readTensorTensor(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readTensorTensor(r, scope, inst));
     break;
   case Opcode::TensorScalar:
-    NEURON_RETURN_IF_ERROR(readTensorScalar(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readTensorScalar(r, scope, inst));
     break;
   case Opcode::TensorReduce:
-    NEURON_RETURN_IF_ERROR(readTensorReduce(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readTensorReduce(r, scope, inst));
     break;
   case Opcode::Memset: {
-    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", kernel, {}));
+    NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
     inst.dst = std::move(dst);
     NEURON_RETURN_IF_ERROR(readNumber(r, "value", inst.value));
     break;
   }
   case Opcode::Iota: {
     NEURON_ASSIGN_OR_RETURN(dst,
-                            readRef(r, "dst", kernel, {false, true, true, 2}));
+                            readRef(r, "dst", scope, {false, true, true, 2}));
     if (dst.dtype != DType::I32)
       return r.error("dst", "an i32 tile", dtypeName(dst.dtype));
     inst.dst = std::move(dst);
@@ -653,13 +795,13 @@ static absl::Status readInstruction(ObjectReader &r, const Kernel &kernel,
     break;
   }
   case Opcode::Gather:
-    NEURON_RETURN_IF_ERROR(readGather(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readGather(r, scope, inst));
     break;
   case Opcode::Select:
-    NEURON_RETURN_IF_ERROR(readSelect(r, kernel, inst));
+    NEURON_RETURN_IF_ERROR(readSelect(r, scope, inst));
     break;
   }
-  NEURON_RETURN_IF_ERROR(readSync(r, inst));
+  NEURON_RETURN_IF_ERROR(readSync(r, scope, inst));
   return r.finish();
 }
 
@@ -701,32 +843,116 @@ static absl::Status readLimits(ObjectReader &parent, Limits &limits) {
   return r.finish();
 }
 
-/// Every wait of `kernel` can be satisfied: its count is at most the number
-/// of signalling instructions of its unit.
+namespace {
+/// The signals of one unit in a kernel's program order.
+struct SignalCounts {
+  /// Per loop: the unit's signals in one iteration of its body.
+  std::vector<int64_t> perIteration;
+  /// Per instruction: the unit's signals before its first instance (every
+  /// enclosing loop at its first iteration).
+  std::vector<int64_t> before;
+  int64_t total = 0;
+};
+} // namespace
+
+/// Counts `unit`'s signals through `kernel`'s loops. Instance counts stay
+/// below 2^50 (readKernel), so no sum overflows.
+static SignalCounts countSignals(const Kernel &kernel, int64_t unit) {
+  SignalCounts c;
+  c.perIteration.assign(kernel.loops.size(), 0);
+  std::vector<int64_t> open;          // loops entered, outermost first
+  std::vector<int64_t> partial{0};    // signals so far at each open level
+  auto close = [&] {
+    int64_t loop = open.back();
+    c.perIteration[loop] = partial.back();
+    open.pop_back();
+    partial.pop_back();
+    partial.back() += kernel.loops[loop].trips * c.perIteration[loop];
+  };
+  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+    std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
+    size_t common = 0;
+    while (common < open.size() && common < nest.size() &&
+           open[common] == nest[common])
+      ++common;
+    while (open.size() > common)
+      close();
+    for (size_t l = common; l < nest.size(); ++l) {
+      open.push_back(nest[l]);
+      partial.push_back(0);
+    }
+    int64_t sum = 0;
+    for (int64_t p : partial)
+      sum += p;
+    c.before.push_back(sum);
+    const Instruction &inst = kernel.instructions[i];
+    if (inst.signal && unitOf(inst) == unit)
+      ++partial.back();
+  }
+  while (!open.empty())
+    close();
+  c.total = partial.front();
+  return c;
+}
+
+/// Every wait of `kernel` names a count its unit reaches before the waiting
+/// instruction in program order, at every iteration: the instructions in
+/// program order are then an execution, and none can wait forever (the
+/// earliest blocked instruction would wait for one before it).
 static absl::Status checkWaits(std::vector<ObjectReader> &insts,
                                const Kernel &kernel) {
-  std::map<int64_t, int64_t> signals;
-  for (const Instruction &inst : kernel.instructions)
-    if (inst.signal)
-      ++signals[unitOf(inst)];
+  std::map<int64_t, SignalCounts> counts;
   for (size_t i = 0; i < kernel.instructions.size(); ++i) {
-    const std::vector<UnitWait> &waits = kernel.instructions[i].waits;
-    for (size_t j = 0; j < waits.size(); ++j) {
-      int64_t available = signals[waits[j].unit];
-      if (waits[j].count <= available)
+    const Instruction &inst = kernel.instructions[i];
+    for (size_t j = 0; j < inst.waits.size(); ++j) {
+      const UnitWait &w = inst.waits[j];
+      auto it = counts.find(w.unit);
+      if (it == counts.end())
+        it = counts.emplace(w.unit, countSignals(kernel, w.unit)).first;
+      const SignalCounts &c = it->second;
+      // count(iv) - signals before this instance, at its largest.
+      std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
+      std::vector<int64_t> worst(nest.size(), 0);
+      int64_t excess = w.count - c.before[i], needed = w.count,
+              reached = c.before[i];
+      bool overflow = false;
+      for (size_t l = 0; l < nest.size(); ++l) {
+        int64_t coeff = w.ivCounts.empty() ? 0 : w.ivCounts[l];
+        int64_t slope = coeff - c.perIteration[nest[l]];
+        if (slope <= 0)
+          continue;
+        int64_t last = kernel.loops[nest[l]].trips - 1;
+        worst[l] = last;
+        int64_t grow = 0, add = 0, reach = 0;
+        overflow |= __builtin_mul_overflow(slope, last, &grow) ||
+                    __builtin_add_overflow(excess, grow, &excess) ||
+                    __builtin_mul_overflow(coeff, last, &add) ||
+                    __builtin_add_overflow(needed, add, &needed) ||
+                    __builtin_mul_overflow(c.perIteration[nest[l]], last,
+                                           &reach) ||
+                    __builtin_add_overflow(reached, reach, &reached);
+      }
+      if (!overflow && excess <= 0)
         continue;
       std::string path =
           absl::StrFormat("%s[%d].count", insts[i].pathOf("wait"), j);
-      std::string unit = unitName(waits[j].unit);
+      std::string unit = unitName(w.unit);
+      if (c.total == 0)
+        return jsonError(kFile, path,
+                         absl::StrFormat("a wait on a unit with signalling "
+                                         "instructions (%s has none)",
+                                         unit),
+                         absl::StrFormat("%d", w.count));
+      if (overflow)
+        return jsonError(kFile, path, "counts that do not overflow",
+                         "counts per iteration whose products overflow");
       return jsonError(
           kFile, path,
-          available ? absl::StrFormat("a count in [1, %d] (unit %s has %d "
-                                      "signalling instructions)",
-                                      available, unit, available)
-                    : absl::StrFormat("a wait on a unit with signalling "
-                                      "instructions (%s has none)",
-                                      unit),
-          absl::StrFormat("%d", waits[j].count));
+          absl::StrFormat("a count %s reaches before this instruction in "
+                          "program order (%d at iteration %s; waiting for "
+                          "more could deadlock)",
+                          unit, reached, formatShape(worst)),
+          absl::StrFormat("%d at iteration %s", needed, formatShape(worst)));
     }
   }
   return absl::OkStatus();
@@ -765,19 +991,122 @@ static absl::Status readSchedule(ObjectReader &parent, Kernel &kernel) {
   return absl::OkStatus();
 }
 
+/// The optional `loops`: `{trips, parent}` each, enclosing loops first.
+static absl::Status readLoops(ObjectReader &r, Kernel &kernel) {
+  NEURON_ASSIGN_OR_RETURN(v, r.field("loops", "", /*required=*/false));
+  if (!v)
+    return absl::OkStatus();
+  NEURON_ASSIGN_OR_RETURN(loops, readObjects(r, "loops", "{trips, parent}"));
+  for (size_t i = 0; i < loops.size(); ++i) {
+    ObjectReader &lr = loops[i];
+    Loop loop;
+    NEURON_RETURN_IF_ERROR(lr.integer("trips", "a trip count in [1, 2^32]", 1,
+                                      kMaxTrips, loop.trips));
+    NEURON_ASSIGN_OR_RETURN(parent, lr.field("parent", "", /*required=*/false));
+    if (parent) {
+      if (i == 0)
+        return lr.error("parent", "no parent (an enclosing loop comes first)",
+                        describeJson(*parent));
+      NEURON_RETURN_IF_ERROR(lr.integer(
+          "parent", absl::StrFormat("an earlier loop in [0, %d]", i - 1), 0,
+          int64_t(i) - 1, loop.parent));
+      loop.depth = kernel.loops[loop.parent].depth + 1;
+      if (loop.depth >= kMaxLoopDepth)
+        return lr.error("parent",
+                        absl::StrFormat("at most %d nested loops",
+                                        kMaxLoopDepth),
+                        absl::StrFormat("loop %d at depth %d", loop.parent,
+                                        loop.depth - 1));
+    }
+    NEURON_RETURN_IF_ERROR(lr.finish());
+    kernel.loops.push_back(loop);
+  }
+  return absl::OkStatus();
+}
+
+/// Each loop's instructions are one contiguous run (its body, nested loops
+/// included), and no loop is empty; fills Loop::first and Loop::end.
+static absl::Status checkNesting(std::vector<ObjectReader> &insts,
+                                 Kernel &kernel) {
+  std::vector<bool> closed(kernel.loops.size(), false),
+      opened(kernel.loops.size(), false);
+  std::vector<int64_t> open;
+  int64_t n = int64_t(kernel.instructions.size());
+  for (int64_t i = 0; i <= n; ++i) {
+    std::vector<int64_t> nest = i < n ? kernel.nestOf(i) : std::vector<int64_t>();
+    size_t common = 0;
+    while (common < open.size() && common < nest.size() &&
+           open[common] == nest[common])
+      ++common;
+    for (; open.size() > common; open.pop_back()) {
+      kernel.loops[open.back()].end = i;
+      closed[open.back()] = true;
+    }
+    for (size_t l = common; l < nest.size(); ++l) {
+      if (closed[nest[l]])
+        return insts[i].error(
+            "loop",
+            absl::StrFormat("a loop whose body is contiguous (loop %d ended "
+                            "at instruction %d)",
+                            nest[l], kernel.loops[nest[l]].end),
+            absl::StrFormat("loop %d again", nest[l]));
+      opened[nest[l]] = true;
+      kernel.loops[nest[l]].first = i;
+      open.push_back(nest[l]);
+    }
+  }
+  for (size_t l = 0; l < kernel.loops.size(); ++l)
+    if (!opened[l])
+      return jsonError(kFile, absl::StrFormat("kernel \"%s\" loops[%d]",
+                                              kernel.name, l),
+                       "a loop holding an instruction", "an empty loop");
+  return absl::OkStatus();
+}
+
+/// Instances of all a kernel's instructions stay below this, so sums of
+/// signals and counts never overflow.
+static constexpr int64_t kMaxInstances = int64_t(1) << 50;
+
 static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
   NEURON_RETURN_IF_ERROR(r.string("name", kernel.name));
   NEURON_RETURN_IF_ERROR(r.integer("parameters",
                                    "a parameter count in [0, 65536]", 0, 65536,
                                    kernel.parameters));
   NEURON_RETURN_IF_ERROR(readLimits(r, kernel.limits));
+  NEURON_RETURN_IF_ERROR(readLoops(r, kernel));
   NEURON_ASSIGN_OR_RETURN(
       insts, readObjects(r, "instructions", "instruction objects"));
+  int64_t instances = 0;
   for (ObjectReader &ir : insts) {
     Instruction inst;
-    NEURON_RETURN_IF_ERROR(readInstruction(ir, kernel, inst));
+    Scope scope{kernel, {}};
+    NEURON_ASSIGN_OR_RETURN(loop, ir.field("loop", "", /*required=*/false));
+    if (loop) {
+      if (kernel.loops.empty())
+        return ir.error("loop", "no loop (the kernel has none)",
+                        describeJson(*loop));
+      NEURON_RETURN_IF_ERROR(ir.integer(
+          "loop",
+          absl::StrFormat("a loop index in [0, %d]", kernel.loops.size() - 1),
+          0, int64_t(kernel.loops.size()) - 1, inst.loop));
+      for (int64_t l = inst.loop; l >= 0; l = kernel.loops[l].parent)
+        scope.trips.insert(scope.trips.begin(), kernel.loops[l].trips);
+      inst.depth = int64_t(scope.trips.size());
+    }
+    int64_t count = 1;
+    bool tooMany = false;
+    for (int64_t t : scope.trips)
+      tooMany |= __builtin_mul_overflow(count, t, &count) ||
+                 count > kMaxInstances;
+    if (tooMany || __builtin_add_overflow(instances, count, &instances) ||
+        instances > kMaxInstances)
+      return ir.error("loop", "loops running the kernel's instructions fewer "
+                              "than 2^50 times in all",
+                      "more instances");
+    NEURON_RETURN_IF_ERROR(readInstruction(ir, scope, inst));
     kernel.instructions.push_back(std::move(inst));
   }
+  NEURON_RETURN_IF_ERROR(checkNesting(insts, kernel));
   NEURON_RETURN_IF_ERROR(checkWaits(insts, kernel));
   NEURON_RETURN_IF_ERROR(readSchedule(r, kernel));
   return r.finish();
@@ -1344,10 +1673,54 @@ static absl::Status readStep(ObjectReader &r, Program &program,
   return r.finish();
 }
 
+std::vector<int64_t> Kernel::nestOf(int64_t i) const {
+  std::vector<int64_t> nest;
+  for (int64_t l = instructions[i].loop; l >= 0; l = loops[l].parent)
+    nest.push_back(l);
+  std::reverse(nest.begin(), nest.end());
+  return nest;
+}
+
+int64_t Kernel::instancesOf(int64_t i) const {
+  int64_t n = 1;
+  for (int64_t l = instructions[i].loop; l >= 0; l = loops[l].parent)
+    n *= loops[l].trips;
+  return n;
+}
+
+int64_t Kernel::dynamicInstructions() const {
+  int64_t n = 0;
+  for (size_t i = 0; i < instructions.size(); ++i)
+    n += instancesOf(int64_t(i));
+  return n;
+}
+
+int64_t offsetAt(const TileRef &ref, const int64_t *iv, const int64_t *trips) {
+  int64_t offset = ref.offset;
+  for (size_t l = 0; l < ref.ivStrides.size(); ++l)
+    offset += iv[l] * ref.ivStrides[l];
+  if (ref.slots.count > 1) {
+    int64_t iteration = 0;
+    for (int64_t l = 0; l < ref.slots.depth; ++l)
+      iteration = iteration * trips[l] + iv[l];
+    offset += (iteration % ref.slots.count) * ref.slots.bytes;
+  }
+  return offset;
+}
+
 absl::StatusOr<Program> parseProgram(const json &manifest) {
   if (!manifest.is_object())
     return jsonError(kFile, "(root)", "an object", describeJson(manifest));
   ObjectReader root(kFile, "", manifest);
+  NEURON_ASSIGN_OR_RETURN(schema, root.field("schema", "", /*required=*/false));
+  if (schema && *schema != kExecutableSchema)
+    return root.error(
+        "schema",
+        absl::StrFormat("\"%s\" (this runtime's format: kernels with loops; "
+                        "recompile an older executable with this "
+                        "neuron-compile)",
+                        kExecutableSchema),
+        describeJson(*schema));
   Program program;
   NEURON_ASSIGN_OR_RETURN(tensors,
                           readObjects(root, "tensors", "tensor objects"));

@@ -29,6 +29,9 @@
 
 namespace neuron::rt {
 
+/// The manifest schema this runtime reads (docs/executable.md).
+inline constexpr std::string_view kExecutableSchema = "neuron-executable/2";
+
 /// `kind` of a manifest tensor.
 enum class TensorKind { Input, Output, Constant, Scratch, View };
 
@@ -70,8 +73,20 @@ struct Limits {
 
 enum class MemorySpace { Hbm, Sbuf, Psum };
 
+/// The rotating buffer slots of an on-chip tile allocated inside a loop:
+/// each iteration of the outer `depth` loops of the instruction's nest
+/// takes the next of `count` slots, `bytes` apart in every partition.
+struct Slots {
+  int64_t count = 1;
+  int64_t bytes = 0;
+  int64_t depth = 0;
+};
+
 /// An instruction operand: an access pattern into a kernel parameter (HBM) or
-/// a tile of partitions x contiguous free bytes (SBUF, PSUM).
+/// a tile of partitions x contiguous free bytes (SBUF, PSUM). In a loop its
+/// offset moves with the induction variables: `offset + sum(iv[l] *
+/// ivStrides[l])` over the levels of the instruction's loop nest (outermost
+/// first), plus the slot's bytes on chip.
 struct TileRef {
   MemorySpace space = MemorySpace::Sbuf;
   DType dtype = DType::F32;
@@ -81,12 +96,20 @@ struct TileRef {
   /// HBM: the kernel parameter. On chip: the first partition.
   int64_t param = 0;
   int64_t partition = 0;
-  /// HBM: in elements. On chip: in bytes within each partition.
+  /// HBM: in elements. On chip: in bytes within each partition. At the
+  /// first iteration of every loop.
   int64_t offset = 0;
+  /// Per loop level of the instruction (outermost first): how far the offset
+  /// moves per iteration (elements in HBM, bytes on chip); empty when the
+  /// operand does not move.
+  std::vector<int64_t> ivStrides;
+  /// On chip: the rotating slots (count 1 when the tile does not rotate).
+  Slots slots;
   /// Product of `shape`.
   int64_t elements = 1;
-  /// HBM: the highest element offset the pattern touches.
-  int64_t maxElement = 0;
+  /// HBM: the lowest and highest element offsets the pattern touches over
+  /// every iteration.
+  int64_t minElement = 0, maxElement = 0;
   /// Its JSON path, for errors found when a program binds the kernel.
   std::string path;
 
@@ -128,10 +151,14 @@ std::string unitName(int64_t unit);
 /// The unit `name` names, or nullopt.
 std::optional<int64_t> parseUnit(std::string_view name);
 
-/// `wait` of an instruction: start once `unit`'s semaphore reaches `count`.
+/// `wait` of an instruction: start once `unit`'s semaphore reaches
+/// `count + sum(iv[l] * ivCounts[l])` (at once when that is 0 or less).
 struct UnitWait {
   int64_t unit = 0;
   int64_t count = 1;
+  /// Per loop level of the instruction, outermost first; empty outside
+  /// loops.
+  std::vector<int64_t> ivCounts;
 };
 
 /// `#nisa.activation` functions.
@@ -175,6 +202,10 @@ enum class AluOp {
 /// One engine instruction; only the fields of its op are meaningful.
 struct Instruction {
   Opcode op = Opcode::DmaCopy;
+  /// The innermost loop holding it (an index into Kernel::loops), or -1 at
+  /// the kernel's top level; `depth` loops enclose it.
+  int64_t loop = -1;
+  int64_t depth = 0;
   Engine engine = Engine::Dma;
   /// dma_copy.
   int64_t queue = 0;
@@ -193,6 +224,10 @@ struct Instruction {
   /// activation: optional [P, 1] per-partition bias.
   std::optional<TileRef> bias;
   bool accumulate = false;
+  /// matmul: loop levels over which it accumulates: on the iterations where
+  /// all their induction variables are 0 it overwrites `dst` instead (the
+  /// sum starts).
+  std::vector<int64_t> restart;
   ActivationFn function = ActivationFn::Identity;
   AluOp alu = AluOp::Add;
   /// activation scale, tensor_scalar scalar, memset value.
@@ -225,15 +260,43 @@ struct KernelSchedule {
   std::vector<int64_t> criticalPath;
 };
 
+/// A loop of a kernel: its body, a contiguous run of the kernel's
+/// instructions (`first` to `end` - 1, nested loops included), runs `trips`
+/// times.
+struct Loop {
+  int64_t trips = 1;
+  /// The enclosing loop, or -1 at the kernel's top level.
+  int64_t parent = -1;
+  /// Loops enclosing it.
+  int64_t depth = 0;
+  int64_t first = 0, end = 0;
+};
+
 struct Kernel {
   std::string name;
   int64_t parameters = 0;
   Limits limits;
+  /// Loops before the loops nested in them; instructions in program order
+  /// (each unit runs, in this order and through the same loops, the
+  /// instructions naming it).
+  std::vector<Loop> loops;
   std::vector<Instruction> instructions;
   /// Present when the compiler scheduled the kernel; without it the
   /// instructions run one after another.
   std::optional<KernelSchedule> schedule;
+
+  /// The loops enclosing instruction `i`, outermost first.
+  std::vector<int64_t> nestOf(int64_t i) const;
+  /// How many times instruction `i` runs (the product of its loops' trips).
+  int64_t instancesOf(int64_t i) const;
+  /// Instructions run in all: every instruction times its loops' trips.
+  int64_t dynamicInstructions() const;
 };
+
+/// The element (HBM) or byte (on chip) offset of `ref` at the induction
+/// variables `iv` of its instruction's nest, whose trips are `trips`
+/// (outermost first).
+int64_t offsetAt(const TileRef &ref, const int64_t *iv, const int64_t *trips);
 
 enum class StepKind { Kernel, HostCall, CollectiveStart, CollectiveDone };
 

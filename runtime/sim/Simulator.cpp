@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -478,6 +479,104 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
   return absl::OkStatus();
 }
 
+/// Calls `f(from's operand, to's operand)` on every operand field of two
+/// instructions of the same fields.
+template <typename F>
+static void forEachRef(const Instruction &from, Instruction &to, F &&f) {
+  f(from.dst, to.dst);
+  f(from.src, to.src);
+  f(from.stationary, to.stationary);
+  f(from.moving, to.moving);
+  f(from.lhs, to.lhs);
+  f(from.rhs, to.rhs);
+  f(from.table, to.table);
+  f(from.indices, to.indices);
+  f(from.predicate, to.predicate);
+  f(from.onTrue, to.onTrue);
+  f(from.onFalse, to.onFalse);
+  if (from.bias && to.bias)
+    f(*from.bias, *to.bias);
+}
+
+namespace {
+/// Runs a kernel's instructions in program order, each loop's body as many
+/// times as it has trips, with the operands of every instance at their
+/// offsets for its iteration.
+class LoopRunner {
+public:
+  LoopRunner(const Kernel &kernel, KernelRunner &runner)
+      : kernel(kernel), runner(runner), resolved(kernel.instructions),
+        iv(kernel.loops.size() + 1, 0) {
+    for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+      std::vector<int64_t> trips;
+      for (int64_t l : kernel.nestOf(int64_t(i)))
+        trips.push_back(kernel.loops[l].trips);
+      nestTrips.push_back(std::move(trips));
+    }
+  }
+
+  absl::Status run() {
+    return runRange(0, int64_t(kernel.instructions.size()), 0);
+  }
+
+private:
+  /// Instructions [first, end), all at loop depth `depth` or deeper.
+  absl::Status runRange(int64_t first, int64_t end, int64_t depth) {
+    for (int64_t i = first; i < end;) {
+      const Instruction &inst = kernel.instructions[i];
+      if (inst.depth == depth) {
+        NEURON_RETURN_IF_ERROR(runInstance(i));
+        ++i;
+        continue;
+      }
+      int64_t loop = inst.loop;
+      while (kernel.loops[loop].depth > depth)
+        loop = kernel.loops[loop].parent;
+      const Loop &l = kernel.loops[loop];
+      for (iv[depth] = 0; iv[depth] < l.trips; ++iv[depth])
+        NEURON_RETURN_IF_ERROR(runRange(l.first, l.end, depth + 1));
+      i = l.end;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status runInstance(int64_t i) {
+    const Instruction &inst = kernel.instructions[i];
+    Instruction &at = resolved[i];
+    const int64_t *trips = nestTrips[i].data();
+    if (inst.depth > 0) {
+      forEachRef(inst, at, [&](const TileRef &from, TileRef &to) {
+        to.offset = offsetAt(from, iv.data(), trips);
+      });
+      at.accumulate =
+          inst.accumulate &&
+          (inst.restart.empty() ||
+           std::any_of(inst.restart.begin(), inst.restart.end(),
+                       [&](int64_t level) { return iv[level] != 0; }));
+    }
+    absl::Status status = runner.execute(at);
+    if (status.ok())
+      return status;
+    std::string where =
+        inst.depth ? absl::StrFormat(" at iteration [%s]",
+                                     absl::StrJoin(iv.begin(),
+                                                   iv.begin() + inst.depth,
+                                                   ", "))
+                   : std::string();
+    return absl::Status(status.code(),
+                        absl::StrFormat("kernel \"%s\" instruction %d%s: %s",
+                                        kernel.name, i, where,
+                                        status.message()));
+  }
+
+  const Kernel &kernel;
+  KernelRunner &runner;
+  std::vector<Instruction> resolved;
+  std::vector<std::vector<int64_t>> nestTrips;
+  std::vector<int64_t> iv;
+};
+} // namespace
+
 absl::Status Device::runKernel(const Program &program, const Kernel &kernel,
                                const std::vector<int64_t> &bindings) {
   std::vector<uint8_t *> bases;
@@ -487,14 +586,7 @@ absl::Status Device::runKernel(const Program &program, const Kernel &kernel,
   sbufBytes.assign(limits.partitions * limits.sbufBytes, 0);
   psumBytes.assign(limits.partitions * limits.psumBytes, 0);
   KernelRunner runner(limits, bases, sbufBytes, psumBytes);
-  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
-    absl::Status status = runner.execute(kernel.instructions[i]);
-    if (!status.ok())
-      return absl::Status(status.code(),
-                          absl::StrFormat("kernel \"%s\" instruction %d: %s",
-                                          kernel.name, i, status.message()));
-  }
-  return absl::OkStatus();
+  return LoopRunner(kernel, runner).run();
 }
 
 } // namespace neuron::rt

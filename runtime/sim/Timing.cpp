@@ -77,38 +77,126 @@ static double bytesOf(const Instruction &inst) {
   return static_cast<double>(costQueryOf(inst).bytes);
 }
 
+/// The unit of a stream holding every instruction.
+static constexpr int64_t kAllUnits = -1;
+
 namespace {
-/// The event-driven run of one scheduled kernel.
+/// One unit's instruction stream: the kernel's instructions naming the
+/// unit (or all, for kAllUnits), in program order, through the loops that
+/// hold them (loops holding none of them dropped). A cursor over it yields instance after instance
+/// with its induction variables, holding only one iteration vector.
+class UnitStream {
+public:
+  UnitStream() = default;
+  UnitStream(const Kernel &kernel, int64_t unit);
+
+  /// Moves to the next instance; false when the stream has ended.
+  bool next() {
+    while (pc < ops.size()) {
+      const Op &op = ops[pc];
+      switch (op.kind) {
+      case Op::Begin:
+        iv[op.depth] = 0;
+        ++pc;
+        break;
+      case Op::End:
+        pc = ++iv[op.depth] < op.trips ? op.target : pc + 1;
+        break;
+      case Op::Inst:
+        current = op.target;
+        ++pc;
+        return true;
+      }
+    }
+    current = -1;
+    return false;
+  }
+  /// The instance the cursor is at: its instruction (-1 at the end) and
+  /// the induction variables of its loops, outermost first.
+  int64_t instruction() const { return current; }
+  const int64_t *inductionVariables() const { return iv.data(); }
+
+private:
+  struct Op {
+    enum Kind { Begin, End, Inst } kind;
+    /// Inst: the instruction; End: where the body starts again.
+    int64_t target = 0;
+    int64_t depth = 0, trips = 1;
+  };
+  std::vector<Op> ops;
+  size_t pc = 0;
+  std::vector<int64_t> iv;
+  int64_t current = -1;
+};
+
+UnitStream::UnitStream(const Kernel &kernel, int64_t unit)
+    : iv(kernel.loops.size() + 1, 0) {
+  std::vector<int64_t> open;      // loops entered, outermost first
+  std::vector<size_t> bodyStart;  // ops index after each open loop's Begin
+  auto close = [&] {
+    const Loop &loop = kernel.loops[open.back()];
+    size_t body = bodyStart.back();
+    if (ops.size() == body) // nothing of this unit inside: drop the loop
+      ops.pop_back();
+    else
+      ops.push_back({Op::End, int64_t(body), loop.depth, loop.trips});
+    open.pop_back();
+    bodyStart.pop_back();
+  };
+  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+    std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
+    size_t common = 0;
+    while (common < open.size() && common < nest.size() &&
+           open[common] == nest[common])
+      ++common;
+    while (open.size() > common)
+      close();
+    for (size_t l = common; l < nest.size(); ++l) {
+      const Loop &loop = kernel.loops[nest[l]];
+      ops.push_back({Op::Begin, 0, loop.depth, loop.trips});
+      open.push_back(nest[l]);
+      bodyStart.push_back(ops.size());
+    }
+    if (unit == kAllUnits || unitOf(kernel.instructions[i]) == unit)
+      ops.push_back({Op::Inst, int64_t(i), 0, 1});
+  }
+  while (!open.empty())
+    close();
+}
+
+/// The event-driven run of one scheduled kernel. Every unit runs one
+/// instance at a time, so events and transfers are keyed by unit.
 class KernelRun {
 public:
-  KernelRun(const Kernel &kernel, const CostModel &model, KernelTiming &out)
-      : kernel(kernel), model(model), out(out),
-        units(kFirstDmaUnit + model.dmaQueues()), queues(units), head(units),
-        semaphore(units), busy(units) {}
+  KernelRun(const Kernel &kernel, const CostModel &model,
+            const TimingOptions &options, KernelTiming &out)
+      : kernel(kernel), model(model), options(options), out(out),
+        units(kFirstDmaUnit + model.dmaQueues()), streams(units),
+        running(units, -1), started(units, 0), semaphore(units, 0) {}
 
   absl::Status run();
 
 private:
   struct Event {
     double time;
-    int64_t inst;
+    int64_t unit;
     /// A DMA transfer's fixed phase ends (its byte phase begins).
     bool fixedPhase;
     bool operator>(const Event &o) const {
-      return time != o.time ? time > o.time : inst > o.inst;
+      return time != o.time ? time > o.time : unit > o.unit;
     }
   };
   struct Transfer {
     double endTag;
-    int64_t inst;
+    int64_t unit;
     bool operator>(const Transfer &o) const {
-      return endTag != o.endTag ? endTag > o.endTag : inst > o.inst;
+      return endTag != o.endTag ? endTag > o.endTag : unit > o.unit;
     }
   };
 
-  bool ready(const Instruction &inst) const;
+  bool ready(int64_t unit) const;
   void tryStart(int64_t unit);
-  void complete(int64_t inst);
+  void complete(int64_t unit);
   double dmaRate() const;
   /// Moves the clock to `time`, advancing the in-flight transfers.
   void advance(double time);
@@ -116,13 +204,15 @@ private:
 
   const Kernel &kernel;
   const CostModel &model;
+  const TimingOptions &options;
   KernelTiming &out;
   int64_t units;
-  std::vector<std::vector<int64_t>> queues;
-  std::vector<size_t> head;
+  std::vector<UnitStream> streams;
+  /// Per unit: the instruction it runs (-1 when idle) and since when.
+  std::vector<int64_t> running;
+  std::vector<double> started;
   std::vector<int64_t> semaphore;
-  std::vector<bool> busy;
-  std::vector<double> duration;
+  std::vector<double> duration, bytes;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>>
       transfers;
@@ -130,37 +220,52 @@ private:
   /// Bytes every in-flight transfer has moved since time 0 had it been in
   /// flight all along.
   double virtualBytes = 0;
-  int64_t done = 0;
+  int64_t done = 0, total = 0;
 };
 } // namespace
 
-bool KernelRun::ready(const Instruction &inst) const {
-  for (const UnitWait &w : inst.waits)
-    if (w.unit >= units || semaphore[w.unit] < w.count)
+/// The count `w` waits for at induction variables `iv`.
+static int64_t waitCount(const UnitWait &w, const int64_t *iv) {
+  int64_t count = w.count;
+  for (size_t l = 0; l < w.ivCounts.size(); ++l)
+    count += w.ivCounts[l] * iv[l];
+  return count;
+}
+
+bool KernelRun::ready(int64_t unit) const {
+  const UnitStream &s = streams[unit];
+  const int64_t *iv = s.inductionVariables();
+  for (const UnitWait &w : kernel.instructions[s.instruction()].waits)
+    if (w.unit >= units || semaphore[w.unit] < waitCount(w, iv))
       return false;
   return true;
 }
 
 void KernelRun::tryStart(int64_t unit) {
-  if (busy[unit] || head[unit] == queues[unit].size())
+  if (running[unit] >= 0 || streams[unit].instruction() < 0 || !ready(unit))
     return;
-  int64_t i = queues[unit][head[unit]];
-  const Instruction &inst = kernel.instructions[i];
-  if (!ready(inst))
-    return;
-  ++head[unit];
-  busy[unit] = true;
-  out.startNs[i] = now;
-  bool dma = inst.op == Opcode::DmaCopy;
-  events.push({now + (dma ? model.dmaFixedNs() : duration[i]), i, dma});
+  int64_t i = streams[unit].instruction();
+  streams[unit].next();
+  running[unit] = i;
+  started[unit] = now;
+  if (out.instances[i]++ == 0)
+    out.startNs[i] = now;
+  bool dma = kernel.instructions[i].op == Opcode::DmaCopy;
+  events.push({now + (dma ? model.dmaFixedNs() : duration[i]), unit, dma});
 }
 
-void KernelRun::complete(int64_t i) {
+void KernelRun::complete(int64_t unit) {
+  int64_t i = running[unit];
   const Instruction &inst = kernel.instructions[i];
-  int64_t unit = unitOf(inst);
+  double begin = started[unit];
   out.endNs[i] = now;
-  out.unitBusyNs[unit] += now - out.startNs[i];
-  busy[unit] = false;
+  out.instructionBusyNs[i] += now - begin;
+  out.unitBusyNs[unit] += now - begin;
+  if (int64_t(out.recorded.size()) < options.recordInstances)
+    out.recorded.push_back({i, begin, now});
+  else
+    ++out.unrecorded;
+  running[unit] = -1;
   ++done;
   if (!inst.signal) {
     tryStart(unit);
@@ -185,40 +290,52 @@ void KernelRun::advance(double time) {
 absl::Status KernelRun::deadlock() const {
   std::vector<std::string> blocked;
   for (int64_t u = 0; u < units; ++u) {
-    if (head[u] == queues[u].size())
+    const UnitStream &s = streams[u];
+    if (s.instruction() < 0)
       continue;
-    int64_t i = queues[u][head[u]];
-    const Instruction &inst = kernel.instructions[i];
+    const Instruction &inst = kernel.instructions[s.instruction()];
+    const int64_t *iv = s.inductionVariables();
     std::vector<std::string> waits;
     for (const UnitWait &w : inst.waits)
-      if (w.unit >= units || semaphore[w.unit] < w.count)
-        waits.push_back(
-            absl::StrFormat("%s to reach %d (it is at %d)", unitName(w.unit),
-                            w.count, w.unit < units ? semaphore[w.unit] : 0));
-    blocked.push_back(absl::StrFormat("%s: instruction %d (%s) waits for %s",
-                                      unitName(u), i, opName(inst.op),
+      if (w.unit >= units || semaphore[w.unit] < waitCount(w, iv))
+        waits.push_back(absl::StrFormat(
+            "%s to reach %d (it is at %d)", unitName(w.unit),
+            waitCount(w, iv), w.unit < units ? semaphore[w.unit] : 0));
+    std::string at =
+        inst.depth ? absl::StrFormat(" at iteration [%s]",
+                                     absl::StrJoin(iv, iv + inst.depth, ", "))
+                   : std::string();
+    blocked.push_back(absl::StrFormat("%s: instruction %d (%s)%s waits for %s",
+                                      unitName(u), s.instruction(),
+                                      opName(inst.op), at,
                                       absl::StrJoin(waits, " and ")));
   }
   return absl::FailedPreconditionError(absl::StrFormat(
       "kernel \"%s\": deadlock at %.1f ns with %d of %d instructions done; "
       "%s",
-      kernel.name, now, done, kernel.instructions.size(),
-      absl::StrJoin(blocked, "; ")));
+      kernel.name, now, done, total, absl::StrJoin(blocked, "; ")));
 }
 
 absl::Status KernelRun::run() {
   int64_t n = int64_t(kernel.instructions.size());
   duration.resize(n);
+  bytes.resize(n);
   for (int64_t i = 0; i < n; ++i) {
     const Instruction &inst = kernel.instructions[i];
-    queues[unitOf(inst)].push_back(i);
-    if (inst.op != Opcode::DmaCopy)
+    if (inst.op == Opcode::DmaCopy)
+      bytes[i] = bytesOf(inst);
+    else
       duration[i] = durationNs(inst, model);
+  }
+  total = kernel.dynamicInstructions();
+  for (int64_t u = 0; u < units; ++u) {
+    streams[u] = UnitStream(kernel, u);
+    streams[u].next();
   }
   for (int64_t u = 0; u < units; ++u)
     tryStart(u);
   constexpr double kNever = std::numeric_limits<double>::infinity();
-  while (done < n) {
+  while (done < total) {
     double eventTime = events.empty() ? kNever : events.top().time;
     double transferTime =
         transfers.empty()
@@ -232,41 +349,57 @@ absl::Status KernelRun::run() {
       Transfer t = transfers.top();
       transfers.pop();
       virtualBytes = std::max(virtualBytes, t.endTag);
-      complete(t.inst);
+      complete(t.unit);
       continue;
     }
     advance(eventTime);
     Event e = events.top();
     events.pop();
-    double bytes = e.fixedPhase ? bytesOf(kernel.instructions[e.inst]) : 0;
-    if (bytes > 0)
-      transfers.push({virtualBytes + bytes, e.inst});
+    double moved = e.fixedPhase ? bytes[running[e.unit]] : 0;
+    if (moved > 0)
+      transfers.push({virtualBytes + moved, e.unit});
     else
-      complete(e.inst);
+      complete(e.unit);
   }
+  out.dynamicInstructions = total;
   return absl::OkStatus();
 }
 
-/// Each instruction after the previous one, whatever its unit.
+/// Each instance after the previous one in program order, whatever its
+/// unit.
 static void runSerially(const Kernel &kernel, const CostModel &model,
-                        KernelTiming &out) {
-  double now = 0;
+                        const TimingOptions &options, KernelTiming &out) {
   double aloneRate =
       std::min(model.dmaQueueBytesPerNs(), model.hbmBytesPerNs());
+  std::vector<double> time(kernel.instructions.size());
   for (size_t i = 0; i < kernel.instructions.size(); ++i) {
     const Instruction &inst = kernel.instructions[i];
-    double time = inst.op == Opcode::DmaCopy
-                      ? model.dmaFixedNs() + bytesOf(inst) / aloneRate
-                      : durationNs(inst, model);
-    out.startNs[i] = now;
-    now += time;
+    time[i] = inst.op == Opcode::DmaCopy
+                  ? model.dmaFixedNs() + bytesOf(inst) / aloneRate
+                  : durationNs(inst, model);
+  }
+  double now = 0;
+  UnitStream all(kernel, kAllUnits);
+  while (all.next()) {
+    int64_t i = all.instruction();
+    const Instruction &inst = kernel.instructions[i];
+    if (out.instances[i]++ == 0)
+      out.startNs[i] = now;
+    if (int64_t(out.recorded.size()) < options.recordInstances)
+      out.recorded.push_back({i, now, now + time[i]});
+    else
+      ++out.unrecorded;
+    now += time[i];
     out.endNs[i] = now;
-    out.unitBusyNs[unitOf(inst)] += time;
+    out.instructionBusyNs[i] += time[i];
+    out.unitBusyNs[unitOf(inst)] += time[i];
+    ++out.dynamicInstructions;
   }
 }
 
-absl::StatusOr<KernelTiming> simulateKernelTiming(const Kernel &kernel,
-                                                  const CostModel &model) {
+absl::StatusOr<KernelTiming>
+simulateKernelTiming(const Kernel &kernel, const CostModel &model,
+                     const TimingOptions &options) {
   int64_t n = int64_t(kernel.instructions.size());
   for (int64_t i = 0; i < n; ++i) {
     const Instruction &inst = kernel.instructions[i];
@@ -280,13 +413,15 @@ absl::StatusOr<KernelTiming> simulateKernelTiming(const Kernel &kernel,
   KernelTiming out;
   out.startNs.assign(n, 0);
   out.endNs.assign(n, 0);
+  out.instances.assign(n, 0);
+  out.instructionBusyNs.assign(n, 0);
   out.unitBusyNs.assign(kFirstDmaUnit + model.dmaQueues(), 0);
   if (kernel.schedule) {
-    KernelRun run(kernel, model, out);
+    KernelRun run(kernel, model, options, out);
     if (absl::Status s = run.run(); !s.ok())
       return s;
   } else {
-    runSerially(kernel, model, out);
+    runSerially(kernel, model, options, out);
   }
   for (size_t u = 0; u < out.unitBusyNs.size(); ++u)
     out.busyNs[int(classOfUnit(u))] += out.unitBusyNs[u];
@@ -398,7 +533,8 @@ static double layOut(const Program &program, ProgramTiming &out,
 
 absl::StatusOr<ProgramTiming>
 simulateProgramTiming(const Program &program, const CostModel &model,
-                      const std::optional<CollectiveLinks> &links) {
+                      const std::optional<CollectiveLinks> &links,
+                      const TimingOptions &options) {
   ProgramTiming out;
   out.kernels.resize(program.kernels.size());
   std::vector<bool> simulated(program.kernels.size(), false);
@@ -418,7 +554,7 @@ simulateProgramTiming(const Program &program, const CostModel &model,
     if (!step.isKernel() || simulated[step.kernel])
       continue;
     absl::StatusOr<KernelTiming> timing =
-        simulateKernelTiming(program.kernels[step.kernel], model);
+        simulateKernelTiming(program.kernels[step.kernel], model, options);
     if (!timing.ok())
       return timing.status();
     out.kernels[step.kernel] = *std::move(timing);

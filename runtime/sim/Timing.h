@@ -5,8 +5,10 @@
 // time the shared cost model (runtime/target/CostModel.h) gives it, units
 // run their instructions in list order and synchronise through the
 // semaphores of docs/executable.md ("Schedule and synchronisation"), and
-// DMA transfers in flight share the core's HBM bandwidth. A kernel without a
-// schedule runs its instructions one after another.
+// DMA transfers in flight share the core's HBM bandwidth. Loops run as the
+// hardware runs them: each unit walks its own instructions through the
+// kernel's loops, one instance at a time, never expanding them in memory. A
+// kernel without a schedule runs its instructions one after another.
 //
 // An SPMD program runs on every rank of its grid, each with its own clock
 // advancing by its steps' times. A collective starts at the latest of its
@@ -45,10 +47,33 @@ double durationNs(const Instruction &inst, const CostModel &model);
 /// The engine class of unit `unit` (the DMA queues are one class).
 EngineClass classOfUnit(int64_t unit);
 
+/// One instance of an instruction as it ran.
+struct TimedInstance {
+  int64_t instruction = 0;
+  double startNs = 0, endNs = 0;
+};
+
+/// What a timing run keeps besides the totals.
+struct TimingOptions {
+  /// Instances recorded one by one (for traces and timelines), the first
+  /// ones to start; the rest are only counted.
+  int64_t recordInstances = int64_t(1) << 20;
+};
+
 /// The observed timing of one kernel, from its start.
 struct KernelTiming {
-  /// Per instruction.
+  /// Per instruction: when its first instance started and its last ended
+  /// (the instance's times outside loops).
   std::vector<double> startNs, endNs;
+  /// Per instruction: how many instances ran and their summed time.
+  std::vector<int64_t> instances;
+  std::vector<double> instructionBusyNs;
+  /// Instances in order of their start, up to TimingOptions::recordInstances;
+  /// `unrecorded` counts the others.
+  std::vector<TimedInstance> recorded;
+  int64_t unrecorded = 0;
+  /// Instructions run, every instance counted.
+  int64_t dynamicInstructions = 0;
   /// Per unit (kFirstDmaUnit + model.dmaQueues() units): time running an
   /// instruction.
   std::vector<double> unitBusyNs;
@@ -62,8 +87,9 @@ struct KernelTiming {
 /// the model does not have; FailedPrecondition on a deadlock (instructions
 /// remain but every unit waits), naming the kernel, each blocked unit's
 /// next instruction and the semaphore it waits for.
-absl::StatusOr<KernelTiming> simulateKernelTiming(const Kernel &kernel,
-                                                  const CostModel &model);
+absl::StatusOr<KernelTiming>
+simulateKernelTiming(const Kernel &kernel, const CostModel &model,
+                     const TimingOptions &options = {});
 
 /// One program step on the program's clock.
 struct StepTiming {
@@ -116,7 +142,8 @@ struct CollectiveLinks {
 /// FailedPrecondition for a program with collectives and no `links`.
 absl::StatusOr<ProgramTiming>
 simulateProgramTiming(const Program &program, const CostModel &model,
-                      const std::optional<CollectiveLinks> &links = {});
+                      const std::optional<CollectiveLinks> &links = {},
+                      const TimingOptions &options = {});
 
 } // namespace neuron::rt
 

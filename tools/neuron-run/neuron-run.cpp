@@ -371,8 +371,12 @@ int main(int argc, char **argv) {
   if (!o.timing())
     return 0;
   const CostModel &model = models->cost;
+  // Instances one by one only for the pictures; a bounded number of them.
+  TimingOptions timingOptions;
+  if (o.trace.empty() && o.timeline.empty())
+    timingOptions.recordInstances = 0;
   absl::StatusOr<ProgramTiming> timing =
-      simulateProgramTiming(*program, model, models->links);
+      simulateProgramTiming(*program, model, models->links, timingOptions);
   if (!timing.ok())
     return fail(o.executable + ": " + std::string(timing.status().message()));
   std::fputs(timingSummary(*program, *timing).c_str(), stdout);

@@ -240,14 +240,34 @@ TEST(TimingTest, QueueBeyondTheTarget) {
             "target has 32 queues (0..31)");
 }
 
-TEST(TimingTest, WaitCycleIsADeadlock) {
+TEST(TimingTest, ForwardWaitIsRejected) {
+  // The matmul waits for the vector op after it, which waits for the
+  // matmul: the reader refuses a wait on a later instruction.
   json mm = matmul();
   mm["signal"] = true;
   mm["wait"] = {{{"unit", "vector"}, {"count", 1}}};
   json add = vectorOp();
   add["signal"] = true;
   add["wait"] = {{{"unit", "tensor"}, {"count", 1}}};
+  EXPECT_EQ(errorOf(manifestOf({dmaIn(0), mm, add})),
+            "manifest: kernels[0].instructions[1].wait[0].count: expected a "
+            "count vector reaches before this instruction in program order (0 "
+            "at iteration []; waiting for more could deadlock), found 1 at "
+            "iteration []");
+}
+
+TEST(TimingTest, WaitCycleIsADeadlock) {
+  // A program the reader would refuse, built past it: the simulator still
+  // reports the cycle rather than spinning.
+  json mm = matmul();
+  mm["signal"] = true;
+  json add = vectorOp();
+  add["signal"] = true;
+  add["wait"] = {{{"unit", "tensor"}, {"count", 1}}};
   Program program = parse(manifestOf({dmaIn(0), mm, add}));
+  ASSERT_EQ(program.kernels.size(), 1u);
+  program.kernels[0].instructions[1].waits.push_back(
+      {int64_t(Engine::Vector), 1, {}});
   absl::StatusOr<KernelTiming> t =
       simulateKernelTiming(program.kernels[0], trn2());
   ASSERT_FALSE(t.ok());
@@ -300,18 +320,21 @@ TEST(TimingTest, ScheduleFieldErrors) {
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma01"}, {"count", 1}}})),
             at + "wait[0].unit: expected one of tensor vector scalar gpsimd "
                  "dmaQ (Q in [0, 1023]), found a string \"dma01\"");
-  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 0}}})),
-            at + "wait[0].count: expected a count of at least 1, found a "
-                 "number 0");
+  // A count of 0 or less is met at once (a loop's first iterations).
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 0}}})), "");
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 2}}})),
-            at + "wait[0].count: expected a count in [1, 1] (unit dma0 has 1 "
-                 "signalling instructions), found 2");
+            at + "wait[0].count: expected a count dma0 reaches before this "
+                 "instruction in program order (1 at iteration []; waiting "
+                 "for more could deadlock), found 2 at iteration []");
+  EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", int64_t(1) << 41}}})),
+            at + "wait[0].count: expected a count in [-2^40, 2^40], found a "
+                 "number 2199023255552");
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 1}},
                               {{"unit", "vector"}, {"count", 1}}})),
             at + "wait[1].count: expected a wait on a unit with signalling "
                  "instructions (vector has none), found 1");
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}}})),
-            at + "wait[0].count: expected a count of at least 1, found "
+            at + "wait[0].count: expected a count in [-2^40, 2^40], found "
                  "nothing (the field is missing)");
   json m = manifestOf({load, mm});
   m["kernels"][0]["instructions"][1]["signal"] = 1;
