@@ -1,9 +1,11 @@
-//===- KernelGraph.cpp - Instruction dependences of a nisa kernel ---------===//
+//===- KernelGraph.cpp - Instructions and dependences of a kernel ---------===//
 
 #include "passes/KernelGraph.h"
 
 #include "dialects/nisa/IR/NisaOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -112,16 +114,431 @@ int UnitStreams::find(StringRef name) const {
   return it == names.end() ? -1 : int(it - names.begin());
 }
 
-namespace {
+std::pair<int64_t, int64_t> AffineIndex::range(ArrayRef<int64_t> trips) const {
+  int64_t lo = constant, hi = constant;
+  for (size_t l = 0; l < coeffs.size() && l < trips.size(); ++l) {
+    int64_t span = coeffs[l] * (trips[l] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi};
+}
 
-/// The accesses of one buffer since it was last overwritten, by disjoint
-/// ranges.
+Value mlir::neuron::viewRoot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::TransposeOp,
+             memref::ReinterpretCastOp, memref::ExpandShapeOp,
+             memref::CollapseShapeOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value;
+}
+
+//===----------------------------------------------------------------------===//
+// Affine offsets
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Reads index values and view offsets as affine functions of the
+/// induction variables of one instruction's loops.
+class OffsetReader {
+public:
+  OffsetReader(ArrayRef<int32_t> nest, ArrayRef<LoopInfo> loops) {
+    for (auto [level, loop] : llvm::enumerate(nest))
+      levels[loops[loop].op] = level;
+  }
+
+  /// `value` (an index) as an affine function, or failure.
+  FailureOr<AffineIndex> index(Value value) const {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto it = levels.find(arg.getOwner()->getParentOp());
+      if (it == levels.end() || !isa<affine::AffineForOp>(it->first))
+        return failure();
+      AffineIndex a;
+      a.coeffs.assign(it->second + 1, 0);
+      a.coeffs[it->second] = 1;
+      return a;
+    }
+    if (auto c = value.getDefiningOp<arith::ConstantIndexOp>()) {
+      AffineIndex a;
+      a.constant = c.value();
+      return a;
+    }
+    if (auto apply = value.getDefiningOp<affine::AffineApplyOp>()) {
+      SmallVector<AffineIndex> operands;
+      for (Value v : apply.getMapOperands()) {
+        FailureOr<AffineIndex> a = index(v);
+        if (failed(a))
+          return failure();
+        operands.push_back(*a);
+      }
+      AffineMap map = apply.getAffineMap();
+      return expr(map.getResult(0), operands, map.getNumDims());
+    }
+    return failure();
+  }
+
+  /// The element offset of view `tile` from its root's start.
+  FailureOr<AffineIndex> elementOffset(Value tile) const {
+    auto type = cast<MemRefType>(tile.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)))
+      return failure();
+    if (!ShapedType::isDynamic(offset)) {
+      AffineIndex a;
+      a.constant = offset;
+      return a;
+    }
+    Operation *def = tile.getDefiningOp();
+    if (auto sub = dyn_cast_if_present<memref::SubViewOp>(def)) {
+      FailureOr<AffineIndex> base = elementOffset(sub.getSource());
+      SmallVector<int64_t> sourceStrides;
+      int64_t sourceOffset;
+      if (failed(base) || failed(sub.getSourceType().getStridesAndOffset(
+                              sourceStrides, sourceOffset)))
+        return failure();
+      AffineIndex a = *base;
+      for (auto [d, o] : llvm::enumerate(sub.getMixedOffsets())) {
+        if (ShapedType::isDynamic(sourceStrides[d]))
+          return failure();
+        FailureOr<AffineIndex> at = ofr(o);
+        if (failed(at))
+          return failure();
+        add(a, *at, sourceStrides[d]);
+      }
+      return a;
+    }
+    if (isa_and_present<memref::TransposeOp, memref::ExpandShapeOp,
+                        memref::CollapseShapeOp>(def))
+      return elementOffset(def->getOperand(0));
+    return failure();
+  }
+
+  /// The partition a view of an on-chip tile starts at (its first
+  /// dimension's offsets), or failure when it moves with a loop.
+  static FailureOr<int64_t> partitionOffset(Value tile) {
+    int64_t p = 0;
+    while (auto sub = tile.getDefiningOp<memref::SubViewOp>()) {
+      std::optional<int64_t> o = getConstantIntValue(sub.getMixedOffsets()[0]);
+      if (!o)
+        return failure();
+      p += *o;
+      tile = sub.getSource();
+    }
+    return p;
+  }
+
+private:
+  FailureOr<AffineIndex> ofr(OpFoldResult o) const {
+    if (std::optional<int64_t> c = getConstantIntValue(o)) {
+      AffineIndex a;
+      a.constant = *c;
+      return a;
+    }
+    return index(cast<Value>(o));
+  }
+
+  /// `to += from * scale`.
+  static void add(AffineIndex &to, const AffineIndex &from, int64_t scale) {
+    to.constant += from.constant * scale;
+    if (to.coeffs.size() < from.coeffs.size())
+      to.coeffs.resize(from.coeffs.size(), 0);
+    for (size_t l = 0; l < from.coeffs.size(); ++l)
+      to.coeffs[l] += from.coeffs[l] * scale;
+  }
+
+  /// A linear affine expression of `operands` (dims, then symbols).
+  static FailureOr<AffineIndex> expr(AffineExpr e,
+                                     ArrayRef<AffineIndex> operands,
+                                     unsigned dims) {
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      AffineIndex a;
+      a.constant = c.getValue();
+      return a;
+    }
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      return operands[d.getPosition()];
+    if (auto s = dyn_cast<AffineSymbolExpr>(e))
+      return operands[dims + s.getPosition()];
+    auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+    if (!bin)
+      return failure();
+    FailureOr<AffineIndex> l = expr(bin.getLHS(), operands, dims),
+                           r = expr(bin.getRHS(), operands, dims);
+    if (failed(l) || failed(r))
+      return failure();
+    if (e.getKind() == AffineExprKind::Add) {
+      add(*l, *r, 1);
+      return *l;
+    }
+    if (e.getKind() == AffineExprKind::Mul) {
+      if (!r->moves()) {
+        AffineIndex out;
+        add(out, *l, r->constant);
+        return out;
+      }
+      if (!l->moves()) {
+        AffineIndex out;
+        add(out, *r, l->constant);
+        return out;
+      }
+    }
+    return failure(); // mod, floordiv, ceildiv: not a stride pattern
+  }
+
+  DenseMap<Operation *, size_t> levels;
+};
+} // namespace
+
+/// The contiguous element runs [lo, hi) of a strided pattern from offset
+/// 0, or its bounding range when there are more than kMaxRuns.
+static SmallVector<std::pair<int64_t, int64_t>, 4>
+elementRuns(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides) {
+  // Merge dimensions that are contiguous with the next into one run.
+  int64_t runLength = 1, d = shape.size();
+  while (d > 0 && (shape[d - 1] == 1 || strides[d - 1] == runLength)) {
+    runLength *= shape[d - 1];
+    --d;
+  }
+  int64_t runs = 1, lowest = 0, highest = 0;
+  for (int64_t i = 0; i < (int64_t)shape.size(); ++i) {
+    if (shape[i] == 0)
+      return {};
+    int64_t span = (shape[i] - 1) * strides[i];
+    (span < 0 ? lowest : highest) += span;
+    if (i < d)
+      runs *= shape[i];
+  }
+  SmallVector<std::pair<int64_t, int64_t>, 4> out;
+  if (runs > kMaxRuns) {
+    out.push_back({lowest, highest + 1});
+    return out;
+  }
+  SmallVector<int64_t> index(d, 0);
+  for (int64_t r = 0; r < runs; ++r) {
+    int64_t start = 0;
+    for (int64_t i = 0; i < d; ++i)
+      start += index[i] * strides[i];
+    out.push_back({start, start + runLength});
+    for (int64_t i = d - 1; i >= 0; --i) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  llvm::sort(out);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions, loops and accesses
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t, 4> KernelGraph::tripsOf(size_t i) const {
+  SmallVector<int64_t, 4> trips;
+  for (int32_t l : nests[i])
+    trips.push_back(loops[l].trips);
+  return trips;
+}
+
+int64_t KernelGraph::instancesOf(size_t i) const {
+  int64_t n = 1;
+  for (int32_t l : nests[i])
+    n *= loops[l].trips;
+  return n;
+}
+
+Operation *KernelGraph::topLevelOf(size_t i) const {
+  return nests[i].empty() ? instructions[i] : loops[nests[i].front()].op;
+}
+
+LogicalResult KernelGraph::collect(func::FuncOp kernel) {
+  SmallVector<int32_t, 4> nest;
+  std::function<LogicalResult(Block &)> walk =
+      [&](Block &block) -> LogicalResult {
+    for (Operation &op : block) {
+      if (isa<EngineOpInterface>(op)) {
+        instructions.push_back(&op);
+        nests.push_back(nest);
+        continue;
+      }
+      auto loop = dyn_cast<affine::AffineForOp>(op);
+      if (!loop) {
+        if (op.getNumRegions() && !isa<func::FuncOp>(op))
+          return op.emitError()
+                 << "expected only affine.for loops in a kernel, found '"
+                 << op.getName() << "'";
+        continue;
+      }
+      if (!loop.hasConstantBounds() || loop.getConstantLowerBound() != 0 ||
+          loop.getStepAsInt() != 1 || loop.getConstantUpperBound() < 1)
+        return loop.emitError() << "expected a loop from 0 to a positive "
+                                   "constant with step 1";
+      LoopInfo info;
+      info.op = loop;
+      info.trips = loop.getConstantUpperBound();
+      info.parent = nest.empty() ? -1 : nest.back();
+      info.depth = nest.size();
+      info.first = instructions.size();
+      int32_t index = loops.size();
+      loops.push_back(info);
+      nest.push_back(index);
+      if (failed(walk(*loop.getBody())))
+        return failure();
+      nest.pop_back();
+      loops[index].end = instructions.size();
+    }
+    return success();
+  };
+  return walk(kernel.getBody().front());
+}
+
+uint32_t KernelGraph::bufferFor(Value root, bool chip, bool allocated,
+                                int space) {
+  // SBUF and PSUM are one address space each once allocated.
+  if (chip && allocated)
+    return space == int(MemorySpace::sbuf) ? 0 : 1;
+  for (uint32_t b = 2; b < bufferRoots.size(); ++b)
+    if (bufferRoots[b] == root)
+      return b;
+  std::string name;
+  if (chip) {
+    name = space == int(MemorySpace::sbuf) ? "SBUF tile" : "PSUM tile";
+  } else {
+    name = "HBM";
+    if (auto arg = dyn_cast<BlockArgument>(root))
+      name += " argument " + std::to_string(arg.getArgNumber());
+    else if (auto global = root.getDefiningOp<memref::GetGlobalOp>())
+      name += " global @" + global.getName().str();
+    else
+      name += " scratch";
+  }
+  bufferNames.push_back(name);
+  onChip.push_back(chip);
+  bufferRoots.push_back(root);
+  return bufferRoots.size() - 1;
+}
+
+/// Loops enclosing `op` (affine.for ops up to the function).
+static int32_t loopDepthOf(Operation *op) {
+  int32_t depth = 0;
+  for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
+       p = p->getParentOp())
+    depth += isa<affine::AffineForOp>(p);
+  return depth;
+}
+
+FailureOr<AffineIndex> KernelGraph::indexOf(size_t i, Value index) const {
+  return OffsetReader(nests[i], loops).index(index);
+}
+
+FailureOr<TileAccess> KernelGraph::tileAccess(size_t i, Value tile,
+                                              bool write) const {
+  Operation *op = instructions[i];
+  OffsetReader reader(nests[i], loops);
+  auto type = cast<MemRefType>(tile.getType());
+  std::optional<MemorySpace> space = getMemorySpace(type);
+  if (!space || !type.hasStaticShape())
+    return op->emitError() << "expected a static tile in a nisa memory "
+                              "space, found "
+                           << type;
+  TileAccess a;
+  a.write = write;
+  a.root = viewRoot(tile);
+  a.onChip = *space != MemorySpace::hbm;
+  FailureOr<AffineIndex> offset = reader.elementOffset(tile);
+  if (failed(offset))
+    return op->emitError() << "expected a view whose offset is an affine "
+                              "function of the enclosing loops, found "
+                           << type;
+  SmallVector<int64_t> strides;
+  int64_t ignored;
+  if (failed(type.getStridesAndOffset(strides, ignored)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return op->emitError() << "expected static strides, found " << type;
+  int64_t bytes =
+      std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
+  if (!a.onChip) {
+    a.offset = *offset;
+    a.runs = elementRuns(type.getShape(), strides);
+    return a;
+  }
+  // On chip: [partition][free...], the free dimensions contiguous.
+  auto rootType = cast<MemRefType>(a.root.getType());
+  FailureOr<int64_t> p0 = OffsetReader::partitionOffset(tile);
+  int64_t perPartition = rootType.getNumElements() /
+                         std::max<int64_t>(rootType.getDimSize(0), 1);
+  int64_t partitions = type.getRank() ? type.getDimSize(0) : 1;
+  bool contiguous =
+      type.getRank() == 0 || strides[0] == perPartition || partitions == 1;
+  for (int64_t d = type.getRank() - 1, run = 1; d >= 1; --d) {
+    contiguous &= type.getDimSize(d) == 1 || strides[d] == run;
+    run *= type.getDimSize(d);
+  }
+  if (failed(p0) || !contiguous)
+    return op->emitError()
+           << "expected an on-chip tile of whole partitions from a fixed "
+              "first partition, its free dimensions contiguous, found "
+           << type;
+  a.partitionLo = *p0;
+  a.partitionHi = *p0 + partitions;
+  a.offset = *offset;
+  a.offset.constant -= *p0 * perPartition;
+  a.offset.constant *= bytes;
+  for (int64_t &c : a.offset.coeffs)
+    c *= bytes;
+  a.extent = type.getNumElements() / std::max<int64_t>(partitions, 1) * bytes;
+  if (auto alloc = a.root.getDefiningOp<memref::AllocOp>()) {
+    a.allocDepth = loopDepthOf(alloc);
+    if (auto address =
+            alloc->getAttrOfType<IntegerAttr>(NisaDialect::kAddress))
+      a.address = address.getInt();
+    if (auto slots = alloc->getAttrOfType<SlotsAttr>(NisaDialect::kSlots)) {
+      a.slots = slots.getCount();
+      a.slotBytes = slots.getBytes();
+    }
+  }
+  return a;
+}
+
+LogicalResult KernelGraph::addAccesses(size_t i) {
+  auto engine = cast<EngineOpInterface>(instructions[i]);
+  auto add = [&](Value tile, bool write) -> LogicalResult {
+    FailureOr<TileAccess> a = tileAccess(i, tile, write);
+    if (failed(a))
+      return failure();
+    std::optional<MemorySpace> space = getMemorySpace(tile.getType());
+    a->buffer = bufferFor(a->root, a->onChip, a->address >= 0, int(*space));
+    accesses[i].push_back(std::move(*a));
+    return success();
+  };
+  for (Value read : engine.getReadTiles())
+    if (failed(add(read, false)))
+      return failure();
+  return add(engine.getWrittenTile(), true);
+}
+
+//===----------------------------------------------------------------------===//
+// Dependences between top-level ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Who touched a range: the top-level op (`item`) and the instruction.
+struct Toucher {
+  uint32_t item, inst;
+};
+
+/// The accesses of one buffer since it was last overwritten by another
+/// top-level op, by disjoint ranges. Accesses of one top-level op (a loop
+/// nest's instructions, over all their iterations) never order each other
+/// here, and all of them stay recorded.
 class RangeTracker {
 public:
-  /// Records an access of [lo, hi) by instruction `who`, appending the
-  /// instructions it must follow to `out`.
-  void access(int64_t lo, int64_t hi, bool write, uint32_t who,
-              uint32_t buffer, std::vector<Dependence> &out) {
+  /// Records an access of [lo, hi) by `who`, appending the instructions it
+  /// must follow to `out` (pairs of earlier instruction and dependence).
+  void access(int64_t lo, int64_t hi, bool write, Toucher who,
+              uint32_t buffer, std::vector<std::pair<uint32_t, Dependence>> &out) {
     split(lo);
     split(hi);
     // Fill gaps so the range is covered by segments.
@@ -129,35 +546,58 @@ public:
     for (auto it = segments.lower_bound(lo);
          it != segments.end() && it->first < hi; ++it) {
       if (it->first > at)
-        segments.emplace(at, Segment{it->first, -1, {}});
+        segments.emplace(at, Segment{it->first, {}, {}});
       at = it->second.end;
     }
     if (at < hi)
-      segments.emplace(at, Segment{hi, -1, {}});
+      segments.emplace(at, Segment{hi, {}, {}});
 
-    auto it = segments.find(lo);
-    while (it != segments.end() && it->first < hi) {
+    auto dep = [&](Toucher from, Hazard h, int64_t sLo, int64_t sHi) {
+      Dependence d;
+      d.from = from.inst;
+      d.hazard = h;
+      d.buffer = buffer;
+      d.lo = sLo;
+      d.hi = sHi;
+      out.push_back({who.inst, d});
+    };
+    for (auto it = segments.find(lo); it != segments.end() && it->first < hi;
+         ++it) {
       Segment &s = it->second;
       int64_t sLo = it->first, sHi = s.end;
-      if (s.writer >= 0)
-        out.push_back({uint32_t(s.writer),
-                       write ? Hazard::WriteAfterWrite : Hazard::ReadAfterWrite,
-                       buffer, sLo, sHi});
+      bool mineWritten = !s.writers.empty() && s.writers[0].item == who.item;
+      if (!mineWritten)
+        for (Toucher w : s.writers)
+          dep(w, write ? Hazard::WriteAfterWrite : Hazard::ReadAfterWrite, sLo,
+              sHi);
       if (write) {
-        for (uint32_t r : s.readers)
-          if (r != who)
-            out.push_back({r, Hazard::WriteAfterRead, buffer, sLo, sHi});
-        s.readers.clear();
-        s.writer = who;
-      } else if (s.readers.empty() || s.readers.back() != who) {
+        for (Toucher r : s.readers)
+          if (r.item != who.item)
+            dep(r, Hazard::WriteAfterRead, sLo, sHi);
+        llvm::erase_if(s.readers,
+                       [&](Toucher r) { return r.item != who.item; });
+        if (!mineWritten)
+          s.writers.clear();
+        if (s.writers.empty() || s.writers.back().inst != who.inst)
+          s.writers.push_back(who);
+      } else if (s.readers.empty() || s.readers.back().inst != who.inst) {
         s.readers.push_back(who);
       }
-      ++it;
     }
     if (write) {
       // One segment for the whole write keeps the map small.
       auto first = segments.find(lo);
       auto last = segments.lower_bound(hi);
+      for (auto it = std::next(first); it != last; ++it) {
+        for (Toucher w : it->second.writers)
+          if (llvm::none_of(first->second.writers,
+                            [&](Toucher x) { return x.inst == w.inst; }))
+            first->second.writers.push_back(w);
+        for (Toucher r : it->second.readers)
+          if (llvm::none_of(first->second.readers,
+                            [&](Toucher x) { return x.inst == r.inst; }))
+            first->second.readers.push_back(r);
+      }
       segments.erase(std::next(first), last);
       first->second.end = hi;
     }
@@ -166,8 +606,8 @@ public:
 private:
   struct Segment {
     int64_t end;
-    int64_t writer;
-    std::vector<uint32_t> readers;
+    SmallVector<Toucher, 1> writers;
+    SmallVector<Toucher, 2> readers;
   };
   void split(int64_t at) {
     auto it = segments.upper_bound(at);
@@ -182,171 +622,237 @@ private:
   }
   std::map<int64_t, Segment> segments;
 };
-
 } // namespace
 
-Value mlir::neuron::viewRoot(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isa<memref::SubViewOp, memref::TransposeOp,
-             memref::ReinterpretCastOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp>(def))
-      break;
-    value = def->getOperand(0);
+/// The ranges `a` (of an instruction in loops of `trips`) touches over all
+/// its iterations, in its buffer's units.
+static SmallVector<std::pair<int64_t, int64_t>, 4>
+footprint(const TileAccess &a, ArrayRef<int64_t> trips) {
+  auto [lo, hi] = a.offset.range(trips);
+  if (a.onChip) {
+    int64_t base = std::max<int64_t>(a.address, 0);
+    return {{base + lo, base + hi + (a.slots - 1) * a.slotBytes + a.extent}};
   }
-  return value;
-}
-
-/// The contiguous element runs [lo, hi) of a strided pattern, or its
-/// bounding range when there are more than kMaxRuns.
-static FailureOr<SmallVector<std::pair<int64_t, int64_t>>>
-elementRuns(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic) || !type.hasStaticShape())
-    return failure();
-  ArrayRef<int64_t> shape = type.getShape();
-  // Merge dimensions that are contiguous with the next into one run.
-  int64_t runLength = 1, d = shape.size();
-  while (d > 0 && (shape[d - 1] == 1 || strides[d - 1] == runLength)) {
-    runLength *= shape[d - 1];
-    --d;
-  }
-  int64_t runs = 1, maxElement = offset;
-  for (int64_t i = 0; i < (int64_t)shape.size(); ++i) {
-    if (shape[i] == 0)
-      return SmallVector<std::pair<int64_t, int64_t>>{};
-    maxElement += (shape[i] - 1) * strides[i];
-    if (i < d)
-      runs *= shape[i];
-  }
-  SmallVector<std::pair<int64_t, int64_t>> out;
-  if (runs > kMaxRuns) {
-    out.push_back({offset, maxElement + 1});
+  if (a.runs.empty())
+    return {};
+  if (lo == hi) {
+    SmallVector<std::pair<int64_t, int64_t>, 4> out(a.runs);
+    for (auto &[rLo, rHi] : out)
+      rLo += lo, rHi += lo;
     return out;
   }
-  SmallVector<int64_t> index(d, 0);
-  for (int64_t r = 0; r < runs; ++r) {
-    int64_t start = offset;
-    for (int64_t i = 0; i < d; ++i)
-      start += index[i] * strides[i];
-    out.push_back({start, start + runLength});
-    for (int64_t i = d - 1; i >= 0; --i) {
-      if (++index[i] < shape[i])
-        break;
-      index[i] = 0;
+  return {{lo + a.runs.front().first, hi + a.runs.back().second}};
+}
+
+void KernelGraph::addTopLevelDependences(
+    std::vector<std::vector<Dependence>> &out) {
+  llvm::DenseSet<Value> writtenRoots;
+  for (const auto &list : accesses)
+    for (const TileAccess &a : list)
+      if (a.write && !a.onChip)
+        writtenRoots.insert(a.root);
+  std::vector<RangeTracker> trackers(bufferNames.size());
+  std::vector<std::pair<uint32_t, Dependence>> found;
+  uint32_t item = 0;
+  for (uint32_t i = 0; i < instructions.size(); ++i) {
+    if (i > 0 && (nests[i].empty() || topLevelOf(i) != topLevelOf(i - 1)))
+      ++item;
+    SmallVector<int64_t, 4> trips = tripsOf(i);
+    // Reads first: an instruction reading and writing a region follows the
+    // writers before it.
+    for (bool write : {false, true})
+      for (const TileAccess &a : accesses[i]) {
+        if (a.write != write || (!a.onChip && !writtenRoots.contains(a.root)))
+          continue;
+        for (auto [lo, hi] : footprint(a, trips))
+          trackers[a.buffer].access(lo, hi, a.write, {item, i}, a.buffer,
+                                    found);
+      }
+  }
+  for (auto &[to, d] : found)
+    out[to].push_back(d);
+}
+
+//===----------------------------------------------------------------------===//
+// Dependences within a loop nest
+//===----------------------------------------------------------------------===//
+
+/// The bytes (or elements) `a` touches at one iteration of the loops
+/// before `from`, over all iterations of its loops from `from` on, with
+/// the offset's part of the loops before `from` left out.
+static std::pair<int64_t, int64_t> spanFrom(const TileAccess &a,
+                                            ArrayRef<int64_t> trips,
+                                            size_t from) {
+  int64_t lo = a.offset.constant, hi = a.offset.constant;
+  for (size_t l = from; l < trips.size(); ++l) {
+    int64_t span = a.offset.coeff(l) * (trips[l] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  if (a.onChip)
+    return {lo, hi + a.extent};
+  if (a.runs.empty())
+    return {lo, lo};
+  return {lo + a.runs.front().first, hi + a.runs.back().second};
+}
+
+/// Whether `a` and `b` share partitions (always, in HBM).
+static bool partitionsMeet(const TileAccess &a, const TileAccess &b) {
+  return !a.onChip ||
+         (a.partitionLo < b.partitionHi && b.partitionLo < a.partitionHi);
+}
+
+/// Whether `a` (in loops of `ta`) and `b` (of `tb`) may touch common bytes
+/// in one iteration of the `common` loops they share.
+static bool meetInOneIteration(const TileAccess &a, ArrayRef<int64_t> ta,
+                               const TileAccess &b, ArrayRef<int64_t> tb,
+                               size_t common) {
+  if (!partitionsMeet(a, b))
+    return false;
+  for (size_t l = 0; l < common; ++l)
+    if (a.offset.coeff(l) != b.offset.coeff(l))
+      return true;
+  bool fixedA = ta.size() == common || !a.offset.moves() ||
+                llvm::all_of(llvm::seq(common, ta.size()),
+                             [&](size_t l) { return !a.offset.coeff(l); });
+  bool fixedB = tb.size() == common || !b.offset.moves() ||
+                llvm::all_of(llvm::seq(common, tb.size()),
+                             [&](size_t l) { return !b.offset.coeff(l); });
+  if (!a.onChip && fixedA && fixedB) {
+    // Exact runs: two halves of one tensor do not meet.
+    for (auto [aLo, aHi] : a.runs)
+      for (auto [bLo, bHi] : b.runs)
+        if (a.offset.constant + aLo < b.offset.constant + bHi &&
+            b.offset.constant + bLo < a.offset.constant + aHi)
+          return true;
+    return false;
+  }
+  auto [aLo, aHi] = spanFrom(a, ta, common);
+  auto [bLo, bHi] = spanFrom(b, tb, common);
+  return aLo < bHi && bLo < aHi;
+}
+
+/// Whether `a` and `b` touch disjoint bytes at any two different
+/// iterations of the shared loops [from, to) (the loops before `from` at
+/// one iteration): both move alike with every one of those loops, each by
+/// more than the span of the inner ones (mixed radix), so no two
+/// iterations' tiles meet.
+static bool apartAcrossIterations(const TileAccess &a, ArrayRef<int64_t> ta,
+                                  const TileAccess &b, ArrayRef<int64_t> tb,
+                                  size_t from, size_t to) {
+  if (!partitionsMeet(a, b))
+    return true;
+  for (size_t l = 0; l < to; ++l)
+    if (a.offset.coeff(l) != b.offset.coeff(l))
+      return false;
+  auto [aLo, aHi] = spanFrom(a, ta, to);
+  auto [bLo, bHi] = spanFrom(b, tb, to);
+  int64_t span = std::max(aHi, bHi) - std::min(aLo, bLo);
+  SmallVector<std::pair<int64_t, int64_t>> moves; // |coeff|, trips
+  for (size_t l = from; l < to; ++l) {
+    if (!a.offset.coeff(l))
+      return false; // iterations differing here touch the same bytes
+    moves.push_back({std::abs(a.offset.coeff(l)), ta[l]});
+  }
+  llvm::sort(moves);
+  for (auto [step, trips] : moves) {
+    if (step < span)
+      return false;
+    span += step * (trips - 1);
+  }
+  return true;
+}
+
+void KernelGraph::addNestDependences(uint32_t first, uint32_t end,
+                                     std::vector<std::vector<Dependence>> &out) {
+  for (uint32_t x = first; x < end; ++x) {
+    SmallVector<int64_t, 4> tx = tripsOf(x);
+    for (uint32_t y = x + 1; y < end; ++y) {
+      SmallVector<int64_t, 4> ty = tripsOf(y);
+      int32_t common = 0;
+      while (common < int32_t(nests[x].size()) &&
+             common < int32_t(nests[y].size()) &&
+             nests[x][common] == nests[y][common])
+        ++common;
+      for (const TileAccess &ax : accesses[x])
+        for (const TileAccess &ay : accesses[y]) {
+          if (!ax.write && !ay.write)
+            continue;
+          bool same = ax.onChip ? ax.root == ay.root
+                                : ax.buffer == ay.buffer && !ay.onChip;
+          if (!same)
+            continue;
+          auto add = [&](uint32_t from, uint32_t to, const TileAccess &af,
+                         const TileAccess &at, int32_t carried,
+                         int64_t distance) {
+            Dependence d;
+            d.from = from;
+            d.hazard = !af.write  ? Hazard::WriteAfterRead
+                       : at.write ? Hazard::WriteAfterWrite
+                                  : Hazard::ReadAfterWrite;
+            d.buffer = af.buffer;
+            auto range = footprint(af, from == x ? tx : ty);
+            if (!range.empty()) {
+              d.lo = range.front().first;
+              d.hi = range.back().second;
+            }
+            d.common = common;
+            d.carried = carried;
+            d.distance = distance;
+            out[to].push_back(d);
+          };
+          // The same iteration: x comes first.
+          if (meetInOneIteration(ax, tx, ay, ty, common))
+            add(x, y, ax, ay, 0, 0);
+          // An allocation's instance reuses the slot of the instance
+          // `slots` before it.
+          int32_t rotating = ax.onChip ? std::min(ax.allocDepth, common) : 0;
+          if (rotating > 0) {
+            add(x, y, ax, ay, rotating, ax.slots);
+            add(y, x, ay, ax, rotating, ax.slots);
+          }
+          // Within one instance (or for a buffer outside the loops), an
+          // earlier iteration of the shared loops.
+          if (common > rotating &&
+              !apartAcrossIterations(ax, tx, ay, ty, rotating, common)) {
+            add(x, y, ax, ay, common, 1);
+            add(y, x, ay, ax, common, 1);
+          }
+        }
     }
   }
-  return out;
 }
 
 FailureOr<KernelGraph> KernelGraph::build(func::FuncOp kernel) {
   KernelGraph g;
-  for (Operation &op : kernel.getBody().front())
-    if (isa<EngineOpInterface>(op))
-      g.instructions.push_back(&op);
-
-  // Buffers: SBUF and PSUM as one address space each once allocated, an
-  // unallocated tile as its own buffer, an HBM root per argument or global.
-  llvm::DenseMap<Value, uint32_t> bufferOf;
-  auto newBuffer = [&](std::string name, bool chip) {
-    g.bufferNames.push_back(std::move(name));
-    g.onChip.push_back(chip);
-    return uint32_t(g.bufferNames.size() - 1);
-  };
-  uint32_t sbuf = newBuffer("SBUF", true), psum = newBuffer("PSUM", true);
-
-  llvm::DenseSet<Value> writtenRoots;
-  for (Operation *op : g.instructions)
-    writtenRoots.insert(viewRoot(cast<EngineOpInterface>(op).getWrittenTile()));
-
-  struct Access {
-    uint32_t buffer;
-    SmallVector<std::pair<int64_t, int64_t>> ranges;
-  };
-  // The region `tile` names, or nullopt when it needs no tracking.
-  auto regionOf = [&](Operation *user,
-                      Value tile) -> FailureOr<std::optional<Access>> {
-    auto type = cast<MemRefType>(tile.getType());
-    std::optional<MemorySpace> space = getMemorySpace(type);
-    if (space && *space != MemorySpace::hbm) {
-      int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-      int64_t perPartition =
-          (type.getNumElements() / std::max<int64_t>(type.getDimSize(0), 1) *
-               bits + 7) / 8;
-      auto alloc = tile.getDefiningOp<memref::AllocOp>();
-      auto address = alloc ? alloc->getAttrOfType<IntegerAttr>("nisa.address")
-                           : IntegerAttr();
-      if (address)
-        return std::optional<Access>(Access{
-            *space == MemorySpace::sbuf ? sbuf : psum,
-            {{address.getInt(), address.getInt() + perPartition}}});
-      auto [it, inserted] = bufferOf.try_emplace(tile, 0);
-      if (inserted)
-        it->second = newBuffer(
-            std::string(*space == MemorySpace::sbuf ? "SBUF" : "PSUM") +
-                " tile",
-            true);
-      return std::optional<Access>(Access{it->second, {{0, perPartition}}});
-    }
-    Value root = viewRoot(tile);
-    if (!writtenRoots.contains(root))
-      return std::optional<Access>();
-    FailureOr<SmallVector<std::pair<int64_t, int64_t>>> runs =
-        elementRuns(type);
-    if (failed(runs))
-      return user->emitError()
-             << "expected a static strided access pattern, found " << type;
-    auto [it, inserted] = bufferOf.try_emplace(root, 0);
-    if (inserted) {
-      std::string name = "HBM";
-      if (auto arg = dyn_cast<BlockArgument>(root))
-        name += " argument " + std::to_string(arg.getArgNumber());
-      else if (auto global = root.getDefiningOp<memref::GetGlobalOp>())
-        name += " global @" + global.getName().str();
-      it->second = newBuffer(name, false);
-    }
-    return std::optional<Access>(Access{it->second, std::move(*runs)});
-  };
-
-  std::vector<RangeTracker> trackers;
-  g.predBegin.push_back(0);
-  std::vector<Dependence> mine;
-  for (uint32_t i = 0; i < g.instructions.size(); ++i) {
-    Operation *op = g.instructions[i];
-    auto engine = cast<EngineOpInterface>(op);
-    mine.clear();
-    auto record = [&](Value tile, bool write) -> LogicalResult {
-      FailureOr<std::optional<Access>> access = regionOf(op, tile);
-      if (failed(access))
-        return failure();
-      if (!*access)
-        return success();
-      if (trackers.size() < g.bufferNames.size())
-        trackers.resize(g.bufferNames.size());
-      for (auto [lo, hi] : (*access)->ranges)
-        trackers[(*access)->buffer].access(lo, hi, write, i,
-                                           (*access)->buffer, mine);
-      return success();
-    };
-    for (Value read : engine.getReadTiles())
-      if (failed(record(read, false)))
-        return failure();
-    if (failed(record(engine.getWrittenTile(), true)))
+  g.bufferNames = {"SBUF", "PSUM"};
+  g.onChip = {true, true};
+  g.bufferRoots = {Value(), Value()};
+  if (failed(g.collect(kernel)))
+    return failure();
+  g.accesses.resize(g.instructions.size());
+  for (size_t i = 0; i < g.instructions.size(); ++i)
+    if (failed(g.addAccesses(i)))
       return failure();
-    // One entry per earlier instruction: the first hazard found.
-    std::stable_sort(mine.begin(), mine.end(),
+
+  std::vector<std::vector<Dependence>> incoming(g.instructions.size());
+  g.addTopLevelDependences(incoming);
+  for (const LoopInfo &loop : g.loops)
+    if (loop.parent < 0)
+      g.addNestDependences(loop.first, loop.end, incoming);
+
+  // Every dependence once, by its earlier instruction.
+  g.predBegin.push_back(0);
+  for (std::vector<Dependence> &list : incoming) {
+    std::stable_sort(list.begin(), list.end(),
                      [](const Dependence &a, const Dependence &b) {
-                       return a.from < b.from;
+                       return std::tie(a.from, a.carried, a.distance) <
+                              std::tie(b.from, b.carried, b.distance);
                      });
-    uint32_t last = UINT32_MAX;
-    for (const Dependence &d : mine) {
-      if (d.from == last || d.from == i)
-        continue;
-      last = d.from;
-      g.deps.push_back(d);
-    }
+    for (size_t k = 0; k < list.size(); ++k)
+      if (k == 0 || list[k].from != list[k - 1].from ||
+          list[k].carried != list[k - 1].carried ||
+          list[k].distance != list[k - 1].distance)
+        g.deps.push_back(list[k]);
     g.predBegin.push_back(g.deps.size());
   }
   return g;

@@ -1,14 +1,25 @@
-//===- KernelGraph.h - Instruction dependences of a nisa kernel -*- C++ -*-===//
+//===- KernelGraph.h - Instructions and dependences of a kernel -*- C++ -*-===//
 //
-// The dependence graph nisa-schedule, nisa-insert-sync and nisa-verify-sync
-// share: a kernel's instructions in block order, each with the units it
-// runs on and, for every earlier instruction it must follow, why (a
-// read-after-write, write-after-read or write-after-write on an overlapping
-// buffer region) and where. On-chip regions are byte ranges of every
-// partition (by `nisa.address`, or the tile itself when unallocated); HBM
-// regions are the contiguous element runs of an access pattern into a
-// kernel argument or global (its bounding range when a pattern has more
-// than a few hundred runs). Arguments no instruction writes are not
+// What nisa-allocate, nisa-schedule, nisa-insert-sync, nisa-verify-sync and
+// the executable writer share about a kernel: its instructions in program
+// order through its loops (`affine.for` with constant bounds), the tiles
+// each touches as affine functions of the induction variables, and every
+// dependence between instructions with the iteration it reaches back to.
+//
+// A dependence says instruction `from` must complete before instruction
+// `to` starts: either in the same iteration of the loops they share (the
+// last instance of `from` within it), or `distance` iterations earlier,
+// counted over the outer `carried` shared loops linearly (a rotating tile
+// reused `slots` iterations later, or a loop-carried hazard). Between the
+// kernel's top-level ops (straight-line instructions and whole loop nests)
+// dependences come from the regions they touch over all their iterations:
+// SBUF/PSUM byte ranges of every partition by `nisa.address` (all slots of
+// a rotating tile), HBM element runs of an access pattern into a kernel
+// argument or global (its bounding range when a pattern has more than a few
+// hundred runs or moves with a loop). Within a loop nest they come from the
+// tiles themselves: an allocation's instances, the slots they rotate
+// through, and offsets that move with the loops, which make two
+// iterations' tiles disjoint. Arguments no instruction writes are not
 // tracked: reading them orders nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -18,8 +29,10 @@
 
 #include "runtime/target/CostModel.h"
 
+#include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -30,7 +43,6 @@
 namespace mlir {
 class Operation;
 class Type;
-class Value;
 namespace func {
 class FuncOp;
 } // namespace func
@@ -45,43 +57,135 @@ enum class Hazard { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
 /// "read-after-write", ...
 StringRef hazardName(Hazard hazard);
 
+/// constant + sum(coeffs[l] * iv[l]) over the induction variables of an
+/// instruction's loops, outermost first (coeffs may be shorter: the rest
+/// are 0).
+struct AffineIndex {
+  int64_t constant = 0;
+  SmallVector<int64_t, 4> coeffs;
+
+  int64_t coeff(size_t level) const {
+    return level < coeffs.size() ? coeffs[level] : 0;
+  }
+  bool moves() const {
+    return llvm::any_of(coeffs, [](int64_t c) { return c != 0; });
+  }
+  /// The lowest and highest value over loops of `trips` (outermost first).
+  std::pair<int64_t, int64_t> range(ArrayRef<int64_t> trips) const;
+};
+
+/// A loop of the kernel: an `affine.for` from 0 to `trips`, step 1.
+struct LoopInfo {
+  Operation *op = nullptr;
+  int64_t trips = 1;
+  /// The enclosing loop, or -1 at the kernel's top level.
+  int32_t parent = -1;
+  int32_t depth = 0;
+  /// Its instructions, nested loops' included: [first, end).
+  uint32_t first = 0, end = 0;
+};
+
+/// How an instruction touches one tile.
+struct TileAccess {
+  /// The tracked buffer (an index into KernelGraph's buffers).
+  uint32_t buffer = 0;
+  bool write = false;
+  bool onChip = false;
+  /// The allocation (on chip) or the argument or global (HBM) it views.
+  Value root;
+  /// Elements (HBM) or bytes within each partition (on chip) from the
+  /// root's start, over the instruction's loops; slots not included.
+  AffineIndex offset;
+  /// On chip: bytes per partition; partitions [partitionLo, partitionHi).
+  int64_t extent = 0;
+  int64_t partitionLo = 0, partitionHi = 0;
+  /// HBM: contiguous element runs relative to `offset` (a bounding run
+  /// for large patterns).
+  SmallVector<std::pair<int64_t, int64_t>, 4> runs;
+  /// On chip: the loops enclosing the allocation, its slots and their
+  /// distance in bytes, and its `nisa.address` (-1 when unallocated).
+  int32_t allocDepth = 0;
+  int64_t slots = 1, slotBytes = 0;
+  int64_t address = -1;
+};
+
 /// One ordering constraint: instruction `from` must complete before the
 /// instruction that lists it starts.
 struct Dependence {
   uint32_t from = 0;
   Hazard hazard = Hazard::ReadAfterWrite;
-  /// The region both touch: index into KernelGraph::buffers, and the
-  /// overlapping range (bytes per partition on chip, elements in HBM).
+  /// The region both touch: index into the buffers, and the overlapping
+  /// range (bytes per partition on chip, elements in HBM) where known.
   uint32_t buffer = 0;
   int64_t lo = 0, hi = 0;
+  /// Loops the two instructions share.
+  int32_t common = 0;
+  /// 0: the last instance of `from` in the same iteration of the shared
+  /// loops. Otherwise the instance `distance` iterations back, counting
+  /// iterations of the outer `carried` shared loops linearly (`from` at
+  /// its own inner loops' last iteration).
+  int32_t carried = 0;
+  int64_t distance = 0;
 };
 
 class KernelGraph {
 public:
   /// Builds the graph of `kernel`'s instructions (every op implementing the
-  /// engine interface, in block order); fails with a diagnostic on an
-  /// operand whose region cannot be determined.
+  /// engine interface, in program order through its loops); fails with a
+  /// diagnostic on a loop without constant bounds or an operand whose
+  /// region cannot be determined.
   static FailureOr<KernelGraph> build(func::FuncOp kernel);
 
   size_t size() const { return instructions.size(); }
   Operation *instruction(size_t i) const { return instructions[i]; }
   ArrayRef<Operation *> getInstructions() const { return instructions; }
-  /// The instructions `i` depends on, one entry per earlier instruction.
+  /// The dependences of instruction `i`.
   ArrayRef<Dependence> predecessors(size_t i) const {
-    return ArrayRef<Dependence>(deps).slice(predBegin[i], predBegin[i + 1] - predBegin[i]);
+    return ArrayRef<Dependence>(deps).slice(predBegin[i],
+                                            predBegin[i + 1] - predBegin[i]);
   }
   /// "SBUF bytes [0, 1024) of each partition", "HBM argument 2 elements
   /// [0, 4096)".
   std::string describeRegion(const Dependence &d) const;
 
+  ArrayRef<LoopInfo> getLoops() const { return loops; }
+  /// The loops enclosing instruction `i`, outermost first.
+  ArrayRef<int32_t> nestOf(size_t i) const { return nests[i]; }
+  /// Their trip counts.
+  SmallVector<int64_t, 4> tripsOf(size_t i) const;
+  /// How many times instruction `i` runs.
+  int64_t instancesOf(size_t i) const;
+  /// The tiles instruction `i` reads and writes.
+  ArrayRef<TileAccess> accessesOf(size_t i) const { return accesses[i]; }
+  /// The kernel's top-level op holding instruction `i` (itself, or the
+  /// outermost loop around it).
+  Operation *topLevelOf(size_t i) const;
+  /// How instruction `i` touches `tile` (one of its operands), its buffer
+  /// left unset; failure after a diagnostic.
+  FailureOr<TileAccess> tileAccess(size_t i, Value tile, bool write) const;
+  /// The index value `index` as an affine function of instruction `i`'s
+  /// loops, or failure.
+  FailureOr<AffineIndex> indexOf(size_t i, Value index) const;
+
 private:
+  LogicalResult collect(func::FuncOp kernel);
+  LogicalResult addAccesses(size_t i);
+  void addTopLevelDependences(std::vector<std::vector<Dependence>> &out);
+  void addNestDependences(uint32_t first, uint32_t end,
+                          std::vector<std::vector<Dependence>> &out);
+  uint32_t bufferFor(Value root, bool onChip, bool allocated, int space);
+
   std::vector<Operation *> instructions;
+  std::vector<SmallVector<int32_t, 4>> nests;
+  std::vector<SmallVector<TileAccess, 3>> accesses;
+  std::vector<LoopInfo> loops;
   std::vector<Dependence> deps;
   std::vector<uint32_t> predBegin;
   /// Names of the tracked buffers ("SBUF", "PSUM", "HBM argument 2", ...)
   /// and whether ranges are bytes per partition (on chip) or elements.
   std::vector<std::string> bufferNames;
   std::vector<bool> onChip;
+  std::vector<Value> bufferRoots;
 };
 
 /// The buffer a chain of views (subview, transpose, reinterpret_cast,
@@ -96,7 +200,7 @@ StringRef dtypeNameOf(Type type);
 /// or "dmaQ" for a dma_copy on queue Q.
 std::string unitName(Operation *instruction);
 
-/// The units a kernel's instructions run on, in block order.
+/// The units a kernel's instructions run on, in program order.
 struct UnitStreams {
   /// Unit index -> name ("tensor", "dma3", ...), in order of first use.
   std::vector<std::string> names;

@@ -1,14 +1,17 @@
 //===- NisaAllocate.cpp - the nisa-allocate pass --------------------------===//
 //
 // Gives every SBUF and PSUM tile of a kernel a byte offset within the
-// partitions (`nisa.address`), by a linear scan over the kernel's
-// instructions: a tile is live from its allocation to its last use; a freed
-// range is reused only after `buffers - 1` further ranges of its size are
-// freed, so tiles streaming through are N-way buffered (each kind on its
-// own, whatever streams beside it) and a transfer can fill the next
-// buffer while the engines read the current one. PSUM tiles are placed in
-// whole banks, so no accumulation straddles a bank. A kernel that does not
-// fit is an error naming the tiles live at that point.
+// partitions (`nisa.address`), by a linear scan over the kernel's top-level
+// ops. A straight-line tile is live from its allocation to its last use; a
+// freed range is reused only after `buffers - 1` further ranges of its size
+// are freed, so tiles streaming through are N-way buffered. A tile
+// allocated in a loop rotates through `buffers` slots (`nisa.slots`; fewer
+// when the loops run fewer times or the nest would not fit, the largest
+// rotation halved first), all of them live over its whole loop nest, so
+// the transfers of later iterations fill the next slots while the engines
+// read the current one. PSUM tiles take whole banks, so no accumulation
+// straddles a bank. A kernel that does not fit is an error naming the
+// tiles live at that point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 
 #include "dialects/nisa/IR/NisaOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
@@ -86,6 +90,11 @@ public:
     }
   }
 
+  /// Frees a range at once (an allocation taken back).
+  void undo(int64_t offset, int64_t size) {
+    makeFree(offset, llvm::alignTo(size, alignment));
+  }
+
   /// Makes every held-back range free at once (when space runs out).
   void flush() {
     for (auto &[size, held] : pending)
@@ -134,13 +143,29 @@ private:
   int64_t used = 0, peak = 0;
 };
 
+/// Loops enclosing `op` up to its function, and their trips' product.
+static std::pair<int64_t, int64_t> loopsAround(Operation *op) {
+  int64_t depth = 0, instances = 1;
+  for (Operation *p = op->getParentOp(); p && !isa<func::FuncOp>(p);
+       p = p->getParentOp())
+    if (auto loop = dyn_cast<affine::AffineForOp>(p)) {
+      ++depth;
+      instances *= loop.hasConstantBounds()
+                       ? std::max<int64_t>(loop.getConstantUpperBound() -
+                                               loop.getConstantLowerBound(),
+                                           1)
+                       : 1;
+    }
+  return {depth, instances};
+}
+
 struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
   using Base::Base;
 
   void runOnOperation() override {
     json kernels = json::array();
     for (func::FuncOp func : getOperation().getOps<func::FuncOp>())
-      if (auto limits = func->getAttrOfType<LimitsAttr>("nisa.limits")) {
+      if (auto limits = func->getAttrOfType<LimitsAttr>(NisaDialect::kLimits)) {
         json tiles = json::array();
         if (failed(allocate(func, limits, tiles)))
           return signalPassFailure();
@@ -170,71 +195,152 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
        << "\n";
   }
 
+  /// One on-chip tile to place: its allocation, bytes per partition (one
+  /// slot), and slots.
+  struct Tile {
+    memref::AllocOp alloc;
+    int64_t size = 0, slots = 1;
+    int64_t first = 0, last = 0;
+  };
+
   LogicalResult allocate(func::FuncOp func, LimitsAttr limits, json &tiles) {
     if (!func.getBody().hasOneBlock())
       return func.emitError() << "nisa-allocate: expected a kernel of one "
                                  "block";
     Block &block = func.getBody().front();
-    // Position of each op, and of each tile's last use.
+    // Positions of the top-level ops; a tile in a loop nest lives over the
+    // whole nest (its slots rotate inside it), a top-level tile from its
+    // allocation to its last use.
     DenseMap<Operation *, int64_t> position;
     for (auto [i, op] : llvm::enumerate(block))
       position[&op] = i;
-    llvm::MapVector<Operation *, int64_t> lastUse;
-    for (Operation &op : block)
-      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        std::optional<MemorySpace> space = getMemorySpace(alloc.getType());
-        if (!space || *space == MemorySpace::hbm)
-          continue;
-        int64_t last = position[alloc];
-        for (Operation *user : alloc->getUsers())
-          last = std::max(last, position[block.findAncestorOpInBlock(*user)]);
-        lastUse[alloc] = last;
-      }
-
+    // Per top-level op: the tiles allocated at it, in order.
+    llvm::MapVector<int64_t, SmallVector<Tile>> at;
     unsigned delay = std::max<int64_t>(buffers, 1) - 1;
+    auto sizeOf = [&](memref::AllocOp alloc) {
+      return llvm::alignTo(bytesPerPartition(alloc.getType()),
+                           isSbuf(alloc) ? alignment
+                                         : limits.getPsumBankBytes());
+    };
+    block.walk([&](memref::AllocOp alloc) {
+      std::optional<MemorySpace> space = getMemorySpace(alloc.getType());
+      if (!space || *space == MemorySpace::hbm)
+        return;
+      Tile t;
+      t.alloc = alloc;
+      t.size = sizeOf(alloc);
+      Operation *top = block.findAncestorOpInBlock(*alloc);
+      t.first = position[top];
+      t.last = t.first;
+      auto [depth, instances] = loopsAround(alloc);
+      if (depth > 0)
+        t.slots = std::max<int64_t>(1, std::min<int64_t>(buffers, instances));
+      else
+        for (Operation *user : alloc->getUsers())
+          t.last = std::max(t.last,
+                            position[block.findAncestorOpInBlock(*user)]);
+      at[t.first].push_back(t);
+    });
+
     RangeAllocator sbuf(limits.getSbufBytes(), alignment, delay);
     RangeAllocator psum(limits.getPsumBytes(), limits.getPsumBankBytes(),
                         delay);
     // Tiles live at each point, by end position, to free them in order.
-    std::multimap<int64_t, Operation *> live;
-    for (auto [i, op] : llvm::enumerate(block)) {
-      while (!live.empty() && live.begin()->first < static_cast<int64_t>(i)) {
-        auto alloc = cast<memref::AllocOp>(live.begin()->second);
-        int64_t offset =
-            cast<IntegerAttr>(alloc->getAttr("nisa.address")).getInt();
-        (isSbuf(alloc) ? sbuf : psum)
-            .release(offset, bytesPerPartition(alloc.getType()));
+    std::multimap<int64_t, Tile> live;
+    Builder b(&getContext());
+    for (auto &[pos, group] : at) {
+      while (!live.empty() && live.begin()->first < pos) {
+        const Tile &t = live.begin()->second;
+        (isSbuf(t.alloc) ? sbuf : psum)
+            .release(addressOf(t.alloc), t.size * t.slots);
         live.erase(live.begin());
       }
-      auto alloc = dyn_cast<memref::AllocOp>(op);
-      if (!alloc || !lastUse.count(alloc))
-        continue;
-      RangeAllocator &space = isSbuf(alloc) ? sbuf : psum;
-      int64_t size = bytesPerPartition(alloc.getType());
-      std::optional<int64_t> offset = space.allocate(size);
-      if (!offset) {
-        space.flush(); // give up multi-buffering before giving up
-        offset = space.allocate(size);
+      if (failed(place(group, sbuf, psum, live)))
+        return failure();
+      for (Tile &t : group) {
+        t.alloc->setAttr(NisaDialect::kAddress,
+                         b.getI64IntegerAttr(addressOf(t.alloc)));
+        if (t.slots > 1)
+          t.alloc->setAttr(NisaDialect::kSlots,
+                           SlotsAttr::get(&getContext(), t.slots, t.size));
+        else
+          t.alloc->removeAttr(NisaDialect::kSlots);
+        std::string type;
+        llvm::raw_string_ostream(type) << t.alloc.getType();
+        tiles.push_back({{"space", isSbuf(t.alloc) ? "sbuf" : "psum"},
+                         {"type", type},
+                         {"offset", addressOf(t.alloc)},
+                         {"bytes_per_partition", t.size},
+                         {"slots", t.slots},
+                         {"first", t.first},
+                         {"last", t.last}});
+        live.emplace(t.last, t);
       }
-      if (!offset)
-        return reportFull(alloc, size, space, live);
-      alloc->setAttr("nisa.address",
-                     IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                      *offset));
-      live.emplace(lastUse[alloc], alloc);
-      std::string type;
-      llvm::raw_string_ostream(type) << alloc.getType();
-      tiles.push_back({{"space", isSbuf(alloc) ? "sbuf" : "psum"},
-                       {"type", type},
-                       {"offset", *offset},
-                       {"bytes_per_partition", size},
-                       {"first", static_cast<int64_t>(i)},
-                       {"last", lastUse[alloc]}});
     }
-    Builder b(&getContext());
     func->setAttr("nisa.peak_sbuf_bytes", b.getI64IntegerAttr(sbuf.peakBytes()));
     func->setAttr("nisa.peak_psum_bytes", b.getI64IntegerAttr(psum.peakBytes()));
     return success();
+  }
+
+  static int64_t addressOf(memref::AllocOp alloc) {
+    return cast<IntegerAttr>(alloc->getAttr(NisaDialect::kAddress)).getInt();
+  }
+
+  /// Places every tile of `group` (the tiles of one top-level op, all live
+  /// at once): with their slots if they fit, else with fewer slots (the
+  /// largest rotation halved first), giving up held-back ranges, and only
+  /// then failing with the capacity error.
+  LogicalResult place(SmallVector<Tile> &group, RangeAllocator &sbuf,
+                      RangeAllocator &psum,
+                      const std::multimap<int64_t, Tile> &live) {
+    Tile *failedTile = nullptr;
+    for (bool flushed : {false, true}) {
+      if (flushed) {
+        sbuf.flush();
+        psum.flush();
+      }
+      for (;;) {
+        // Try the whole group; undo it if a tile does not fit.
+        SmallVector<std::pair<Tile *, int64_t>> placed;
+        failedTile = nullptr;
+        for (Tile &t : group) {
+          RangeAllocator &space = isSbuf(t.alloc) ? sbuf : psum;
+          std::optional<int64_t> offset = space.allocate(t.size * t.slots);
+          if (!offset) {
+            failedTile = &t;
+            break;
+          }
+          t.alloc->setAttr(NisaDialect::kAddress,
+                           IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                            *offset));
+          placed.push_back({&t, *offset});
+        }
+        if (!failedTile)
+          return success();
+        for (auto [t, offset] : placed)
+          (isSbuf(t->alloc) ? sbuf : psum).undo(offset, t->size * t->slots);
+        // Fewer slots for the largest rotation in the full space.
+        bool inSbuf = isSbuf(failedTile->alloc);
+        Tile *widest = nullptr;
+        for (Tile &t : group)
+          if (isSbuf(t.alloc) == inSbuf && t.slots > 1 &&
+              (!widest || t.size * t.slots > widest->size * widest->slots))
+            widest = &t;
+        if (!widest)
+          break;
+        widest->slots = (widest->slots + 1) / 2;
+      }
+    }
+    // The tiles before it take their bytes again, so the error says what
+    // is left beside them.
+    for (Tile &t : group) {
+      if (&t == failedTile)
+        break;
+      (isSbuf(t.alloc) ? sbuf : psum).allocate(t.size * t.slots);
+    }
+    Tile &t = *failedTile;
+    return reportFull(t.alloc, t.size, isSbuf(t.alloc) ? sbuf : psum, live,
+                      group);
   }
 
   static bool isSbuf(memref::AllocOp alloc) {
@@ -242,24 +348,31 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
   }
 
   /// The capacity error: the tile that did not fit, the tiles live beside
-  /// it with their sizes per partition, and a size that would fit.
+  /// it (and those of its own loop nest) with their sizes per partition,
+  /// and a size that would fit.
   LogicalResult reportFull(memref::AllocOp alloc, int64_t size,
                            const RangeAllocator &space,
-                           const std::multimap<int64_t, Operation *> &live) {
+                           const std::multimap<int64_t, Tile> &live,
+                           ArrayRef<Tile> group) {
     InFlightDiagnostic diag = alloc.emitError();
     StringRef name = isSbuf(alloc) ? "SBUF" : "PSUM";
     diag << "nisa-allocate: " << name << " is full: this " << alloc.getType()
          << " tile needs " << size << " bytes per partition of "
          << space.capacityBytes() << "; a tile of at most "
          << space.largestFree() << " bytes per partition would fit";
-    for (auto [end, op] : live) {
-      auto other = cast<memref::AllocOp>(op);
-      if (isSbuf(other) != isSbuf(alloc))
-        continue;
-      diag.attachNote(other.getLoc())
-          << "live: " << other.getType() << ", "
-          << bytesPerPartition(other.getType()) << " bytes per partition";
-    }
+    auto note = [&](Tile other) {
+      if (other.alloc == alloc || isSbuf(other.alloc) != isSbuf(alloc))
+        return;
+      diag.attachNote(other.alloc.getLoc())
+          << "live: " << other.alloc.getType() << ", "
+          << bytesPerPartition(other.alloc.getType()) << " bytes per partition"
+          << (other.slots > 1 ? " x " + std::to_string(other.slots) + " slots"
+                              : std::string());
+    };
+    for (auto &[end, other] : live)
+      note(other);
+    for (const Tile &other : group)
+      note(other);
     return failure();
   }
 };

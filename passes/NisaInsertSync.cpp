@@ -1,18 +1,18 @@
 //===- NisaInsertSync.cpp - the nisa-insert-sync pass ---------------------===//
 //
-// Semaphores for the cross-unit dependences of each kernel. Walking the
-// instructions in block order, each keeps a vector clock: for every unit,
-// how many of its instructions are known to have completed when it starts
-// (its own unit's earlier instructions, and transitively whatever the
-// instructions it waits for knew). A dependence on instruction i of unit v
-// needs a wait only when the clock does not already cover i; the wait then
-// also brings in i's clock. Dependences are taken latest-finishing first,
-// since waiting for a later instruction tends to imply the others.
+// Semaphores for the cross-unit dependences of each kernel
+// (passes/KernelGraph.h). Every instruction another unit depends on
+// signals; the dependent one waits until that unit's semaphore reaches
+// the count that proves the awaited instance complete, a count affine in
+// the waiting instruction's induction variables (passes/Semaphores.h). Of
+// several waits on one unit only those no other dominates at every
+// iteration stay.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/KernelGraph.h"
 #include "passes/Passes.h"
+#include "passes/Semaphores.h"
 
 #include "dialects/nisa/IR/NisaOps.h"
 
@@ -20,7 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
-#include <algorithm>
+#include <map>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NISAINSERTSYNC
@@ -31,6 +31,12 @@ using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::nisa;
 
+/// Whether `a >= b` at every iteration of loops of `trips`.
+static bool dominates(const AffineIndex &a, const AffineIndex &b,
+                      ArrayRef<int64_t> trips) {
+  return minimumOver(difference(a, b), trips).first >= 0;
+}
+
 namespace {
 
 struct NisaInsertSyncPass
@@ -39,7 +45,7 @@ struct NisaInsertSyncPass
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
-      if (!kernel->hasAttr("nisa.limits") || kernel.isExternal())
+      if (!kernel->hasAttr(NisaDialect::kLimits) || kernel.isExternal())
         continue;
       if (failed(insertSync(kernel)))
         return signalPassFailure();
@@ -52,86 +58,66 @@ struct NisaInsertSyncPass
       return failure();
     const KernelGraph &g = *graph;
     UnitStreams units = UnitStreams::of(g);
-    size_t n = g.size(), u = units.names.size();
+    size_t n = g.size();
 
-    // Only instructions another unit depends on need their clock kept.
-    std::vector<bool> needed(n, false);
+    // Every instruction another unit depends on signals.
+    std::vector<bool> signals(n, false);
     for (size_t j = 0; j < n; ++j)
       for (const Dependence &d : g.predecessors(j))
         if (units.unit[d.from] != units.unit[j])
-          needed[d.from] = true;
-    std::vector<int64_t> slot(n, -1);
-    std::vector<uint32_t> clocks; // u entries per needed instruction
-    std::vector<std::vector<uint32_t>> unitClock(u,
-                                                 std::vector<uint32_t>(u, 0));
-    // Per instruction: the (unit, position + 1) it waits for.
-    std::vector<SmallVector<std::pair<uint32_t, uint32_t>, 2>> waits(n);
-    std::vector<bool> signals(n, false);
+          signals[d.from] = true;
+    std::map<uint32_t, SignalCounts> counts;
+    auto countsOf = [&](uint32_t unit) -> const SignalCounts & {
+      auto it = counts.find(unit);
+      if (it == counts.end())
+        it = counts.emplace(unit, SignalCounts(g, units.unit, signals, unit))
+                 .first;
+      return it->second;
+    };
 
-    // Predicted end times (block positions when unscheduled).
-    std::vector<double> end(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      auto t = g.instruction(i)->getAttrOfType<DenseF64ArrayAttr>(
-          "nisa.time_ns");
-      end[i] = t && t.size() == 2 ? t[1] : double(i);
-    }
-    SmallVector<uint32_t> sources;
-    for (uint32_t j = 0; j < n; ++j) {
-      uint32_t mine = units.unit[j];
-      std::vector<uint32_t> clock = unitClock[mine];
-      sources.clear();
-      for (const Dependence &d : g.predecessors(j))
-        if (units.unit[d.from] != mine)
-          sources.push_back(d.from);
-      llvm::sort(sources, [&](uint32_t a, uint32_t b) {
-        return end[a] > end[b];
-      });
-      for (uint32_t i : sources) {
-        uint32_t v = units.unit[i], need = units.position[i] + 1;
-        if (clock[v] >= need)
-          continue;
-        waits[j].push_back({v, need});
-        signals[i] = true;
-        const uint32_t *known = &clocks[slot[i] * u];
-        for (size_t k = 0; k < u; ++k)
-          clock[k] = std::max(clock[k], known[k]);
-      }
-      clock[mine] = units.position[j] + 1;
-      if (needed[j]) {
-        slot[j] = clocks.size() / u;
-        clocks.insert(clocks.end(), clock.begin(), clock.end());
-      }
-      unitClock[mine] = std::move(clock);
-    }
-
-    // Positions to semaphore counts: the k-th signalling instruction of a
-    // unit brings its semaphore to k.
-    std::vector<uint32_t> count(n, 0);
-    SmallVector<int64_t> totals(u, 0);
-    for (size_t v = 0; v < u; ++v)
-      for (uint32_t i : units.streams[v])
-        if (signals[i])
-          count[i] = ++totals[v];
     Builder b(kernel.getContext());
-    for (uint32_t j = 0; j < n; ++j) {
-      Operation *op = g.instruction(j);
-      op->removeAttr("nisa.wait");
-      op->removeAttr("nisa.signal");
-      if (signals[j])
-        op->setAttr("nisa.signal", b.getUnitAttr());
-      if (waits[j].empty())
-        continue;
-      NamedAttrList entries;
-      for (auto [v, need] : waits[j]) {
-        uint32_t signaller = units.streams[v][need - 1];
-        entries.append(units.names[v], b.getI64IntegerAttr(count[signaller]));
+    for (size_t j = 0; j < n; ++j) {
+      SmallVector<int64_t, 4> trips = g.tripsOf(j);
+      // Per unit waited for, the thresholds no other one dominates.
+      std::map<uint32_t, SmallVector<AffineIndex, 1>> waits;
+      for (const Dependence &d : g.predecessors(j)) {
+        uint32_t unit = units.unit[d.from];
+        if (unit == units.unit[j])
+          continue;
+        std::optional<AffineIndex> t = thresholdOf(g, countsOf(unit), d, j);
+        if (!t || minimumOver(difference(AffineIndex(), *t), trips).first >= 0)
+          continue; // met at once at every iteration
+        SmallVector<AffineIndex, 1> &kept = waits[unit];
+        if (llvm::any_of(kept, [&](const AffineIndex &k) {
+              return dominates(k, *t, trips);
+            }))
+          continue;
+        llvm::erase_if(kept, [&](const AffineIndex &k) {
+          return dominates(*t, k, trips);
+        });
+        kept.push_back(*t);
       }
-      op->setAttr("nisa.wait", entries.getDictionary(kernel.getContext()));
+      Operation *op = g.instruction(j);
+      op->removeAttr(NisaDialect::kWait);
+      op->removeAttr(NisaDialect::kSignal);
+      if (signals[j])
+        op->setAttr(NisaDialect::kSignal, b.getUnitAttr());
+      SmallVector<Attribute> entries;
+      for (auto &[unit, thresholds] : waits)
+        for (const AffineIndex &t : thresholds) {
+          SmallVector<int64_t> perIteration(t.coeffs.begin(), t.coeffs.end());
+          while (!perIteration.empty() && perIteration.back() == 0)
+            perIteration.pop_back();
+          entries.push_back(WaitAttr::get(b.getContext(), units.names[unit],
+                                          t.constant, perIteration));
+        }
+      if (!entries.empty())
+        op->setAttr(NisaDialect::kWait, b.getArrayAttr(entries));
     }
     NamedAttrList semaphores;
-    for (size_t v = 0; v < u; ++v)
-      if (totals[v])
-        semaphores.append(units.names[v], b.getI64IntegerAttr(totals[v]));
+    for (size_t v = 0; v < units.names.size(); ++v)
+      if (int64_t total = countsOf(v).total())
+        semaphores.append(units.names[v], b.getI64IntegerAttr(total));
     kernel->setAttr("nisa.semaphores",
                     semaphores.getDictionary(kernel.getContext()));
     return success();

@@ -17,6 +17,7 @@
 
 #include "dialects/nisa/IR/NisaOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -46,9 +47,12 @@ struct Schedule {
   std::vector<uint32_t> criticalChain;
 };
 
-Schedule listSchedule(const KernelGraph &g, ArrayRef<double> duration,
-                      ArrayRef<rt::EngineClass> cls, int queues) {
-  size_t n = g.size();
+/// List-schedules `n` instructions with predecessors `preds` (local
+/// indices, each before its successor).
+Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
+                      ArrayRef<double> duration, ArrayRef<rt::EngineClass> cls,
+                      int queues) {
+  size_t n = preds.size();
   Schedule s;
   s.start.assign(n, 0);
   s.end.assign(n, 0);
@@ -57,8 +61,8 @@ Schedule listSchedule(const KernelGraph &g, ArrayRef<double> duration,
   // Successors (CSR) and the longest path from each instruction to the end.
   std::vector<uint32_t> succBegin(n + 1, 0), succ, remaining(n, 0);
   for (size_t i = 0; i < n; ++i)
-    for (const Dependence &d : g.predecessors(i)) {
-      ++succBegin[d.from + 1];
+    for (uint32_t from : preds[i]) {
+      ++succBegin[from + 1];
       ++remaining[i];
     }
   for (size_t i = 0; i < n; ++i)
@@ -67,13 +71,13 @@ Schedule listSchedule(const KernelGraph &g, ArrayRef<double> duration,
   {
     std::vector<uint32_t> fill(succBegin.begin(), succBegin.end() - 1);
     for (size_t i = 0; i < n; ++i)
-      for (const Dependence &d : g.predecessors(i))
-        succ[fill[d.from]++] = i;
+      for (uint32_t from : preds[i])
+        succ[fill[from]++] = i;
   }
   std::vector<double> tail(duration.begin(), duration.end());
   for (size_t i = n; i-- > 0;)
-    for (const Dependence &d : g.predecessors(i))
-      tail[d.from] = std::max(tail[d.from], duration[d.from] + tail[i]);
+    for (uint32_t from : preds[i])
+      tail[from] = std::max(tail[from], duration[from] + tail[i]);
   for (size_t i = 0; i < n; ++i) {
     s.criticalPath = std::max(s.criticalPath, tail[i]);
     s.serial += duration[i];
@@ -164,6 +168,13 @@ Schedule listSchedule(const KernelGraph &g, ArrayRef<double> duration,
   return s;
 }
 
+/// A top-level region's prediction: its time, its dependence chain's
+/// length and the instructions along it.
+struct RegionTiming {
+  double predicted = 0, criticalPath = 0;
+  SmallVector<uint32_t> chain;
+};
+
 struct NisaSchedulePass
     : public mlir::neuron::impl::NisaScheduleBase<NisaSchedulePass> {
   using Base::Base;
@@ -181,66 +192,266 @@ struct NisaSchedulePass
     }
     int queues = dmaQueues > 0 ? int(dmaQueues) : model->dmaQueues();
     for (auto kernel : module.getOps<func::FuncOp>()) {
-      if (!kernel->hasAttr("nisa.limits") || kernel.isExternal())
+      if (!kernel->hasAttr(NisaDialect::kLimits) || kernel.isExternal())
         continue;
       if (failed(scheduleKernel(kernel, *model, queues)))
         return signalPassFailure();
     }
   }
 
+  /// List-schedules the straight-line instructions [first, end) of `g`
+  /// from `at` ns: reorders them in issue order before `anchor`, gives
+  /// each its queue and `nisa.time_ns`.
+  RegionTiming scheduleSegment(const KernelGraph &g, uint32_t first,
+                               uint32_t end, ArrayRef<double> duration,
+                               ArrayRef<rt::EngineClass> cls, int queues,
+                               double at, Operation *anchor) {
+    uint32_t n = end - first;
+    std::vector<SmallVector<uint32_t, 4>> preds(n);
+    for (uint32_t i = first; i < end; ++i)
+      for (const Dependence &d : g.predecessors(i))
+        if (d.from >= first && d.from < i)
+          preds[i - first].push_back(d.from - first);
+    Schedule s = listSchedule(preds, duration.slice(first, n),
+                              cls.slice(first, n), queues);
+    Builder b(anchor->getContext());
+    for (uint32_t local : s.order) {
+      Operation *op = g.instruction(first + local);
+      op->moveBefore(anchor);
+      if (auto dma = dyn_cast<DmaCopyOp>(op))
+        dma.setQueue(s.queue[local]);
+      op->setAttr(NisaDialect::kTimeNs,
+                  b.getDenseF64ArrayAttr(
+                      {at + s.start[local], at + s.end[local]}));
+    }
+    RegionTiming t;
+    t.predicted = s.makespan;
+    t.criticalPath = s.criticalPath;
+    for (uint32_t local : s.criticalChain)
+      t.chain.push_back(first + local);
+    return t;
+  }
+
+  /// Gives every dma_copy of the loop nest [first, end) a queue, heaviest
+  /// first onto the least loaded queue (time over all its instances), so
+  /// the copies of an unrolled body spread over the queues.
+  static void assignQueues(const KernelGraph &g, uint32_t first, uint32_t end,
+                           ArrayRef<double> duration, int queues) {
+    SmallVector<std::pair<double, uint32_t>> dmas;
+    for (uint32_t i = first; i < end; ++i)
+      if (isa<DmaCopyOp>(g.instruction(i)))
+        dmas.push_back({duration[i] * g.instancesOf(i), i});
+    llvm::stable_sort(dmas, [](auto a, auto b) { return a.first > b.first; });
+    std::vector<double> load(queues, 0);
+    for (auto [weight, i] : dmas) {
+      int q = std::min_element(load.begin(), load.end()) - load.begin();
+      load[q] += weight;
+      cast<DmaCopyOp>(g.instruction(i)).setQueue(q);
+    }
+  }
+
+  /// The software pipeline of loop `l` (and, first, of the loops in it):
+  /// per iteration each unit's busy time and the bytes it moves; the
+  /// latency of one iteration along its same-iteration dependences; the
+  /// interval (the busiest unit, HBM, or a recurrence through a dependence
+  /// reaching back `distance` iterations, over the dependence's path inside
+  /// one iteration). Records `nisa.pipeline` on the loop.
+  RegionTiming estimateLoop(const KernelGraph &g, int32_t l,
+                            ArrayRef<double> duration,
+                            ArrayRef<int64_t> unitOf, ArrayRef<double> bytes,
+                            const rt::CostModel &model,
+                            std::vector<double> &busy, double &hbmBytes) {
+    const LoopInfo &loop = g.getLoops()[l];
+    int32_t depth = loop.depth;
+    // The body's items: its own instructions and its child loops, each as
+    // a [first, end) range, in program order.
+    struct Item {
+      uint32_t first, end;
+      double time;
+      SmallVector<uint32_t> chain;
+    };
+    SmallVector<Item> items;
+    std::vector<double> myBusy(busy.size(), 0);
+    double myBytes = 0;
+    for (uint32_t i = loop.first; i < loop.end;) {
+      ArrayRef<int32_t> nest = g.nestOf(i);
+      if (int32_t(nest.size()) == depth + 1) {
+        items.push_back({i, i + 1, duration[i], {i}});
+        myBusy[unitOf[i]] += duration[i];
+        myBytes += bytes[i];
+        ++i;
+        continue;
+      }
+      int32_t child = nest[depth + 1];
+      std::vector<double> childBusy(busy.size(), 0);
+      double childBytes = 0;
+      RegionTiming t = estimateLoop(g, child, duration, unitOf, bytes, model,
+                                    childBusy, childBytes);
+      int64_t trips = g.getLoops()[child].trips;
+      for (size_t u = 0; u < busy.size(); ++u)
+        myBusy[u] += trips * childBusy[u];
+      myBytes += trips * childBytes;
+      items.push_back({g.getLoops()[child].first, g.getLoops()[child].end,
+                       t.predicted, t.chain});
+      i = g.getLoops()[child].end;
+    }
+    auto itemOf = [&](uint32_t i) {
+      for (size_t k = 0; k < items.size(); ++k)
+        if (i >= items[k].first && i < items[k].end)
+          return int64_t(k);
+      return int64_t(-1);
+    };
+    // One iteration: each item after the items it depends on in it.
+    SmallVector<double> start(items.size(), 0), finish(items.size(), 0);
+    SmallVector<int64_t> via(items.size(), -1);
+    for (size_t k = 0; k < items.size(); ++k) {
+      for (uint32_t i = items[k].first; i < items[k].end; ++i)
+        for (const Dependence &d : g.predecessors(i)) {
+          int64_t from = itemOf(d.from);
+          if (d.carried || d.common <= depth || from < 0 ||
+              from >= int64_t(k) || finish[from] <= start[k])
+            continue;
+          start[k] = finish[from];
+          via[k] = from;
+        }
+      finish[k] = start[k] + items[k].time;
+    }
+    double latency = 0;
+    int64_t last = -1;
+    for (size_t k = 0; k < items.size(); ++k)
+      if (finish[k] > latency)
+        latency = finish[k], last = k;
+    double resource = hbmBytes = 0;
+    for (double b : myBusy)
+      resource = std::max(resource, b);
+    resource = std::max(resource, myBytes / model.hbmBytesPerNs());
+    latency = std::max(latency, resource);
+    // Recurrences: a dependence of item `to` on item `from` `distance`
+    // iterations back, closed by `to`'s path to `from` in one iteration.
+    double recurrence = 0;
+    for (size_t k = 0; k < items.size(); ++k)
+      for (uint32_t i = items[k].first; i < items[k].end; ++i)
+        for (const Dependence &d : g.predecessors(i)) {
+          int64_t from = itemOf(d.from);
+          if (d.carried != depth + 1 || from < int64_t(k) || d.distance < 1)
+            continue;
+          recurrence = std::max(recurrence, (finish[from] - start[k]) /
+                                                double(d.distance));
+        }
+    double interval = std::max(resource, recurrence);
+    RegionTiming t;
+    t.predicted = latency + (loop.trips - 1) * interval;
+    t.criticalPath = latency + (loop.trips - 1) * recurrence;
+    for (int64_t k = last; k >= 0; k = via[k])
+      t.chain.insert(t.chain.begin(), items[k].chain.begin(),
+                     items[k].chain.end());
+    busy = std::move(myBusy);
+    hbmBytes = myBytes;
+    Builder b(loop.op->getContext());
+    loop.op->setAttr(NisaDialect::kPipeline,
+                     PipelineAttr::get(b.getContext(),
+                                       b.getF64FloatAttr(interval),
+                                       b.getF64FloatAttr(latency),
+                                       b.getF64FloatAttr(t.predicted)));
+    return t;
+  }
+
   LogicalResult scheduleKernel(func::FuncOp kernel, const rt::CostModel &model,
                                int queues) {
-    FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
-    if (failed(graph))
-      return failure();
-    size_t n = graph->size();
-    std::vector<double> duration(n);
-    std::vector<rt::EngineClass> cls(n);
-    for (size_t i = 0; i < n; ++i) {
-      Operation *op = graph->instruction(i);
-      cls[i] = engineClassOf(op);
-      duration[i] = model.nanoseconds(costQueryOf(op));
-    }
-    Schedule s = listSchedule(*graph, duration, cls, queues);
-
-    // Issue order: first everything that is not an instruction (tile
-    // declarations and views, in their order), then the instructions.
+    // Declarations (tiles, views, index arithmetic) go first, so reordering
+    // the instructions keeps every value defined before its uses.
     Block &body = kernel.getBody().front();
     Operation *terminator = body.getTerminator();
     SmallVector<Operation *> declarations;
     for (Operation &op : body)
-      if (!isa<EngineOpInterface>(op) && &op != terminator)
+      if (!isa<EngineOpInterface, affine::AffineForOp>(op) && &op != terminator)
         declarations.push_back(&op);
-    for (Operation *op : declarations)
-      op->moveBefore(terminator);
-    std::vector<uint32_t> issuedAt(n);
-    Builder b(kernel.getContext());
-    for (auto [position, i] : llvm::enumerate(s.order)) {
-      Operation *op = graph->instruction(i);
-      op->moveBefore(terminator);
-      issuedAt[i] = position;
-      if (auto dma = dyn_cast<DmaCopyOp>(op))
-        dma.setQueue(s.queue[i]);
-      op->setAttr("nisa.time_ns", b.getDenseF64ArrayAttr({s.start[i], s.end[i]}));
+    for (Operation *op : llvm::reverse(declarations))
+      op->moveBefore(&body.front());
+
+    FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
+    if (failed(graph))
+      return failure();
+    const KernelGraph &g = *graph;
+    size_t n = g.size();
+    std::vector<double> duration(n);
+    std::vector<rt::EngineClass> cls(n);
+    double busyTotal[rt::kEngineClasses] = {};
+    double serial = 0;
+    for (size_t i = 0; i < n; ++i) {
+      Operation *op = g.instruction(i);
+      cls[i] = engineClassOf(op);
+      duration[i] = model.nanoseconds(costQueryOf(op));
+      busyTotal[int(cls[i])] += duration[i] * g.instancesOf(i);
+      serial += duration[i] * g.instancesOf(i);
     }
 
-    double dmaTime = s.busy[int(rt::EngineClass::Dma)] / queues;
-    double bound = std::max(dmaTime, s.criticalPath);
+    // Top-level regions in order: runs of straight-line instructions and
+    // loop nests.
+    double at = 0, criticalPath = 0;
+    SmallVector<Operation *> chain;
+    for (uint32_t i = 0; i < n;) {
+      if (g.nestOf(i).empty()) {
+        uint32_t end = i;
+        while (end < n && g.nestOf(end).empty())
+          ++end;
+        Operation *anchor = end < n ? g.topLevelOf(end) : terminator;
+        RegionTiming t = scheduleSegment(g, i, end, duration, cls, queues, at,
+                                         anchor);
+        at += t.predicted;
+        criticalPath += t.criticalPath;
+        for (uint32_t c : t.chain)
+          chain.push_back(g.instruction(c));
+        i = end;
+        continue;
+      }
+      const LoopInfo &nest = g.getLoops()[g.nestOf(i).front()];
+      assignQueues(g, nest.first, nest.end, duration, queues);
+      std::vector<int64_t> unitOf(n, 0);
+      std::vector<double> bytes(n, 0);
+      for (uint32_t k = nest.first; k < nest.end; ++k) {
+        Operation *op = g.instruction(k);
+        if (auto dma = dyn_cast<DmaCopyOp>(op)) {
+          unitOf[k] = rt::kEngineClasses - 1 + dma.getQueue();
+          bytes[k] = costQueryOf(op).bytes;
+        } else {
+          unitOf[k] = int(cls[k]);
+        }
+      }
+      std::vector<double> busy(rt::kEngineClasses - 1 + queues, 0);
+      double hbmBytes = 0;
+      RegionTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unitOf,
+                                    bytes, model, busy, hbmBytes);
+      at += t.predicted;
+      criticalPath += t.criticalPath;
+      for (uint32_t c : t.chain)
+        chain.push_back(g.instruction(c));
+      i = nest.end;
+    }
+
+    // Instruction indices in the final program order.
+    DenseMap<Operation *, int64_t> index;
+    kernel.walk([&](EngineOpInterface op) {
+      index.try_emplace(op, index.size());
+    });
+    double dmaTime = busyTotal[int(rt::EngineClass::Dma)] / queues;
+    double bound = std::max(dmaTime, criticalPath);
     for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
-      bound = std::max(bound, s.busy[c]);
-    SmallVector<int64_t> chain;
-    for (uint32_t i : s.criticalChain)
-      chain.push_back(issuedAt[i]);
+      bound = std::max(bound, busyTotal[c]);
+    SmallVector<int64_t> path;
+    for (Operation *op : chain)
+      path.push_back(index.lookup(op));
+    Builder b(kernel.getContext());
     NamedAttrList attrs;
-    attrs.append("predicted_ns", b.getF64FloatAttr(s.makespan));
+    attrs.append("predicted_ns", b.getF64FloatAttr(at));
     attrs.append("bound_ns", b.getF64FloatAttr(bound));
     attrs.append("predicted_over_bound",
-                 b.getF64FloatAttr(bound > 0 ? s.makespan / bound : 1.0));
-    attrs.append("critical_path_ns", b.getF64FloatAttr(s.criticalPath));
-    attrs.append("serial_ns", b.getF64FloatAttr(s.serial));
-    attrs.append("busy_ns", b.getDenseF64ArrayAttr(ArrayRef(s.busy)));
+                 b.getF64FloatAttr(bound > 0 ? at / bound : 1.0));
+    attrs.append("critical_path_ns", b.getF64FloatAttr(criticalPath));
+    attrs.append("serial_ns", b.getF64FloatAttr(serial));
+    attrs.append("busy_ns", b.getDenseF64ArrayAttr(ArrayRef(busyTotal)));
     attrs.append("dma_queues", b.getI64IntegerAttr(queues));
-    attrs.append("critical_path", b.getDenseI64ArrayAttr(chain));
+    attrs.append("critical_path", b.getDenseI64ArrayAttr(path));
     kernel->setAttr("nisa.schedule", attrs.getDictionary(kernel.getContext()));
 
     if (summary)
@@ -249,9 +460,8 @@ struct NisaSchedulePass
           "{2:f1} ns (tensor {3:f1}, vector {4:f1}, scalar {5:f1}, gpsimd "
           "{6:f1}, dma {7:f1} over {8} queues, critical path {9:f1}), "
           "predicted/bound {10:f3}, serial {11:f1} ns",
-          n, s.makespan, bound, s.busy[0], s.busy[1], s.busy[2], s.busy[3],
-          dmaTime, queues, s.criticalPath,
-          bound > 0 ? s.makespan / bound : 1.0, s.serial);
+          n, at, bound, busyTotal[0], busyTotal[1], busyTotal[2], busyTotal[3],
+          dmaTime, queues, criticalPath, bound > 0 ? at / bound : 1.0, serial);
     return success();
   }
 };

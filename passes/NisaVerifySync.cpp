@@ -1,26 +1,31 @@
 //===- NisaVerifySync.cpp - the nisa-verify-sync pass ---------------------===//
 //
-// The happens-before order of a synchronised kernel: each unit's
-// instructions one after another, and each wait after the instruction that
-// brings the semaphore to its count (the count-th signalling instruction
-// of that unit). Processing that graph in topological order proves it
-// acyclic (a cycle is a deadlock) and gives every instruction a vector
-// clock, against which each cross-unit dependence of passes/KernelGraph.h
-// is checked: the earlier instruction must be known complete.
+// Proves, for every iteration at once, that a synchronised kernel cannot
+// deadlock and orders every conflicting access across units. Each unit
+// runs its instructions in program order, so a wait is safe when its unit
+// reaches the count before the waiting instance in program order: the
+// instructions in program order are then an execution, and the earliest
+// blocked instance would be waiting for one before it, so none blocks
+// forever. Both sides are affine in the iteration, so their difference is
+// checked at the corner of the loops' box where it is largest. Each
+// cross-unit dependence of passes/KernelGraph.h is ordered when a wait on
+// the earlier instruction's unit reaches, at every iteration, the count
+// that proves the awaited instance complete (passes/Semaphores.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/KernelGraph.h"
 #include "passes/Passes.h"
+#include "passes/Semaphores.h"
 
 #include "dialects/nisa/IR/NisaOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
 
-#include <algorithm>
-#include <deque>
+#include <map>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NISAVERIFYSYNC
@@ -30,6 +35,23 @@ namespace mlir::neuron {
 using namespace mlir;
 using namespace mlir::neuron;
 using namespace mlir::nisa;
+
+/// "[3, 0]".
+static std::string iterationText(ArrayRef<int64_t> iv) {
+  return "[" + llvm::join(llvm::map_range(iv, [](int64_t v) {
+                            return std::to_string(v);
+                          }),
+                          ", ") +
+         "]";
+}
+
+/// `f` at `iv`.
+static int64_t valueAt(const AffineIndex &f, ArrayRef<int64_t> iv) {
+  int64_t v = f.constant;
+  for (size_t l = 0; l < iv.size(); ++l)
+    v += f.coeff(l) * iv[l];
+  return v;
+}
 
 namespace {
 
@@ -52,158 +74,99 @@ struct NisaVerifySyncPass
       return failure();
     const KernelGraph &g = *graph;
     UnitStreams units = UnitStreams::of(g);
-    size_t n = g.size(), u = units.names.size();
-    auto describe = [&](uint32_t i) {
+    size_t n = g.size();
+    auto describe = [&](size_t i) {
       return "'" + g.instruction(i)->getName().getStringRef().str() + "' (" +
              units.names[units.unit[i]] + ")";
     };
+    std::vector<bool> signals(n);
+    for (size_t i = 0; i < n; ++i)
+      signals[i] = g.instruction(i)->hasAttr(NisaDialect::kSignal);
+    std::map<uint32_t, SignalCounts> counts;
+    auto countsOf = [&](uint32_t unit) -> const SignalCounts & {
+      auto it = counts.find(unit);
+      if (it == counts.end())
+        it = counts.emplace(unit, SignalCounts(g, units.unit, signals, unit))
+                 .first;
+      return it->second;
+    };
 
-    std::vector<std::vector<uint32_t>> signallers(u);
-    for (size_t v = 0; v < u; ++v)
-      for (uint32_t i : units.streams[v])
-        if (g.instruction(i)->hasAttr("nisa.signal"))
-          signallers[v].push_back(i);
-
-    // Happens-before predecessors: the previous instruction of the unit,
-    // and the signaller each wait needs.
-    std::vector<SmallVector<uint32_t, 2>> waitsFor(n);
-    for (uint32_t j = 0; j < n; ++j) {
+    // Every wait, as a unit and a count over the instruction's loops.
+    std::vector<SmallVector<std::pair<uint32_t, AffineIndex>, 2>> waits(n);
+    for (size_t j = 0; j < n; ++j) {
       Operation *op = g.instruction(j);
-      Attribute attr = op->getAttr("nisa.wait");
-      if (!attr)
+      auto list = op->getAttrOfType<ArrayAttr>(NisaDialect::kWait);
+      if (!list)
         continue;
-      auto waits = dyn_cast<DictionaryAttr>(attr);
-      if (!waits)
-        return op->emitError("nisa-verify-sync: expected 'nisa.wait' to be "
-                             "a dictionary of unit = count, found ")
-               << attr;
-      for (NamedAttribute w : waits) {
-        auto count = dyn_cast<IntegerAttr>(w.getValue());
-        int v = units.find(w.getName().strref());
-        int64_t available = v < 0 ? 0 : signallers[v].size();
-        if (!count || count.getInt() < 1)
-          return op->emitError("nisa-verify-sync: expected a positive count "
-                               "for unit '")
-                 << w.getName().strref() << "', found " << w.getValue();
-        if (count.getInt() > available)
-          return op->emitError("nisa-verify-sync: deadlock: this ")
-                 << describe(j) << " waits for semaphore '"
-                 << w.getName().strref() << "' to reach " << count.getInt()
-                 << ", but only " << available
-                 << " instructions signal it";
-        waitsFor[j].push_back(signallers[v][count.getInt() - 1]);
+      SmallVector<int64_t, 4> trips = g.tripsOf(j);
+      for (auto w : list.getAsRange<WaitAttr>()) {
+        AffineIndex count;
+        count.constant = w.getCount();
+        count.coeffs.assign(w.getPerIteration().begin(),
+                            w.getPerIteration().end());
+        if (count.coeffs.size() > trips.size())
+          return op->emitError()
+                 << "nisa-verify-sync: expected at most " << trips.size()
+                 << " counts per iteration (one per enclosing loop), found "
+                 << count.coeffs.size();
+        int unit = units.find(w.getUnit());
+        // Reachable before this instance in program order, at every
+        // iteration: the largest excess is at a corner.
+        AffineIndex reached = unit < 0 ? AffineIndex() : countsOf(unit).before(j);
+        auto [excess, at] = minimumOver(difference(reached, count), trips);
+        if (excess < 0)
+          return op->emitError()
+                 << "nisa-verify-sync: deadlock: this " << describe(j)
+                 << (trips.empty() ? std::string()
+                                   : " at iteration " + iterationText(at))
+                 << " waits for " << w.getUnit() << " to reach "
+                 << valueAt(count, at) << ", but " << w.getUnit()
+                 << " signals only " << valueAt(reached, at)
+                 << " times before it in program order";
+        if (unit >= 0)
+          waits[j].push_back({uint32_t(unit), count});
       }
     }
 
-    std::vector<uint32_t> indegree(n, 0);
-    std::vector<SmallVector<uint32_t, 2>> after(n);
-    for (uint32_t j = 0; j < n; ++j) {
-      uint32_t p = units.position[j];
-      if (p > 0) {
-        after[units.streams[units.unit[j]][p - 1]].push_back(j);
-        ++indegree[j];
-      }
-      for (uint32_t s : waitsFor[j]) {
-        after[s].push_back(j);
-        ++indegree[j];
-      }
-    }
-
-    std::deque<uint32_t> ready;
-    for (uint32_t j = 0; j < n; ++j)
-      if (!indegree[j])
-        ready.push_back(j);
-    std::vector<int64_t> slot(n, -1);
-    std::vector<uint32_t> clocks;
-    std::vector<std::vector<uint32_t>> unitClock(u,
-                                                 std::vector<uint32_t>(u, 0));
-    size_t done = 0;
-    while (!ready.empty()) {
-      uint32_t j = ready.front();
-      ready.pop_front();
-      ++done;
-      uint32_t mine = units.unit[j];
-      std::vector<uint32_t> clock = unitClock[mine];
-      for (uint32_t s : waitsFor[j])
-        for (size_t k = 0; k < u; ++k)
-          clock[k] = std::max(clock[k], clocks[slot[s] * u + k]);
+    for (size_t j = 0; j < n; ++j) {
+      SmallVector<int64_t, 4> trips = g.tripsOf(j);
       for (const Dependence &d : g.predecessors(j)) {
-        uint32_t v = units.unit[d.from];
-        if (v == mine || clock[v] > units.position[d.from])
+        uint32_t unit = units.unit[d.from];
+        if (unit == units.unit[j])
           continue;
-        InFlightDiagnostic diag = g.instruction(j)->emitError()
-                                  << "nisa-verify-sync: " << hazardName(d.hazard)
-                                  << " race on " << g.describeRegion(d)
-                                  << ": this " << describe(j)
-                                  << (d.hazard == Hazard::ReadAfterWrite
-                                          ? " reads what "
-                                          : " writes what ")
-                                  << describe(d.from)
-                                  << (d.hazard == Hazard::WriteAfterRead
-                                          ? " reads"
-                                          : " writes")
-                                  << ", and no wait orders them";
+        std::optional<AffineIndex> needed =
+            thresholdOf(g, countsOf(unit), d, j);
+        if (!needed)
+          continue;
+        // A wait on that unit reaching it wherever it is positive.
+        std::optional<SmallVector<int64_t, 4>> where =
+            shortfall(AffineIndex(), *needed, trips);
+        for (auto &[waited, count] : waits[j])
+          if (where && waited == unit)
+            where = shortfall(count, *needed, trips);
+        if (!where)
+          continue;
+        InFlightDiagnostic diag =
+            g.instruction(j)->emitError()
+            << "nisa-verify-sync: " << hazardName(d.hazard) << " race on "
+            << g.describeRegion(d) << ": this " << describe(j)
+            << (trips.empty() ? std::string()
+                              : " at iteration " + iterationText(*where))
+            << (d.hazard == Hazard::ReadAfterWrite ? " reads what "
+                                                   : " writes what ")
+            << describe(d.from)
+            << (d.carried ? " " + std::to_string(d.distance) +
+                                " iteration(s) earlier"
+                          : std::string())
+            << (d.hazard == Hazard::WriteAfterRead ? " reads" : " writes")
+            << ", and no wait orders them (it needs " << units.names[unit]
+            << " at " << valueAt(*needed, *where) << ")";
         diag.attachNote(g.instruction(d.from)->getLoc())
             << "the earlier access";
         return failure();
       }
-      clock[mine] = units.position[j] + 1;
-      if (g.instruction(j)->hasAttr("nisa.signal")) {
-        slot[j] = clocks.size() / u;
-        clocks.insert(clocks.end(), clock.begin(), clock.end());
-      }
-      unitClock[mine] = std::move(clock);
-      for (uint32_t k : after[j])
-        if (--indegree[k] == 0)
-          ready.push_back(k);
     }
-    if (done == n)
-      return success();
-    return reportCycle(g, units, waitsFor, indegree, describe);
-  }
-
-  /// Walks back from a blocked instruction along blocked predecessors to a
-  /// cycle and reports one of its waits.
-  template <typename Describe>
-  LogicalResult
-  reportCycle(const KernelGraph &g, const UnitStreams &units,
-              const std::vector<SmallVector<uint32_t, 2>> &waitsFor,
-              const std::vector<uint32_t> &indegree, Describe describe) {
-    size_t n = g.size();
-    auto blocked = [&](uint32_t i) { return indegree[i] > 0; };
-    auto blockedPred = [&](uint32_t j) -> uint32_t {
-      for (uint32_t s : waitsFor[j])
-        if (blocked(s))
-          return s;
-      uint32_t p = units.position[j];
-      return units.streams[units.unit[j]][p - 1];
-    };
-    uint32_t at = 0;
-    while (at < n && !blocked(at))
-      ++at;
-    std::vector<bool> seen(n, false);
-    while (!seen[at]) {
-      seen[at] = true;
-      at = blockedPred(at);
-    }
-    // `at` is on the cycle; find a wait along it.
-    uint32_t j = at;
-    do {
-      uint32_t s = blockedPred(j);
-      if (llvm::is_contained(waitsFor[j], s)) {
-        InFlightDiagnostic diag =
-            g.instruction(j)->emitError()
-            << "nisa-verify-sync: deadlock: this " << describe(j)
-            << " waits for " << describe(s)
-            << " to signal, which cannot complete before this one does";
-        diag.attachNote(g.instruction(s)->getLoc())
-            << "the awaited instruction";
-        return failure();
-      }
-      j = s;
-    } while (j != at);
-    return g.instruction(at)->emitError(
-        "nisa-verify-sync: deadlock among the waits of this instruction");
+    return success();
   }
 };
 

@@ -558,7 +558,7 @@ LogicalResult KernelBuilder::lowerConv2D(Conv2DOp op) {
                                 {ct, rt, ow}, {h * wd, sh * wd, sw}),
                     moving);
                 nisa::MatmulOp::create(b, loc, stationary, moving, acc,
-                                       /*accumulate=*/started);
+                                       /*accumulate=*/started, ValueRange());
                 started = true;
               }
           Value evacuated = tile(nisa::MemorySpace::sbuf, {ft, pixels},
@@ -760,7 +760,7 @@ LogicalResult KernelBuilder::lowerMatmul(Operation *op, Value lhs, Value rhs,
     for (int64_t k0 = 0; k0 < k; k0 += tileK) {
       Value stationary = stationaryAt(k0);
       nisa::MatmulOp::create(b, loc, stationary, movingAt(k0), acc,
-                             /*accumulate=*/k0 > 0);
+                             /*accumulate=*/k0 > 0, ValueRange());
     }
     Value evacuated =
         tile(nisa::MemorySpace::sbuf, {mt, nt}, resultType.getElementType());

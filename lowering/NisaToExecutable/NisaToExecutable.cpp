@@ -58,17 +58,21 @@ public:
   explicit KernelEmitter(func::FuncOp kernel) : kernel(kernel) {}
 
   FailureOr<json> emit();
-  void addSchedule(Operation *op, json &inst);
   /// The HBM buffers in parameter order: the arguments, then the kernel's
   /// constant globals and scratch allocations.
   ArrayRef<Value> parameters() const { return roots; }
 
 private:
   FailureOr<int64_t> parameterOf(Value root);
-  FailureOr<json> tileRef(Operation *user, Value tile);
-  FailureOr<json> instruction(Operation *op);
+  FailureOr<json> tileRef(size_t i, Value tile);
+  FailureOr<json> instruction(size_t i);
+  LogicalResult addRestart(size_t i, MatmulOp op, json &inst);
+  void addSchedule(size_t i, json &inst);
+  /// `coeffs` as one entry per loop of instruction `i` (outermost first).
+  json perLoop(size_t i, ArrayRef<int64_t> coeffs) const;
 
   func::FuncOp kernel;
+  std::optional<mlir::neuron::KernelGraph> graph;
   SmallVector<Value> roots;
 };
 
@@ -135,49 +139,105 @@ FailureOr<int64_t> KernelEmitter::parameterOf(Value root) {
   return roots.size() - 1;
 }
 
-FailureOr<json> KernelEmitter::tileRef(Operation *user, Value tile) {
+json KernelEmitter::perLoop(size_t i, ArrayRef<int64_t> coeffs) const {
+  json out = json::array();
+  for (size_t l = 0; l < graph->nestOf(i).size(); ++l)
+    out.push_back(l < coeffs.size() ? coeffs[l] : 0);
+  return out;
+}
+
+FailureOr<json> KernelEmitter::tileRef(size_t i, Value tile) {
+  Operation *user = graph->instruction(i);
   auto type = cast<MemRefType>(tile.getType());
   std::optional<MemorySpace> space = getMemorySpace(type);
   std::string dtype = dtypeName(type.getElementType());
   if (!space || dtype.empty())
     return user->emitError() << "nisa-to-executable: unsupported tile " << type;
+  FailureOr<mlir::neuron::TileAccess> access =
+      graph->tileAccess(i, tile, /*write=*/false);
+  if (failed(access))
+    return failure();
   json ref = {{"space", stringifyMemorySpace(*space).str()},
               {"dtype", dtype},
               {"shape", type.getShape()}};
+  if (access->offset.moves())
+    ref["iv"] = perLoop(i, access->offset.coeffs);
   if (*space == MemorySpace::hbm) {
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        ShapedType::isDynamic(offset) ||
-        llvm::any_of(strides, ShapedType::isDynamic))
+    if (failed(type.getStridesAndOffset(strides, offset)))
       return user->emitError()
-             << "nisa-to-executable: expected a static strided view, found "
-             << type;
-    FailureOr<int64_t> param = parameterOf(mlir::neuron::viewRoot(tile));
+             << "nisa-to-executable: expected a strided view, found " << type;
+    FailureOr<int64_t> param = parameterOf(access->root);
     if (failed(param))
       return failure();
     ref["param"] = *param;
-    ref["offset"] = offset;
+    ref["offset"] = access->offset.constant;
     ref["strides"] = strides;
     return ref;
   }
-  auto alloc = tile.getDefiningOp<memref::AllocOp>();
-  auto address = alloc ? alloc->getAttrOfType<IntegerAttr>("nisa.address")
-                       : IntegerAttr();
-  if (!address)
+  if (access->address < 0)
     return user->emitError() << "nisa-to-executable: on-chip tile without an "
                                 "address (run nisa-allocate first)";
-  ref["partition"] = 0;
-  ref["offset"] = address.getInt();
+  ref["partition"] = access->partitionLo;
+  ref["offset"] = access->address + access->offset.constant;
+  if (access->slots > 1)
+    ref["slots"] = {{"count", access->slots},
+                    {"bytes", access->slotBytes},
+                    {"depth", access->allocDepth}};
   return ref;
 }
 
-FailureOr<json> KernelEmitter::instruction(Operation *op) {
+/// Loop levels whose induction variables are all 0 exactly where every one
+/// of `restart` (affine in them) is: nullopt when one is never 0.
+static FailureOr<std::optional<SmallVector<int64_t>>>
+restartLevels(ArrayRef<mlir::neuron::AffineIndex> restart) {
+  SmallVector<int64_t> levels;
+  for (const mlir::neuron::AffineIndex &f : restart) {
+    if (f.constant < 0 ||
+        llvm::any_of(f.coeffs, [](int64_t c) { return c < 0; }))
+      return failure();
+    if (f.constant > 0)
+      return std::optional<SmallVector<int64_t>>(); // never 0
+    for (auto [level, c] : llvm::enumerate(f.coeffs))
+      if (c > 0 && !llvm::is_contained(levels, int64_t(level)))
+        levels.push_back(level);
+  }
+  llvm::sort(levels);
+  return std::optional<SmallVector<int64_t>>(levels);
+}
+
+LogicalResult KernelEmitter::addRestart(size_t i, MatmulOp op, json &inst) {
+  SmallVector<mlir::neuron::AffineIndex> restart;
+  for (Value v : op.getRestart()) {
+    FailureOr<mlir::neuron::AffineIndex> f = graph->indexOf(i, v);
+    if (failed(f))
+      return op.emitError() << "nisa-to-executable: expected restart values "
+                               "affine in the enclosing loops";
+    restart.push_back(*f);
+  }
+  if (restart.empty())
+    return success();
+  FailureOr<std::optional<SmallVector<int64_t>>> levels =
+      restartLevels(restart);
+  if (failed(levels))
+    return op.emitError() << "nisa-to-executable: expected restart values "
+                             "that are sums of loop induction variables with "
+                             "non-negative coefficients and constants";
+  if (*levels && !(*levels)->empty())
+    inst["restart"] = ArrayRef<int64_t>(**levels);
+  else if (*levels)
+    inst["accumulate"] = false; // always its first iteration
+  return success();
+}
+
+FailureOr<json> KernelEmitter::instruction(size_t i) {
+  Operation *op = graph->instruction(i);
   auto engine = cast<EngineOpInterface>(op);
   json inst = {{"op", op->getName().stripDialect().str()},
                {"engine", mlir::neuron::stringifyEngineKind(engine.getEngine()).str()}};
   auto add = [&](StringRef field, Value tile) -> LogicalResult {
-    FailureOr<json> ref = tileRef(op, tile);
+    FailureOr<json> ref = tileRef(i, tile);
     if (failed(ref))
       return failure();
     inst[field.str()] = *ref;
@@ -192,6 +252,8 @@ FailureOr<json> KernelEmitter::instruction(Operation *op) {
           })
           .Case([&](MatmulOp o) {
             inst["accumulate"] = o.getAccumulate();
+            if (failed(addRestart(i, o, inst)))
+              return failure();
             return success(succeeded(add("stationary", o.getStationary())) &&
                            succeeded(add("moving", o.getMoving())) &&
                            succeeded(add("dst", o.getDst())));
@@ -247,26 +309,28 @@ FailureOr<json> KernelEmitter::instruction(Operation *op) {
           .Default([](Operation *) { return failure(); });
   if (failed(result))
     return failure();
-  addSchedule(op, inst);
+  if (!graph->nestOf(i).empty())
+    inst["loop"] = graph->nestOf(i).back();
+  addSchedule(i, inst);
   return inst;
 }
 
 /// The instruction's predicted times and semaphores (nisa-schedule,
 /// nisa-insert-sync), when it has them.
-void KernelEmitter::addSchedule(Operation *op, json &inst) {
-  if (auto time = op->getAttrOfType<DenseF64ArrayAttr>("nisa.time_ns");
-      time && time.size() == 2) {
-    inst["start_ns"] = time[0];
-    inst["end_ns"] = time[1];
-  }
-  if (op->hasAttr("nisa.signal"))
+void KernelEmitter::addSchedule(size_t i, json &inst) {
+  Operation *op = graph->instruction(i);
+  if (auto time = op->getAttrOfType<DenseF64ArrayAttr>(NisaDialect::kTimeNs))
+    inst["start_ns"] = time[0], inst["end_ns"] = time[1];
+  if (op->hasAttr(NisaDialect::kSignal))
     inst["signal"] = true;
-  if (auto waits = op->getAttrOfType<DictionaryAttr>("nisa.wait")) {
+  if (auto waits = op->getAttrOfType<ArrayAttr>(NisaDialect::kWait)) {
     json list = json::array();
-    for (NamedAttribute w : waits)
-      if (auto count = dyn_cast<IntegerAttr>(w.getValue()))
-        list.push_back({{"unit", w.getName().str()},
-                        {"count", count.getInt()}});
+    for (auto w : waits.getAsRange<WaitAttr>()) {
+      json entry = {{"unit", w.getUnit().str()}, {"count", w.getCount()}};
+      if (!w.getPerIteration().empty())
+        entry["iv"] = perLoop(i, w.getPerIteration());
+      list.push_back(std::move(entry));
+    }
     inst["wait"] = std::move(list);
   }
 }
@@ -343,16 +407,21 @@ FailureOr<json> KernelEmitter::emit() {
   for (BlockArgument arg : kernel.getArguments())
     if (failed(parameterOf(arg)))
       return failure();
+  FailureOr<mlir::neuron::KernelGraph> built =
+      mlir::neuron::KernelGraph::build(kernel);
+  if (failed(built))
+    return failure();
+  graph.emplace(std::move(*built));
+  json loops = json::array();
+  for (const mlir::neuron::LoopInfo &loop : graph->getLoops()) {
+    json entry = {{"trips", loop.trips}};
+    if (loop.parent >= 0)
+      entry["parent"] = loop.parent;
+    loops.push_back(std::move(entry));
+  }
   json instructions = json::array();
-  for (Operation &op : kernel.getBody().front()) {
-    if (isa<memref::AllocOp, memref::SubViewOp, memref::TransposeOp,
-            memref::ReinterpretCastOp, memref::GetGlobalOp, func::ReturnOp>(
-            op))
-      continue;
-    if (!isa<EngineOpInterface>(op))
-      return op.emitError() << "nisa-to-executable: '" << op.getName()
-                            << "' is not an instruction";
-    FailureOr<json> inst = instruction(&op);
+  for (size_t i = 0; i < graph->size(); ++i) {
+    FailureOr<json> inst = instruction(i);
     if (failed(inst))
       return failure();
     instructions.push_back(*inst);
@@ -367,6 +436,8 @@ FailureOr<json> KernelEmitter::emit() {
                 {"stationary_free", limits.getStationaryFree()},
                 {"moving_free", limits.getMovingFree()}}},
               {"instructions", instructions}};
+  if (!loops.empty())
+    out["loops"] = std::move(loops);
   if (json schedule = kernelSchedule(kernel); !schedule.is_null())
     out["schedule"] = std::move(schedule);
   return out;

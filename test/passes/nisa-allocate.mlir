@@ -52,9 +52,86 @@ func.func @full() attributes {nisa.limits = #limits} {
 
 // -----
 
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 8192, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests rotating tiles in a loop nest: each takes as many slots as its
+// loops run times, up to `buffers`, all live over the whole nest; the PSUM
+// tile's slots are whole banks apart. Tiles of the next top-level op may
+// reuse the nest's bytes.
+// CHECK-LABEL: func.func @rotating
+// CHECK: affine.for
+// CHECK: memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 512>} : memref<128x128xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for
+// CHECK: memref.alloc() {nisa.address = 1024 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 256>} : memref<128x64xf32, #nisa.memory<sbuf>>
+// CHECK: memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x16xf32, #nisa.memory<psum>>
+// CHECK: memref.alloc() {nisa.address = {{[0-9]+}} : i64} : memref<128x16xf32, #nisa.memory<sbuf>>
+// SINGLE-LABEL: func.func @rotating
+// SINGLE: memref.alloc() {nisa.address = 0 : i64} : memref<128x128xf32, #nisa.memory<sbuf>>
+// SINGLE: memref.alloc() {nisa.address = 512 : i64} : memref<128x64xf32, #nisa.memory<sbuf>>
+func.func @rotating() attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 2 {
+    %a = memref.alloc() : memref<128x128xf32, #sbuf>
+    nisa.memset %a value 1.0 : memref<128x128xf32, #sbuf>
+    affine.for %j = 0 to 3 {
+      %b = memref.alloc() : memref<128x64xf32, #sbuf>
+      nisa.memset %b value 1.0 : memref<128x64xf32, #sbuf>
+      %p = memref.alloc() : memref<128x16xf32, #psum>
+      nisa.memset %p value 0.0 : memref<128x16xf32, #psum>
+    }
+  }
+  %c = memref.alloc() : memref<128x16xf32, #sbuf>
+  nisa.memset %c value 0.0 : memref<128x16xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a nest that does not fit with all its slots: the widest rotation
+// gives up slots first (4 x 512 -> 2 x 512), and the nest fits.
+// CHECK-LABEL: func.func @fewer_slots
+// CHECK: memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 1024>} : memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK: memref.alloc() {nisa.address = 2048 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 512>} : memref<128x128xf32, #nisa.memory<sbuf>>
+func.func @fewer_slots() attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 8 {
+    %a = memref.alloc() : memref<128x256xf32, #sbuf>
+    nisa.memset %a value 1.0 : memref<128x256xf32, #sbuf>
+    %b = memref.alloc() : memref<128x128xf32, #sbuf>
+    nisa.memset %b value 1.0 : memref<128x128xf32, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests the capacity error inside a loop nest: even with one slot each its
+// tiles do not fit; the error names the tiles of the nest.
+func.func @nest_full() attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 8 {
+    // expected-note@+1 {{live: 'memref<128x768xf32, #nisa.memory<sbuf>>', 3072 bytes per partition}}
+    %a = memref.alloc() : memref<128x768xf32, #sbuf>
+    nisa.memset %a value 1.0 : memref<128x768xf32, #sbuf>
+    // expected-error@+1 {{nisa-allocate: SBUF is full: this 'memref<128x512xf32, #nisa.memory<sbuf>>' tile needs 2048 bytes per partition of 4096; a tile of at most 1024 bytes per partition would fit}}
+    %b = memref.alloc() : memref<128x512xf32, #sbuf>
+    nisa.memset %b value 1.0 : memref<128x512xf32, #sbuf>
+  }
+  return
+}
+
+// -----
+
 // Tests the memory timeline: each tile's space, offset, size per partition
 // and live range, and the kernel's peaks.
-// RUN: neuron-opt %s -split-input-file --nisa-allocate=timeline=%t.json -o /dev/null 2>/dev/null; FileCheck %s --check-prefix=TIMELINE < %t.json
+// RUN: rm -f %t.json
+// RUN: not neuron-opt %s -split-input-file --nisa-allocate=timeline=%t.json -o /dev/null 2>/dev/null
+// RUN: FileCheck %s --check-prefix=TIMELINE < %t.json
 // TIMELINE: "schema": "neuron-memory-timeline/1",
 // TIMELINE: "kernel": "timeline",
 // TIMELINE: "peak_sbuf_bytes_per_partition": 512,
@@ -62,6 +139,7 @@ func.func @full() attributes {nisa.limits = #limits} {
 // TIMELINE: "type": "memref<128x128xf32, #nisa.memory<sbuf>>",
 // TIMELINE: "offset": 0,
 // TIMELINE: "bytes_per_partition": 512,
+// TIMELINE: "slots": 1,
 // TIMELINE: "first": 0,
 // TIMELINE: "last": 1
 #sbuf = #nisa.memory<sbuf>

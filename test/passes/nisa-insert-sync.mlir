@@ -12,9 +12,9 @@
 // CHECK-SAME: nisa.semaphores = {dma0 = 1 : i64, dma1 = 1 : i64, scalar = 1 : i64, tensor = 1 : i64}
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal}
 // CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal}
-// CHECK: nisa.matmul {{.*}} {nisa.signal, nisa.wait = {dma0 = 1 : i64, dma1 = 1 : i64}}
-// CHECK: nisa.activation {{.*}} {nisa.signal, nisa.wait = {tensor = 1 : i64}}
-// CHECK: nisa.dma_copy {{.*}} queue 2 {nisa.wait = {scalar = 1 : i64}}
+// CHECK: nisa.matmul {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "dma1", count = 1>]}
+// CHECK: nisa.activation {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 1>]}
+// CHECK: nisa.dma_copy {{.*}} queue 2 {nisa.wait = [#nisa.wait<unit = "scalar", count = 1>]}
 func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
   %m = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
@@ -34,17 +34,18 @@ func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16, #hbm>,
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
-// Tests that waits implied by transitivity are left out: the second add
-// reads the load's tile too, but it already waits for the scalar engine,
-// which waited for the load. A second load into the same tile (a
-// write-after-read on it) waits only for the last reader on each unit.
-// CHECK-LABEL: func.func @transitive
+// Tests that every wait is direct: the add reads the load's tile and the
+// activation's, so it waits for both units; a second load into the same
+// tile waits for its last reader on each unit and for the first load on
+// the other queue (a write-after-write),
+// and of two waits on one unit only the larger count stays.
+// CHECK-LABEL: func.func @direct
 // CHECK-SAME: nisa.semaphores = {dma0 = 1 : i64, scalar = 1 : i64, vector = 1 : i64}
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal}
-// CHECK: nisa.activation <exp> {{.*}} {nisa.signal, nisa.wait = {dma0 = 1 : i64}}
-// CHECK: nisa.tensor_tensor <add> {{.*}} {nisa.signal, nisa.wait = {scalar = 1 : i64}} :
-// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.wait = {vector = 1 : i64}}
-func.func @transitive(%in: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+// CHECK: nisa.activation <exp> {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>]}
+// CHECK: nisa.tensor_tensor <add> {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "scalar", count = 1>]} :
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "scalar", count = 1>, #nisa.wait<unit = "vector", count = 1>]}
+func.func @direct(%in: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
   %e = memref.alloc() {nisa.address = 256 : i64} : memref<128x64xf32, #sbuf>
   %y = memref.alloc() {nisa.address = 512 : i64} : memref<128x64xf32, #sbuf>
@@ -52,5 +53,74 @@ func.func @transitive(%in: memref<128x64xf32, #hbm>) attributes {nisa.limits = #
   nisa.activation <exp> %x, %e : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
   nisa.tensor_tensor <add> %x, %e, %y : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
   nisa.dma_copy %in, %x queue 1 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests waits affine in the iteration: row tiles through two rotating
+// slots each. Iteration i's activation waits for load i (dma0 at i + 1),
+// its store for activation i (scalar at i + 1); load i refills the slot
+// activation i - 2 read (scalar at i - 1), and activation i the slot
+// store i - 2 read (dma1 at i - 1), so transfers run two tiles ahead and
+// no further.
+// CHECK-LABEL: func.func @rotating
+// CHECK-SAME: nisa.semaphores = {dma0 = 4 : i64, dma1 = 4 : i64, scalar = 4 : i64}
+// CHECK: affine.for
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal, nisa.wait = [#nisa.wait<unit = "scalar", count = -1, per_iteration = [1]>]}
+// CHECK: nisa.activation <exp> {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1, per_iteration = [1]>, #nisa.wait<unit = "dma1", count = -1, per_iteration = [1]>]}
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "scalar", count = 1, per_iteration = [1]>]}
+func.func @rotating(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 256>} : memref<128x64xf32, #sbuf>
+    %y = memref.alloc() {nisa.address = 512 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 256>} : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.activation <exp> %x, %y : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %y, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#k = affine_map<(d0) -> (d0 * 128)>
+
+// Tests a sum over K in a loop: the matmul waits for its load (dma0 at
+// k + 1) in the same iteration; the evacuation after the loop waits for
+// the last matmul (tensor at 4); a load reuses the slot of the load four
+// iterations back, which never happens in four iterations, so it never
+// waits; the second kernel step's store waits for the evacuation.
+// CHECK-LABEL: func.func @sum_over_k
+// CHECK: affine.for
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
+// CHECK: nisa.matmul {{.*}} accumulate restart(%{{.*}}) {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1, per_iteration = [1]>]}
+// CHECK: }
+// CHECK: nisa.activation {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 4>]}
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.wait = [#nisa.wait<unit = "scalar", count = 1>]}
+func.func @sum_over_k(%a: memref<512x128xbf16, #hbm>, %b: memref<512x512xbf16, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %m = memref.alloc() {nisa.address = 1024 : i64} : memref<128x512xbf16, #sbuf>
+  %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+  affine.for %k = 0 to 4 {
+    %s = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 4, bytes = 256>} : memref<128x128xbf16, #sbuf>
+    %r = affine.apply #k(%k)
+    %src = memref.subview %a[%r, 0] [128, 128] [1, 1] : memref<512x128xbf16, #hbm> to memref<128x128xbf16, strided<[128, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %s queue 0 : memref<128x128xbf16, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.matmul %s, %m, %p accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  }
+  %e = memref.alloc() {nisa.address = 4096 : i64} : memref<128x512xf32, #sbuf>
+  nisa.activation <identity> %p, %e : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  nisa.dma_copy %e, %out queue 1 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #hbm>
   return
 }

@@ -41,6 +41,21 @@ def Nisa_Dialect : Dialect {
     verifiers.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  // Kernels hold tiles (memref) and loops (affine.for, affine.apply).
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let extraClassDeclaration = [{
+    /// The discardable attributes passes exchange, by name: what each
+    /// holds is checked by verifyOperationAttribute.
+    static constexpr ::llvm::StringLiteral kAddress = "nisa.address";
+    static constexpr ::llvm::StringLiteral kSlots = "nisa.slots";
+    static constexpr ::llvm::StringLiteral kWait = "nisa.wait";
+    static constexpr ::llvm::StringLiteral kSignal = "nisa.signal";
+    static constexpr ::llvm::StringLiteral kTimeNs = "nisa.time_ns";
+    static constexpr ::llvm::StringLiteral kLimits = "nisa.limits";
+    static constexpr ::llvm::StringLiteral kPipeline = "nisa.pipeline";
+  }];
 }
 
 class Nisa_Op<string mnemonic, list<Trait> traits = []>
@@ -109,6 +124,78 @@ def Nisa_LimitsAttr : AttrDef<Nisa_Dialect, "Limits"> {
                         "int64_t":$stationary_free, "int64_t":$moving_free);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+}
+
+def Nisa_SlotsAttr : AttrDef<Nisa_Dialect, "Slots"> {
+  let mnemonic = "slots";
+  let summary = "The rotating slots of an on-chip tile allocated in a loop";
+  let description = [{
+    Written by `nisa-allocate` on a `memref.alloc` inside `affine.for`
+    loops, beside its `nisa.address`: every iteration of the loops
+    enclosing the allocation takes the next of `count` slots, `bytes`
+    apart in each partition, the first at `nisa.address`. An iteration
+    reuses the slot of the iteration `count` before it, so `count - 1`
+    tiles can be filled while the engines read the current one.
+
+    ```mlir
+    %t = memref.alloc() {nisa.address = 1024 : i64,
+        nisa.slots = #nisa.slots<count = 4, bytes = 256>}
+        : memref<128x128xbf16, #nisa.memory<sbuf>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$count, "int64_t":$bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+def Nisa_WaitAttr : AttrDef<Nisa_Dialect, "Wait"> {
+  let mnemonic = "wait";
+  let summary = "A semaphore wait whose count is affine in the iteration";
+  let description = [{
+    One entry of an instruction's `nisa.wait` (written by
+    `nisa-insert-sync`): the instruction starts once the semaphore of
+    `unit` (an engine, or DMA queue `dmaQ`) has reached
+    `count + sum(iv[l] * per_iteration[l])` over the induction variables of
+    the loops enclosing it, outermost first; a count of 0 or less is met
+    at once (a loop's first iterations).
+
+    ```mlir
+    nisa.matmul %s, %m, %acc {nisa.wait = [#nisa.wait<unit = "dma3",
+        count = 1, per_iteration = [2]>]} : ...
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the unit waited for">:$unit,
+                        "int64_t":$count,
+                        OptionalArrayRefParameter<"int64_t">:$per_iteration);
+  let assemblyFormat = [{
+    `<` `unit` `=` $unit `,` `count` `=` $count
+    (`,` `per_iteration` `=` `[` $per_iteration^ `]`)? `>`
+  }];
+}
+
+def Nisa_PipelineAttr : AttrDef<Nisa_Dialect, "Pipeline"> {
+  let mnemonic = "pipeline";
+  let summary = "A loop's predicted software pipeline";
+  let description = [{
+    Written by `nisa-schedule` on each `affine.for` of a kernel: the units
+    run their instructions of the loop decoupled, synchronised by
+    semaphores, so successive iterations overlap. `interval_ns` is the
+    steady-state time between iterations (the busiest unit's time per
+    iteration, HBM bandwidth, or a recurrence through a rotating tile),
+    `latency_ns` the time of one iteration alone (the fill and drain), and
+    `predicted_ns` the loop's time: latency + (trips - 1) x interval.
+
+    ```mlir
+    affine.for %k = 0 to 16 {
+      ...
+    } {nisa.pipeline = #nisa.pipeline<interval_ns = 225.7 : f64,
+        latency_ns = 2000.0 : f64, predicted_ns = 5385.5 : f64>}
+    ```
+  }];
+  let parameters = (ins "::mlir::FloatAttr":$interval_ns,
+                        "::mlir::FloatAttr":$latency_ns,
+                        "::mlir::FloatAttr":$predicted_ns);
+  let assemblyFormat = "`<` struct(params) `>`";
 }
 
 #endif // NISA_BASE_TD

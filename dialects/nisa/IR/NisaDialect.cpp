@@ -3,9 +3,12 @@
 #include "dialects/nisa/IR/NisaDialect.h"
 #include "dialects/nisa/IR/NisaOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -44,6 +47,68 @@ LimitsAttr mlir::nisa::getLimits(Operation *op) {
     if (auto limits = parent->getAttrOfType<LimitsAttr>("nisa.limits"))
       return limits;
   return {};
+}
+
+LogicalResult SlotsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                int64_t count, int64_t bytes) {
+  if (count < 1)
+    return emitError() << "expected at least one slot, found " << count;
+  if (bytes < 0)
+    return emitError() << "expected a non-negative slot distance, found "
+                       << bytes;
+  return success();
+}
+
+/// Where a discardable nisa attribute may sit and what it holds.
+LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  auto expect = [&](bool ok, StringRef what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitError() << "expected '" << name << "' to be " << what
+                           << ", found " << value;
+  };
+  bool instruction = isa<EngineOpInterface>(op);
+  bool alloc = isa<memref::AllocOp>(op);
+  auto nonNegative = [&] {
+    auto i = dyn_cast<IntegerAttr>(value);
+    return i && i.getType().isInteger(64) && i.getInt() >= 0;
+  };
+  if (name == kAddress)
+    return expect(alloc && nonNegative(),
+                  "a non-negative i64 byte offset on a memref.alloc");
+  if (name == kSlots)
+    return expect(alloc && isa<SlotsAttr>(value),
+                  "a #nisa.slots on a memref.alloc");
+  if (name == kSignal)
+    return expect(instruction && isa<UnitAttr>(value),
+                  "a unit attribute on an instruction");
+  if (name == kWait) {
+    auto list = dyn_cast<ArrayAttr>(value);
+    return expect(instruction && list &&
+                      llvm::all_of(list, llvm::IsaPred<WaitAttr>),
+                  "an array of #nisa.wait on an instruction");
+  }
+  if (name == kTimeNs) {
+    auto times = dyn_cast<DenseF64ArrayAttr>(value);
+    return expect(instruction && times && times.size() == 2 &&
+                      times[0] >= 0 && times[1] >= times[0],
+                  "[start, end] predicted times on an instruction");
+  }
+  if (name == kLimits)
+    return expect(isa<LimitsAttr>(value), "a #nisa.limits");
+  if (name == kPipeline)
+    return expect(isa<affine::AffineForOp>(op) && isa<PipelineAttr>(value),
+                  "a #nisa.pipeline on an affine.for");
+  if (name == "nisa.num_inputs" || name == "nisa.peak_sbuf_bytes" ||
+      name == "nisa.peak_psum_bytes")
+    return expect(nonNegative(), "a non-negative i64");
+  if (name == "nisa.schedule" || name == "nisa.semaphores" ||
+      name == "nisa.tiling")
+    return expect(isa<DictionaryAttr>(value), "a dictionary");
+  return op->emitError() << "unknown nisa attribute '" << name << "'";
 }
 
 LogicalResult

@@ -81,6 +81,20 @@ static LogicalResult verifySameShape(Operation *op, ArrayRef<Value> tiles) {
   return success();
 }
 
+void mlir::nisa::addTileEffects(
+    EngineOpInterface op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  SmallVector<Value> reads = op.getReadTiles();
+  Value written = op.getWrittenTile();
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (llvm::is_contained(reads, operand.get()))
+      effects.emplace_back(MemoryEffects::Read::get(), &operand);
+    if (operand.get() == written)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand);
+  }
+}
+
 LogicalResult MatmulOp::verify() {
   if (failed(verifyTile(*this, "the stationary operand", getStationary(),
                         kSbuf)) ||
@@ -106,6 +120,9 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "expected a " << s.getDimSize(1) << "x"
                          << m.getDimSize(1) << " result, found "
                          << d.getDimSize(0) << "x" << d.getDimSize(1);
+  if (!getRestart().empty() && !getAccumulate())
+    return emitOpError() << "expected 'accumulate' with 'restart' (the sum "
+                            "restarts where it would accumulate)";
   LimitsAttr limits = getLimits(*this);
   if (!limits)
     return success();

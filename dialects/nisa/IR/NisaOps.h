@@ -14,6 +14,15 @@
 
 #include "dialects/nisa/IR/NisaInterfaces.h.inc"
 
+namespace mlir::nisa {
+/// The memory effects of an engine instruction: it reads its read tiles and
+/// writes its written tile.
+void addTileEffects(
+    EngineOpInterface op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects);
+} // namespace mlir::nisa
+
 #define GET_OP_CLASSES
 #include "dialects/nisa/IR/NisaOps.h.inc"
 

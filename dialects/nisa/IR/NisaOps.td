@@ -17,11 +17,17 @@ def Nisa_Tile : MemRefRankOf<[AnyFloat, AnySignlessInteger], [1, 2, 3, 4, 5, 6, 
 
 class Nisa_EngineOp<string mnemonic, string engine, list<Trait> traits = []>
     : Nisa_Op<mnemonic, !listconcat(traits,
-        [DeclareOpInterfaceMethods<Nisa_EngineOpInterface>])> {
+        [DeclareOpInterfaceMethods<Nisa_EngineOpInterface>,
+         DeclareOpInterfaceMethods<MemoryEffectsOpInterface>])> {
   code engineKind = engine;
   let extraClassDefinition = [{
     ::mlir::neuron::EngineKind $cppClass::getEngine() {
       return ::mlir::neuron::EngineKind::}] # engine # [{;
+    }
+    void $cppClass::getEffects(
+        ::llvm::SmallVectorImpl<::mlir::SideEffects::EffectInstance<
+            ::mlir::MemoryEffects::Effect>> &effects) {
+      ::mlir::nisa::addTileEffects(*this, effects);
     }
   }];
   let hasVerifier = 1;
@@ -33,18 +39,31 @@ def Nisa_MatmulOp : Nisa_EngineOp<"matmul", "tensor"> {
     Multiplies on the systolic array, contracting over the partition
     dimension K of both SBUF operands, into a PSUM tile in fp32. With
     `accumulate` the product is added to `dst` (accumulation over K tiles);
-    without it `dst` is overwritten.
+    without it `dst` is overwritten. In a loop over K, `restart` names the
+    induction variables the sum runs over: on the iteration where they are
+    all 0 the matmul overwrites `dst`, starting the sum, and it accumulates
+    on every other.
 
     ```mlir
-    nisa.matmul %s, %m, %acc accumulate : memref<128x128xbf16, #nisa.memory<sbuf>>,
-        memref<128x512xbf16, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<psum>>
+    affine.for %k = 0 to 16 {
+      nisa.matmul %s, %m, %acc accumulate restart(%k) : memref<128x128xbf16, #nisa.memory<sbuf>>,
+          memref<128x512xbf16, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<psum>>
+    }
     ```
   }];
   let arguments = (ins Nisa_Tile:$stationary, Nisa_Tile:$moving,
-                   Nisa_Tile:$dst, UnitAttr:$accumulate);
+                   Nisa_Tile:$dst, UnitAttr:$accumulate,
+                   Variadic<Index>:$restart);
   let assemblyFormat = [{
-    $stationary `,` $moving `,` $dst (`accumulate` $accumulate^)? attr-dict
+    $stationary `,` $moving `,` $dst (`accumulate` $accumulate^)?
+    (`restart` `(` $restart^ `)`)? attr-dict
     `:` type($stationary) `,` type($moving) `,` type($dst)
+  }];
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::Value> getReadTiles() {
+      return {getStationary(), getMoving()};
+    }
+    ::mlir::Value getWrittenTile() { return getDst(); }
   }];
 }
 

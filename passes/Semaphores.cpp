@@ -1,0 +1,160 @@
+//===- Semaphores.cpp - Semaphore counts of a kernel's units --------------===//
+
+#include "passes/Semaphores.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+SignalCounts::SignalCounts(const KernelGraph &g, ArrayRef<uint32_t> unit,
+                           const std::vector<bool> &signals, uint32_t which)
+    : g(g), perIteration(g.getLoops().size(), 0) {
+  ArrayRef<LoopInfo> loops = g.getLoops();
+  SmallVector<int32_t, 4> open;
+  SmallVector<int64_t, 4> partial{0}; // signals so far at each open level
+  auto close = [&] {
+    int32_t loop = open.pop_back_val();
+    perIteration[loop] = partial.pop_back_val();
+    partial.back() += loops[loop].trips * perIteration[loop];
+  };
+  for (size_t i = 0; i < g.size(); ++i) {
+    ArrayRef<int32_t> nest = g.nestOf(i);
+    size_t common = 0;
+    while (common < open.size() && common < nest.size() &&
+           open[common] == nest[common])
+      ++common;
+    while (open.size() > common)
+      close();
+    for (size_t l = common; l < nest.size(); ++l) {
+      open.push_back(nest[l]);
+      partial.push_back(0);
+    }
+    int64_t sum = 0;
+    for (int64_t p : partial)
+      sum += p;
+    first.push_back(sum);
+    if (signals[i] && unit[i] == which)
+      ++partial.back();
+  }
+  while (!open.empty())
+    close();
+  all = partial.front();
+}
+
+AffineIndex SignalCounts::before(size_t i) const {
+  AffineIndex a;
+  a.constant = first[i];
+  for (int32_t loop : g.nestOf(i))
+    a.coeffs.push_back(perIteration[loop]);
+  return a;
+}
+
+AffineIndex mlir::neuron::difference(const AffineIndex &a,
+                                     const AffineIndex &b) {
+  AffineIndex d;
+  d.constant = a.constant - b.constant;
+  d.coeffs.resize(std::max(a.coeffs.size(), b.coeffs.size()), 0);
+  for (size_t l = 0; l < d.coeffs.size(); ++l)
+    d.coeffs[l] = a.coeff(l) - b.coeff(l);
+  return d;
+}
+
+std::pair<int64_t, SmallVector<int64_t, 4>>
+mlir::neuron::minimumOver(const AffineIndex &f, ArrayRef<int64_t> trips) {
+  int64_t value = f.constant;
+  SmallVector<int64_t, 4> at(trips.size(), 0);
+  for (size_t l = 0; l < trips.size(); ++l)
+    if (f.coeff(l) < 0) {
+      at[l] = trips[l] - 1;
+      value += f.coeff(l) * at[l];
+    }
+  return {value, at};
+}
+
+/// `f` at `iv`.
+static int64_t evaluate(const AffineIndex &f, ArrayRef<int64_t> iv) {
+  int64_t v = f.constant;
+  for (size_t l = 0; l < iv.size(); ++l)
+    v += f.coeff(l) * iv[l];
+  return v;
+}
+
+std::optional<AffineIndex> mlir::neuron::thresholdOf(const KernelGraph &g,
+                                                     const SignalCounts &counts,
+                                                     const Dependence &d,
+                                                     size_t to) {
+  SmallVector<int64_t, 4> fromTrips = g.tripsOf(d.from),
+                          toTrips = g.tripsOf(to);
+  AffineIndex fromBefore = counts.before(d.from);
+  if (d.carried == 0) {
+    // The last instance of `from` in this iteration of the shared loops:
+    // its own loops at their last iteration.
+    AffineIndex t;
+    t.constant = fromBefore.constant + 1;
+    for (size_t l = d.common; l < fromTrips.size(); ++l)
+      t.constant += fromBefore.coeff(l) * (fromTrips[l] - 1);
+    for (int32_t l = 0; l < d.common; ++l)
+      t.coeffs.push_back(fromBefore.coeff(l));
+    return t;
+  }
+  // `distance` iterations back over the outer `carried` loops, measured
+  // where it separates the fewest signals: those loops at their last
+  // iteration, `to`'s own inner loops at their first, `from`'s at their
+  // last.
+  int64_t iterations = 1;
+  for (int32_t l = 0; l < d.carried; ++l)
+    iterations *= toTrips[l];
+  if (iterations - 1 < d.distance)
+    return std::nullopt; // the instance it would reuse never exists
+  SmallVector<int64_t, 4> toAt(toTrips.size(), 0), fromAt(fromTrips.size());
+  int64_t back = iterations - 1 - d.distance;
+  for (int32_t l = d.carried - 1; l >= 0; --l) {
+    toAt[l] = toTrips[l] - 1;
+    fromAt[l] = back % toTrips[l];
+    back /= toTrips[l];
+  }
+  for (size_t l = d.carried; l < fromTrips.size(); ++l)
+    fromAt[l] = fromTrips[l] - 1;
+  AffineIndex toBefore = counts.before(to);
+  int64_t slack =
+      evaluate(toBefore, toAt) - (evaluate(fromBefore, fromAt) + 1);
+  AffineIndex t;
+  t.constant = toBefore.constant - slack;
+  for (int32_t l = 0; l < d.carried; ++l)
+    t.coeffs.push_back(toBefore.coeff(l));
+  return t;
+}
+
+std::optional<SmallVector<int64_t, 4>>
+mlir::neuron::shortfall(const AffineIndex &wait, const AffineIndex &needed,
+                        ArrayRef<int64_t> trips) {
+  AffineIndex margin = difference(wait, needed);
+  if (minimumOver(margin, trips).first >= 0)
+    return std::nullopt;
+  auto fails = [&](ArrayRef<int64_t> iv) {
+    return evaluate(needed, iv) > 0 && evaluate(margin, iv) < 0;
+  };
+  size_t d = trips.size();
+  SmallVector<int64_t, 4> iv(d);
+  for (uint64_t corner = 0; corner < (uint64_t(1) << d); ++corner) {
+    for (size_t l = 0; l < d; ++l)
+      iv[l] = (corner >> l) & 1 ? trips[l] - 1 : 0;
+    if (fails(iv))
+      return iv;
+    // Along each edge from this corner, the first iteration where `needed`
+    // turns positive.
+    for (size_t l = 0; l < d; ++l) {
+      int64_t c = needed.coeff(l);
+      if (iv[l] != 0 || c <= 0)
+        continue;
+      int64_t at = evaluate(needed, iv);
+      int64_t steps = at > 0 ? 0 : (1 - at + c - 1) / c;
+      if (steps >= trips[l])
+        continue;
+      SmallVector<int64_t, 4> entry(iv);
+      entry[l] = steps;
+      if (fails(entry))
+        return entry;
+    }
+  }
+  return std::nullopt;
+}
