@@ -14,6 +14,9 @@ class MemRefDialect;
 namespace mlir::func {
 class FuncDialect;
 } // namespace mlir::func
+namespace mlir::affine {
+class AffineDialect;
+} // namespace mlir::affine
 
 namespace mlir::neuron {
 

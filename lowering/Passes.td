@@ -95,10 +95,14 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::nisa::NisaDialect",
                            "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect",
                            "::mlir::func::FuncDialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "Chip or instance whose limits size the tiles">
+           "Chip or instance whose limits size the tiles">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">
   ];
 }
 

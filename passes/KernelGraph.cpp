@@ -212,6 +212,9 @@ public:
     if (isa_and_present<memref::TransposeOp, memref::ExpandShapeOp,
                         memref::CollapseShapeOp>(def))
       return elementOffset(def->getOperand(0));
+    // A reinterpret_cast's offset counts from its source's base.
+    if (auto cast = dyn_cast_if_present<memref::ReinterpretCastOp>(def))
+      return ofr(cast.getMixedOffsets()[0]);
     return failure();
   }
 

@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -45,13 +46,20 @@ struct Schedule {
   double makespan = 0, criticalPath = 0, serial = 0;
   double busy[rt::kEngineClasses] = {};
   std::vector<uint32_t> criticalChain;
+  /// When each unit (engines, then DMA queues) is free after it.
+  std::vector<double> unitFree;
 };
 
+/// The units of a core: the four engines, then the DMA queues.
+static constexpr int kFirstQueueUnit = int(rt::EngineClass::Dma);
+
 /// List-schedules `n` instructions with predecessors `preds` (local
-/// indices, each before its successor).
+/// indices, each before its successor), none starting before `ready` nor
+/// on a unit before `unitFree` (engines, then queues).
 Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
                       ArrayRef<double> duration, ArrayRef<rt::EngineClass> cls,
-                      int queues) {
+                      int queues, ArrayRef<double> ready,
+                      ArrayRef<double> unitFree) {
   size_t n = preds.size();
   Schedule s;
   s.start.assign(n, 0);
@@ -118,11 +126,17 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
   for (int c = 0; c < rt::kEngineClasses; ++c) {
     int units = c == int(rt::EngineClass::Dma) ? queues : 1;
     for (int u = 0; u < units; ++u)
-      classes[c].units.push({0.0, u});
+      classes[c].units.push({unitFree[c == int(rt::EngineClass::Dma)
+                                          ? kFirstQueueUnit + u
+                                          : c],
+                             u});
   }
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
+    earliest[i] = ready[i];
     if (!remaining[i])
-      classes[int(cls[i])].pending.push({0.0, uint32_t(i)});
+      classes[int(cls[i])].pending.push({earliest[i], uint32_t(i)});
+  }
+  s.unitFree.assign(unitFree.begin(), unitFree.end());
 
   s.order.reserve(n);
   while (s.order.size() < n) {
@@ -156,6 +170,8 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
     if (best == int(rt::EngineClass::Dma))
       s.queue[i] = unit;
     k.units.push({s.end[i], unit});
+    s.unitFree[best == int(rt::EngineClass::Dma) ? kFirstQueueUnit + unit
+                                                 : best] = s.end[i];
     s.makespan = std::max(s.makespan, s.end[i]);
     s.order.push_back(i);
     for (uint32_t e = succBegin[i]; e < succBegin[i + 1]; ++e) {
@@ -199,13 +215,16 @@ struct NisaSchedulePass
     }
   }
 
-  /// List-schedules the straight-line instructions [first, end) of `g`
-  /// from `at` ns: reorders them in issue order before `anchor`, gives
-  /// each its queue and `nisa.time_ns`.
-  RegionTiming scheduleSegment(const KernelGraph &g, uint32_t first,
-                               uint32_t end, ArrayRef<double> duration,
-                               ArrayRef<rt::EngineClass> cls, int queues,
-                               double at, Operation *anchor) {
+  /// List-schedules the straight-line instructions [first, end) of `g`,
+  /// none before `ready`, on units free from `unitFree` (updated): reorders
+  /// them in issue order before `anchor`, gives each its queue and
+  /// `nisa.time_ns`, and returns each one's end.
+  std::vector<double> scheduleSegment(const KernelGraph &g, uint32_t first,
+                                      uint32_t end, ArrayRef<double> duration,
+                                      ArrayRef<rt::EngineClass> cls, int queues,
+                                      ArrayRef<double> ready,
+                                      std::vector<double> &unitFree,
+                                      Operation *anchor) {
     uint32_t n = end - first;
     std::vector<SmallVector<uint32_t, 4>> preds(n);
     for (uint32_t i = first; i < end; ++i)
@@ -213,7 +232,7 @@ struct NisaSchedulePass
         if (d.from >= first && d.from < i)
           preds[i - first].push_back(d.from - first);
     Schedule s = listSchedule(preds, duration.slice(first, n),
-                              cls.slice(first, n), queues);
+                              cls.slice(first, n), queues, ready, unitFree);
     Builder b(anchor->getContext());
     for (uint32_t local : s.order) {
       Operation *op = g.instruction(first + local);
@@ -221,32 +240,163 @@ struct NisaSchedulePass
       if (auto dma = dyn_cast<DmaCopyOp>(op))
         dma.setQueue(s.queue[local]);
       op->setAttr(NisaDialect::kTimeNs,
-                  b.getDenseF64ArrayAttr(
-                      {at + s.start[local], at + s.end[local]}));
+                  b.getDenseF64ArrayAttr({s.start[local], s.end[local]}));
     }
-    RegionTiming t;
-    t.predicted = s.makespan;
-    t.criticalPath = s.criticalPath;
-    for (uint32_t local : s.criticalChain)
-      t.chain.push_back(first + local);
-    return t;
+    unitFree = s.unitFree;
+    return s.end;
   }
 
-  /// Gives every dma_copy of the loop nest [first, end) a queue, heaviest
-  /// first onto the least loaded queue (time over all its instances), so
-  /// the copies of an unrolled body spread over the queues.
-  static void assignQueues(const KernelGraph &g, uint32_t first, uint32_t end,
-                           ArrayRef<double> duration, int queues) {
-    SmallVector<std::pair<double, uint32_t>> dmas;
-    for (uint32_t i = first; i < end; ++i)
-      if (isa<DmaCopyOp>(g.instruction(i)))
-        dmas.push_back({duration[i] * g.instancesOf(i), i});
-    llvm::stable_sort(dmas, [](auto a, auto b) { return a.first > b.first; });
-    std::vector<double> load(queues, 0);
-    for (auto [weight, i] : dmas) {
-      int q = std::min_element(load.begin(), load.end()) - load.begin();
-      load[q] += weight;
-      cast<DmaCopyOp>(g.instruction(i)).setQueue(q);
+  /// Gives every dma_copy of `nest` a queue: loads and stores on their own
+  /// queues (splitQueues), heaviest first onto the queue with the least
+  /// work (`unitFree` of the queues, then what it was given), so the
+  /// copies of an unrolled body spread over the queues and away from busy
+  /// ones.
+  static void assignQueues(affine::AffineForOp nest,
+                           const rt::CostModel &model, int queues,
+                           ArrayRef<double> unitFree) {
+    SmallVector<std::pair<double, DmaCopyOp>> weights =
+        transferWeights(nest, model);
+    std::vector<double> load(unitFree.begin() + kFirstQueueUnit,
+                             unitFree.begin() + kFirstQueueUnit + queues);
+    auto [loads, stores] = splitQueues(weights, queues);
+    for (bool store : {false, true})
+      spread(weights, store, store ? stores : loads, load,
+             [](DmaCopyOp dma, int q) { dma.setQueue(q); });
+  }
+
+  /// Queue time of every transfer in `nest` over all its instances.
+  static SmallVector<std::pair<double, DmaCopyOp>>
+  transferWeights(affine::AffineForOp nest, const rt::CostModel &model) {
+    SmallVector<std::pair<double, DmaCopyOp>> weights;
+    nest.walk([&](DmaCopyOp dma) {
+      int64_t instances = 1;
+      for (Operation *p = dma->getParentOp(); p; p = p->getParentOp())
+        if (auto loop = dyn_cast<affine::AffineForOp>(p))
+          instances *= loop.getConstantUpperBound();
+      weights.push_back(
+          {model.nanoseconds(costQueryOf(dma)) * instances, dma});
+    });
+    return weights;
+  }
+
+  /// Replaces `dma` by `parts` transfers of consecutive rows (the first
+  /// dimension of both sides, which must agree).
+  static bool splitTransfer(DmaCopyOp dma, int64_t parts) {
+    auto src = cast<MemRefType>(dma.getSrc().getType());
+    auto dst = cast<MemRefType>(dma.getDst().getType());
+    if (!src.getRank() || !dst.getRank() ||
+        src.getDimSize(0) != dst.getDimSize(0) || src.getDimSize(0) < 2)
+      return false;
+    int64_t rows = src.getDimSize(0);
+    int64_t chunk = llvm::divideCeil(rows, std::min(parts, rows));
+    OpBuilder b(dma);
+    auto rowsOf = [&](Value v, int64_t p0, int64_t count) {
+      auto type = cast<MemRefType>(v.getType());
+      SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+          sizes, strides(type.getRank(), b.getIndexAttr(1));
+      offsets[0] = b.getIndexAttr(p0);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        sizes.push_back(b.getIndexAttr(d ? type.getDimSize(d) : count));
+      return memref::SubViewOp::create(b, dma.getLoc(), v, offsets, sizes,
+                                       strides);
+    };
+    for (int64_t p0 = 0; p0 < rows; p0 += chunk) {
+      int64_t count = std::min(chunk, rows - p0);
+      DmaCopyOp::create(b, dma.getLoc(), rowsOf(dma.getSrc(), p0, count),
+                        rowsOf(dma.getDst(), p0, count), dma.getQueueAttr());
+    }
+    dma.erase();
+    return true;
+  }
+
+  /// A transfer storing what the engines computed, rather than loading.
+  static bool isStore(DmaCopyOp dma) {
+    return getMemorySpace(dma.getSrc().getType()) != MemorySpace::hbm;
+  }
+
+  /// Queues [first, first + count).
+  struct QueueSet {
+    int first = 0, count = 0;
+  };
+
+  /// The queues of a nest's loads and of its stores: disjoint, in
+  /// proportion to their work (each at least one), so a store waiting for
+  /// the engines never holds back loads of later iterations queued behind
+  /// it (a queue runs its transfers in program order).
+  static std::pair<QueueSet, QueueSet>
+  splitQueues(ArrayRef<std::pair<double, DmaCopyOp>> weights, int queues) {
+    double loads = 0, stores = 0;
+    for (auto [weight, dma] : weights)
+      (isStore(dma) ? stores : loads) += weight;
+    if (queues < 2 || loads == 0 || stores == 0)
+      return {{0, queues}, {0, queues}};
+    int s = std::clamp<int>(std::lround(queues * stores / (loads + stores)), 1,
+                            queues - 1);
+    return {{0, queues - s}, {queues - s, s}};
+  }
+
+  /// Longest-processing-time assignment of the loads (or stores) of
+  /// `weights` to the queues of `set`, from `load` (per queue of the core);
+  /// `assign` receives each transfer's queue. Returns the transfers each
+  /// queue got.
+  static std::vector<SmallVector<std::pair<double, DmaCopyOp>>>
+  spread(SmallVector<std::pair<double, DmaCopyOp>> weights, bool stores,
+         QueueSet set, std::vector<double> &load,
+         function_ref<void(DmaCopyOp, int)> assign) {
+    llvm::erase_if(weights, [&](auto w) { return isStore(w.second) != stores; });
+    llvm::stable_sort(weights,
+                      [](auto a, auto b) { return a.first > b.first; });
+    std::vector<SmallVector<std::pair<double, DmaCopyOp>>> on(load.size());
+    for (auto w : weights) {
+      auto first = load.begin() + set.first;
+      int q = std::min_element(first, first + set.count) - load.begin();
+      load[q] += w.first;
+      on[q].push_back(w);
+      assign(w.second, q);
+    }
+    return on;
+  }
+
+  /// While the busiest queue of `nest`'s loads (or stores), as
+  /// assignQueues would spread them, carries more than 2% over its share
+  /// because transfers come in too few pieces, splits the lightest
+  /// transfer on that queue over the queues of its kind (into at most as
+  /// many pieces as its streaming outlasts the fixed cost of a transfer).
+  static void balanceQueues(affine::AffineForOp nest,
+                            const rt::CostModel &model, int queues) {
+    for (int attempt = 0; attempt < 8 && queues > 1; ++attempt) {
+      SmallVector<std::pair<double, DmaCopyOp>> weights =
+          transferWeights(nest, model);
+      auto [loads, stores] = splitQueues(weights, queues);
+      bool split = false;
+      for (bool store : {false, true}) {
+        QueueSet set = store ? stores : loads;
+        std::vector<double> load(queues, 0);
+        auto on = spread(weights, store, set, load, [](DmaCopyOp, int) {});
+        double total = 0, busiest = 0;
+        int q = set.first;
+        for (int k = set.first; k < set.first + set.count; ++k) {
+          total += load[k];
+          if (load[k] > busiest)
+            busiest = load[k], q = k;
+        }
+        if (set.count < 2 || busiest <= 1.02 * total / set.count)
+          continue;
+        for (auto [weight, dma] : llvm::reverse(on[q])) {
+          // Each piece pays the fixed cost again: only as many pieces as
+          // keep each one's streaming at least as long as that.
+          double streaming =
+              costQueryOf(dma).bytes / model.dmaQueueBytesPerNs();
+          int64_t parts = std::min<int64_t>(
+              set.count, int64_t(streaming / model.dmaFixedNs()));
+          if (parts >= 2 && (split = splitTransfer(dma, parts)))
+            break;
+        }
+        if (split)
+          break;
+      }
+      if (!split)
+        return;
     }
   }
 
@@ -369,6 +519,12 @@ struct NisaSchedulePass
     for (Operation *op : llvm::reverse(declarations))
       op->moveBefore(&body.front());
 
+    // Loop nests whose transfers cannot share the queues evenly have their
+    // lightest transfer on the busiest queue split over all of them.
+    kernel.walk([&](affine::AffineForOp nest) {
+      if (!nest->getParentOfType<affine::AffineForOp>())
+        balanceQueues(nest, model, queues);
+    });
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
@@ -386,48 +542,103 @@ struct NisaSchedulePass
       serial += duration[i] * g.instancesOf(i);
     }
 
-    // Top-level regions in order: runs of straight-line instructions and
-    // loop nests.
-    double at = 0, criticalPath = 0;
-    SmallVector<Operation *> chain;
+    // The kernel's timeline, region by region (runs of straight-line
+    // instructions, loop nests): when each unit is free, when each
+    // instruction's last instance ends, and the longest dependence chain to
+    // it. A region starts when its operands from earlier regions are ready;
+    // a loop nest then takes its pipeline's time, or longer when a unit it
+    // uses is still busy.
+    std::vector<double> unitFree(kFirstQueueUnit + queues, 0), ends(n, 0),
+        chainEnds(n, 0);
+    double predicted = 0;
+    auto readyOf = [&](uint32_t i, uint32_t regionFirst) {
+      std::pair<double, double> r{0, 0};
+      for (const Dependence &d : g.predecessors(i))
+        if (d.from < regionFirst)
+          r = {std::max(r.first, ends[d.from]),
+               std::max(r.second, chainEnds[d.from])};
+      return r;
+    };
     for (uint32_t i = 0; i < n;) {
       if (g.nestOf(i).empty()) {
         uint32_t end = i;
         while (end < n && g.nestOf(end).empty())
           ++end;
+        std::vector<double> ready;
+        for (uint32_t j = i; j < end; ++j) {
+          auto [at, chainAt] = readyOf(j, i);
+          ready.push_back(at);
+          // Chains through the straight-line run, in program order.
+          double longest = chainAt;
+          for (const Dependence &d : g.predecessors(j))
+            if (d.from >= i && d.from < j)
+              longest = std::max(longest, chainEnds[d.from]);
+          chainEnds[j] = longest + duration[j];
+        }
         Operation *anchor = end < n ? g.topLevelOf(end) : terminator;
-        RegionTiming t = scheduleSegment(g, i, end, duration, cls, queues, at,
-                                         anchor);
-        at += t.predicted;
-        criticalPath += t.criticalPath;
-        for (uint32_t c : t.chain)
-          chain.push_back(g.instruction(c));
+        std::vector<double> segmentEnds = scheduleSegment(
+            g, i, end, duration, cls, queues, ready, unitFree, anchor);
+        for (uint32_t j = i; j < end; ++j) {
+          ends[j] = segmentEnds[j - i];
+          predicted = std::max(predicted, ends[j]);
+        }
         i = end;
         continue;
       }
       const LoopInfo &nest = g.getLoops()[g.nestOf(i).front()];
-      assignQueues(g, nest.first, nest.end, duration, queues);
+      assignQueues(cast<affine::AffineForOp>(nest.op), model, queues,
+                   unitFree);
       std::vector<int64_t> unitOf(n, 0);
       std::vector<double> bytes(n, 0);
+      double start = 0, chainStart = 0;
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         Operation *op = g.instruction(k);
         if (auto dma = dyn_cast<DmaCopyOp>(op)) {
-          unitOf[k] = rt::kEngineClasses - 1 + dma.getQueue();
+          unitOf[k] = kFirstQueueUnit + dma.getQueue();
           bytes[k] = costQueryOf(op).bytes;
         } else {
           unitOf[k] = int(cls[k]);
         }
+        auto [at, chainAt] = readyOf(k, nest.first);
+        start = std::max(start, at);
+        chainStart = std::max(chainStart, chainAt);
       }
-      std::vector<double> busy(rt::kEngineClasses - 1 + queues, 0);
+      std::vector<double> busy(kFirstQueueUnit + queues, 0);
       double hbmBytes = 0;
       RegionTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unitOf,
                                     bytes, model, busy, hbmBytes);
-      at += t.predicted;
-      criticalPath += t.criticalPath;
-      for (uint32_t c : t.chain)
-        chain.push_back(g.instruction(c));
+      double end = start + t.predicted;
+      for (size_t u = 0; u < busy.size(); ++u) {
+        if (busy[u] == 0)
+          continue;
+        double from = std::max(unitFree[u], start);
+        unitFree[u] = from + busy[u] * nest.trips;
+        end = std::max(end, unitFree[u]);
+      }
+      for (uint32_t k = nest.first; k < nest.end; ++k) {
+        ends[k] = end;
+        chainEnds[k] = chainStart + t.criticalPath;
+      }
+      predicted = std::max(predicted, end);
       i = nest.end;
     }
+    double criticalPath = 0;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < n; ++k)
+      if (chainEnds[k] > criticalPath)
+        criticalPath = chainEnds[k], last = k;
+    // The chain: back from its last instruction along the dependences that
+    // end it.
+    SmallVector<Operation *> chain;
+    for (int64_t at = n ? int64_t(last) : -1; at >= 0;) {
+      chain.insert(chain.begin(), g.instruction(at));
+      int64_t next = -1;
+      for (const Dependence &d : g.predecessors(at))
+        if (d.from < at && (next < 0 || chainEnds[d.from] > chainEnds[next]))
+          next = d.from;
+      at = next;
+    }
+    double at = predicted;
 
     // Instruction indices in the final program order.
     DenseMap<Operation *, int64_t> index;

@@ -11,6 +11,9 @@ class NisaDialect;
 namespace mlir::shard {
 class ShardDialect;
 } // namespace mlir::shard
+namespace mlir::affine {
+class AffineDialect;
+} // namespace mlir::affine
 
 namespace mlir::neuron {
 

@@ -164,6 +164,44 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
   ];
 }
 
+def NisaUnroll : Pass<"nisa-unroll", "::mlir::ModuleOp"> {
+  let summary = "Unroll loops of transfers so they spread over the DMA queues";
+  let description = [{
+    A DMA queue moves one transfer at a time, so a loop whose body holds one
+    `nisa.dma_copy` would stream its tiles through a single queue. Every
+    innermost `affine.for` holding transfers is unrolled by enough copies
+    for its transfers to give each of the target's queues work (at most its
+    trips, at most `max-body` instructions per body; a factor dividing the
+    trips when one is within half of it, else a partial copy after the
+    loop), and the loops are normalised back to 0..trips step 1. Each copy
+    allocates its own tiles; nisa-schedule then gives each copy's transfers
+    their own queues. Runs before nisa-allocate.
+
+    ```mlir
+    // Before: affine.for %k = 0 to 32 { dma_copy A[k] -> %s; matmul %s }
+    // After (16 queues): affine.for %k = 0 to 2 {
+    //   dma_copy A[16k] -> %s0; matmul %s0; ...; dma_copy A[16k+15] -> %s15; matmul %s15 }
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect",
+                           "::mlir::affine::AffineDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "Target whose DMA queues the transfers spread over">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">,
+    Option<"queues", "queues", "int64_t", /*default=*/"0",
+           "DMA queues to fill (0: the target's DMA engines per logical "
+           "core)">,
+    Option<"maxBody", "max-body", "int64_t", /*default=*/"256",
+           "Most instructions an unrolled body may hold">
+  ];
+  let statistics = [
+    Statistic<"unrolled", "unrolled-loops", "Loops unrolled">
+  ];
+}
+
 def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
   let summary = "List-schedule each kernel's instructions onto the engines and DMA queues";
   let description = [{

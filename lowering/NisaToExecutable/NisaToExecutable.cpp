@@ -36,6 +36,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
@@ -44,6 +45,16 @@ using namespace mlir;
 using namespace mlir::nisa;
 namespace rt = ::neuron::rt;
 using json = nlohmann::ordered_json;
+
+/// `v` as a manifest number: JSON holds no NaN or infinity, which are the
+/// strings "nan", "inf" and "-inf".
+static json number(double v) {
+  if (std::isnan(v))
+    return "nan";
+  if (std::isinf(v))
+    return v > 0 ? "inf" : "-inf";
+  return v;
+}
 
 /// The manifest name of an element type, or empty.
 static std::string dtypeName(Type type) {
@@ -264,7 +275,7 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
           })
           .Case([&](ActivationOp o) {
             inst["function"] = stringifyActivationFunction(o.getFunction());
-            inst["scale"] = o.getScale().convertToDouble();
+            inst["scale"] = number(o.getScale().convertToDouble());
             if (o.getBias() && failed(add("bias", o.getBias())))
               return failure();
             return success(succeeded(add("src", o.getSrc())) &&
@@ -278,7 +289,7 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
           })
           .Case([&](TensorScalarOp o) {
             inst["alu"] = stringifyAluOp(o.getOp());
-            inst["scalar"] = o.getScalar().convertToDouble();
+            inst["scalar"] = number(o.getScalar().convertToDouble());
             return success(succeeded(add("src", o.getSrc())) &&
                            succeeded(add("dst", o.getDst())));
           })
@@ -288,7 +299,7 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
                            succeeded(add("dst", o.getDst())));
           })
           .Case([&](MemsetOp o) {
-            inst["value"] = o.getValue().convertToDouble();
+            inst["value"] = number(o.getValue().convertToDouble());
             return add("dst", o.getDst());
           })
           .Case([&](IotaOp o) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -132,13 +133,26 @@ static absl::Status readDType(ObjectReader &r, DType &out) {
   return absl::OkStatus();
 }
 
+/// A number, or one JSON cannot hold: "nan", "inf" or "-inf".
 static absl::Status readNumber(ObjectReader &r, std::string_view key,
                                double &out) {
-  NEURON_ASSIGN_OR_RETURN(v, r.field(key, "a number"));
-  if (!v->is_number())
-    return r.error(key, "a number", describeJson(*v));
-  out = v->get<double>();
-  return absl::OkStatus();
+  constexpr std::string_view expected =
+      "a number (or \"nan\", \"inf\", \"-inf\")";
+  NEURON_ASSIGN_OR_RETURN(v, r.field(key, expected));
+  if (v->is_number()) {
+    out = v->get<double>();
+    return absl::OkStatus();
+  }
+  if (v->is_string()) {
+    std::string s = v->get<std::string>();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (s == "nan" || s == "inf" || s == "-inf") {
+      out = s == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                       : (s == "inf" ? inf : -inf);
+      return absl::OkStatus();
+    }
+  }
+  return r.error(key, expected, describeJson(*v));
 }
 
 /// An optional non-negative number (a time in ns); `out` is untouched when

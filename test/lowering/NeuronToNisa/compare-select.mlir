@@ -11,7 +11,7 @@
 // CHECK: memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.compare"{{.*}}}} : memref<4x6xf32, #nisa.memory<sbuf>>
 // CHECK: %[[M:.*]] = memref.alloc() : memref<4x6xi1, #nisa.memory<sbuf>>
 // CHECK: nisa.tensor_tensor <is_gt> %{{.*}}, %{{.*}}, %[[M]] : memref<4x6xf32, #nisa.memory<sbuf>>, memref<4x6xf32, #nisa.memory<sbuf>>, memref<4x6xi1, #nisa.memory<sbuf>>
-// CHECK: nisa.dma_copy %[[M]], %{{.*}} : memref<4x6xi1, #nisa.memory<sbuf>>, memref<4x6xi1, strided<[6, 1]>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %[[M]], %[[MASK]] queue {{[0-9]+}} : memref<4x6xi1, #nisa.memory<sbuf>>, memref<4x6xi1, #nisa.memory<hbm>>
 // CHECK: %[[M2:.*]] = memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.select"{{.*}}}} : memref<4x6xi1, #nisa.memory<sbuf>>
 // CHECK: %[[T:.*]] = memref.alloc() : memref<4x6xf32, #nisa.memory<sbuf>>
 // CHECK: %[[F:.*]] = memref.alloc() : memref<4x6xf32, #nisa.memory<sbuf>>

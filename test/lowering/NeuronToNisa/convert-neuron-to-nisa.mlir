@@ -1,26 +1,33 @@
 // RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s
 
-// Tests a matmul tiled from the target's limits: K = 256 in two partition
-// tiles accumulated in one PSUM bank, N = 640 in a 512-wide and a 128-wide
-// tile, each evacuated through the scalar engine into the result argument.
-// With one M tile and two N tiles, the lhs^T tiles stay in SBUF: they are
-// loaded once, before the first product, and both N tiles use them.
+// Tests a matmul tiled from the target's limits, as loops: K = 256 in two
+// partition tiles accumulated in one PSUM bank (the matmul restarts its sum
+// at the first K tile), N = 640 in a 512-wide and a 128-wide tile, each
+// evacuated through the scalar engine into the result argument. With one M
+// tile and two N tiles the lhs^T tiles stay in SBUF: a loop loads them
+// once into a resident [K tile, K tiles, M] array, and both N tiles read
+// tile k of it.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<64x256xbf16, #nisa.memory<hbm>>, %[[B:.*]]: memref<256x640xbf16, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x640xf32, #nisa.memory<hbm>>)
 // CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
-// CHECK: %[[AT:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<64x128xbf16, strided<[256, 1]>, #nisa.memory<hbm>> to memref<128x64xbf16, strided<[1, 256]>, #nisa.memory<hbm>>
-// CHECK: nisa.dma_copy %[[AT]], %[[S0:.*]] queue 0
-// CHECK: nisa.dma_copy %{{.*}}, %[[S1:.*]] queue 1
+// CHECK: %[[RES:.*]] = memref.alloc() : memref<128x2x64xbf16, #nisa.memory<sbuf>>
+// CHECK: affine.for %[[K:.*]] = 0 to 2 {
+// CHECK:   %[[SLOT:.*]] = memref.subview %[[RES]][0, %[[K]], 0] [128, 1, 64] [1, 1, 1]
+// CHECK:   %[[AT:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<64x128xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>> to memref<128x64xbf16, strided<[1, 256], offset: ?>, #nisa.memory<hbm>>
+// CHECK:   nisa.dma_copy %[[AT]], %[[SLOT]]
+// CHECK: }
 // CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {buffers = "sbuf,psum", op = "neuron.matmul", partition = "contraction", tile = array<i64: 128, 128, 512>}} : memref<64x512xf32, #nisa.memory<psum>>
-// CHECK: nisa.dma_copy %{{.*}}, %[[M0:.*]] queue 2 : memref<128x512xbf16, strided<[640, 1]>, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
-// CHECK: nisa.matmul %[[S0]], %[[M0]], %[[ACC]] :
-// CHECK: nisa.matmul %[[S1]], %{{.*}}, %[[ACC]] accumulate :
+// CHECK: affine.for %[[K2:.*]] = 0 to 2 {
+// CHECK:   %[[S:.*]] = memref.subview %[[RES]][0, %[[K2]], 0]
+// CHECK:   nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xbf16, strided<[640, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK:   nisa.matmul %[[S]], %[[M]], %[[ACC]] accumulate restart(%[[K2]]) :
+// CHECK: }
 // CHECK: nisa.activation <identity> %[[ACC]], %[[E:.*]] : memref<64x512xf32, #nisa.memory<psum>>, memref<64x512xf32, #nisa.memory<sbuf>>
 // CHECK: %[[O0:.*]] = memref.subview %[[OUT]][0, 0] [64, 512] [1, 1]
 // CHECK: nisa.dma_copy %[[E]], %[[O0]]
 // CHECK: memref.alloc() : memref<64x128xf32, #nisa.memory<psum>>
-// CHECK: nisa.matmul %[[S0]]
-// CHECK: nisa.matmul %[[S1]]
+// CHECK: affine.for
+// CHECK:   nisa.matmul {{.*}} accumulate restart
 // CHECK: memref.subview %[[OUT]][0, 512] [64, 128] [1, 1]
 // CHECK: return
 func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<64x640xf32> {
@@ -31,8 +38,9 @@ func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<6
 // -----
 
 // Tests elementwise ops on a shape whose elements split over 128 partitions:
-// each operand is viewed as [128, E/128], the add runs on the vector engine
-// and the relu on the scalar engine, the relu writing the result argument.
+// each operand is viewed as [128, E/128] (one tile: no loop), the add runs
+// on the vector engine and the relu on the scalar engine, the relu writing
+// the result argument.
 // CHECK-LABEL: func.func @elementwise
 // CHECK-SAME: (%[[X:.*]]: memref<4x64xf32, #nisa.memory<hbm>>, %[[Y:.*]]: memref<4x64xf32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<4x64xf32, #nisa.memory<hbm>>)
 // CHECK: memref.reinterpret_cast %[[X]] to offset: [0], sizes: [128, 2], strides: [2, 1]
@@ -97,6 +105,7 @@ func.func @movement(%x: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<8x4xf32> {
 // CHECK: %[[S:.*]] = memref.alloc() : memref<8x4xf32, #nisa.memory<hbm>>
 // CHECK: nisa.dma_copy %{{.*}}, %[[S]]
 // CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} : memref<8x4xf32, #nisa.memory<sbuf>>, memref<8x1xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: affine.for
 func.func @reduce_leading(%x: tensor<4x8xf32>) -> tensor<8xf32> {
   %0 = neuron.reduce_max %x axes [0] : tensor<4x8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
@@ -122,4 +131,45 @@ func.func @reduce_leading(%x: tensor<4x8xf32>) -> tensor<8xf32> {
 func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = neuron.softmax %x axis 1 : tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests tile loops with a partial last tile: [128, 4700] f32 in 512-column
+// tiles is a loop of 9 full tiles, the offset affine in the loop's
+// induction variable, then one tile of 92 columns at column 4608.
+// CHECK-LABEL: func.func @partial_tile
+// CHECK: affine.for %[[J:.*]] = 0 to 9 {
+// CHECK:   %[[C:.*]] = affine.apply #{{.*}}(%[[J]])
+// CHECK:   memref.subview %{{.*}}[0, %[[C]]] [128, 512] [1, 1]
+// CHECK:   nisa.activation <exp> {{.*}} : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: }
+// CHECK: memref.subview %{{.*}}[0, 4608] [128, 92] [1, 1]
+// CHECK: nisa.activation <exp> {{.*}} : memref<128x92xf32, #nisa.memory<sbuf>>, memref<128x92xf32, #nisa.memory<sbuf>>
+func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
+  %0 = neuron.exp %x : tensor<128x4700xf32>
+  return %0 : tensor<128x4700xf32>
+}
+
+// -----
+
+// Tests a convolution as loops: output row tiles outside (two tiles of 36
+// rows of 14 pixels in a loop, then 8 rows), the taps and channel tiles
+// inside accumulating in PSUM; the matmul restarts its sum where every tap
+// index is 0. Stationary and moving operands are strided views whose
+// offsets are affine in the loops.
+// CHECK-LABEL: func.func @conv
+// CHECK: affine.for %[[R:.*]] = 0 to 2 {
+// CHECK:   memref.alloc() {nisa.tiling = {{.*}}op = "neuron.conv2d"{{.*}}} : memref<8x504xf32, #nisa.memory<psum>>
+// CHECK:   affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:     affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 8], strides: [9, 36]
+// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 36, 14], strides: [1312, 16, 1]
+// CHECK:       nisa.matmul {{.*}} accumulate restart(%[[I]], %[[J]])
+// CHECK:   nisa.activation <identity>
+// CHECK:   memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 36, 14], strides: [1120, 14, 1]
+// CHECK: memref.alloc() : memref<8x112xf32, #nisa.memory<psum>>
+func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
+  return %0 : tensor<1x8x80x14xf32>
 }

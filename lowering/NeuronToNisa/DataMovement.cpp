@@ -1,0 +1,244 @@
+//===- DataMovement.cpp - Constants, views, copies, pad and gather --------===//
+//
+// Data movement is DMA between HBM access patterns: a reshape is a new view
+// of the same bytes (no instruction), a constant a global; transpose,
+// broadcast, slice and concat copy through permuted, zero-stride and
+// strided views; pad fills the result from one filled tile, tile by tile,
+// then copies the input into its interior; gather reads rows by index on
+// the GpSimd engine, index tile by index tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/NeuronToNisa/KernelLowering.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+struct ConstantToGlobal : NisaPattern<ConstantOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, k.constantBuffer(rewriter, op));
+    return success();
+  }
+};
+
+struct ReshapeToView : NisaPattern<ReshapeOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // HBM buffers are contiguous: a reshape is a new view of the same bytes.
+    rewriter.replaceOp(op, KernelLowering::reinterpret(
+                               rewriter, op.getLoc(), adaptor.getInput(),
+                               op.getType().getShape()));
+    return success();
+  }
+};
+
+struct TransposeToDma : NisaPattern<TransposeOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    k.dma(rewriter, loc,
+          KernelLowering::permutedView(rewriter, loc, adaptor.getInput(),
+                                       op.getPermutation()),
+          out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct BroadcastToDma : NisaPattern<BroadcastOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    k.dma(rewriter, loc,
+          KernelLowering::broadcastView(rewriter, loc, adaptor.getInput(),
+                                        op.getInput().getType(), op.getType(),
+                                        op.getDimensions()),
+          out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct SliceToDma : NisaPattern<SliceOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    Value window = memref::SubViewOp::create(
+        rewriter, loc, adaptor.getInput(), op.getOffsets(),
+        op.getType().getShape(), op.getStrides());
+    k.dma(rewriter, loc, window, out);
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+struct ConcatToDma : NisaPattern<ConcatOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    int64_t axis = op.getAxis(), offset = 0;
+    for (auto [input, buffer] :
+         llvm::zip(op.getInputs(), adaptor.getInputs())) {
+      auto type = cast<RankedTensorType>(input.getType());
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        rewriter.getIndexAttr(0));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      k.dma(rewriter, loc, buffer,
+            KernelLowering::view(rewriter, loc, out, offsets,
+                                 type.getShape()));
+      offset += type.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// A constant pad: one filled tile copied over the whole result (viewed as
+/// [partitions, rest], tile by tile, the last tile partial), then the input
+/// copied into its interior window.
+struct PadToDma : NisaPattern<PadOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getType();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    int64_t elements = type.getNumElements(), p = k.partitions();
+    int64_t rows = elements % p == 0 ? p : 1, cols = elements / rows;
+    int64_t tileCols = std::max<int64_t>(
+        1, std::min(cols, k.config.elementwiseBytes * 8 /
+                              type.getElementTypeBitWidth()));
+    Value fill = k.tile(rewriter, loc, nisa::MemorySpace::sbuf,
+                        {rows, tileCols}, type.getElementType());
+    nisa::MemsetOp::create(rewriter, loc, fill, op.getValueAttr());
+    Value flat = KernelLowering::reinterpret(rewriter, loc, out, {rows, cols});
+    KernelLowering::forEachTile(
+        rewriter, loc, {{cols, tileCols}},
+        [&](OpBuilder &b, const TilePosition &at) {
+          Value src = fill;
+          if (at.sizes[0] != tileCols)
+            src = KernelLowering::view(b, loc, fill,
+                                       {b.getIndexAttr(0), b.getIndexAttr(0)},
+                                       {rows, at.sizes[0]});
+          k.dma(b, loc, src,
+                KernelLowering::view(b, loc, flat,
+                                     {b.getIndexAttr(0), at.offsets[0]},
+                                     {rows, at.sizes[0]}));
+        });
+    SmallVector<OpFoldResult> low;
+    for (int64_t l : op.getLow())
+      low.push_back(rewriter.getIndexAttr(l));
+    k.dma(rewriter, loc, adaptor.getInput(),
+          KernelLowering::view(rewriter, loc, out, low,
+                               op.getInput().getType().getShape()));
+    k.markTiling(fill, op, "flattened", {rows, tileCols});
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// gather on axis 0: the table viewed as [R, C] rows and the indices as one
+/// column of N; each tile of up to `partitions` indices is loaded into SBUF
+/// as [P, 1] i32, and the GpSimd engine gathers their rows, in column
+/// windows of the elementwise budget, into tiles stored to the result.
+struct GatherRows : NisaPattern<GatherOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType tableType = op.getInput().getType();
+    RankedTensorType indexType = op.getIndices().getType();
+    if (op.getAxis() != 0)
+      return op.emitError() << "convert-neuron-to-nisa: only gathers on axis "
+                               "0 are tiled yet, found axis "
+                            << op.getAxis();
+    if (!indexType.getElementType().isInteger(32))
+      return op.emitError() << "convert-neuron-to-nisa: expected i32 gather "
+                               "indices, found "
+                            << indexType.getElementType()
+                            << " (fallback=decompose narrows i64 indices)";
+    int64_t rows = tableType.getDimSize(0), n = indexType.getNumElements();
+    int64_t cols = rows ? tableType.getNumElements() / rows : 0;
+    if (rows == 0 || cols == 0 || n == 0)
+      return op.emitError() << "convert-neuron-to-nisa: expected a non-empty "
+                               "table and indices";
+    int64_t p = k.partitions();
+    Type element = tableType.getElementType();
+    int64_t tileCols = std::max<int64_t>(
+        1, std::min(cols, k.config.elementwiseBytes * 8 /
+                              tableType.getElementTypeBitWidth()));
+    Value table = KernelLowering::reinterpret(rewriter, loc, adaptor.getInput(),
+                                              {rows, cols});
+    Value ids = KernelLowering::reinterpret(rewriter, loc,
+                                            adaptor.getIndices(), {n, 1});
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    Value outView = KernelLowering::reinterpret(rewriter, loc, out, {n, cols});
+    Value first;
+    KernelLowering::forEachTile(
+        rewriter, loc, {{n, p}}, [&](OpBuilder &b, const TilePosition &row) {
+          int64_t nt = row.sizes[0];
+          Value idx = k.tile(b, loc, nisa::MemorySpace::sbuf, {nt, 1},
+                             b.getI32Type());
+          first = first ? first : idx;
+          k.dma(b, loc,
+                KernelLowering::view(b, loc, ids,
+                                     {row.offsets[0], b.getIndexAttr(0)},
+                                     {nt, 1}),
+                idx);
+          KernelLowering::forEachTile(
+              b, loc, {{cols, tileCols}},
+              [&](OpBuilder &b, const TilePosition &col) {
+                int64_t ct = col.sizes[0];
+                Value gathered =
+                    k.tile(b, loc, nisa::MemorySpace::sbuf, {nt, ct}, element);
+                Value window =
+                    ct == cols ? table
+                               : KernelLowering::view(
+                                     b, loc, table,
+                                     {b.getIndexAttr(0), col.offsets[0]},
+                                     {rows, ct});
+                nisa::GatherOp::create(b, loc, window, idx, gathered);
+                k.dma(b, loc, gathered,
+                      KernelLowering::view(b, loc, outView,
+                                           {row.offsets[0], col.offsets[0]},
+                                           {nt, ct}));
+              });
+        });
+    k.markTiling(first, op, "indices", {p, tileCols});
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::neuron::populateDataMovementPatterns(RewritePatternSet &patterns,
+                                                const TypeConverter &converter,
+                                                KernelLowering &lowering) {
+  patterns.add<ConstantToGlobal, ReshapeToView, TransposeToDma, BroadcastToDma,
+               SliceToDma, ConcatToDma, PadToDma, GatherRows>(
+      converter, patterns.getContext(), lowering);
+}

@@ -1,0 +1,175 @@
+//===- Elementwise.cpp - Elementwise ops and fusions ----------------------===//
+//
+// Unary ops and casts run on the scalar engine, binary ops, comparisons
+// and select on the vector engine, every operand seen as the same
+// [rows, columns] view (elementwiseView), tiled by partitions and by the
+// SBUF budget per partition: one loop nest of load, compute, store. A
+// fusion computes its chain tile by tile, intermediates staying in SBUF; a
+// fusion led by a matmul computes its chain on each output tile of the
+// matmul (Matmul.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/NeuronToNisa/KernelLowering.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// Any elementwise neuron op: a nest over [rows, columns] tiles.
+struct ElementwiseToTiles : ConversionPattern {
+  ElementwiseToTiles(const TypeConverter &converter, MLIRContext *context,
+                     KernelLowering &k)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context),
+        k(k) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<NeuronDialect>(op->getDialect()) ||
+        !(isa<CompareOp, SelectOp>(op) || activationOf(op) || aluOf(op)))
+      return rewriter.notifyMatchFailure(op, "not elementwise");
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t p = k.partitions();
+    auto [rows, cols] = elementwiseView(type, p);
+    int64_t widest = type.getElementTypeBitWidth();
+    for (Value v : op->getOperands())
+      widest = std::max<int64_t>(
+          widest,
+          cast<RankedTensorType>(v.getType()).getElementTypeBitWidth());
+    int64_t tileCols = std::max<int64_t>(
+        1, std::min(cols, k.config.elementwiseBytes * 8 / widest));
+    SmallVector<Value> inputs;
+    for (Value v : operands)
+      inputs.push_back(
+          KernelLowering::reinterpret(rewriter, loc, v, {rows, cols}));
+    Value out = k.resultBuffer(rewriter, op->getResult(0));
+    Value outView = KernelLowering::reinterpret(rewriter, loc, out, {rows, cols});
+    Value first;
+    KernelLowering::forEachTile(
+        rewriter, loc, {{rows, p}, {cols, tileCols}},
+        [&](OpBuilder &b, const TilePosition &at) {
+          SmallVector<Value> tiles;
+          for (Value in : inputs) {
+            Type e = cast<MemRefType>(in.getType()).getElementType();
+            Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, at.sizes, e);
+            first = first ? first : t;
+            k.dma(b, loc, KernelLowering::view(b, loc, in, at.offsets, at.sizes),
+                  t);
+            tiles.push_back(t);
+          }
+          Value result = k.tile(b, loc, nisa::MemorySpace::sbuf, at.sizes,
+                                type.getElementType());
+          computeTile(b, k, loc, op, tiles, result);
+          k.dma(b, loc, result,
+                KernelLowering::view(b, loc, outView, at.offsets, at.sizes));
+        });
+    k.markTiling(first, op, rows == p ? "flattened" : "rows", {p, tileCols});
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+
+  KernelLowering &k;
+};
+
+/// A fusion: a chain of elementwise ops, or a matmul and the chain on its
+/// result. Inputs are read once per tile, results written once, and
+/// intermediates live only in SBUF.
+struct FusionToTiles : NisaPattern<FusionOp> {
+  using NisaPattern::NisaPattern;
+
+  LogicalResult
+  matchAndRewrite(FusionOp fusion, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = fusion.getLoc();
+    Block &body = fusion.getBody().front();
+    Epilogue epilogue;
+    for (auto [arg, input] :
+         llvm::zip(body.getArguments(), adaptor.getInputs()))
+      epilogue.inputs[arg] = input;
+    auto yield = cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> results;
+    for (auto [inner, outer] :
+         llvm::zip(yield.getValues(), fusion.getResults())) {
+      auto [it, added] = epilogue.stores.try_emplace(inner, Value());
+      if (added)
+        it->second = k.resultBuffer(rewriter, outer);
+      results.push_back(it->second);
+    }
+    Operation *producer = nullptr;
+    for (Operation &op : body.without_terminator()) {
+      if (isa<BroadcastOp>(op))
+        continue; // read in place by the ops using it
+      if (!producer && isa<MatmulOp, BatchMatmulOp>(op)) {
+        producer = &op;
+        continue;
+      }
+      if (!activationOf(&op) && !aluOf(&op) && !isa<CompareOp, SelectOp>(op))
+        return op.emitError() << "convert-neuron-to-nisa: '" << op.getName()
+                              << "' cannot be computed in a fusion";
+      epilogue.ops.push_back(&op);
+    }
+    if (producer) {
+      // Fused, the product reaches HBM only if the fusion returns it.
+      if (failed(lowerMatmul(rewriter, k, producer,
+                             epilogue.inputs.lookup(producer->getOperand(0)),
+                             epilogue.inputs.lookup(producer->getOperand(1)),
+                             epilogue.stores.lookup(producer->getResult(0)),
+                             &epilogue, fusion)))
+        return failure();
+      rewriter.replaceOp(fusion, results);
+      return success();
+    }
+    if (epilogue.ops.empty())
+      return fusion.emitError() << "convert-neuron-to-nisa: empty fusion";
+
+    // Elementwise only: the [rows, cols] view of ElementwiseToTiles, with
+    // the SBUF budget shared by every tile one step keeps live.
+    auto type =
+        cast<RankedTensorType>(epilogue.ops.front()->getResult(0).getType());
+    int64_t p = k.partitions();
+    auto [rows, cols] = elementwiseView(type, p);
+    int64_t widest = 8;
+    for (Operation &op : body.without_terminator())
+      for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
+                                             op.getResultTypes()))
+        widest = std::max<int64_t>(
+            widest, cast<ShapedType>(t).getElementTypeBitWidth());
+    int64_t liveTiles = fusion.getNumOperands() + epilogue.ops.size();
+    int64_t budget =
+        std::min(k.config.elementwiseBytes,
+                 k.config.limits.getSbufBytes() / (2 * liveTiles + 2));
+    int64_t tileCols =
+        std::max<int64_t>(1, std::min(cols, budget * 8 / widest));
+    Block *block = rewriter.getInsertionBlock();
+    Operation *before = rewriter.getInsertionPoint() == block->begin()
+                            ? nullptr
+                            : &*std::prev(rewriter.getInsertionPoint());
+    KernelLowering::forEachTile(
+        rewriter, loc, {{rows, p}, {cols, tileCols}},
+        [&](OpBuilder &b, const TilePosition &at) {
+          DenseMap<Value, Value> tiles;
+          applyEpilogue(b, k, loc, epilogue, tiles, at.sizes, [&](Value buffer) {
+            return KernelLowering::view(
+                b, loc, KernelLowering::reinterpret(b, loc, buffer, {rows, cols}),
+                at.offsets, at.sizes);
+          });
+        });
+    k.markTiling(firstTileAfter(block, before), fusion,
+                 rows == p ? "flattened" : "rows", {p, tileCols});
+    rewriter.replaceOp(fusion, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::neuron::populateElementwisePatterns(RewritePatternSet &patterns,
+                                               const TypeConverter &converter,
+                                               KernelLowering &lowering) {
+  patterns.add<ElementwiseToTiles, FusionToTiles>(
+      converter, patterns.getContext(), lowering);
+}

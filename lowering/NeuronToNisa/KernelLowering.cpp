@@ -1,0 +1,381 @@
+//===- KernelLowering.cpp - What the neuron-to-nisa patterns share --------===//
+
+#include "lowering/NeuronToNisa/KernelLowering.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+static Attribute spaceAttr(MLIRContext *context, nisa::MemorySpace space) {
+  return nisa::MemorySpaceAttr::get(context, space);
+}
+
+MemRefType mlir::neuron::hbmType(RankedTensorType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         MemRefLayoutAttrInterface(),
+                         spaceAttr(type.getContext(), nisa::MemorySpace::hbm));
+}
+
+Value KernelLowering::resultBuffer(OpBuilder &b, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  auto it = outputs.find(result);
+  if (it != outputs.end()) {
+    auto kernel =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<func::FuncOp>();
+    if (!kernel)
+      kernel = dyn_cast<func::FuncOp>(b.getInsertionBlock()->getParentOp());
+    return kernel.getArgument(numInputs + it->second);
+  }
+  return memref::AllocOp::create(b, result.getLoc(), hbmType(type));
+}
+
+Value KernelLowering::constantBuffer(OpBuilder &b, ConstantOp op) {
+  auto type = hbmType(cast<RankedTensorType>(op.getType()));
+  std::string name = "__neuron_constant_" + std::to_string(nextGlobal++);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    memref::GlobalOp::create(b, op.getLoc(), name, b.getStringAttr("private"),
+                             type, op.getValue(), /*constant=*/true,
+                             /*alignment=*/IntegerAttr());
+  }
+  return memref::GetGlobalOp::create(b, op.getLoc(), type, name);
+}
+
+Value KernelLowering::tile(OpBuilder &b, Location loc, nisa::MemorySpace space,
+                           ArrayRef<int64_t> shape, Type element) {
+  auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(),
+                              spaceAttr(b.getContext(), space));
+  return memref::AllocOp::create(b, loc, type);
+}
+
+void KernelLowering::dma(OpBuilder &b, Location loc, Value src, Value dst) {
+  nisa::DmaCopyOp::create(b, loc, src, dst,
+                          b.getI64IntegerAttr(nextQueue++ % config.dmaQueues));
+}
+
+void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
+                                Value dst, nisa::ActivationFunction function,
+                                Value bias) {
+  nisa::ActivationOp::create(
+      b, loc, src, dst, bias,
+      nisa::ActivationFunctionAttr::get(b.getContext(), function),
+      b.getF64FloatAttr(1.0));
+}
+
+void KernelLowering::markTiling(Value firstTile, Operation *op,
+                                StringRef partition,
+                                ArrayRef<int64_t> tileShape) {
+  Operation *first = firstTile ? firstTile.getDefiningOp() : nullptr;
+  if (!first)
+    return;
+  Builder b(op->getContext());
+  first->setAttr(
+      "nisa.tiling",
+      b.getDictionaryAttr(
+          {b.getNamedAttr("op", b.getStringAttr(op->getName().getStringRef())),
+           b.getNamedAttr("partition", b.getStringAttr(partition)),
+           b.getNamedAttr("tile", b.getDenseI64ArrayAttr(tileShape)),
+           b.getNamedAttr("buffers", b.getStringAttr("sbuf,psum"))}));
+}
+
+Value KernelLowering::view(OpBuilder &b, Location loc, Value memref,
+                           ArrayRef<OpFoldResult> offsets,
+                           ArrayRef<int64_t> sizes) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getShape() == sizes &&
+      llvm::all_of(offsets, [](OpFoldResult o) { return isZeroInteger(o); }))
+    return memref;
+  SmallVector<OpFoldResult> sizeAttrs, strides;
+  for (int64_t s : sizes) {
+    sizeAttrs.push_back(b.getIndexAttr(s));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  return memref::SubViewOp::create(b, loc, memref, offsets, sizeAttrs,
+                                   strides);
+}
+
+Value KernelLowering::reinterpret(OpBuilder &b, Location loc, Value memref,
+                                  ArrayRef<int64_t> shape) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (type.getShape() == shape)
+    return memref;
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return stridedView(b, loc, memref, b.getIndexAttr(0), shape, strides);
+}
+
+Value KernelLowering::stridedView(OpBuilder &b, Location loc, Value buffer,
+                                  OpFoldResult offset, ArrayRef<int64_t> sizes,
+                                  ArrayRef<int64_t> strides) {
+  auto source = cast<MemRefType>(buffer.getType());
+  std::optional<int64_t> fixed = getConstantIntValue(offset);
+  bool identity = fixed && *fixed == 0;
+  for (int64_t i = int64_t(sizes.size()) - 1, run = 1; i >= 0; --i) {
+    identity &= sizes[i] == 1 || strides[i] == run;
+    run *= sizes[i];
+  }
+  MemRefLayoutAttrInterface layout =
+      identity ? MemRefLayoutAttrInterface()
+               : StridedLayoutAttr::get(
+                     b.getContext(), fixed ? *fixed : ShapedType::kDynamic,
+                     strides);
+  auto type = MemRefType::get(sizes, source.getElementType(), layout,
+                              source.getMemorySpace());
+  SmallVector<OpFoldResult> sizeAttrs, strideAttrs;
+  for (auto [size, stride] : llvm::zip(sizes, strides)) {
+    sizeAttrs.push_back(b.getIndexAttr(size));
+    strideAttrs.push_back(b.getIndexAttr(stride));
+  }
+  return memref::ReinterpretCastOp::create(b, loc, type, buffer, offset,
+                                           sizeAttrs, strideAttrs);
+}
+
+Value KernelLowering::permutedView(OpBuilder &b, Location loc, Value buffer,
+                                   ArrayRef<int64_t> perm) {
+  SmallVector<unsigned> order(perm.begin(), perm.end());
+  return memref::TransposeOp::create(
+      b, loc, buffer,
+      AffineMapAttr::get(AffineMap::getPermutationMap(order, b.getContext())));
+}
+
+Value KernelLowering::broadcastView(OpBuilder &b, Location loc, Value buffer,
+                                    RankedTensorType input,
+                                    RankedTensorType result,
+                                    ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> inputStrides(input.getRank(), 1);
+  for (int64_t i = input.getRank() - 2; i >= 0; --i)
+    inputStrides[i] = inputStrides[i + 1] * input.getDimSize(i + 1);
+  SmallVector<int64_t> strides(result.getRank(), 0);
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (input.getDimSize(i) == result.getDimSize(d))
+      strides[d] = inputStrides[i];
+  return stridedView(b, loc, buffer, b.getIndexAttr(0), result.getShape(),
+                     strides);
+}
+
+OpFoldResult KernelLowering::affineSum(
+    OpBuilder &b, Location loc,
+    ArrayRef<std::pair<OpFoldResult, int64_t>> terms, int64_t constant) {
+  AffineExpr expr = getAffineConstantExpr(constant, b.getContext());
+  SmallVector<OpFoldResult> operands;
+  for (auto [value, scale] : terms) {
+    if (std::optional<int64_t> c = getConstantIntValue(value)) {
+      expr = expr + *c * scale;
+      continue;
+    }
+    expr = expr + getAffineDimExpr(operands.size(), b.getContext()) * scale;
+    operands.push_back(value);
+  }
+  if (operands.empty())
+    return b.getIndexAttr(cast<AffineConstantExpr>(expr).getValue());
+  AffineMap map = AffineMap::get(operands.size(), 0, expr);
+  return affine::makeComposedFoldedAffineApply(b, loc, map, operands);
+}
+
+void KernelLowering::forEachTile(
+    OpBuilder &b, Location loc, ArrayRef<TiledDim> dims,
+    function_ref<void(OpBuilder &, const TilePosition &)> body) {
+  TilePosition at;
+  at.offsets.assign(dims.size(), b.getIndexAttr(0));
+  at.sizes.assign(dims.size(), 1);
+  at.ivs.assign(dims.size(), Value());
+  std::function<void(size_t)> emit = [&](size_t d) {
+    if (d == dims.size()) {
+      body(b, at);
+      return;
+    }
+    const TiledDim &dim = dims[d];
+    int64_t full = dim.extent / dim.tile, rest = dim.extent % dim.tile;
+    if (full > 1) {
+      OpBuilder::InsertionGuard guard(b);
+      auto loop = affine::AffineForOp::create(b, loc, 0, full, 1);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value iv = loop.getInductionVar();
+      at.offsets[d] = affineSum(b, loc, {{iv, dim.tile}}, dim.start);
+      at.sizes[d] = dim.tile;
+      at.ivs[d] = iv;
+      emit(d + 1);
+    } else if (full == 1) {
+      at.offsets[d] = b.getIndexAttr(dim.start);
+      at.sizes[d] = dim.tile;
+      at.ivs[d] = Value();
+      emit(d + 1);
+    }
+    if (rest > 0) {
+      at.offsets[d] = b.getIndexAttr(dim.start + full * dim.tile);
+      at.sizes[d] = rest;
+      at.ivs[d] = Value();
+      emit(d + 1);
+    }
+  };
+  emit(0);
+}
+
+KernelLowering::Accumulation
+KernelLowering::accumulation(const TilePosition &at,
+                             ArrayRef<unsigned> reduction) {
+  Accumulation a;
+  for (unsigned d : reduction) {
+    if (at.ivs[d]) {
+      a.restart.push_back(at.ivs[d]);
+      continue;
+    }
+    if (!isZeroInteger(at.offsets[d]))
+      return {true, {}}; // a later tile of this dimension
+  }
+  a.accumulate = !a.restart.empty();
+  return a;
+}
+
+std::optional<nisa::ActivationFunction> mlir::neuron::activationOf(
+    Operation *op) {
+  using F = nisa::ActivationFunction;
+  return llvm::TypeSwitch<Operation *, std::optional<F>>(op)
+      .Case([](ExpOp) { return F::exp; })
+      .Case([](LogOp) { return F::log; })
+      .Case([](TanhOp) { return F::tanh; })
+      .Case([](SigmoidOp) { return F::sigmoid; })
+      .Case([](ReluOp) { return F::relu; })
+      .Case([](SiluOp) { return F::silu; })
+      .Case([](RsqrtOp) { return F::rsqrt; })
+      .Case([](SqrtOp) { return F::sqrt; })
+      .Case([](NegOp) { return F::neg; })
+      .Case([](AbsOp) { return F::abs; })
+      .Case([](ReciprocalOp) { return F::reciprocal; })
+      .Case([](ErfOp) { return F::erf; })
+      .Case([](CastOp) { return F::identity; })
+      .Case([](GeluOp g) {
+        return g.getApproximate() == GeluApproximation::tanh ? F::gelu_tanh
+                                                              : F::gelu;
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<nisa::AluOp> mlir::neuron::aluOf(Operation *op) {
+  using A = nisa::AluOp;
+  return llvm::TypeSwitch<Operation *, std::optional<A>>(op)
+      .Case([](AddOp) { return A::add; })
+      .Case([](SubOp) { return A::subtract; })
+      .Case([](MulOp) { return A::multiply; })
+      .Case([](DivOp) { return A::divide; })
+      .Case([](MaxOp) { return A::max; })
+      .Case([](MinOp) { return A::min; })
+      .Case([](PowOp) { return A::pow; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The vector-engine comparison of a neuron.compare predicate (1 or 0; with
+/// a NaN operand 0, except for ne).
+static nisa::AluOp compareAluOf(ComparePredicate predicate) {
+  switch (predicate) {
+  case ComparePredicate::eq:
+    return nisa::AluOp::is_equal;
+  case ComparePredicate::ne:
+    return nisa::AluOp::not_equal;
+  case ComparePredicate::lt:
+    return nisa::AluOp::is_lt;
+  case ComparePredicate::le:
+    return nisa::AluOp::is_le;
+  case ComparePredicate::gt:
+    return nisa::AluOp::is_gt;
+  case ComparePredicate::ge:
+    return nisa::AluOp::is_ge;
+  }
+  llvm_unreachable("unknown compare predicate");
+}
+
+void mlir::neuron::computeTile(OpBuilder &b, KernelLowering &k, Location loc,
+                               Operation *op, ArrayRef<Value> operands,
+                               Value result) {
+  // Comparisons write 1/0 masks; select copies the chosen elements.
+  if (auto compare = dyn_cast<CompareOp>(op)) {
+    nisa::TensorTensorOp::create(
+        b, loc, operands[0], operands[1], result,
+        nisa::AluOpAttr::get(b.getContext(),
+                             compareAluOf(compare.getPredicate())));
+    return;
+  }
+  if (isa<SelectOp>(op)) {
+    nisa::SelectOp::create(b, loc, operands[0], operands[1], operands[2],
+                           result);
+    return;
+  }
+  if (std::optional<nisa::ActivationFunction> f = activationOf(op))
+    k.activation(b, loc, operands[0], result, *f);
+  else
+    nisa::TensorTensorOp::create(
+        b, loc, operands[0], operands[1], result,
+        nisa::AluOpAttr::get(b.getContext(), *aluOf(op)));
+}
+
+std::pair<int64_t, int64_t> mlir::neuron::elementwiseView(RankedTensorType type,
+                                                          int64_t p) {
+  int64_t elements = type.getNumElements();
+  if (elements % p == 0)
+    return {p, elements / p};
+  int64_t cols = type.getRank() ? type.getDimSize(type.getRank() - 1) : 1;
+  return {cols ? elements / cols : 0, cols};
+}
+
+void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
+                                 const Epilogue &epilogue,
+                                 DenseMap<Value, Value> &tiles,
+                                 ArrayRef<int64_t> tileShape,
+                                 function_ref<Value(Value)> window) {
+  auto elementOf = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  };
+  for (Operation *op : epilogue.ops) {
+    if (Value done = tiles.lookup(op->getResult(0))) {
+      // computed while evacuating PSUM
+      if (Value out = epilogue.stores.lookup(op->getResult(0)))
+        k.dma(b, loc, done, window(out));
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands()) {
+      if (Value t = tiles.lookup(v)) {
+        operands.push_back(t);
+        continue;
+      }
+      Value source;
+      if (auto broadcast = v.getDefiningOp<BroadcastOp>())
+        source = KernelLowering::broadcastView(
+            b, loc, epilogue.inputs.lookup(broadcast.getInput()),
+            broadcast.getInput().getType(), broadcast.getType(),
+            broadcast.getDimensions());
+      else
+        source = epilogue.inputs.lookup(v);
+      Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, tileShape, elementOf(v));
+      k.dma(b, loc, window(source), t);
+      tiles[v] = t;
+      operands.push_back(t);
+    }
+    Value result = k.tile(b, loc, nisa::MemorySpace::sbuf, tileShape,
+                          elementOf(op->getResult(0)));
+    computeTile(b, k, loc, op, operands, result);
+    tiles[op->getResult(0)] = result;
+    if (Value out = epilogue.stores.lookup(op->getResult(0)))
+      k.dma(b, loc, result, window(out));
+  }
+}
+
+Value mlir::neuron::firstTileAfter(Block *block, Operation *before) {
+  Value first;
+  for (Operation *op = before ? before->getNextNode() : &block->front();
+       op && !first; op = op->getNextNode())
+    op->walk<WalkOrder::PreOrder>([&](memref::AllocOp alloc) {
+      if (nisa::getMemorySpace(alloc.getType()) != nisa::MemorySpace::hbm) {
+        first = alloc;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+  return first;
+}

@@ -1,0 +1,211 @@
+//===- KernelLowering.h - What the neuron-to-nisa patterns share -*- C++ -*-===//
+//
+// convert-neuron-to-nisa turns each function on tensors into a kernel on HBM
+// buffers; one pattern set per op family (Matmul.cpp, Convolution.cpp,
+// Elementwise.cpp, Reduction.cpp, DataMovement.cpp) rewrites each neuron op
+// into DMA transfers and engine instructions on SBUF/PSUM tiles. This is
+// what they share: the target's tile limits, the function being converted
+// (where each result is stored), and the builders of tiles, transfers,
+// views and tile loops.
+//
+// Loops: an iteration space is cut into tiles dimension by dimension
+// (forEachTile); the full tiles of a dimension run in an `affine.for` and
+// a partial last tile after it, so every tile has a static shape and the
+// IR follows the program's structure, not its size. Offsets are affine
+// functions of the loops' induction variables.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_LOWERING_NEURONTONISA_KERNELLOWERING_H
+#define NEURON_LOWERING_NEURONTONISA_KERNELLOWERING_H
+
+#include "dialects/neuron/IR/NeuronOps.h"
+#include "dialects/nisa/IR/NisaOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::neuron {
+
+/// What the target allows a tile to be, from its description.
+struct TileConfig {
+  nisa::LimitsAttr limits;
+  int64_t dmaQueues = 1;
+  /// Bytes per partition one elementwise tile may take (an eighth of SBUF,
+  /// at most 2 KiB: a 256 KiB transfer over 128 partitions), so a large
+  /// tensor moves as many transfers that pipeline with the engines.
+  int64_t elementwiseBytes = 0;
+};
+
+/// One dimension of an iteration space cut into tiles: `extent` elements
+/// from `start`, `tile` at a time.
+struct TiledDim {
+  int64_t extent = 1, tile = 1, start = 0;
+};
+
+/// Where one tile of an iteration space is: per dimension its offset (an
+/// index value affine in the loops, or a constant), its size, and the
+/// induction variable of the loop over that dimension (null for the partial
+/// tile, or when one tile covers the dimension).
+struct TilePosition {
+  SmallVector<OpFoldResult> offsets;
+  SmallVector<int64_t> sizes;
+  SmallVector<Value> ivs;
+};
+
+/// The patterns converting one function share one of these.
+class KernelLowering {
+public:
+  KernelLowering(const TileConfig &config, ModuleOp module,
+                 DenseMap<Value, unsigned> outputs, unsigned numInputs)
+      : config(config), module(module), outputs(std::move(outputs)),
+        numInputs(numInputs) {}
+
+  const TileConfig &config;
+  int64_t partitions() const { return config.limits.getPartitions(); }
+
+  /// The HBM buffer `result` is written to: the kernel's output argument
+  /// when the function returns it, else new scratch.
+  Value resultBuffer(OpBuilder &b, Value result);
+  /// A global holding a constant's value, read where `op` was.
+  Value constantBuffer(OpBuilder &b, ConstantOp op);
+
+  /// A new SBUF or PSUM tile.
+  Value tile(OpBuilder &b, Location loc, nisa::MemorySpace space,
+             ArrayRef<int64_t> shape, Type element);
+  /// A transfer on the next DMA queue (nisa-schedule reassigns them).
+  void dma(OpBuilder &b, Location loc, Value src, Value dst);
+  void activation(OpBuilder &b, Location loc, Value src, Value dst,
+                  nisa::ActivationFunction function, Value bias = {});
+  /// Records how `op` was tiled on its first tile (for people reading IR).
+  void markTiling(Value firstTile, Operation *op, StringRef partition,
+                  ArrayRef<int64_t> tileShape);
+
+  /// A window of `memref` at `offsets` of `sizes`, unit strides.
+  static Value view(OpBuilder &b, Location loc, Value memref,
+                    ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes);
+  /// The contiguous buffer `memref` seen with another shape.
+  static Value reinterpret(OpBuilder &b, Location loc, Value memref,
+                           ArrayRef<int64_t> shape);
+  /// An access pattern into the contiguous `buffer`: `sizes` and element
+  /// `strides` from element `offset`.
+  static Value stridedView(OpBuilder &b, Location loc, Value buffer,
+                           OpFoldResult offset, ArrayRef<int64_t> sizes,
+                           ArrayRef<int64_t> strides);
+  /// `buffer` with its dimensions permuted.
+  static Value permutedView(OpBuilder &b, Location loc, Value buffer,
+                            ArrayRef<int64_t> perm);
+  /// The contiguous `buffer` (of type `input`) seen as `result`, input
+  /// dimension i at result dimension dims[i], the rest repeated (stride 0).
+  static Value broadcastView(OpBuilder &b, Location loc, Value buffer,
+                             RankedTensorType input, RankedTensorType result,
+                             ArrayRef<int64_t> dims);
+
+  /// sum(terms[i].first * terms[i].second) + constant, folded to a constant
+  /// or an affine.apply of the loops' induction variables.
+  static OpFoldResult affineSum(OpBuilder &b, Location loc,
+                                ArrayRef<std::pair<OpFoldResult, int64_t>> terms,
+                                int64_t constant = 0);
+
+  /// Calls `body` once per tile of the iteration space `dims`, the full
+  /// tiles of each dimension in a loop and its partial tile after it.
+  static void forEachTile(OpBuilder &b, Location loc, ArrayRef<TiledDim> dims,
+                          function_ref<void(OpBuilder &, const TilePosition &)>
+                              body);
+
+  /// How a matmul at `at` accumulates over the reduction dimensions
+  /// `reduction` (indices into `at`): never (the first tile of every one:
+  /// it starts the sum), always (a later tile of one), or restarting where
+  /// the induction variables it returns are all 0.
+  struct Accumulation {
+    bool accumulate = false;
+    SmallVector<Value> restart;
+  };
+  static Accumulation accumulation(const TilePosition &at,
+                                   ArrayRef<unsigned> reduction);
+
+private:
+  ModuleOp module;
+  DenseMap<Value, unsigned> outputs;
+  unsigned numInputs;
+  int64_t nextQueue = 0, nextGlobal = 0;
+};
+
+/// The HBM memref type of a tensor type.
+MemRefType hbmType(RankedTensorType type);
+
+/// The scalar-engine function of a unary neuron op (casts convert on store).
+std::optional<nisa::ActivationFunction> activationOf(Operation *op);
+/// The vector-engine operation of a binary neuron op.
+std::optional<nisa::AluOp> aluOf(Operation *op);
+/// Computes one elementwise neuron op (unary, binary, compare, select) on
+/// tiles.
+void computeTile(OpBuilder &b, KernelLowering &k, Location loc, Operation *op,
+                 ArrayRef<Value> operands, Value result);
+/// Elementwise ops see every operand as the same 2-D view: [P, E/P] when
+/// the E elements split evenly over the P partitions, else [rows, last dim].
+std::pair<int64_t, int64_t> elementwiseView(RankedTensorType type, int64_t p);
+
+/// Ops computed on each output tile after a producer, and the HBM buffers
+/// some of their values are stored to (a fusion's results).
+struct Epilogue {
+  SmallVector<Operation *> ops;
+  DenseMap<Value, Value> stores;
+  /// HBM buffers of the fusion's inputs, by block argument.
+  DenseMap<Value, Value> inputs;
+};
+
+/// Computes `epilogue`'s ops on one tile. `tiles` holds the tiles already
+/// on chip; other operands are loaded from HBM through `window`, which maps
+/// a buffer of the group's shape to this tile's part of it (a broadcast is
+/// read through its zero-stride view, never materialised).
+void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
+                   const Epilogue &epilogue, DenseMap<Value, Value> &tiles,
+                   ArrayRef<int64_t> tileShape,
+                   function_ref<Value(Value)> window);
+
+/// Tiles matmul or batch_matmul `op` whose operands live in `lhs` and
+/// `rhs`, storing its result to `out` (null in a fusion that does not
+/// return it) and, in a fusion, computing `epilogue` on each output tile
+/// (Matmul.cpp).
+LogicalResult lowerMatmul(OpBuilder &b, KernelLowering &k, Operation *op,
+                          Value lhs, Value rhs, Value out,
+                          const Epilogue *epilogue, Operation *fusion);
+
+/// The first on-chip tile allocated after `before` in `block` (at its start
+/// when null), loops included: the tile a lowering marks with its tiling.
+Value firstTileAfter(Block *block, Operation *before);
+
+/// The pattern sets, one per op family; each pattern uses `lowering`.
+void populateDataMovementPatterns(RewritePatternSet &patterns,
+                                  const TypeConverter &converter,
+                                  KernelLowering &lowering);
+void populateElementwisePatterns(RewritePatternSet &patterns,
+                                 const TypeConverter &converter,
+                                 KernelLowering &lowering);
+void populateReductionPatterns(RewritePatternSet &patterns,
+                               const TypeConverter &converter,
+                               KernelLowering &lowering);
+void populateMatmulPatterns(RewritePatternSet &patterns,
+                            const TypeConverter &converter,
+                            KernelLowering &lowering);
+void populateConvolutionPatterns(RewritePatternSet &patterns,
+                                 const TypeConverter &converter,
+                                 KernelLowering &lowering);
+
+/// Base of the patterns: a neuron op with the shared lowering.
+template <typename Op>
+class NisaPattern : public OpConversionPattern<Op> {
+public:
+  NisaPattern(const TypeConverter &converter, MLIRContext *context,
+              KernelLowering &lowering)
+      : OpConversionPattern<Op>(converter, context), k(lowering) {}
+
+protected:
+  KernelLowering &k;
+};
+
+} // namespace mlir::neuron
+
+#endif // NEURON_LOWERING_NEURONTONISA_KERNELLOWERING_H
