@@ -14,6 +14,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -527,15 +528,25 @@ LogicalResult KernelGraph::addAccesses(size_t i) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Who touched a range: the top-level op (`item`) and the instruction.
+/// Who touched a range: the top-level op (`item`), the instruction, and
+/// the partitions [partitionLo, partitionHi) (all for HBM).
 struct Toucher {
   uint32_t item, inst;
+  int64_t partitionLo = 0, partitionHi = std::numeric_limits<int64_t>::max();
+
+  bool meets(const Toucher &o) const {
+    return partitionLo < o.partitionHi && o.partitionLo < partitionHi;
+  }
+  bool covers(const Toucher &o) const {
+    return partitionLo <= o.partitionLo && o.partitionHi <= partitionHi;
+  }
 };
 
-/// The accesses of one buffer since it was last overwritten by another
-/// top-level op, by disjoint ranges. Accesses of one top-level op (a loop
-/// nest's instructions, over all their iterations) never order each other
-/// here, and all of them stay recorded.
+/// The accesses of one buffer since other top-level ops last overwrote
+/// them, by disjoint ranges: a write hides the earlier accesses of the
+/// partitions it covers. Accesses of one top-level op (a loop nest's
+/// instructions, over all their iterations) never order each other here,
+/// and all of them stay recorded.
 class RangeTracker {
 public:
   /// Records an access of [lo, hi) by `who`, appending the instructions it
@@ -564,23 +575,26 @@ public:
       d.hi = sHi;
       out.push_back({who.inst, d});
     };
+    auto other = [&](const Toucher &t) {
+      return t.item != who.item && t.meets(who);
+    };
+    auto hidden = [&](const Toucher &t) {
+      return t.item != who.item && who.covers(t);
+    };
     for (auto it = segments.find(lo); it != segments.end() && it->first < hi;
          ++it) {
       Segment &s = it->second;
       int64_t sLo = it->first, sHi = s.end;
-      bool mineWritten = !s.writers.empty() && s.writers[0].item == who.item;
-      if (!mineWritten)
-        for (Toucher w : s.writers)
+      for (const Toucher &w : s.writers)
+        if (other(w))
           dep(w, write ? Hazard::WriteAfterWrite : Hazard::ReadAfterWrite, sLo,
               sHi);
       if (write) {
-        for (Toucher r : s.readers)
-          if (r.item != who.item)
+        for (const Toucher &r : s.readers)
+          if (other(r))
             dep(r, Hazard::WriteAfterRead, sLo, sHi);
-        llvm::erase_if(s.readers,
-                       [&](Toucher r) { return r.item != who.item; });
-        if (!mineWritten)
-          s.writers.clear();
+        llvm::erase_if(s.readers, hidden);
+        llvm::erase_if(s.writers, hidden);
         if (s.writers.empty() || s.writers.back().inst != who.inst)
           s.writers.push_back(who);
       } else if (s.readers.empty() || s.readers.back().inst != who.inst) {
@@ -667,9 +681,11 @@ void KernelGraph::addTopLevelDependences(
       for (const TileAccess &a : accesses[i]) {
         if (a.write != write || (!a.onChip && !writtenRoots.contains(a.root)))
           continue;
+        Toucher who{item, i};
+        if (a.onChip)
+          who.partitionLo = a.partitionLo, who.partitionHi = a.partitionHi;
         for (auto [lo, hi] : footprint(a, trips))
-          trackers[a.buffer].access(lo, hi, a.write, {item, i}, a.buffer,
-                                    found);
+          trackers[a.buffer].access(lo, hi, a.write, who, a.buffer, found);
       }
   }
   for (auto &[to, d] : found)
@@ -734,6 +750,38 @@ static bool meetInOneIteration(const TileAccess &a, ArrayRef<int64_t> ta,
   return aLo < bHi && bLo < aHi;
 }
 
+/// For `a` of an instruction in one loop beyond the `common` shared ones,
+/// its tile moving up by whole steps with that loop, and `b` of a later
+/// one: the last iteration of that loop whose tile meets `b`'s, over
+/// `b`'s loops, when it is affine and within the loop (b's offset moves
+/// by whole steps too); nullopt otherwise.
+static std::optional<AffineIndex> lastMeeting(const TileAccess &a,
+                                              ArrayRef<int64_t> ta,
+                                              const TileAccess &b,
+                                              ArrayRef<int64_t> tb,
+                                              size_t common) {
+  if (!a.onChip || !b.onChip || ta.size() != common + 1 ||
+      a.allocDepth > int32_t(common))
+    return std::nullopt;
+  int64_t step = a.offset.coeff(common);
+  if (step <= 0)
+    return std::nullopt;
+  // a's tile at iteration j starts at a0 + step * j; b's ends before
+  // b0 + extent. The last j with a's start below b's end.
+  AffineIndex last;
+  for (size_t l = 0; l < tb.size(); ++l) {
+    int64_t moves = b.offset.coeff(l) - (l < common ? a.offset.coeff(l) : 0);
+    if (moves % step)
+      return std::nullopt;
+    last.coeffs.push_back(moves / step);
+  }
+  last.constant = llvm::divideFloorSigned(
+      b.offset.constant + b.extent - 1 - a.offset.constant, step);
+  if (last.range(tb).second > ta[common] - 1)
+    return std::nullopt;
+  return last;
+}
+
 /// Whether `a` and `b` touch disjoint bytes at any two different
 /// iterations of the shared loops [from, to) (the loops before `from` at
 /// one iteration): both move alike with every one of those loops, each by
@@ -786,7 +834,8 @@ void KernelGraph::addNestDependences(uint32_t first, uint32_t end,
             continue;
           auto add = [&](uint32_t from, uint32_t to, const TileAccess &af,
                          const TileAccess &at, int32_t carried,
-                         int64_t distance) {
+                         int64_t distance,
+                         std::optional<AffineIndex> through = std::nullopt) {
             Dependence d;
             d.from = from;
             d.hazard = !af.write  ? Hazard::WriteAfterRead
@@ -801,15 +850,16 @@ void KernelGraph::addNestDependences(uint32_t first, uint32_t end,
             d.common = common;
             d.carried = carried;
             d.distance = distance;
+            d.through = std::move(through);
             out[to].push_back(d);
           };
           // The same iteration: x comes first.
           if (meetInOneIteration(ax, tx, ay, ty, common))
-            add(x, y, ax, ay, 0, 0);
+            add(x, y, ax, ay, 0, 0, lastMeeting(ax, tx, ay, ty, common));
           // An allocation's instance reuses the slot of the instance
-          // `slots` before it.
+          // `slots` before it (where the two touch common partitions).
           int32_t rotating = ax.onChip ? std::min(ax.allocDepth, common) : 0;
-          if (rotating > 0) {
+          if (rotating > 0 && partitionsMeet(ax, ay)) {
             add(x, y, ax, ay, rotating, ax.slots);
             add(y, x, ay, ax, rotating, ax.slots);
           }
@@ -851,11 +901,19 @@ FailureOr<KernelGraph> KernelGraph::build(func::FuncOp kernel) {
                        return std::tie(a.from, a.carried, a.distance) <
                               std::tie(b.from, b.carried, b.distance);
                      });
-    for (size_t k = 0; k < list.size(); ++k)
+    for (size_t k = 0; k < list.size(); ++k) {
       if (k == 0 || list[k].from != list[k - 1].from ||
           list[k].carried != list[k - 1].carried ||
-          list[k].distance != list[k - 1].distance)
+          list[k].distance != list[k - 1].distance) {
         g.deps.push_back(list[k]);
+        continue;
+      }
+      // The same instance named twice: through the later iteration, or
+      // the last when they differ.
+      std::optional<AffineIndex> &kept = g.deps.back().through;
+      if (kept && (!list[k].through || !(*kept == *list[k].through)))
+        kept.reset();
+    }
     g.predBegin.push_back(g.deps.size());
   }
   return g;

@@ -36,7 +36,9 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,15 @@ struct AffineIndex {
   }
   /// The lowest and highest value over loops of `trips` (outermost first).
   std::pair<int64_t, int64_t> range(ArrayRef<int64_t> trips) const;
+
+  friend bool operator==(const AffineIndex &a, const AffineIndex &b) {
+    if (a.constant != b.constant)
+      return false;
+    for (size_t l = 0; l < std::max(a.coeffs.size(), b.coeffs.size()); ++l)
+      if (a.coeff(l) != b.coeff(l))
+        return false;
+    return true;
+  }
 };
 
 /// A loop of the kernel: an `affine.for` from 0 to `trips`, step 1.
@@ -126,6 +137,12 @@ struct Dependence {
   /// its own inner loops' last iteration).
   int32_t carried = 0;
   int64_t distance = 0;
+  /// With `carried` 0 and `from` in one loop of its own: the last
+  /// iteration of that loop the dependence needs, over the loops of the
+  /// instruction that lists it, when the tile `from` touches moves with
+  /// that loop (a buffer filled a slice per iteration, then read a slice
+  /// at a time). Unset: its last iteration.
+  std::optional<AffineIndex> through;
 };
 
 class KernelGraph {
@@ -212,6 +229,12 @@ struct UnitStreams {
   static UnitStreams of(const KernelGraph &g);
   /// The index of unit `name`, or -1.
   int find(StringRef name) const;
+  /// Whether instruction `to` must wait for `from` of dependence: unless
+  /// both run on one engine, which finishes each instruction before it
+  /// starts the next (a DMA queue moves several transfers at once).
+  bool mustWait(uint32_t from, uint32_t to) const {
+    return unit[from] != unit[to] || StringRef(names[unit[to]]).starts_with("dma");
+  }
 };
 
 /// Its resource class and its cost query (runtime/target/CostModel.h), from

@@ -294,10 +294,16 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
                       RangeAllocator &psum,
                       const std::multimap<int64_t, Tile> &live) {
     Tile *failedTile = nullptr;
+    SmallVector<int64_t> wanted =
+        llvm::map_to_vector(group, [](const Tile &t) { return t.slots; });
     for (bool flushed : {false, true}) {
       if (flushed) {
+        // Every slot again: held-back ranges cost one wait, fewer slots
+        // cost the overlap of every iteration.
         sbuf.flush();
         psum.flush();
+        for (auto [t, slots] : llvm::zip(group, wanted))
+          t.slots = slots;
       }
       for (;;) {
         // Try the whole group; undo it if a tile does not fit.

@@ -1,12 +1,13 @@
 //===- NisaInsertSync.cpp - the nisa-insert-sync pass ---------------------===//
 //
-// Semaphores for the cross-unit dependences of each kernel
-// (passes/KernelGraph.h). Every instruction another unit depends on
-// signals; the dependent one waits until that unit's semaphore reaches
-// the count that proves the awaited instance complete, a count affine in
-// the waiting instruction's induction variables (passes/Semaphores.h). Of
-// several waits on one unit only those no other dominates at every
-// iteration stay.
+// Semaphores for the dependences of each kernel (passes/KernelGraph.h)
+// that program order does not keep: between units, and between transfers
+// of one DMA queue (which moves several at once). Every instruction such a
+// dependence names signals; the dependent one waits until the semaphore of
+// the named instruction's unit reaches the count that proves the awaited
+// instance complete, a count affine in the waiting instruction's
+// induction variables (passes/Semaphores.h). Of several waits on one unit
+// only those no other dominates at every iteration stay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,7 +65,7 @@ struct NisaInsertSyncPass
     std::vector<bool> signals(n, false);
     for (size_t j = 0; j < n; ++j)
       for (const Dependence &d : g.predecessors(j))
-        if (units.unit[d.from] != units.unit[j])
+        if (units.mustWait(d.from, j))
           signals[d.from] = true;
     std::map<uint32_t, SignalCounts> counts;
     auto countsOf = [&](uint32_t unit) -> const SignalCounts & {
@@ -82,7 +83,7 @@ struct NisaInsertSyncPass
       std::map<uint32_t, SmallVector<AffineIndex, 1>> waits;
       for (const Dependence &d : g.predecessors(j)) {
         uint32_t unit = units.unit[d.from];
-        if (unit == units.unit[j])
+        if (!units.mustWait(d.from, j))
           continue;
         std::optional<AffineIndex> t = thresholdOf(g, countsOf(unit), d, j);
         if (!t || minimumOver(difference(AffineIndex(), *t), trips).first >= 0)

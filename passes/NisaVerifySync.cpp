@@ -132,7 +132,7 @@ struct NisaVerifySyncPass
       SmallVector<int64_t, 4> trips = g.tripsOf(j);
       for (const Dependence &d : g.predecessors(j)) {
         uint32_t unit = units.unit[d.from];
-        if (unit == units.unit[j])
+        if (!units.mustWait(d.from, j))
           continue;
         std::optional<AffineIndex> needed =
             thresholdOf(g, countsOf(unit), d, j);

@@ -164,65 +164,41 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
   ];
 }
 
-def NisaUnroll : Pass<"nisa-unroll", "::mlir::ModuleOp"> {
-  let summary = "Unroll loops of transfers so they spread over the DMA queues";
-  let description = [{
-    A DMA queue moves one transfer at a time, so a loop whose body holds one
-    `nisa.dma_copy` would stream its tiles through a single queue. Every
-    innermost `affine.for` holding transfers is unrolled by enough copies
-    for its transfers to give each of the target's queues work (at most its
-    trips, at most `max-body` instructions per body; a factor dividing the
-    trips when one is within half of it, else a partial copy after the
-    loop), and the loops are normalised back to 0..trips step 1. Each copy
-    allocates its own tiles; nisa-schedule then gives each copy's transfers
-    their own queues. Runs before nisa-allocate.
-
-    ```mlir
-    // Before: affine.for %k = 0 to 32 { dma_copy A[k] -> %s; matmul %s }
-    // After (16 queues): affine.for %k = 0 to 2 {
-    //   dma_copy A[16k] -> %s0; matmul %s0; ...; dma_copy A[16k+15] -> %s15; matmul %s15 }
-    ```
-  }];
-  let dependentDialects = ["::mlir::nisa::NisaDialect",
-                           "::mlir::affine::AffineDialect"];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "Target whose DMA queues the transfers spread over">,
-    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
-           "Read target descriptions from this folder instead of the "
-           "built-in ones">,
-    Option<"queues", "queues", "int64_t", /*default=*/"0",
-           "DMA queues to fill (0: the target's DMA engines per logical "
-           "core)">,
-    Option<"maxBody", "max-body", "int64_t", /*default=*/"256",
-           "Most instructions an unrolled body may hold">
-  ];
-  let statistics = [
-    Statistic<"unrolled", "unrolled-loops", "Loops unrolled">
-  ];
-}
-
 def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
-  let summary = "List-schedule each kernel's instructions onto the engines and DMA queues";
+  let summary = "Schedule each kernel onto the engines and DMA queues, pipelining its loops";
   let description = [{
-    Builds each kernel's dependence graph (read-after-write,
-    write-after-read and write-after-write on overlapping SBUF, PSUM and HBM
-    regions), times every instruction with the target's cost model (the one
-    the runtime's simulator uses) and list-schedules the graph: whenever an
-    engine or DMA queue can start something, it starts the ready
-    instruction with the longest path to the end of the kernel. Transfers
-    spread over the core's DMA queues, and because the allocation
-    multi-buffers streaming tiles, the next tiles load while the current
-    ones compute. The instructions are then put in issue order (a
-    topological order, so the block still runs correctly one by one), each
-    `dma_copy` gets its queue, each instruction `nisa.time_ns = [start, end]`
-    and the kernel `nisa.schedule`: predicted time, the bound
-    max(T_tensor, T_vector, T_scalar, T_gpsimd, T_dma / queues, critical
-    path), serial time, busy time per resource class and the critical path
-    (instruction indices in issue order). O(n log n) in the instructions.
+    Times every instruction with the target's cost model (the one the
+    runtime's simulator uses) and schedules each kernel:
+    - transfers run on DMA queues, one per stream a region of the kernel
+      runs side by side (the loads, or the stores, of one loop body or one
+      run of straight-line instructions; busiest first on queue 0): a
+      queue starts its transfers in program order, each on any free DMA
+      engine, so a loop's transfers spread over the engines, while a
+      prefetch running ahead or a store waiting for the engines never
+      holds back another stream; a long straight-line transfer is cut into
+      pieces the engines move side by side;
+    - straight-line instructions move to the first run of them after all
+      they depend on, and each run is list-scheduled (whenever a resource
+      can start something, it starts the ready instruction with the longest
+      path to the end) and put in issue order, each instruction getting
+      `nisa.time_ns = [start, end]`;
+    - each loop is software-pipelined by the units' decoupled streams
+      (rotating buffers let transfers run ahead): `nisa.pipeline` records
+      one iteration's latency, the steady-state interval (the busiest
+      engine, the DMA engines, HBM bandwidth, or a recurrence through a
+      dependence reaching back iterations) and the loop's time, latency +
+      (trips - 1) x interval;
+    - the kernel, laid out region by region on per-engine clocks, gets
+      `nisa.schedule`: predicted time, the bound max(T_tensor, T_vector,
+      T_scalar, T_gpsimd, T_dma / DMA engines, critical path), serial time,
+      busy time per resource class and the critical path (instruction
+      indices in program order).
 
     ```mlir
-    // After: nisa.dma_copy %a, %t queue 1 {nisa.time_ns = array<f64: 0.0, 5899.0>} : ...
+    // After: affine.for %k = 0 to 16 {
+    //   nisa.dma_copy %a, %t queue 0 : ...
+    //   nisa.matmul %t, %m, %p accumulate restart(%k) : ...
+    // } {nisa.pipeline = #nisa.pipeline<interval_ns = ..., latency_ns = ..., predicted_ns = ...>}
     // func.func @k(...) attributes {nisa.schedule = {bound_ns = ..., predicted_ns = ..., ...}}
     ```
   }];
@@ -234,8 +210,8 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
            "Read target descriptions from this folder instead of the "
            "built-in ones">,
     Option<"dmaQueues", "dma-queues", "int64_t", /*default=*/"0",
-           "DMA queues to spread transfers over (0: the target's DMA "
-           "engines per core)">,
+           "DMA queues to give the kernel's streams at most (0: one per DMA "
+           "engine of the core; the streams left over share the last)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "Emit a remark per kernel with its predicted time and bound">
   ];

@@ -87,13 +87,21 @@ std::optional<AffineIndex> mlir::neuron::thresholdOf(const KernelGraph &g,
   AffineIndex fromBefore = counts.before(d.from);
   if (d.carried == 0) {
     // The last instance of `from` in this iteration of the shared loops:
-    // its own loops at their last iteration.
+    // its own loops at their last iteration, or the one it goes through.
     AffineIndex t;
     t.constant = fromBefore.constant + 1;
-    for (size_t l = d.common; l < fromTrips.size(); ++l)
+    size_t own = d.common + (d.through ? 1 : 0);
+    for (size_t l = own; l < fromTrips.size(); ++l)
       t.constant += fromBefore.coeff(l) * (fromTrips[l] - 1);
     for (int32_t l = 0; l < d.common; ++l)
       t.coeffs.push_back(fromBefore.coeff(l));
+    if (d.through) {
+      int64_t perIteration = fromBefore.coeff(d.common);
+      t.constant += perIteration * d.through->constant;
+      t.coeffs.resize(std::max(t.coeffs.size(), d.through->coeffs.size()), 0);
+      for (size_t l = 0; l < t.coeffs.size(); ++l)
+        t.coeffs[l] += perIteration * d.through->coeff(l);
+    }
     return t;
   }
   // `distance` iterations back over the outer `carried` loops, measured

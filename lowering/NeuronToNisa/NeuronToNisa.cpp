@@ -147,7 +147,7 @@ struct ConvertNeuronToNisa
         module.getContext(), partitions, resolved.sbufBytesPerPartition(),
         resolved.psumBytesPerPartition(), resolved.psumBankBytes(), partitions,
         resolved.psumBankBytes() / 4);
-    config.dmaQueues = std::max(1, resolved.dmaQueuesPerLogicalCore());
+    config.dmaQueues = std::max(1, resolved.dmaEnginesPerLogicalCore());
     config.elementwiseBytes =
         std::min(resolved.sbufBytesPerPartition() / 8, kElementwiseTileBytes);
     return config;

@@ -362,8 +362,8 @@ static json kernelSchedule(func::FuncOp kernel) {
     out["busy_ns"] = {{"tensor", busy[0]}, {"vector", busy[1]},
                       {"scalar", busy[2]}, {"gpsimd", busy[3]},
                       {"dma", busy[4]}};
-  if (auto queues = s.getAs<IntegerAttr>("dma_queues"))
-    out["dma_queues"] = queues.getInt();
+  if (auto engines = s.getAs<IntegerAttr>("dma_engines"))
+    out["dma_engines"] = engines.getInt();
   if (auto path = s.getAs<DenseI64ArrayAttr>("critical_path"))
     out["critical_path"] = path.asArrayRef();
   return out;

@@ -68,15 +68,20 @@ predictedSpan(const Program &program, const StepClock &clock,
   return std::pair(start, start + *spec.predictedNs);
 }
 
-/// Per unit of `model`: whether an instruction of a launched kernel runs on
-/// it.
+/// Per row of `model`'s lanes (the engines, then the DMA engines): whether
+/// an instance ran on it, or a launched kernel's instruction names it
+/// (predicted rows put a transfer on the row of its queue's number).
 static std::vector<bool> unitsUsed(const Program &program,
+                                   const ProgramTiming &timing,
                                    const CostModel &model) {
-  std::vector<bool> used(kFirstDmaUnit + model.dmaQueues(), false);
+  std::vector<bool> used(kFirstDmaUnit + model.dmaEngines(), false);
   for (const Step &step : program.steps)
-    if (step.isKernel())
+    if (step.isKernel()) {
       for (const Instruction &inst : program.kernels[step.kernel].instructions)
         used[unitOf(inst)] = true;
+      for (const TimedInstance &x : timing.kernels[step.kernel].recorded)
+        used[x.lane] = true;
+    }
   return used;
 }
 
@@ -112,7 +117,7 @@ static json kernelProfile(const Program &program, const ProgramTiming &timing,
     std::string name(engineClassName(c));
     double b = t.busyNs[int(c)];
     double capacity =
-        t.observedNs * (c == EngineClass::Dma ? model.dmaQueues() : 1);
+        t.observedNs * (c == EngineClass::Dma ? model.dmaEngines() : 1);
     busy[name] = b;
     utilisation[name] = capacity > 0 ? b / capacity : 0.0;
   }
@@ -259,7 +264,7 @@ json traceJson(const Program &program, const ProgramTiming &timing,
                const CostModel &model) {
   StepClock clock = stepClock(program, timing);
   json events = json::array();
-  std::vector<bool> used = unitsUsed(program, model);
+  std::vector<bool> used = unitsUsed(program, timing, model);
   int64_t units = used.size();
   int64_t ranks = int64_t(timing.rankSteps.size());
   // Observed: one process per rank; then predicted; then the links.
@@ -309,7 +314,7 @@ json traceJson(const Program &program, const ProgramTiming &timing,
       const Instruction &inst = kernel.instructions[x.instruction];
       for (int64_t r = 0; r < ranks; ++r) {
         double base = timing.rankSteps[r][s].startNs;
-        event(r + 1, unitOf(inst), opName(inst.op), base + x.startNs,
+        event(r + 1, x.lane, opName(inst.op), base + x.startNs,
               base + x.endNs, kernel.name, s, x.instruction);
       }
     }
@@ -516,7 +521,7 @@ static void drawUnitRows(std::string &svg, const Program &program,
         observed ? timing.rankSteps[*rank][s].startNs : clock.predictedStart[s];
     if (observed)
       for (const TimedInstance &x : t.recorded)
-        spans[lanes.rowOf[unitOf(kernel.instructions[x.instruction])]]
+        spans[lanes.rowOf[x.lane]]
             .emplace_back(base + x.startNs, base + x.endNs, s,
                           size_t(x.instruction));
     for (size_t i = 0; !observed && i < kernel.instructions.size(); ++i) {
@@ -590,7 +595,7 @@ static void drawCollectiveRow(std::string &svg, const Program &program,
 std::string timelineSvg(const Program &program, const ProgramTiming &timing,
                         const CostModel &model) {
   StepClock clock = stepClock(program, timing);
-  std::vector<bool> used = unitsUsed(program, model);
+  std::vector<bool> used = unitsUsed(program, timing, model);
   int64_t units = used.size();
   bool anyPredicted = false;
   for (const Step &step : program.steps)

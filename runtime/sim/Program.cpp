@@ -989,8 +989,9 @@ static absl::Status readSchedule(ObjectReader &parent, Kernel &kernel) {
     NEURON_RETURN_IF_ERROR(readTime(busy, kEngines.names[e], s.busyNs[e]));
   NEURON_RETURN_IF_ERROR(busy.finish());
   NEURON_RETURN_IF_ERROR(r.integer(
-      "dma_queues", absl::StrFormat("a queue count in [1, %d]", kMaxDmaQueues),
-      1, kMaxDmaQueues, s.dmaQueues));
+      "dma_engines",
+      absl::StrFormat("a DMA engine count in [1, %d]", kMaxDmaQueues), 1,
+      kMaxDmaQueues, s.dmaEngines));
   int64_t count = int64_t(kernel.instructions.size());
   NEURON_ASSIGN_OR_RETURN(path, readIntArray(r, "critical_path", 0,
                                              std::max<int64_t>(count - 1, 0),

@@ -139,9 +139,10 @@ std::string_view opName(Opcode op);
 
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
 
-/// A unit runs its instructions one at a time: units 0..3 are the engines
-/// tensor, vector, scalar, gpsimd (as Engine), unit kFirstDmaUnit + Q is DMA
-/// queue Q.
+/// A unit runs its instructions in order: units 0..3 are the engines
+/// tensor, vector, scalar, gpsimd (as Engine), one at a time; unit
+/// kFirstDmaUnit + Q is DMA queue Q, whose transfers start in order, each
+/// on any free DMA engine of the core, and retire in order.
 inline constexpr int64_t kFirstDmaUnit = 4;
 /// DMA queues a manifest may name.
 inline constexpr int64_t kMaxDmaQueues = 1024;
@@ -207,7 +208,7 @@ struct Instruction {
   int64_t loop = -1;
   int64_t depth = 0;
   Engine engine = Engine::Dma;
-  /// dma_copy.
+  /// dma_copy: its DMA queue.
   int64_t queue = 0;
   /// Results; dst of every op.
   TileRef dst;
@@ -253,9 +254,10 @@ struct KernelSchedule {
   double predictedNs = 0, boundNs = 0, criticalPathNs = 0, serialNs = 0;
   /// predictedNs / boundNs as the compiler recorded it (optional).
   std::optional<double> predictedOverBound;
-  /// Busy time per Engine; Dma summed over the queues.
+  /// Busy time per Engine; Dma summed over the DMA engines.
   std::array<double, 5> busyNs{};
-  int64_t dmaQueues = 1;
+  /// The DMA engines the bound divides Dma's busy time over.
+  int64_t dmaEngines = 1;
   /// Instruction indices along the critical path, first to last.
   std::vector<int64_t> criticalPath;
 };

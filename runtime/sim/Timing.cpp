@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <map>
 #include <queue>
@@ -164,39 +165,56 @@ UnitStream::UnitStream(const Kernel &kernel, int64_t unit)
     close();
 }
 
-/// The event-driven run of one scheduled kernel. Every unit runs one
-/// instance at a time, so events and transfers are keyed by unit.
+/// The event-driven run of one scheduled kernel. Work happens on lanes:
+/// the four engines and the core's DMA engines, each running one instance
+/// at a time. A unit starts its stream's instances in order: an engine on
+/// its own lane, a DMA queue on any free DMA engine, the queues taking
+/// free DMA engines in turn; a queue retires its transfers in order (its
+/// semaphore counts retired signalling transfers). Events and transfers
+/// are keyed by lane.
 class KernelRun {
 public:
   KernelRun(const Kernel &kernel, const CostModel &model,
             const TimingOptions &options, KernelTiming &out)
       : kernel(kernel), model(model), options(options), out(out),
-        units(kFirstDmaUnit + model.dmaQueues()), streams(units),
-        running(units, -1), started(units, 0), semaphore(units, 0) {}
+        units(kFirstDmaUnit + model.dmaEngines()), streams(units),
+        inFlight(units), laneUnit(units, -1), laneInst(units, -1),
+        laneStart(units, 0), laneRecord(units, 0), retired(units, 0),
+        semaphore(units, 0) {}
 
   absl::Status run();
 
 private:
   struct Event {
     double time;
-    int64_t unit;
+    int64_t lane;
     /// A DMA transfer's fixed phase ends (its byte phase begins).
     bool fixedPhase;
     bool operator>(const Event &o) const {
-      return time != o.time ? time > o.time : unit > o.unit;
+      return time != o.time ? time > o.time : lane > o.lane;
     }
   };
   struct Transfer {
     double endTag;
-    int64_t unit;
+    int64_t lane;
     bool operator>(const Transfer &o) const {
-      return endTag != o.endTag ? endTag > o.endTag : unit > o.unit;
+      return endTag != o.endTag ? endTag > o.endTag : lane > o.lane;
     }
+  };
+  /// An instance a unit has started and not yet retired.
+  struct Flight {
+    int64_t instruction;
+    bool done = false;
   };
 
   bool ready(int64_t unit) const;
-  void tryStart(int64_t unit);
-  void complete(int64_t unit);
+  /// Starts what engine `unit` can.
+  void tryStartEngine(int64_t unit);
+  /// Gives free DMA engines to the queues with a ready transfer, in turn.
+  void tryStartDma();
+  /// Starts the next instance of `unit` on `lane`.
+  void start(int64_t unit, int64_t lane);
+  void complete(int64_t lane);
   double dmaRate() const;
   /// Moves the clock to `time`, advancing the in-flight transfers.
   void advance(double time);
@@ -208,9 +226,22 @@ private:
   KernelTiming &out;
   int64_t units;
   std::vector<UnitStream> streams;
-  /// Per unit: the instruction it runs (-1 when idle) and since when.
-  std::vector<int64_t> running;
-  std::vector<double> started;
+  /// The DMA queues with instructions, and the next to take a free DMA
+  /// engine (an index into them).
+  std::vector<int64_t> queues;
+  size_t turn = 0;
+  /// Free DMA engines.
+  std::vector<int64_t> freeDma;
+  /// Per unit: its started, unretired instances, oldest first, and how
+  /// many it has retired.
+  std::vector<std::deque<Flight>> inFlight;
+  /// Per lane: the unit and instruction it runs (-1 when idle), since
+  /// when, and which of its unit's flights (by retirement number) it is.
+  std::vector<int64_t> laneUnit;
+  std::vector<int64_t> laneInst;
+  std::vector<double> laneStart;
+  std::vector<int64_t> laneRecord;
+  std::vector<int64_t> retired;
   std::vector<int64_t> semaphore;
   std::vector<double> duration, bytes;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
@@ -241,43 +272,79 @@ bool KernelRun::ready(int64_t unit) const {
   return true;
 }
 
-void KernelRun::tryStart(int64_t unit) {
-  if (running[unit] >= 0 || streams[unit].instruction() < 0 || !ready(unit))
-    return;
+void KernelRun::start(int64_t unit, int64_t lane) {
   int64_t i = streams[unit].instruction();
   streams[unit].next();
-  running[unit] = i;
-  started[unit] = now;
+  laneUnit[lane] = unit;
+  laneInst[lane] = i;
+  laneStart[lane] = now;
+  laneRecord[lane] = retired[unit] + int64_t(inFlight[unit].size());
+  inFlight[unit].push_back({i});
   if (out.instances[i]++ == 0)
     out.startNs[i] = now;
-  bool dma = kernel.instructions[i].op == Opcode::DmaCopy;
-  events.push({now + (dma ? model.dmaFixedNs() : duration[i]), unit, dma});
+  bool dma = unit >= kFirstDmaUnit;
+  events.push({now + (dma ? model.dmaFixedNs() : duration[i]), lane, dma});
 }
 
-void KernelRun::complete(int64_t unit) {
-  int64_t i = running[unit];
-  const Instruction &inst = kernel.instructions[i];
-  double begin = started[unit];
+void KernelRun::tryStartEngine(int64_t unit) {
+  if (laneInst[unit] < 0 && streams[unit].instruction() >= 0 && ready(unit))
+    start(unit, unit);
+}
+
+void KernelRun::tryStartDma() {
+  // Each pass over the queues starts at most one transfer per queue; the
+  // next pass begins after the last queue served.
+  size_t idle = 0;
+  while (!freeDma.empty() && idle < queues.size()) {
+    int64_t unit = queues[turn];
+    turn = (turn + 1) % queues.size();
+    if (streams[unit].instruction() < 0 || !ready(unit)) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    int64_t lane = freeDma.back();
+    freeDma.pop_back();
+    start(unit, lane);
+  }
+}
+
+void KernelRun::complete(int64_t lane) {
+  int64_t i = laneInst[lane], unit = laneUnit[lane];
+  double begin = laneStart[lane];
   out.endNs[i] = now;
   out.instructionBusyNs[i] += now - begin;
-  out.unitBusyNs[unit] += now - begin;
+  out.unitBusyNs[lane] += now - begin;
   if (int64_t(out.recorded.size()) < options.recordInstances)
-    out.recorded.push_back({i, begin, now});
+    out.recorded.push_back({i, begin, now, lane});
   else
     ++out.unrecorded;
-  running[unit] = -1;
+  laneInst[lane] = -1;
   ++done;
-  if (!inst.signal) {
-    tryStart(unit);
-    return;
+  inFlight[unit][laneRecord[lane] - retired[unit]].done = true;
+  // Retire in order: the semaphore counts a prefix of the stream.
+  bool signalled = false;
+  while (!inFlight[unit].empty() && inFlight[unit].front().done) {
+    bool signal =
+        kernel.instructions[inFlight[unit].front().instruction].signal;
+    signalled |= signal;
+    semaphore[unit] += signal;
+    inFlight[unit].pop_front();
+    ++retired[unit];
   }
-  ++semaphore[unit];
-  for (int64_t u = 0; u < units; ++u)
-    tryStart(u);
+  if (unit >= kFirstDmaUnit)
+    freeDma.push_back(lane);
+  if (signalled)
+    for (int64_t e = 0; e < kFirstDmaUnit; ++e)
+      tryStartEngine(e);
+  else if (unit < kFirstDmaUnit)
+    tryStartEngine(unit);
+  if (signalled || unit >= kFirstDmaUnit)
+    tryStartDma();
 }
 
 double KernelRun::dmaRate() const {
-  return std::min(model.dmaQueueBytesPerNs(),
+  return std::min(model.dmaEngineBytesPerNs(),
                   model.hbmBytesPerNs() / double(transfers.size()));
 }
 
@@ -331,9 +398,15 @@ absl::Status KernelRun::run() {
   for (int64_t u = 0; u < units; ++u) {
     streams[u] = UnitStream(kernel, u);
     streams[u].next();
+    if (u >= kFirstDmaUnit && streams[u].instruction() >= 0)
+      queues.push_back(u);
   }
-  for (int64_t u = 0; u < units; ++u)
-    tryStart(u);
+  // Lowest engines first.
+  for (int64_t lane = units; lane-- > kFirstDmaUnit;)
+    freeDma.push_back(lane);
+  for (int64_t e = 0; e < kFirstDmaUnit; ++e)
+    tryStartEngine(e);
+  tryStartDma();
   constexpr double kNever = std::numeric_limits<double>::infinity();
   while (done < total) {
     double eventTime = events.empty() ? kNever : events.top().time;
@@ -349,17 +422,17 @@ absl::Status KernelRun::run() {
       Transfer t = transfers.top();
       transfers.pop();
       virtualBytes = std::max(virtualBytes, t.endTag);
-      complete(t.unit);
+      complete(t.lane);
       continue;
     }
     advance(eventTime);
     Event e = events.top();
     events.pop();
-    double moved = e.fixedPhase ? bytes[running[e.unit]] : 0;
+    double moved = e.fixedPhase ? bytes[laneInst[e.lane]] : 0;
     if (moved > 0)
-      transfers.push({virtualBytes + moved, e.unit});
+      transfers.push({virtualBytes + moved, e.lane});
     else
-      complete(e.unit);
+      complete(e.lane);
   }
   out.dynamicInstructions = total;
   return absl::OkStatus();
@@ -370,7 +443,7 @@ absl::Status KernelRun::run() {
 static void runSerially(const Kernel &kernel, const CostModel &model,
                         const TimingOptions &options, KernelTiming &out) {
   double aloneRate =
-      std::min(model.dmaQueueBytesPerNs(), model.hbmBytesPerNs());
+      std::min(model.dmaEngineBytesPerNs(), model.hbmBytesPerNs());
   std::vector<double> time(kernel.instructions.size());
   for (size_t i = 0; i < kernel.instructions.size(); ++i) {
     const Instruction &inst = kernel.instructions[i];
@@ -386,7 +459,7 @@ static void runSerially(const Kernel &kernel, const CostModel &model,
     if (out.instances[i]++ == 0)
       out.startNs[i] = now;
     if (int64_t(out.recorded.size()) < options.recordInstances)
-      out.recorded.push_back({i, now, now + time[i]});
+      out.recorded.push_back({i, now, now + time[i], unitOf(inst)});
     else
       ++out.unrecorded;
     now += time[i];
@@ -403,19 +476,19 @@ simulateKernelTiming(const Kernel &kernel, const CostModel &model,
   int64_t n = int64_t(kernel.instructions.size());
   for (int64_t i = 0; i < n; ++i) {
     const Instruction &inst = kernel.instructions[i];
-    if (inst.engine == Engine::Dma && inst.queue >= model.dmaQueues())
+    if (inst.engine == Engine::Dma && inst.queue >= model.dmaEngines())
       return absl::InvalidArgumentError(absl::StrFormat(
           "kernel \"%s\": instruction %d (%s) uses DMA queue %d; the target "
           "has %d queues (0..%d)",
-          kernel.name, i, opName(inst.op), inst.queue, model.dmaQueues(),
-          model.dmaQueues() - 1));
+          kernel.name, i, opName(inst.op), inst.queue, model.dmaEngines(),
+          model.dmaEngines() - 1));
   }
   KernelTiming out;
   out.startNs.assign(n, 0);
   out.endNs.assign(n, 0);
   out.instances.assign(n, 0);
   out.instructionBusyNs.assign(n, 0);
-  out.unitBusyNs.assign(kFirstDmaUnit + model.dmaQueues(), 0);
+  out.unitBusyNs.assign(kFirstDmaUnit + model.dmaEngines(), 0);
   if (kernel.schedule) {
     KernelRun run(kernel, model, options, out);
     if (absl::Status s = run.run(); !s.ok())

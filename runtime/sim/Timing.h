@@ -47,10 +47,12 @@ double durationNs(const Instruction &inst, const CostModel &model);
 /// The engine class of unit `unit` (the DMA queues are one class).
 EngineClass classOfUnit(int64_t unit);
 
-/// One instance of an instruction as it ran.
+/// One instance of an instruction as it ran, and on which lane (its
+/// engine, or kFirstDmaUnit + the DMA engine that moved it).
 struct TimedInstance {
   int64_t instruction = 0;
   double startNs = 0, endNs = 0;
+  int64_t lane = 0;
 };
 
 /// What a timing run keeps besides the totals.
@@ -74,8 +76,8 @@ struct KernelTiming {
   int64_t unrecorded = 0;
   /// Instructions run, every instance counted.
   int64_t dynamicInstructions = 0;
-  /// Per unit (kFirstDmaUnit + model.dmaQueues() units): time running an
-  /// instruction.
+  /// Per lane (the engines, then kFirstDmaUnit + each DMA engine): time
+  /// running an instruction.
   std::vector<double> unitBusyNs;
   /// Per engine class (EngineClass order); Dma summed over the queues.
   std::array<double, kEngineClasses> busyNs{};

@@ -128,14 +128,14 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
 
   // A logical core of several physical cores (lnc=2) has all their engines
-  // and queues: an instruction's streaming splits evenly over them.
+  // and DMA engines: an instruction's streaming splits evenly over them.
   m.cores = std::max(1, target.lnc.physicalCoresPerLogicalCore);
-  m.queues = target.dmaQueuesPerLogicalCore();
-  absl::StatusOr<double> queueBw = toBytesPerSecond(chip.dmaEngineBandwidth);
-  if (m.queues <= 0 || !queueBw.ok() || *queueBw <= 0)
+  m.engines = target.dmaEnginesPerLogicalCore();
+  absl::StatusOr<double> engineBw = toBytesPerSecond(chip.dmaEngineBandwidth);
+  if (m.engines <= 0 || !engineBw.ok() || *engineBw <= 0)
     return absl::InvalidArgumentError(absl::StrFormat(
         "cost model: %s: no DMA engines or engine bandwidth", chip.file));
-  m.queueBytesPerNs = *queueBw * 1e-9;
+  m.engineBytesPerNs = *engineBw * 1e-9;
   double hbm = target.hbmBytesPerSecondPerChip();
   if (hbm <= 0)
     return absl::InvalidArgumentError(
@@ -167,9 +167,9 @@ double CostModel::nanoseconds(const CostQuery &q) const {
                                      std::max<double>(q.partitions, 1) /
                                      cores) /
                gpsimdClockGHz +
-           q.bytes / queueBytesPerNs;
+           q.bytes / engineBytesPerNs;
   case CostQuery::Kind::Dma:
-    return dmaFixed + std::max<double>(q.bytes, 0) / queueBytesPerNs;
+    return dmaFixed + std::max<double>(q.bytes, 0) / engineBytesPerNs;
   }
   return dmaFixed;
 }
@@ -196,15 +196,16 @@ std::string CostModel::assumptions() const {
       "vector, scalar, gpsimd: %g fixed cycles per instruction, one element "
       "per partition per cycle\n"
       "gather: %g gpsimd cycles per partition plus its bytes at one DMA "
-      "queue's bandwidth\n"
-      "DMA: %d queues of %.1f B/ns, %g ns fixed per transfer; %.1f B/ns of "
-      "HBM per logical core shared by its queues\n"
+      "engine's bandwidth\n"
+      "DMA: %d engines of %.1f B/ns, %g ns fixed per transfer, serving as "
+      "many queues (each queue's transfers start in order on any free "
+      "engine); %.1f B/ns of HBM per logical core shared by its engines\n"
       "logical core: %d physical cores; an instruction's streaming splits "
       "evenly over their engines (its fixed cycles are paid once), and the "
-      "queues and HBM share are all of theirs\n",
+      "DMA engines and HBM share are all of theirs\n",
       kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
-      cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, queues,
-      queueBytesPerNs, dmaFixed, hbmPerNs, cores);
+      cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, engines,
+      engineBytesPerNs, dmaFixed, hbmPerNs, cores);
 }
 
 } // namespace neuron::rt

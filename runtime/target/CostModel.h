@@ -76,20 +76,22 @@ class CostModel {
 public:
   /// The model of one logical core of `target` (at lnc=2, two physical
   /// cores: each instruction's streaming splits evenly over both cores'
-  /// engines, and the queues and HBM share double); an error when a figure
-  /// it needs (a clock, the fp32 peak, DMA or HBM bandwidth) is missing.
+  /// engines, and the DMA engines and HBM share double); an error when a
+  /// figure it needs (a clock, the fp32 peak, DMA or HBM bandwidth) is
+  /// missing.
   static absl::StatusOr<CostModel> forTarget(const ResolvedTarget &target);
 
-  /// Nanoseconds `q` keeps its engine (or DMA queue, at the queue's full
+  /// Nanoseconds `q` keeps its engine (or a DMA engine, at its full
   /// bandwidth) busy. Always positive.
   double nanoseconds(const CostQuery &q) const;
 
-  /// DMA queues of one logical core, each moving `dmaQueueBytesPerNs()`.
-  int dmaQueues() const { return queues; }
-  double dmaQueueBytesPerNs() const { return queueBytesPerNs; }
+  /// DMA engines of one logical core, each moving `dmaEngineBytesPerNs()`;
+  /// the core has as many DMA queues, each served by any of its engines.
+  int dmaEngines() const { return engines; }
+  double dmaEngineBytesPerNs() const { return engineBytesPerNs; }
   /// The fixed cost of one transfer (descriptor processing, latency).
   double dmaFixedNs() const { return dmaFixed; }
-  /// One logical core's share of its chip's HBM bandwidth: what all its queues
+  /// One logical core's share of its chip's HBM bandwidth: what all its engines
   /// together can move when every core of the chip streams.
   double hbmBytesPerNs() const { return hbmPerNs; }
   /// Peak tensor-engine operations per ns for a matmul dtype.
@@ -107,8 +109,8 @@ private:
   double cyclesPerColumnF32 = 4, cyclesPerColumn16 = 1, cyclesPerColumn8 = 1;
   /// Physical cores per logical core.
   int cores = 1;
-  int queues = 16;
-  double queueBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0;
+  int engines = 16;
+  double engineBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0;
 };
 
 } // namespace neuron::rt

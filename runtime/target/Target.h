@@ -182,8 +182,8 @@ struct ResolvedTarget {
   double hbmBytesPerSecondPerChip() const;
   /// Bytes per second of one chip's host link, per direction.
   double hostLinkBytesPerSecond() const;
-  /// DMA queues (engines) of one logical core: all its physical cores'.
-  int dmaQueuesPerLogicalCore() const {
+  /// DMA engines of one logical core: all its physical cores'.
+  int dmaEnginesPerLogicalCore() const {
     return static_cast<int>(chip->dmaEnginesPerCore.value) *
            lnc.physicalCoresPerLogicalCore;
   }

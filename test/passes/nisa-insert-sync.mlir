@@ -124,3 +124,69 @@ func.func @sum_over_k(%a: memref<512x128xbf16, #hbm>, %b: memref<512x512xbf16, #
   nisa.dma_copy %e, %out queue 1 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #hbm>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#tile = affine_map<(d0) -> (d0 * 128)>
+#col = affine_map<(d0) -> (d0 * 512)>
+
+// Tests a wait into a sibling loop: per column block n a prefetch loop
+// fills one slice of a buffer per iteration, and the matmul loop after it
+// reads slice k. Matmul (n, k) needs load (n, k) only (dma0 at
+// 2 n + k + 1), not the whole prefetch loop (2 n + 2), so the first
+// matmul starts after the first slice arrives.
+// CHECK-LABEL: func.func @prefetch
+// CHECK: nisa.matmul {{.*}} {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma1", count = 1>, #nisa.wait<unit = "dma0", count = 1, per_iteration = [2, 1]>]}
+func.func @prefetch(%a: memref<128x128xbf16, #hbm>, %b: memref<256x1024xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %s = memref.alloc() {nisa.address = 8192 : i64} : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %a, %s queue 1 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  affine.for %n = 0 to 2 {
+    %c = affine.apply #col(%n)
+    %w = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x2x512xbf16, #sbuf>
+    affine.for %k = 0 to 2 {
+      %r = affine.apply #tile(%k)
+      %src = memref.subview %b[%r, %c] [128, 512] [1, 1] : memref<256x1024xbf16, #hbm> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>
+      %dst = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xbf16, #sbuf> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>
+      nisa.dma_copy %src, %dst queue 0 : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>, memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>
+    }
+    %p = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #psum>
+    affine.for %k = 0 to 2 {
+      %wk = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xbf16, #sbuf> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>
+      nisa.matmul %s, %wk, %p accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>, memref<128x512xf32, #psum>
+    }
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a dependence between two transfers of one queue: a queue moves
+// several transfers at once, so the reload of what the store wrote waits
+// for the store (dma0 at 1) although both are on queue 0; the two loads
+// of disjoint partitions of one tile do not wait for each other.
+// CHECK-LABEL: func.func @same_queue
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} : memref<64x64xf32, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} : memref<64x64xf32, strided<[64, 1], offset: 4096>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 2>]}
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.wait = [#nisa.wait<unit = "dma0", count = 3>]}
+func.func @same_queue(%in: memref<128x64xf32, #hbm>, %tmp: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
+  %top = memref.subview %x[0, 0] [64, 64] [1, 1] : memref<128x64xf32, #sbuf> to memref<64x64xf32, strided<[64, 1]>, #sbuf>
+  %bottom = memref.subview %x[64, 0] [64, 64] [1, 1] : memref<128x64xf32, #sbuf> to memref<64x64xf32, strided<[64, 1], offset: 4096>, #sbuf>
+  %in0 = memref.subview %in[0, 0] [64, 64] [1, 1] : memref<128x64xf32, #hbm> to memref<64x64xf32, #hbm>
+  %in1 = memref.subview %in[64, 0] [64, 64] [1, 1] : memref<128x64xf32, #hbm> to memref<64x64xf32, strided<[64, 1], offset: 4096>, #hbm>
+  nisa.dma_copy %in0, %top queue 0 : memref<64x64xf32, #hbm>, memref<64x64xf32, strided<[64, 1]>, #sbuf>
+  nisa.dma_copy %in1, %bottom queue 0 : memref<64x64xf32, strided<[64, 1], offset: 4096>, #hbm>, memref<64x64xf32, strided<[64, 1], offset: 4096>, #sbuf>
+  nisa.dma_copy %x, %tmp queue 0 : memref<128x64xf32, #sbuf>, memref<128x64xf32, #hbm>
+  %y = memref.alloc() {nisa.address = 256 : i64} : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %tmp, %y queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  return
+}

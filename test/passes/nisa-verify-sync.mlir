@@ -40,8 +40,8 @@ func.func @racy_read(%in: memref<128x64xf32, #hbm>) attributes {nisa.limits = #l
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
 // Tests a write-after-read race on a partly overlapping tile: the second
-// load (on the same queue as the first, so the two writes are ordered)
-// overwrites bytes the add still reads, without waiting for the add.
+// load (waiting for the first, so the two writes are ordered) overwrites
+// bytes the add still reads, without waiting for the add.
 func.func @racy_overwrite(%in: memref<128x64xf32, #hbm>, %in2: memref<128x32xf32, #hbm>) attributes {nisa.limits = #limits, nisa.semaphores = {dma0 = 1 : i64}} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
   %y = memref.alloc() {nisa.address = 256 : i64} : memref<128x64xf32, #sbuf>
@@ -50,7 +50,25 @@ func.func @racy_overwrite(%in: memref<128x64xf32, #hbm>, %in2: memref<128x32xf32
   // expected-note@+1 {{the earlier access}}
   nisa.tensor_tensor <add> %x, %x, %y {nisa.wait = [#nisa.wait<unit = "dma0", count = 1>]} : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
   // expected-error@+1 {{nisa-verify-sync: write-after-read race on SBUF bytes [128, 256) of each partition: this 'nisa.dma_copy' (dma0) writes what 'nisa.tensor_tensor' (vector) reads, and no wait orders them (it needs vector at 1)}}
-  nisa.dma_copy %in2, %z queue 0 : memref<128x32xf32, #hbm>, memref<128x32xf32, #sbuf>
+  nisa.dma_copy %in2, %z queue 0 {nisa.wait = [#nisa.wait<unit = "dma0", count = 1>]} : memref<128x32xf32, #hbm>, memref<128x32xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a write-after-write race between two transfers of one queue: a
+// queue moves several transfers at once, so program order alone does not
+// order them.
+func.func @same_queue_overwrite(%in: memref<128x64xf32, #hbm>, %in2: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits, nisa.semaphores = {dma0 = 1 : i64}} {
+  %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
+  // expected-note@+1 {{the earlier access}}
+  nisa.dma_copy %in, %x queue 0 {nisa.signal} : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  // expected-error@+1 {{nisa-verify-sync: write-after-write race on SBUF bytes [0, 256) of each partition: this 'nisa.dma_copy' (dma0) writes what 'nisa.dma_copy' (dma0) writes, and no wait orders them (it needs dma0 at 1)}}
+  nisa.dma_copy %in2, %x queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
   return
 }
 

@@ -315,9 +315,6 @@ int main(int argc, char **argv) {
   neuron::ConvertNeuronToNisaOptions tiling;
   tiling.target = target;
   pm.addPass(neuron::createConvertNeuronToNisa(tiling));
-  neuron::NisaUnrollOptions unroll;
-  unroll.target = target;
-  pm.addPass(neuron::createNisaUnroll(unroll));
   neuron::NisaAllocateOptions allocation;
   allocation.buffers = buffers;
   pm.addPass(neuron::createNisaAllocate(allocation));

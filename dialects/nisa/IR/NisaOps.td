@@ -243,7 +243,10 @@ def Nisa_DmaCopyOp : Nisa_EngineOp<"dma_copy", "dma"> {
   let summary = "DMA: copy a tile between memory spaces on one queue";
   let description = [{
     Copies `src` to `dst`, which hold the same number of elements of the
-    same type, in row-major order; `queue` names the DMA queue.
+    same type, in row-major order; `queue` names the DMA queue. A queue
+    starts its transfers in program order, each on any free DMA engine of
+    the core (so the transfers of a loop move side by side), and completes
+    them in program order; the queues take free engines in turn.
 
     ```mlir
     nisa.dma_copy %h, %s queue 0 : memref<128x512xbf16, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>

@@ -70,7 +70,7 @@ json schedule() {
           {"busy_ns",
            {{"tensor", 0}, {"vector", 0}, {"scalar", 0}, {"gpsimd", 0},
             {"dma", 0}}},
-          {"dma_queues", 16},
+          {"dma_engines", 16},
           {"critical_path", json::array()}};
 }
 

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 
 using namespace neuron::rt;
 using namespace neuron::rt::test;
@@ -97,7 +98,7 @@ json schedule() {
             {"scalar", 0},
             {"gpsimd", 0},
             {"dma", 3}}},
-          {"dma_queues", 16},
+          {"dma_engines", 16},
           {"critical_path", json::array()}};
 }
 
@@ -192,14 +193,14 @@ TEST(TimingTest, WaitsAcrossUnitsSerialise) {
 TEST(TimingTest, DmaTransfersShareHbm) {
   const CostModel &model = trn2();
   // Two queues stay under the core's HBM share: each runs at queue rate.
-  ASSERT_LT(2 * model.dmaQueueBytesPerNs(), model.hbmBytesPerNs());
+  ASSERT_LT(2 * model.dmaEngineBytesPerNs(), model.hbmBytesPerNs());
   Program two = parse(manifestOf({dmaIn(0), dmaIn(1)}));
   KernelTiming t = timeOf(two);
   EXPECT_NEAR(t.observedNs, durationOf(two, 0), 1e-6);
 
   // All 16 queues exceed it: each moves at hbm / 16.
-  int queues = model.dmaQueues();
-  ASSERT_GT(queues * model.dmaQueueBytesPerNs(), model.hbmBytesPerNs());
+  int queues = model.dmaEngines();
+  ASSERT_GT(queues * model.dmaEngineBytesPerNs(), model.hbmBytesPerNs());
   json insts = json::array();
   for (int q = 0; q < queues; ++q)
     insts.push_back(dmaIn(q));
@@ -220,13 +221,65 @@ TEST(TimingTest, DmaTransfersShareHbm) {
   Program mixed = parse(manifestOf(insts));
   double shortBytes = 32 * 512 * 4;
   double rate16 = model.hbmBytesPerNs() / queues;
-  double rate15 = std::min(model.dmaQueueBytesPerNs(),
+  double rate15 = std::min(model.dmaEngineBytesPerNs(),
                            model.hbmBytesPerNs() / (queues - 1));
   double shortEnd = model.dmaFixedNs() + shortBytes / rate16;
   double longEnd = shortEnd + (bytes - shortBytes) / rate15;
   t = timeOf(mixed);
   EXPECT_NEAR(t.endNs[0], shortEnd, 1e-6);
   EXPECT_NEAR(t.endNs[1], longEnd, 1e-6);
+}
+
+TEST(TimingTest, OneQueueMovesTransfersSideBySide) {
+  // Four transfers of queue 0 start at once, each on a DMA engine of its
+  // own, and end together (four engines stay under the HBM share).
+  const CostModel &model = trn2();
+  ASSERT_LT(4 * model.dmaEngineBytesPerNs(), model.hbmBytesPerNs());
+  Program program =
+      parse(manifestOf({dmaIn(0), dmaIn(0), dmaIn(0), dmaIn(0)}));
+  TimingOptions options;
+  options.recordInstances = 4;
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels[0], model, options);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_NEAR(t->observedNs, durationOf(program, 0), 1e-6);
+  std::set<int64_t> lanes;
+  for (const TimedInstance &x : t->recorded) {
+    EXPECT_DOUBLE_EQ(x.startNs, 0);
+    EXPECT_GE(x.lane, kFirstDmaUnit);
+    lanes.insert(x.lane);
+  }
+  EXPECT_EQ(lanes.size(), 4u);
+}
+
+TEST(TimingTest, QueueCompletesInOrder) {
+  // A long transfer, then a short one on the same queue: the short one
+  // ends first, but the queue's semaphore counts the long one first, so a
+  // matmul waiting for one signal starts when the long one ends.
+  json longLoad = dmaIn(0);
+  longLoad["signal"] = true;
+  json shortLoad = dmaIn(0, 8);
+  shortLoad["signal"] = true;
+  json mm = matmul();
+  mm["wait"] = {{{"unit", "dma0"}, {"count", 1}}};
+  Program program = parse(manifestOf({longLoad, shortLoad, mm}));
+  KernelTiming t = timeOf(program);
+  EXPECT_LT(t.endNs[1], t.endNs[0]);
+  EXPECT_DOUBLE_EQ(t.startNs[2], t.endNs[0]);
+}
+
+TEST(TimingTest, QueuesTakeEnginesInTurn) {
+  // Queue 0 has more ready transfers than the core has DMA engines; queue
+  // 1's one transfer, later in program order, still starts at once.
+  const CostModel &model = trn2();
+  json insts = json::array();
+  for (int i = 0; i < model.dmaEngines() + 8; ++i)
+    insts.push_back(dmaIn(0, 8));
+  insts.push_back(dmaIn(1, 8));
+  Program program = parse(manifestOf(insts));
+  KernelTiming t = timeOf(program);
+  EXPECT_DOUBLE_EQ(t.startNs[insts.size() - 1], 0);
+  EXPECT_GT(t.startNs[insts.size() - 2], 0);
 }
 
 TEST(TimingTest, QueueBeyondTheTarget) {
@@ -355,9 +408,9 @@ TEST(TimingTest, ScheduleFieldErrors) {
                         "a non-negative number, found nothing (the field is "
                         "missing)");
   m = manifestOf({load, mm});
-  m["kernels"][0]["schedule"]["dma_queues"] = 0;
-  EXPECT_EQ(errorOf(m), "manifest: kernels[0].schedule.dma_queues: expected "
-                        "a queue count in [1, 1024], found a number 0");
+  m["kernels"][0]["schedule"]["dma_engines"] = 0;
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].schedule.dma_engines: expected "
+                        "a DMA engine count in [1, 1024], found a number 0");
 }
 
 TEST(TimingTest, ProgramStepsEndToEnd) {

@@ -46,7 +46,7 @@ TEST(CostModel, DmaAndVectorTimes) {
   Models m = resolve("trn2,lnc=1");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
   ASSERT_TRUE(model.ok());
-  EXPECT_EQ(model->dmaQueues(), 16);
+  EXPECT_EQ(model->dmaEngines(), 16);
   CostQuery dma = costQueryFor("dma_copy", {"bf16", 2, 128, 128 * 512},
                                {"bf16", 2, 128, 128 * 512});
   EXPECT_EQ(dma.kind, CostQuery::Kind::Dma);
@@ -79,7 +79,7 @@ TEST(CostModel, LogicalCoreOfTwoSplitsTheStreaming) {
   CostQuery dma = costQueryFor("dma_copy", {"bf16", 2, 128, 128 * 512},
                                {"bf16", 2, 128, 128 * 512});
   EXPECT_NEAR(model->nanoseconds(dma), 200 + 131072 / 23.0, 1e-9);
-  EXPECT_EQ(model->dmaQueues(), 32);
+  EXPECT_EQ(model->dmaEngines(), 32);
   EXPECT_NEAR(model->hbmBytesPerNs(), 2 * 2900.0 / 8, 1e-9);
 }
 
