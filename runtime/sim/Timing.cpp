@@ -14,6 +14,7 @@
 #include "runtime/sim/Timing.h"
 
 #include "runtime/sim/Spmd.h"
+#include "runtime/sim/UnitStream.h"
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -78,93 +79,7 @@ static double bytesOf(const Instruction &inst) {
   return static_cast<double>(costQueryOf(inst).bytes);
 }
 
-/// The unit of a stream holding every instruction.
-static constexpr int64_t kAllUnits = -1;
-
 namespace {
-/// One unit's instruction stream: the kernel's instructions naming the
-/// unit (or all, for kAllUnits), in program order, through the loops that
-/// hold them (loops holding none of them dropped). A cursor over it yields instance after instance
-/// with its induction variables, holding only one iteration vector.
-class UnitStream {
-public:
-  UnitStream() = default;
-  UnitStream(const Kernel &kernel, int64_t unit);
-
-  /// Moves to the next instance; false when the stream has ended.
-  bool next() {
-    while (pc < ops.size()) {
-      const Op &op = ops[pc];
-      switch (op.kind) {
-      case Op::Begin:
-        iv[op.depth] = 0;
-        ++pc;
-        break;
-      case Op::End:
-        pc = ++iv[op.depth] < op.trips ? op.target : pc + 1;
-        break;
-      case Op::Inst:
-        current = op.target;
-        ++pc;
-        return true;
-      }
-    }
-    current = -1;
-    return false;
-  }
-  /// The instance the cursor is at: its instruction (-1 at the end) and
-  /// the induction variables of its loops, outermost first.
-  int64_t instruction() const { return current; }
-  const int64_t *inductionVariables() const { return iv.data(); }
-
-private:
-  struct Op {
-    enum Kind { Begin, End, Inst } kind;
-    /// Inst: the instruction; End: where the body starts again.
-    int64_t target = 0;
-    int64_t depth = 0, trips = 1;
-  };
-  std::vector<Op> ops;
-  size_t pc = 0;
-  std::vector<int64_t> iv;
-  int64_t current = -1;
-};
-
-UnitStream::UnitStream(const Kernel &kernel, int64_t unit)
-    : iv(kernel.loops.size() + 1, 0) {
-  std::vector<int64_t> open;      // loops entered, outermost first
-  std::vector<size_t> bodyStart;  // ops index after each open loop's Begin
-  auto close = [&] {
-    const Loop &loop = kernel.loops[open.back()];
-    size_t body = bodyStart.back();
-    if (ops.size() == body) // nothing of this unit inside: drop the loop
-      ops.pop_back();
-    else
-      ops.push_back({Op::End, int64_t(body), loop.depth, loop.trips});
-    open.pop_back();
-    bodyStart.pop_back();
-  };
-  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
-    std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
-    size_t common = 0;
-    while (common < open.size() && common < nest.size() &&
-           open[common] == nest[common])
-      ++common;
-    while (open.size() > common)
-      close();
-    for (size_t l = common; l < nest.size(); ++l) {
-      const Loop &loop = kernel.loops[nest[l]];
-      ops.push_back({Op::Begin, 0, loop.depth, loop.trips});
-      open.push_back(nest[l]);
-      bodyStart.push_back(ops.size());
-    }
-    if (unit == kAllUnits || unitOf(kernel.instructions[i]) == unit)
-      ops.push_back({Op::Inst, int64_t(i), 0, 1});
-  }
-  while (!open.empty())
-    close();
-}
-
 /// The event-driven run of one scheduled kernel. Work happens on lanes:
 /// the four engines and the core's DMA engines, each running one instance
 /// at a time. A unit starts its stream's instances in order: an engine on
@@ -179,7 +94,8 @@ public:
       : kernel(kernel), model(model), options(options), out(out),
         units(kFirstDmaUnit + model.dmaEngines()), streams(units),
         inFlight(units), laneUnit(units, -1), laneInst(units, -1),
-        laneStart(units, 0), laneRecord(units, 0), retired(units, 0),
+        laneStart(units, 0), laneRecord(units, 0), laneInstance(units, 0),
+        retired(units, 0),
         semaphore(units, 0) {}
 
   absl::Status run();
@@ -241,6 +157,8 @@ private:
   std::vector<int64_t> laneInst;
   std::vector<double> laneStart;
   std::vector<int64_t> laneRecord;
+  /// Per lane: which instance of its instruction it runs.
+  std::vector<int64_t> laneInstance;
   std::vector<int64_t> retired;
   std::vector<int64_t> semaphore;
   std::vector<double> duration, bytes;
@@ -279,6 +197,7 @@ void KernelRun::start(int64_t unit, int64_t lane) {
   laneInst[lane] = i;
   laneStart[lane] = now;
   laneRecord[lane] = retired[unit] + int64_t(inFlight[unit].size());
+  laneInstance[lane] = out.instances[i];
   inFlight[unit].push_back({i});
   if (out.instances[i]++ == 0)
     out.startNs[i] = now;
@@ -316,7 +235,7 @@ void KernelRun::complete(int64_t lane) {
   out.instructionBusyNs[i] += now - begin;
   out.unitBusyNs[lane] += now - begin;
   if (int64_t(out.recorded.size()) < options.recordInstances)
-    out.recorded.push_back({i, begin, now, lane});
+    out.recorded.push_back({i, begin, now, lane, laneInstance[lane]});
   else
     ++out.unrecorded;
   laneInst[lane] = -1;
@@ -456,10 +375,11 @@ static void runSerially(const Kernel &kernel, const CostModel &model,
   while (all.next()) {
     int64_t i = all.instruction();
     const Instruction &inst = kernel.instructions[i];
-    if (out.instances[i]++ == 0)
+    int64_t instance = out.instances[i]++;
+    if (instance == 0)
       out.startNs[i] = now;
     if (int64_t(out.recorded.size()) < options.recordInstances)
-      out.recorded.push_back({i, now, now + time[i], unitOf(inst)});
+      out.recorded.push_back({i, now, now + time[i], unitOf(inst), instance});
     else
       ++out.unrecorded;
     now += time[i];

@@ -47,18 +47,20 @@ double durationNs(const Instruction &inst, const CostModel &model);
 /// The engine class of unit `unit` (the DMA queues are one class).
 EngineClass classOfUnit(int64_t unit);
 
-/// One instance of an instruction as it ran, and on which lane (its
-/// engine, or kFirstDmaUnit + the DMA engine that moved it).
+/// One instance of an instruction as it ran: which of the instruction's
+/// instances (in program order), and on which lane (its engine, or
+/// kFirstDmaUnit + the DMA engine that moved it).
 struct TimedInstance {
   int64_t instruction = 0;
   double startNs = 0, endNs = 0;
   int64_t lane = 0;
+  int64_t instance = 0;
 };
 
 /// What a timing run keeps besides the totals.
 struct TimingOptions {
-  /// Instances recorded one by one (for traces and timelines), the first
-  /// ones to start; the rest are only counted.
+  /// Instances recorded one by one (for traces, timelines and the order
+  /// check), the first ones to end; the rest are only counted.
   int64_t recordInstances = int64_t(1) << 20;
 };
 
@@ -70,7 +72,7 @@ struct KernelTiming {
   /// Per instruction: how many instances ran and their summed time.
   std::vector<int64_t> instances;
   std::vector<double> instructionBusyNs;
-  /// Instances in order of their start, up to TimingOptions::recordInstances;
+  /// Instances in order of their end, up to TimingOptions::recordInstances;
   /// `unrecorded` counts the others.
   std::vector<TimedInstance> recorded;
   int64_t unrecorded = 0;

@@ -8,7 +8,7 @@
 // RUN: neuron-translate --nisa-to-executable %t/k.mlir -o %t/k.nxe
 // RUN: %python %S/Inputs/npy.py write %t/table.npy f32 5x3 0 1 2 10 11 12 20 21 22 30 31 32 40 41 42
 // RUN: %python %S/Inputs/npy.py write %t/ids.npy i32 2x2 4 0 2 4
-// RUN: neuron-run %t/k.nxe --input=0=%t/table.npy --input=1=%t/ids.npy --output-dir=%t/run
+// RUN: neuron-run %t/k.nxe --check-order --input=0=%t/table.npy --input=1=%t/ids.npy --output-dir=%t/run
 // RUN: %python %S/Inputs/npy.py print %t/run/result0.npy | FileCheck %s
 
 // CHECK: f32 2x2x3

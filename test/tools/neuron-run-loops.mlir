@@ -10,7 +10,7 @@
 // RUN: neuron-translate --nisa-to-executable %t/k.mlir -o %t/k.nxe
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/k.nxe
 // RUN: %python %S/Inputs/npy.py write %t/x.npy f32 8x2 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
-// RUN: neuron-run %t/k.nxe --input=0=%t/x.npy --output-dir=%t/run --profile=%t/p.json | FileCheck %s --check-prefix=TIMING
+// RUN: neuron-run %t/k.nxe --check-order --input=0=%t/x.npy --output-dir=%t/run --profile=%t/p.json | FileCheck %s --check-prefix=TIMING
 // RUN: %python %S/Inputs/npy.py print %t/run/result0.npy | FileCheck %s
 
 // IR: affine.for

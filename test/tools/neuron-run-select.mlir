@@ -8,11 +8,11 @@
 // RUN: %python %S/Inputs/npy.py write %t/y.npy f32 2x3 1 inf 4 4 nan 0.0
 // RUN: neuron-opt %s --convert-neuron-to-nisa=target=trn2 --nisa-allocate -o %t/k.mlir
 // RUN: neuron-translate --nisa-to-executable %t/k.mlir -o %t/k.nxe
-// RUN: neuron-run %t/k.nxe --input=0=%t/x.npy --input=1=%t/y.npy --output-dir=%t/run
+// RUN: neuron-run %t/k.nxe --check-order --input=0=%t/x.npy --input=1=%t/y.npy --output-dir=%t/run
 // RUN: %python %S/Inputs/npy.py print %t/run/result0.npy | FileCheck %s
 // RUN: neuron-opt %s --neuron-fuse --convert-neuron-to-nisa=target=trn2 --nisa-allocate -o %t/f.mlir
 // RUN: neuron-translate --nisa-to-executable %t/f.mlir -o %t/f.nxe
-// RUN: neuron-run %t/f.nxe --input=0=%t/x.npy --input=1=%t/y.npy --output-dir=%t/fused
+// RUN: neuron-run %t/f.nxe --check-order --input=0=%t/x.npy --input=1=%t/y.npy --output-dir=%t/fused
 // RUN: %python %S/Inputs/npy.py print %t/fused/result0.npy | FileCheck %s
 
 // CHECK: f32 2x3

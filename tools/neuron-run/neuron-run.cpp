@@ -4,7 +4,7 @@
 //              --output-dir=DIR [--bf16-as-f32]
 //              [--profile=P.json] [--trace=T.json] [--timeline=T.svg]
 //   neuron-run OUT.nxe --timing-only [--profile=...] [--trace=...]
-//              [--timeline=...]
+//              [--timeline=...] [--check-order]
 //
 // Loads and validates the executable, feeds it inputs (from .npy files, by
 // position or by the name the manifest gives them, or random and written to
@@ -17,6 +17,9 @@
 // prints a summary per kernel step, and writes the reports asked for.
 // --timing-only skips the functional run (inputs given are still checked;
 // none is required and nothing is written to an output folder).
+// --check-order checks the timed run against program order
+// (runtime/sim/OrderCheck.h): an instance that starts before an earlier one
+// touching the same bytes has ended is an error.
 //
 // A manifest with `spmd` runs on one simulated device per rank
 // (runtime/sim/Spmd.h): inputs and results are the whole tensors, split and
@@ -30,6 +33,7 @@
 #include "runtime/format/FileIO.h"
 #include "runtime/format/Npy.h"
 #include "runtime/sim/Numerics.h"
+#include "runtime/sim/OrderCheck.h"
 #include "runtime/sim/Profile.h"
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
@@ -42,6 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -59,10 +64,10 @@ struct Options {
   uint64_t seed = 0;
   /// Timing reports; empty when not asked for.
   std::string profile, trace, timeline;
-  bool timingOnly = false;
+  bool timingOnly = false, checkOrder = false;
 
   bool timing() const {
-    return timingOnly || !profile.empty() || !trace.empty() ||
+    return timingOnly || checkOrder || !profile.empty() || !trace.empty() ||
            !timeline.empty();
   }
 };
@@ -121,6 +126,8 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
         return "expected a file name after '" + std::string(a) + "'";
     } else if (a == "--timing-only") {
       o.timingOnly = true;
+    } else if (a == "--check-order") {
+      o.checkOrder = true;
     } else if (startsWith(a, "-")) {
       return "unknown option '" + std::string(a) + "'";
     } else if (o.executable.empty()) {
@@ -133,8 +140,9 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
   if (o.executable.empty())
     return "usage: neuron-run OUT.nxe (--input=I=FILE.npy ... | "
            "--random-inputs [--seed=N]) --output-dir=DIR [--profile=P.json] "
-           "[--trace=T.json] [--timeline=T.svg], or neuron-run OUT.nxe "
-           "--timing-only [reports], or neuron-run OUT.nxe --describe";
+           "[--trace=T.json] [--timeline=T.svg] [--check-order], or "
+           "neuron-run OUT.nxe --timing-only [reports] [--check-order], or "
+           "neuron-run OUT.nxe --describe";
   if (o.outputDir.empty() && !o.describe && !o.timingOnly)
     return "expected --output-dir=DIR (or --describe or --timing-only)";
   return "";
@@ -371,15 +379,32 @@ int main(int argc, char **argv) {
   if (!o.timing())
     return 0;
   const CostModel &model = models->cost;
-  // Instances one by one only for the pictures; a bounded number of them.
+  // Instances one by one for the pictures (a bounded number of them) and
+  // for the order check (all of them).
   TimingOptions timingOptions;
-  if (o.trace.empty() && o.timeline.empty())
+  if (o.checkOrder)
+    timingOptions.recordInstances = std::numeric_limits<int64_t>::max();
+  else if (o.trace.empty() && o.timeline.empty())
     timingOptions.recordInstances = 0;
   absl::StatusOr<ProgramTiming> timing =
       simulateProgramTiming(*program, model, models->links, timingOptions);
   if (!timing.ok())
     return fail(o.executable + ": " + std::string(timing.status().message()));
   std::fputs(timingSummary(*program, *timing).c_str(), stdout);
+  if (o.checkOrder) {
+    int64_t instances = 0;
+    for (size_t k = 0; k < program->kernels.size(); ++k) {
+      absl::Status s =
+          checkProgramOrder(program->kernels[k], timing->kernels[k]);
+      if (!s.ok())
+        return fail(o.executable + ": order check: " +
+                    std::string(s.message()));
+      instances += timing->kernels[k].dynamicInstructions;
+    }
+    std::printf("order check: %zu kernels, %lld instances, each after the "
+                "earlier ones touching its bytes\n",
+                program->kernels.size(), static_cast<long long>(instances));
+  }
   const nlohmann::json &manifest = exe->manifest();
   nlohmann::json target =
       manifest.contains("target") ? manifest["target"] : nlohmann::json();

@@ -10,10 +10,13 @@
 
 #include "SimTestUtil.h"
 
+#include "runtime/sim/OrderCheck.h"
 #include "runtime/sim/Timing.h"
 #include "runtime/target/Target.h"
 
 #include <gtest/gtest.h>
+
+#include <limits>
 
 using namespace neuron::rt;
 using namespace neuron::rt::test;
@@ -293,6 +296,71 @@ TEST(LoopTest, TimesLikeItsUnrolledForm) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->recorded.size(), 3u);
   EXPECT_EQ(c->unrecorded, 13);
+}
+
+/// The order check of a timed run of `kernel`: "" when it holds.
+std::string orderError(const json &kernel) {
+  Program program = parse(manifestOf(kernel));
+  TimingOptions all;
+  all.recordInstances = std::numeric_limits<int64_t>::max();
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels.at(0), trn2(), all);
+  EXPECT_TRUE(t.ok()) << t.status();
+  if (!t.ok())
+    return "timing failed";
+  absl::Status s = checkProgramOrder(program.kernels[0], *t);
+  return s.ok() ? "" : std::string(s.message());
+}
+
+TEST(LoopTest, OrderCheckHoldsWithEveryWait) {
+  EXPECT_EQ(orderError(scaleKernel()), "");
+}
+
+TEST(LoopTest, OrderCheckFindsAMissingWait) {
+  // Without its wait the scale reads a tile its load is still writing.
+  json kernel = scaleKernel();
+  kernel["instructions"][1].erase("wait");
+  std::string error = orderError(kernel);
+  EXPECT_EQ(error.rfind("kernel \"k\": instruction 1 (activation) at "
+                        "iteration [0] started at 0.0 ns, before instruction "
+                        "0 (dma_copy) at iteration [0], earlier in program "
+                        "order, ended at ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("read-after-write on SBUF partition 0 bytes [0, 256)"),
+            std::string::npos)
+      << error;
+
+  // Without the slot wait, load 2 refills the slot of iteration 0 at once:
+  // the queue moves its loads side by side.
+  kernel = scaleKernel();
+  kernel["instructions"][0].erase("wait");
+  error = orderError(kernel);
+  EXPECT_EQ(error.rfind("kernel \"k\": instruction 0 (dma_copy) at "
+                        "iteration [2] started at 0.0 ns, before instruction "
+                        "0 (dma_copy) at iteration [0], earlier in program "
+                        "order, ended at ",
+                        0),
+            0u)
+      << error;
+  EXPECT_NE(error.find("write-after-write on SBUF partition 0 bytes [0, "
+                       "256)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(LoopTest, OrderCheckNeedsEveryInstance) {
+  Program program = parse(manifestOf(scaleKernel()));
+  TimingOptions few;
+  few.recordInstances = 3;
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels.at(0), trn2(), few);
+  ASSERT_TRUE(t.ok());
+  absl::Status s = checkProgramOrder(program.kernels[0], *t);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "kernel \"k\": the order check needs every "
+                         "instance's times; 13 went unrecorded");
 }
 
 TEST(LoopTest, SlotsRotateWithTheIteration) {
