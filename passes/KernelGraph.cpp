@@ -540,13 +540,25 @@ struct Toucher {
   bool covers(const Toucher &o) const {
     return partitionLo <= o.partitionLo && o.partitionHi <= partitionHi;
   }
+  /// Drops the partitions `w` overwrites from this one's where they are a
+  /// prefix or suffix of them; whether none is left.
+  bool trimmedBy(const Toucher &w) {
+    if (w.covers(*this))
+      return true;
+    if (w.partitionLo <= partitionLo && partitionLo < w.partitionHi)
+      partitionLo = w.partitionHi;
+    else if (w.partitionLo < partitionHi && partitionHi <= w.partitionHi)
+      partitionHi = w.partitionLo;
+    return false;
+  }
 };
 
 /// The accesses of one buffer since other top-level ops last overwrote
 /// them, by disjoint ranges: a write hides the earlier accesses of the
-/// partitions it covers. Accesses of one top-level op (a loop nest's
-/// instructions, over all their iterations) never order each other here,
-/// and all of them stay recorded.
+/// partitions it covers (what follows it is ordered after them through
+/// it). Accesses of one top-level op (a loop nest's instructions, over all
+/// their iterations) never order each other here, and all of them stay
+/// recorded.
 class RangeTracker {
 public:
   /// Records an access of [lo, hi) by `who`, appending the instructions it
@@ -578,8 +590,8 @@ public:
     auto other = [&](const Toucher &t) {
       return t.item != who.item && t.meets(who);
     };
-    auto hidden = [&](const Toucher &t) {
-      return t.item != who.item && who.covers(t);
+    auto hidden = [&](Toucher &t) {
+      return t.item != who.item && t.trimmedBy(who);
     };
     for (auto it = segments.find(lo); it != segments.end() && it->first < hi;
          ++it) {

@@ -45,6 +45,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <queue>
 
 namespace mlir::neuron {
@@ -209,6 +211,32 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
 struct LoopTiming {
   double predicted = 0, criticalPath = 0;
 };
+
+/// Spreads `work` over `lanes`, none before `start` nor before it is free
+/// (`laneFree`, updated), as evenly as their free times allow; returns when
+/// the last of it ends.
+static double pour(ArrayRef<int> lanes, double work, double start,
+                   std::vector<double> &laneFree) {
+  SmallVector<double> free;
+  for (int lane : lanes)
+    free.push_back(std::max(laneFree[lane], start));
+  llvm::sort(free);
+  // Raise the level over the free times until the work fits below it.
+  double level = free.front();
+  for (size_t k = 1;; ++k) {
+    double next = k < free.size() ? free[k]
+                                  : std::numeric_limits<double>::infinity();
+    if (work <= (next - level) * double(k)) {
+      level += work / double(k);
+      break;
+    }
+    work -= (next - level) * double(k);
+    level = next;
+  }
+  for (int lane : lanes)
+    laneFree[lane] = std::max(laneFree[lane], level);
+  return level;
+}
 
 struct NisaSchedulePass
     : public mlir::neuron::impl::NisaScheduleBase<NisaSchedulePass> {
@@ -495,13 +523,35 @@ struct NisaSchedulePass
     int engines = model.dmaEngines();
     Block &body = kernel.getBody().front();
     Operation *terminator = body.getTerminator();
-    // A long straight-line transfer (a whole tensor copied at once) is cut
-    // into pieces the DMA engines move side by side, each long enough (four
-    // times the fixed cost of a transfer) not to waste them.
-    for (auto dma : llvm::make_early_inc_range(body.getOps<DmaCopyOp>())) {
+    // A long transfer is cut into pieces the DMA engines move side by side,
+    // each long enough (four times the fixed cost of a transfer) not to
+    // waste them: a whole tensor copied at once, or a loop's transfer whose
+    // first instance would hold up the pipeline's fill. Each piece pays the
+    // fixed cost again: where the transfers are the kernel's busiest
+    // resource, a transfer that runs N times gets at most p pieces where
+    // the fill saved, streaming x (1 - 1/p), outweighs the engine time
+    // added, N (p - 1) fixed / engines.
+    SmallVector<DmaCopyOp> transfers;
+    double dmaBusy = 0, engineBusy = 0;
+    std::array<double, rt::kEngineClasses> busy{};
+    kernel.walk([&](EngineOpInterface op) {
+      busy[int(engineClassOf(op))] +=
+          model.nanoseconds(costQueryOf(op)) * instancesOf(op);
+      if (auto dma = dyn_cast<DmaCopyOp>(op.getOperation()))
+        transfers.push_back(dma);
+    });
+    for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
+      engineBusy = std::max(engineBusy, busy[c]);
+    dmaBusy = busy[int(rt::EngineClass::Dma)] / engines;
+    for (DmaCopyOp dma : transfers) {
       double streaming = costQueryOf(dma).bytes / model.dmaEngineBytesPerNs();
-      int64_t parts = std::min<int64_t>(
-          engines, int64_t(streaming / (4 * model.dmaFixedNs())));
+      double fixed = model.dmaFixedNs();
+      int64_t parts =
+          std::min<int64_t>(engines, int64_t(streaming / (4 * fixed)));
+      if (dmaBusy >= engineBusy)
+        parts = std::min<int64_t>(
+            parts, int64_t(streaming * engines /
+                           (double(instancesOf(dma)) * fixed)));
       if (parts >= 2)
         splitTransfer(dma, parts);
     }
@@ -591,16 +641,18 @@ struct NisaSchedulePass
       double hbmBytes = 0;
       LoopTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unit,
                                   units, bytes, model, busy, hbmBytes);
-      double end = start + t.predicted;
+      // Each engine's work, and the DMA queues' together on the DMA
+      // engines, poured onto the lanes as they come free.
+      double end = start + t.predicted, dmaWork = 0;
       for (size_t u = 0; u < units.size(); ++u) {
-        if (busy[u] == 0)
-          continue;
-        for (int lane : units[u]) {
-          double from = std::max(laneFree[lane], start);
-          laneFree[lane] = from + busy[u] * nest.trips / units[u].size();
-          end = std::max(end, laneFree[lane]);
-        }
+        double work = busy[u] * nest.trips;
+        if (u >= size_t(kFirstQueueLane))
+          dmaWork += work;
+        else if (work > 0)
+          end = std::max(end, pour(units[u], work, start, laneFree));
       }
+      if (dmaWork > 0)
+        end = std::max(end, pour(units.back(), dmaWork, start, laneFree));
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         ends[k] = end;
         chainEnds[k] = chainStart + t.criticalPath;
