@@ -95,8 +95,8 @@ public:
         units(kFirstDmaUnit + model.dmaEngines()), streams(units),
         inFlight(units), laneUnit(units, -1), laneInst(units, -1),
         laneStart(units, 0), laneRecord(units, 0), laneInstance(units, 0),
-        retired(units, 0),
-        semaphore(units, 0) {}
+        retired(units, 0), semaphore(units, 0),
+        blockedOn(units, {-1, 0}) {}
 
   absl::Status run();
 
@@ -123,7 +123,8 @@ private:
     bool done = false;
   };
 
-  bool ready(int64_t unit) const;
+  /// Whether the next instance of `unit` has every count it waits for.
+  bool ready(int64_t unit);
   /// Starts what engine `unit` can.
   void tryStartEngine(int64_t unit);
   /// Gives free DMA engines to the queues with a ready transfer, in turn.
@@ -161,6 +162,8 @@ private:
   std::vector<int64_t> laneInstance;
   std::vector<int64_t> retired;
   std::vector<int64_t> semaphore;
+  /// Per unit: the semaphore and count its next instance last found short.
+  std::vector<std::pair<int64_t, int64_t>> blockedOn;
   std::vector<double> duration, bytes;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>>
@@ -181,12 +184,22 @@ static int64_t waitCount(const UnitWait &w, const int64_t *iv) {
   return count;
 }
 
-bool KernelRun::ready(int64_t unit) const {
+bool KernelRun::ready(int64_t unit) {
+  // Still short of the count it last stopped at: nothing to re-evaluate.
+  auto [on, count] = blockedOn[unit];
+  if (on >= 0 && semaphore[on] < count)
+    return false;
   const UnitStream &s = streams[unit];
   const int64_t *iv = s.inductionVariables();
-  for (const UnitWait &w : kernel.instructions[s.instruction()].waits)
-    if (w.unit >= units || semaphore[w.unit] < waitCount(w, iv))
+  for (const UnitWait &w : kernel.instructions[s.instruction()].waits) {
+    if (w.unit >= units)
       return false;
+    if (int64_t needed = waitCount(w, iv); semaphore[w.unit] < needed) {
+      blockedOn[unit] = {w.unit, needed};
+      return false;
+    }
+  }
+  blockedOn[unit] = {-1, 0};
   return true;
 }
 
