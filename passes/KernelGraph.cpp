@@ -124,6 +124,28 @@ std::pair<int64_t, int64_t> AffineIndex::range(ArrayRef<int64_t> trips) const {
   return {lo, hi};
 }
 
+LogicalResult mlir::neuron::stridesAndOffset(MemRefType type,
+                                             SmallVectorImpl<int64_t> &strides,
+                                             int64_t &offset) {
+  // A strided layout first: its isIdentity() builds an affine map.
+  if (auto layout = dyn_cast<StridedLayoutAttr>(type.getLayout())) {
+    strides.assign(layout.getStrides().begin(), layout.getStrides().end());
+    offset = layout.getOffset();
+    return success();
+  }
+  if (type.getLayout().isIdentity()) {
+    strides.assign(type.getRank(), 1);
+    for (int64_t d = type.getRank() - 1; d > 0; --d)
+      strides[d - 1] = ShapedType::isDynamic(type.getDimSize(d)) ||
+                               ShapedType::isDynamic(strides[d])
+                           ? ShapedType::kDynamic
+                           : strides[d] * type.getDimSize(d);
+    offset = 0;
+    return success();
+  }
+  return type.getStridesAndOffset(strides, offset);
+}
+
 Value mlir::neuron::viewRoot(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (!isa<memref::SubViewOp, memref::TransposeOp,
@@ -184,7 +206,7 @@ public:
     auto type = cast<MemRefType>(tile.getType());
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)))
+    if (failed(stridesAndOffset(type, strides, offset)))
       return failure();
     if (!ShapedType::isDynamic(offset)) {
       AffineIndex a;
@@ -196,8 +218,8 @@ public:
       FailureOr<AffineIndex> base = elementOffset(sub.getSource());
       SmallVector<int64_t> sourceStrides;
       int64_t sourceOffset;
-      if (failed(base) || failed(sub.getSourceType().getStridesAndOffset(
-                              sourceStrides, sourceOffset)))
+      if (failed(base) || failed(stridesAndOffset(sub.getSourceType(),
+                                               sourceStrides, sourceOffset)))
         return failure();
       AffineIndex a = *base;
       for (auto [d, o] : llvm::enumerate(sub.getMixedOffsets())) {
@@ -458,7 +480,7 @@ FailureOr<TileAccess> KernelGraph::tileAccess(size_t i, Value tile,
                            << type;
   SmallVector<int64_t> strides;
   int64_t ignored;
-  if (failed(type.getStridesAndOffset(strides, ignored)) ||
+  if (failed(stridesAndOffset(type, strides, ignored)) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return op->emitError() << "expected static strides, found " << type;
   int64_t bytes =

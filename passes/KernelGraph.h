@@ -43,6 +43,7 @@
 #include <vector>
 
 namespace mlir {
+class MemRefType;
 class Operation;
 class Type;
 namespace func {
@@ -208,6 +209,13 @@ private:
 /// The buffer a chain of views (subview, transpose, reinterpret_cast,
 /// expand/collapse_shape) of `value` starts from.
 Value viewRoot(Value value);
+
+/// `type`'s element strides and offset, read straight off an identity or
+/// strided layout (MemRefType::getStridesAndOffset otherwise, which builds
+/// affine expressions); failure for a layout that is not strided.
+LogicalResult stridesAndOffset(MemRefType type,
+                               SmallVectorImpl<int64_t> &strides,
+                               int64_t &offset);
 
 /// An element type as executables spell it ("f32", "bf16", "i8", ...), or
 /// "" when executables cannot hold it.

@@ -281,8 +281,25 @@ struct NisaSchedulePass
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           sizes, strides(type.getRank(), b.getIndexAttr(1));
       offsets[0] = b.getIndexAttr(p0);
-      for (int64_t d = 0; d < type.getRank(); ++d)
-        sizes.push_back(b.getIndexAttr(d ? type.getDimSize(d) : count));
+      SmallVector<int64_t> shape(type.getShape());
+      shape[0] = count;
+      for (int64_t size : shape)
+        sizes.push_back(b.getIndexAttr(size));
+      // The view's type from the source's layout directly (inferring it
+      // builds affine expressions for every piece).
+      SmallVector<int64_t> layout;
+      int64_t offset;
+      if (succeeded(stridesAndOffset(type, layout, offset)) &&
+          !ShapedType::isDynamic(layout[0])) {
+        if (!ShapedType::isDynamic(offset))
+          offset += p0 * layout[0];
+        auto view = MemRefType::get(
+            shape, type.getElementType(),
+            StridedLayoutAttr::get(b.getContext(), offset, layout),
+            type.getMemorySpace());
+        return memref::SubViewOp::create(b, dma.getLoc(), view, v, offsets,
+                                         sizes, strides);
+      }
       return memref::SubViewOp::create(b, dma.getLoc(), v, offsets, sizes,
                                        strides);
     };

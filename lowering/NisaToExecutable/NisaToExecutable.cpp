@@ -176,7 +176,7 @@ FailureOr<json> KernelEmitter::tileRef(size_t i, Value tile) {
   if (*space == MemorySpace::hbm) {
     SmallVector<int64_t> strides;
     int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)))
+    if (failed(mlir::neuron::stridesAndOffset(type, strides, offset)))
       return user->emitError()
              << "nisa-to-executable: expected a strided view, found " << type;
     FailureOr<int64_t> param = parameterOf(access->root);
