@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the synthetic kernel of the schedule-quality suite: nisa IR whose
 work, on the cost model of one physical trn2 core (lnc=1;
-runtime/target/CostModel.cpp), keeps the tensor engine busy ~5 ms, the vector engine ~2 ms and one DMA queue ~4 ms.
+runtime/target/CostModel.cpp), keeps the tensor engine busy ~5 ms, the
+vector engine ~2 ms and the DMA engines ~4 ms between them (one engine's
+worth; the core's 16 engines move it in about a sixteenth of that).
 
 The kernel is T independent tiles. Each tile loads a [128, F] bf16 slice of
 the input from HBM, multiplies it MATMULS times by one resident [128, 128]
@@ -13,8 +15,9 @@ dependency-aware schedule overlaps the loads, the matmuls and the vector
 work (~5 ms, the tensor engine's busy time) where running the instructions
 in order takes their sum (~11 ms).
 
-Compile it with all transfers on one queue, so that the DMA time is that of
-one queue and the bound is the tensor engine's:
+Compile it with all transfers on one queue (they start in program order,
+each on any free DMA engine), so that loads cannot overtake each other and
+the bound is the tensor engine's:
 
   synthetic.py -o k.mlir
   neuron-opt k.mlir --nisa-allocate=buffers=8 \
@@ -33,7 +36,7 @@ CYCLES_PER_COLUMN_BF16 = 2 * 128 * 128 * 2.4e9 / 79e12
 TENSOR_FIXED_CYCLES = 32
 ENGINE_FIXED_CYCLES = 64
 DMA_FIXED_NS = 200
-QUEUE_BYTES_PER_NS = 23.0
+ENGINE_BYTES_PER_NS = 23.0
 
 LIMITS = ("#nisa.limits<partitions = 128, sbuf_bytes = 229376, "
           "psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, "
@@ -49,11 +52,11 @@ def vector_ns(free):
 
 
 def dma_ns(nbytes):
-    return DMA_FIXED_NS + nbytes / QUEUE_BYTES_PER_NS
+    return DMA_FIXED_NS + nbytes / ENGINE_BYTES_PER_NS
 
 
 def expected(tiles, matmuls, vector_ops, free):
-    """Busy time (ns) per resource: tensor, vector, DMA (one queue)."""
+    """Busy time (ns) per resource: tensor, vector, DMA (one engine's)."""
     tensor = tiles * matmuls * matmul_ns(free)
     vector = tiles * vector_ops * vector_ns(free)
     dma = (dma_ns(128 * 128 * 2)
@@ -78,7 +81,7 @@ def kernel(tiles, matmuls, vector_ops, free):
         f"--tiles={tiles} --matmuls={matmuls} --vector-ops={vector_ops} "
         f"--free={free}.",
         f"// Expected busy time on trn2: tensor {tensor / 1e6:.3f} ms, "
-        f"vector {vector / 1e6:.3f} ms, DMA {dma / 1e6:.3f} ms (one queue);",
+        f"vector {vector / 1e6:.3f} ms, DMA {dma / 1e6:.3f} ms (one engine's);",
         f"// serial {(tensor + vector + dma) / 1e6:.3f} ms.",
         "#sbuf = #nisa.memory<sbuf>",
         "#psum = #nisa.memory<psum>",

@@ -46,6 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <optional>
@@ -302,6 +303,14 @@ int main(int argc, char **argv) {
   if (o.describe) {
     describe(*exe, *program);
     return 0;
+  }
+
+  if (!o.outputDir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(o.outputDir, error);
+    if (error)
+      return fail("cannot create the output folder '" + o.outputDir +
+                  "': " + error.message());
   }
 
   std::optional<TargetModels> models;
