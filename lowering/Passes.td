@@ -98,8 +98,9 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
                            "::mlir::affine::AffineDialect",
                            "::mlir::func::FuncDialect"];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "Chip or instance whose limits size the tiles">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Chip or instance whose limits size the tiles (default: the "
+           "module's neuron.target, else trn2)">,
     Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
            "Read target descriptions from this folder instead of the "
            "built-in ones">

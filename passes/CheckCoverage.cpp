@@ -10,6 +10,7 @@
 #include "passes/Decompose.h"
 #include "passes/HostOutline.h"
 #include "passes/Passes.h"
+#include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "runtime/target/Capabilities.h"
@@ -132,13 +133,14 @@ std::unique_ptr<Loaded> NeuronCheckCoverage::load() {
     return fail(std::string(c.status().message()));
   auto loaded = std::make_unique<Loaded>(
       Loaded{std::move(*t), std::move(*c), std::nullopt});
-  absl::StatusOr<rt::ResolvedTarget> r = loaded->targets.resolve(target);
-  if (!r.ok())
-    return fail(std::string(r.status().message()));
+  FailureOr<rt::ResolvedTarget> r = resolveTarget(
+      module, "neuron-check-coverage", loaded->targets, target, "trn2");
+  if (failed(r))
+    return nullptr;
   loaded->resolved = *r;
   if (!loaded->capabilities.forGeneration(r->chip->generation))
     return fail("no capability table for generation '" + r->chip->generation +
-                "' (target '" + target + "')");
+                "' (target '" + r->spec() + "')");
   return loaded;
 }
 

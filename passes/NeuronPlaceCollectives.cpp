@@ -104,12 +104,10 @@ struct NeuronPlaceCollectivesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    absl::StatusOr<LoadedTarget> loaded = loadTarget(target, targetDir);
-    if (!loaded.ok()) {
-      module.emitError() << "neuron-place-collectives: "
-                         << std::string(loaded.status().message());
+    FailureOr<LoadedTarget> loaded = loadTarget(
+        module, "neuron-place-collectives", target, targetDir, "trn2.48xlarge");
+    if (failed(loaded))
       return signalPassFailure();
-    }
     const rt::ResolvedTarget *resolved = &loaded->target;
     absl::StatusOr<rt::CollectiveModel> links =
         rt::CollectiveModel::forTarget(*resolved);

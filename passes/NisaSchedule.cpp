@@ -244,10 +244,12 @@ struct NisaSchedulePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    absl::StatusOr<LoadedTarget> loaded = loadTarget(target, targetDir);
+    FailureOr<LoadedTarget> loaded =
+        loadTarget(module, "nisa-schedule", target, targetDir);
+    if (failed(loaded))
+      return signalPassFailure();
     absl::StatusOr<rt::CostModel> model =
-        loaded.ok() ? rt::CostModel::forTarget(loaded->target)
-                    : absl::StatusOr<rt::CostModel>(loaded.status());
+        rt::CostModel::forTarget(loaded->target);
     if (!model.ok()) {
       module.emitError() << "nisa-schedule: "
                         << std::string(model.status().message());

@@ -39,8 +39,9 @@ def NeuronCheckCoverage : Pass<"neuron-check-coverage", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "Chip or instance to check against, optionally ',lnc=N'">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Chip or instance to check against, optionally ',lnc=N' (default: the "
+           "module's neuron.target, else trn2)">,
     Option<"fallback", "fallback", "std::string", /*default=*/"\"error\"",
            "What to do with unsupported ops: error, decompose or host">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
@@ -204,8 +205,9 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
-           "Target whose cost model times the instructions">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target whose cost model times the instructions (default: the "
+           "module's neuron.target, else trn2)">,
     Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
            "Read target descriptions from this folder instead of the "
            "built-in ones">,
@@ -289,8 +291,9 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
   }];
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"trn2.48xlarge\"",
-           "Target (chip or instance, with ,lnc=N) the grid is laid out on">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target (chip or instance, with ,lnc=N) the grid is laid out on "
+           "(default: the module's neuron.target, else trn2.48xlarge)">,
     Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
            "Read target descriptions from this folder instead of the "
            "built-in ones">,

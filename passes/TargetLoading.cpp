@@ -1,20 +1,69 @@
-//===- TargetLoading.cpp - The target a pass's `target` option names ------===//
+//===- TargetLoading.cpp - The target a pass compiles for -----------------===//
 
 #include "passes/TargetLoading.h"
 
-namespace rt = ::neuron::rt;
+#include "dialects/neuron/IR/NeuronDialect.h"
 
-absl::StatusOr<mlir::neuron::LoadedTarget>
-mlir::neuron::loadTarget(const std::string &spec, const std::string &dir) {
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace rt = ::neuron::rt;
+using namespace mlir;
+
+FailureOr<rt::ResolvedTarget>
+mlir::neuron::resolveTarget(ModuleOp module, StringRef pass,
+                            const rt::TargetRegistry &registry,
+                            StringRef option, StringRef fallback) {
+  auto resolve = [&](StringRef spec) -> FailureOr<rt::ResolvedTarget> {
+    absl::StatusOr<rt::ResolvedTarget> target = registry.resolve(spec.str());
+    if (!target.ok())
+      return module.emitError()
+             << pass << ": " << std::string(target.status().message());
+    return *target;
+  };
+  auto attr = module->getAttrOfType<TargetAttr>(NeuronDialect::kTargetAttrName);
+  if (!attr)
+    return resolve(option.empty() ? fallback : option);
+  FailureOr<rt::ResolvedTarget> target = resolve(attr.getSpec());
+  if (failed(target) || option.empty())
+    return target;
+  FailureOr<rt::ResolvedTarget> given = resolve(option);
+  if (failed(given))
+    return failure();
+  if (given->spec() != target->spec())
+    return module.emitError()
+           << pass << ": target=" << option << " is " << given->spec()
+           << ", but the module is compiled for " << target->spec() << " ("
+           << NeuronDialect::kTargetAttrName
+           << "); drop the option or change the attribute";
+  return target;
+}
+
+void mlir::neuron::setModuleTarget(ModuleOp module,
+                                   const rt::ResolvedTarget &target) {
+  Builder b(module.getContext());
+  module->setAttr(
+      NeuronDialect::kTargetAttrName,
+      TargetAttr::get(module.getContext(), b.getStringAttr(target.chip->name),
+                      target.instance ? b.getStringAttr(target.instance->name)
+                                      : StringAttr(),
+                      target.lnc.physicalCoresPerLogicalCore));
+}
+
+FailureOr<mlir::neuron::LoadedTarget>
+mlir::neuron::loadTarget(ModuleOp module, StringRef pass, StringRef option,
+                         StringRef dir, StringRef fallback) {
   absl::StatusOr<rt::TargetRegistry> registry =
       dir.empty() ? rt::TargetRegistry::loadBuiltin()
-                  : rt::TargetRegistry::loadDirectory(dir);
+                  : rt::TargetRegistry::loadDirectory(dir.str());
   if (!registry.ok())
-    return registry.status();
+    return module.emitError()
+           << pass << ": " << std::string(registry.status().message());
   LoadedTarget loaded{*std::move(registry), {}};
-  absl::StatusOr<rt::ResolvedTarget> target = loaded.registry.resolve(spec);
-  if (!target.ok())
-    return target.status();
+  FailureOr<rt::ResolvedTarget> target =
+      resolveTarget(module, pass, loaded.registry, option, fallback);
+  if (failed(target))
+    return failure();
   loaded.target = *target;
   return loaded;
 }

@@ -1,13 +1,24 @@
-//===- TargetLoading.h - The target a pass's `target` option names -*- C++ -*-//
+//===- TargetLoading.h - The target a pass compiles for -------*- C++ -*-===//
+//
+// Every pass that needs the target reads the module's `neuron.target`
+// attribute; a pass's `target` option, empty by default, serves modules
+// without one and must otherwise name the module's target.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef NEURON_PASSES_TARGETLOADING_H
 #define NEURON_PASSES_TARGETLOADING_H
 
 #include "runtime/target/Target.h"
 
-#include "absl/status/statusor.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
 
 namespace mlir::neuron {
 
@@ -18,10 +29,24 @@ struct LoadedTarget {
   ::neuron::rt::ResolvedTarget target;
 };
 
-/// Resolves `spec` against the built-in descriptions, or those of `dir`
-/// when it is not empty.
-absl::StatusOr<LoadedTarget> loadTarget(const std::string &spec,
-                                        const std::string &dir);
+/// The target `pass` compiles `module` for, resolved against `registry`:
+/// the module's `neuron.target`; without one, `option`, or `fallback` when
+/// the option is empty. A non-empty option that resolves to another target
+/// than the module's is an error. Errors are emitted at the module.
+FailureOr<::neuron::rt::ResolvedTarget>
+resolveTarget(ModuleOp module, StringRef pass,
+              const ::neuron::rt::TargetRegistry &registry, StringRef option,
+              StringRef fallback);
+
+/// resolveTarget against the built-in descriptions, or those of `dir` when
+/// it is not empty.
+FailureOr<LoadedTarget> loadTarget(ModuleOp module, StringRef pass,
+                                   StringRef option, StringRef dir,
+                                   StringRef fallback = "trn2");
+
+/// Writes `target` on `module` as its `neuron.target`.
+void setModuleTarget(ModuleOp module,
+                     const ::neuron::rt::ResolvedTarget &target);
 
 } // namespace mlir::neuron
 

@@ -131,12 +131,10 @@ struct ConvertNeuronToNisa
 
   /// The tile limits of the target option, from its description.
   std::optional<TileConfig> loadConfig(ModuleOp module) {
-    absl::StatusOr<LoadedTarget> t = loadTarget(target, targetDir);
-    if (!t.ok()) {
-      module.emitError() << "convert-neuron-to-nisa: "
-                         << std::string(t.status().message());
+    FailureOr<LoadedTarget> t =
+        loadTarget(module, "convert-neuron-to-nisa", target, targetDir);
+    if (failed(t))
       return std::nullopt;
-    }
     const rt::ResolvedTarget &resolved = t->target;
     TileConfig config;
     // The systolic array is partitions x partitions, so the stationary

@@ -15,6 +15,7 @@
 
 #include "lowering/NisaToExecutable/NisaToExecutable.h"
 #include "passes/KernelGraph.h"
+#include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
@@ -811,22 +812,13 @@ void ProgramEmitter::finish(json &manifest,
 /// The target as the manifest records it: the spec resolved to its chip,
 /// generation, instance and logical-core mode with the mode's definition
 /// (just the spec if it does not resolve).
-static json targetRecord(const std::string &spec) {
-  json record = {{"spec", spec}};
-  absl::StatusOr<rt::TargetRegistry> registry =
-      rt::TargetRegistry::loadBuiltin();
-  if (!registry.ok())
-    return record;
-  absl::StatusOr<rt::ResolvedTarget> target = registry->resolve(spec);
-  if (!target.ok())
-    return record;
-  record["spec"] = target->spec();
-  record["chip"] = target->chip->name;
-  record["generation"] = target->chip->generation;
-  record["instance"] = target->instance ? target->instance->name : "";
-  record["lnc"] = target->lnc.lnc;
-  record["lnc_definition"] = target->lnc.definition;
-  return record;
+static json targetRecord(const rt::ResolvedTarget &target) {
+  return {{"spec", target.spec()},
+          {"chip", target.chip->name},
+          {"generation", target.chip->generation},
+          {"instance", target.instance ? target.instance->name : ""},
+          {"lnc", target.lnc.lnc},
+          {"lnc_definition", target.lnc.definition}};
 }
 
 LogicalResult
@@ -852,13 +844,22 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
            << "nisa-to-executable: expected one program or kernel"
            << (entry.empty() ? "" : (" named '" + entry + "'").str())
            << ", found " << candidates;
+  absl::StatusOr<rt::TargetRegistry> registry =
+      rt::TargetRegistry::loadBuiltin();
+  if (!registry.ok())
+    return module.emitError() << "nisa-to-executable: "
+                              << std::string(registry.status().message());
+  FailureOr<rt::ResolvedTarget> target = resolveTarget(
+      module, "nisa-to-executable", *registry, info.targetSpec, "trn2");
+  if (failed(target))
+    return failure();
   json manifest = {{"schema", "neuron-executable/2"},
                    {"compiler",
                     {{"name", "neuron-mlir"},
                      {"version", NEURON_VERSION},
                      {"git", NEURON_GIT_REVISION},
                      {"mlir", NEURON_MLIR_VERSION}}},
-                   {"target", targetRecord(info.targetSpec)},
+                   {"target", targetRecord(*target)},
                    {"input_hash", info.inputHash},
                    {"options", {{"text", info.options},
                                 {"pipeline", info.pipeline}}}};
@@ -890,8 +891,9 @@ void mlir::neuron::registerNisaToExecutableTranslation() {
       llvm::cl::init(""));
   static llvm::cl::opt<std::string> target(
       "executable-target",
-      llvm::cl::desc("Target spec recorded in the manifest"),
-      llvm::cl::init("trn2"));
+      llvm::cl::desc("Target recorded in the manifest (default: the "
+                     "module's neuron.target, else trn2)"),
+      llvm::cl::init(""));
   TranslateFromMLIRRegistration registration(
       "nisa-to-executable", "Write an allocated nisa kernel as an executable",
       [](Operation *op, llvm::raw_ostream &os) -> LogicalResult {

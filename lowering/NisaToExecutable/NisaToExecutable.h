@@ -18,8 +18,10 @@ namespace neuron {
 
 /// What the manifest records about how the executable was made.
 struct ExecutableInfo {
-  /// Resolvable target spec ("trn2.48xlarge,lnc=2").
-  std::string targetSpec = "trn2";
+  /// Target spec ("trn2.48xlarge,lnc=2"); empty for the module's
+  /// `neuron.target`, else trn2. Another target than the module's is an
+  /// error.
+  std::string targetSpec;
   /// Compile options as "name=value" text, the pass pipeline, the input's
   /// hash (hex); empty when unknown.
   std::string options, pipeline, inputHash;

@@ -18,7 +18,7 @@
 
 // RUN: sed 's/"generation": "trn1"/"generation": "trn7"/' %S/../../runtime/target/data/capabilities/trn1.json > %t/other/trn7.json
 // RUN: not neuron-opt %s --neuron-check-coverage="target=trn2 capability-dir=%t/other" 2>&1 | FileCheck %s --check-prefix=NOTABLE
-// NOTABLE: error: neuron-check-coverage: no capability table for generation 'trn2' (target 'trn2')
+// NOTABLE: error: neuron-check-coverage: no capability table for generation 'trn2' (target 'trainium2,lnc=2')
 
 // RUN: not neuron-opt %s --neuron-check-coverage="target=trn2 report=%t/no/such/dir/r.json" 2>&1 | FileCheck %s --check-prefix=REPORT
 // REPORT: error: neuron-check-coverage: cannot write the report to '{{.*}}r.json'

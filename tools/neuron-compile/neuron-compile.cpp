@@ -14,6 +14,7 @@
 #include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
 #include "passes/Passes.h"
+#include "passes/TargetLoading.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -114,7 +115,7 @@ static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
     return success();
   });
   PassManager pm(context);
-  neuron::buildShardPipeline(pm, neuron::ShardPipelineOptions());
+  mlir::neuron::buildShardPipeline(pm, mlir::neuron::ShardPipelineOptions());
   if (!dumpDir.empty())
     dumpIrAfterEachPass(pm);
   if (succeeded(pm.run(module)))
@@ -215,7 +216,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
-  neuron::registerNeuronDialects(registry);
+  mlir::neuron::registerNeuronDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics carry source locations; a whole graph after each is noise.
@@ -233,6 +234,15 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
   if (!module)
     return 1;
+  // Every pass reads the target from the module: --target, or the one the
+  // module names (neuron.target), which --target must then agree with.
+  FailureOr<mlir::neuron::LoadedTarget> loaded = mlir::neuron::loadTarget(
+      *module, "neuron-compile", target.getNumOccurrences() ? target.getValue() : "", "",
+      target.getDefault().getValue());
+  if (failed(loaded))
+    return 1;
+  mlir::neuron::setModuleTarget(*module, loaded->target);
+  std::string targetSpec = loaded->target.spec();
 
   // Import first, then keep only the graph to compile: benchmark harnesses
   // and helpers (inlined by now) are not part of the executable.
@@ -261,11 +271,11 @@ int main(int argc, char **argv) {
     OwningOpRef<ModuleOp> whole = module->clone();
     PassManager annotatePm(&context);
     // Sharding reads linalg: a TOSA graph is lowered first.
-    annotatePm.addPass(neuron::createNeuronLowerTosa());
-    neuron::NeuronAnnotateTensorParallelOptions annotate;
+    annotatePm.addPass(mlir::neuron::createNeuronLowerTosa());
+    mlir::neuron::NeuronAnnotateTensorParallelOptions annotate;
     annotate.cores = tensorParallel;
     annotate.summary = true;
-    annotatePm.addPass(neuron::createNeuronAnnotateTensorParallel(annotate));
+    annotatePm.addPass(mlir::neuron::createNeuronAnnotateTensorParallel(annotate));
     if (failed(annotatePm.run(*module)))
       return 1;
     bool annotated = false;
@@ -292,37 +302,30 @@ int main(int argc, char **argv) {
   // A graph annotated with upstream `shard` is partitioned first: each
   // core's program on its shards, with collectives between them.
   if (!partitioned && hasShardOps())
-    neuron::buildShardPipeline(importPm, neuron::ShardPipelineOptions());
-  neuron::ImportPipelineOptions import;
-  neuron::buildImportPipeline(importPm, import);
+    mlir::neuron::buildShardPipeline(importPm, mlir::neuron::ShardPipelineOptions());
+  mlir::neuron::ImportPipelineOptions import;
+  mlir::neuron::buildImportPipeline(importPm, import);
   std::string report = outputFile + ".coverage.json";
   PassManager pm(&context);
-  neuron::NeuronCheckCoverageOptions coverage;
-  coverage.target = target;
+  mlir::neuron::NeuronCheckCoverageOptions coverage;
   coverage.fallback = fallback;
   coverage.report = report;
-  pm.addPass(neuron::createNeuronCheckCoverage(coverage));
+  pm.addPass(mlir::neuron::createNeuronCheckCoverage(coverage));
   if (optLevel > 0)
     pm.addPass(createCanonicalizerPass());
-  neuron::NeuronOutlineKernelsOptions outline;
+  mlir::neuron::NeuronOutlineKernelsOptions outline;
   outline.summary = true;
-  pm.addPass(neuron::createNeuronOutlineKernels(outline));
-  neuron::NeuronPlaceCollectivesOptions placement;
-  placement.target = target;
-  pm.addPass(neuron::createNeuronPlaceCollectives(placement));
+  pm.addPass(mlir::neuron::createNeuronOutlineKernels(outline));
+  pm.addPass(mlir::neuron::createNeuronPlaceCollectives());
   if (optLevel > 0)
-    pm.addPass(neuron::createNeuronFuse());
-  neuron::ConvertNeuronToNisaOptions tiling;
-  tiling.target = target;
-  pm.addPass(neuron::createConvertNeuronToNisa(tiling));
-  neuron::NisaAllocateOptions allocation;
+    pm.addPass(mlir::neuron::createNeuronFuse());
+  pm.addPass(mlir::neuron::createConvertNeuronToNisa());
+  mlir::neuron::NisaAllocateOptions allocation;
   allocation.buffers = buffers;
-  pm.addPass(neuron::createNisaAllocate(allocation));
-  neuron::NisaScheduleOptions schedule;
-  schedule.target = target;
-  pm.addPass(neuron::createNisaSchedule(schedule));
-  pm.addPass(neuron::createNisaInsertSync());
-  pm.addPass(neuron::createNisaVerifySync());
+  pm.addPass(mlir::neuron::createNisaAllocate(allocation));
+  pm.addPass(mlir::neuron::createNisaSchedule());
+  pm.addPass(mlir::neuron::createNisaInsertSync());
+  pm.addPass(mlir::neuron::createNisaVerifySync());
   if (!dumpDir.empty())
     for (PassManager *p : {&importPm, &pm})
       dumpIrAfterEachPass(*p);
@@ -337,10 +340,10 @@ int main(int argc, char **argv) {
   if (failed(pm.run(*module)))
     return 1;
 
-  neuron::ExecutableInfo info;
-  info.targetSpec = target;
+  mlir::neuron::ExecutableInfo info;
+  info.targetSpec = targetSpec;
   info.inputHash = hash;
-  info.options = "target=" + target + " fallback=" + fallback +
+  info.options = "target=" + targetSpec + " fallback=" + fallback +
                  " O" + std::to_string(static_cast<int>(optLevel.getValue())) +
                  " buffers=" + std::to_string(buffers) +
                  (tensorParallel > 0
@@ -359,7 +362,7 @@ int main(int argc, char **argv) {
   auto out = openOutputFile(outputFile, &error);
   if (!out)
     return fail(error);
-  if (failed(neuron::translateNisaToExecutable(
+  if (failed(mlir::neuron::translateNisaToExecutable(
           *module, out->os(), kernelName, info)))
     return 1;
   out->keep();

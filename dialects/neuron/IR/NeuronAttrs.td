@@ -15,10 +15,20 @@ def Neuron_TargetAttr : AttrDef<Neuron_Dialect, "Target"> {
     behind the names live in the target descriptions (runtime/target/data),
     never in this attribute.
 
+    Every pass that needs the target reads it from the module's
+    `neuron.target` attribute (neuron-compile writes it from `--target`); a
+    pass's `target` option serves modules without one, and an option naming
+    another target than the module's is an error.
+
     ```mlir
     module attributes {neuron.target = #neuron.target<chip = "trainium2",
         instance = "trn2.48xlarge", lnc = 2>} {}
     ```
+  }];
+  let extraClassDeclaration = [{
+    /// The target as `--target=` spells it: "trn2.48xlarge,lnc=2", or
+    /// "trainium2,lnc=1" without an instance.
+    std::string getSpec() const;
   }];
   let parameters = (ins
     "StringAttr":$chip,

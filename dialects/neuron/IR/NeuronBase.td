@@ -33,6 +33,11 @@ def Neuron_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The module attribute naming the target every pass compiles for.
+    static constexpr ::llvm::StringLiteral kTargetAttrName = "neuron.target";
+  }];
 }
 
 /// Element types the accelerator computes in. `i1` only appears as the

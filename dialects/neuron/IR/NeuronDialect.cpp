@@ -9,6 +9,7 @@
 #include "dialects/neuron/IR/NeuronOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -46,6 +47,25 @@ Operation *NeuronDialect::materializeConstant(OpBuilder &builder,
   if (!elements || elements.getType() != type)
     return nullptr;
   return ConstantOp::create(builder, loc, type, elements);
+}
+
+std::string TargetAttr::getSpec() const {
+  StringAttr name = getInstance() ? getInstance() : getChip();
+  return (name.getValue() + ",lnc=" + Twine(getLnc())).str();
+}
+
+LogicalResult NeuronDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != kTargetAttrName)
+    return success();
+  if (!isa<TargetAttr>(attr.getValue()))
+    return op->emitError() << "expected '" << kTargetAttrName
+                           << "' to be a #neuron.target, found "
+                           << attr.getValue();
+  if (!isa<ModuleOp>(op))
+    return op->emitError() << "'" << kTargetAttrName
+                           << "' belongs on a builtin.module";
+  return success();
 }
 
 LogicalResult

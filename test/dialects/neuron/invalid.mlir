@@ -1086,6 +1086,20 @@ module attributes {neuron.target = #neuron.target<lnc = 2>} {}
 
 // -----
 
+// neuron.target holds a #neuron.target.
+// expected-error@+1 {{expected 'neuron.target' to be a #neuron.target, found "trn2"}}
+module attributes {neuron.target = "trn2"} {}
+
+// -----
+
+// neuron.target names a module's target, not a function's.
+// expected-error@+1 {{'neuron.target' belongs on a builtin.module}}
+func.func @f() attributes {neuron.target = #neuron.target<chip = "trainium2">} {
+  return
+}
+
+// -----
+
 // An unknown engine.
 // expected-error@+2 {{expected ::mlir::neuron::EngineKind to be one of: tensor, vector, scalar, gpsimd, dma, collective, host}}
 // expected-error@+1 {{failed to parse Neuron_EngineKindAttr parameter 'value'}}
