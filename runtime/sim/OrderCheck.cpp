@@ -83,41 +83,15 @@ struct Access {
 };
 
 std::vector<Access> accessesOf(const Instruction &inst, bool accumulates) {
-  std::vector<Access> reads;
-  switch (inst.op) {
-  case Opcode::DmaCopy:
-  case Opcode::Transpose:
-  case Opcode::TensorScalar:
-  case Opcode::TensorReduce:
-    reads = {{&inst.src, false}};
-    break;
-  case Opcode::Activation:
-    reads = {{&inst.src, false}};
-    if (inst.bias)
-      reads.push_back({&*inst.bias, false});
-    break;
-  case Opcode::Matmul:
-    reads = {{&inst.stationary, false}, {&inst.moving, false}};
-    if (accumulates)
-      reads.push_back({&inst.dst, false});
-    break;
-  case Opcode::TensorTensor:
-    reads = {{&inst.lhs, false}, {&inst.rhs, false}};
-    break;
-  case Opcode::Gather:
-    reads = {{&inst.table, false}, {&inst.indices, false}};
-    break;
-  case Opcode::Select:
-    reads = {{&inst.predicate, false},
-             {&inst.onTrue, false},
-             {&inst.onFalse, false}};
-    break;
-  case Opcode::Memset:
-  case Opcode::Iota:
-    break;
-  }
-  reads.push_back({&inst.dst, true});
-  return reads;
+  std::vector<Access> accesses;
+  for (const TileOperand &operand : tileOperandsOf(inst.op))
+    if (operand.name != "dst")
+      if (const TileRef *ref = operandRef(inst, operand.name))
+        accesses.push_back({ref, false});
+  if (accumulates)
+    accesses.push_back({&inst.dst, false});
+  accesses.push_back({&inst.dst, true});
+  return accesses;
 }
 
 /// Calls `f(lo, hi)` on the contiguous element runs of HBM pattern `ref`

@@ -48,33 +48,96 @@ template <typename Enum> struct Keywords {
 };
 } // namespace
 
-static const Keywords<Opcode> kOps{
-    {"dma_copy", "matmul", "transpose", "activation", "tensor_tensor",
-     "tensor_scalar", "tensor_reduce", "memset", "iota", "gather", "select"}};
+static const Keywords<Opcode> kOps{{
+#define NISA_INSTRUCTION(Symbol, name, engine, operands) name,
+#include "runtime/sim/NisaIsa.inc"
+}};
 static const Keywords<Engine> kEngines{
     {"tensor", "vector", "scalar", "gpsimd", "dma"}};
-static const Keywords<ActivationFn> kFunctions{
-    {"identity", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh",
-     "silu", "sqrt", "rsqrt", "reciprocal", "erf", "square", "abs", "neg"}};
-static const Keywords<AluOp> kAluOps{
-    {"add", "subtract", "multiply", "divide", "max", "min", "pow", "is_equal",
-     "not_equal", "is_lt", "is_le", "is_gt", "is_ge", "bypass"}};
+static const Keywords<ActivationFn> kFunctions{{
+#define NISA_ACTIVATION_FUNCTION(Symbol, keyword) keyword,
+#include "runtime/sim/NisaIsa.inc"
+}};
+static const Keywords<AluOp> kAluOps{{
+#define NISA_ALU_OP(Symbol, keyword) keyword,
+#include "runtime/sim/NisaIsa.inc"
+}};
 static const Keywords<TensorKind> kKinds{
     {"input", "output", "constant", "scratch", "view"}};
-static const Keywords<MemorySpace> kSpaces{{"hbm", "sbuf", "psum"}};
+static const Keywords<MemorySpace> kSpaces{{
+#define NISA_MEMORY_SPACE(Symbol, keyword) keyword,
+#include "runtime/sim/NisaIsa.inc"
+}};
 static const Keywords<CollectiveOp> kCollectiveOps{
     {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "all_slice"}};
 static const Keywords<Reduction> kReductions{{"sum", "max", "min"}};
 static const Keywords<CollectiveAlgorithm> kAlgorithms{
     {"ring", "halving-doubling", "hierarchical", "local"}};
 
-/// The engine the op table assigns to each op.
-static Engine engineOf(Opcode op) {
-  constexpr Engine engines[] = {Engine::Dma,    Engine::Tensor, Engine::Tensor,
-                                Engine::Scalar, Engine::Vector, Engine::Vector,
-                                Engine::Vector, Engine::GpSimd, Engine::GpSimd,
-                                Engine::GpSimd, Engine::Vector};
-  return engines[static_cast<int>(op)];
+Engine engineOf(Opcode op) {
+  switch (op) {
+#define NISA_INSTRUCTION(Symbol, name, engine, operands)                       \
+  case Opcode::Symbol:                                                         \
+    return Engine::engine;
+#include "runtime/sim/NisaIsa.inc"
+  }
+  return Engine::Dma;
+}
+
+/// "src dst bias?" as tile operands.
+static std::vector<TileOperand> parseTileOperands(std::string_view list) {
+  std::vector<TileOperand> operands;
+  while (!list.empty()) {
+    size_t end = std::min(list.find(' '), list.size());
+    std::string_view name = list.substr(0, end);
+    list.remove_prefix(std::min(end + 1, list.size()));
+    bool optional = !name.empty() && name.back() == '?';
+    if (optional)
+      name.remove_suffix(1);
+    operands.push_back({name, optional});
+  }
+  return operands;
+}
+
+const std::vector<TileOperand> &tileOperandsOf(Opcode op) {
+  static const std::vector<std::vector<TileOperand>> table = {
+#define NISA_INSTRUCTION(Symbol, name, engine, operands)                       \
+  parseTileOperands(operands),
+#include "runtime/sim/NisaIsa.inc"
+  };
+  return table[static_cast<size_t>(op)];
+}
+
+TileRef *operandRef(Instruction &inst, std::string_view name) {
+  if (name == "dst")
+    return &inst.dst;
+  if (name == "src")
+    return &inst.src;
+  if (name == "stationary")
+    return &inst.stationary;
+  if (name == "moving")
+    return &inst.moving;
+  if (name == "lhs")
+    return &inst.lhs;
+  if (name == "rhs")
+    return &inst.rhs;
+  if (name == "table")
+    return &inst.table;
+  if (name == "indices")
+    return &inst.indices;
+  if (name == "predicate")
+    return &inst.predicate;
+  if (name == "on_true")
+    return &inst.onTrue;
+  if (name == "on_false")
+    return &inst.onFalse;
+  if (name == "bias")
+    return inst.bias ? &*inst.bias : nullptr;
+  return nullptr;
+}
+
+const TileRef *operandRef(const Instruction &inst, std::string_view name) {
+  return operandRef(const_cast<Instruction &>(inst), name);
 }
 
 std::string_view opName(Opcode op) { return kOps.names[int(op)]; }

@@ -71,7 +71,14 @@ struct Limits {
   int64_t movingFree = 0;
 };
 
-enum class MemorySpace { Hbm, Sbuf, Psum };
+// The instruction set (opcodes, engines, tile operands, the enums
+// instructions carry) is the nisa dialect's, generated from its ODS by
+// tblgen/NisaIsaGen.cpp into runtime/sim/NisaIsa.inc.
+
+enum class MemorySpace {
+#define NISA_MEMORY_SPACE(Symbol, keyword) Symbol,
+#include "runtime/sim/NisaIsa.inc"
+};
 
 /// The rotating buffer slots of an on-chip tile allocated inside a loop:
 /// each iteration of the outer `depth` loops of the instruction's nest
@@ -121,23 +128,33 @@ struct TileRef {
 };
 
 enum class Opcode {
-  DmaCopy,
-  Matmul,
-  Transpose,
-  Activation,
-  TensorTensor,
-  TensorScalar,
-  TensorReduce,
-  Memset,
-  Iota,
-  Gather,
-  Select
+#define NISA_INSTRUCTION(Symbol, name, engine, operands) Symbol,
+#include "runtime/sim/NisaIsa.inc"
+};
+
+/// Every opcode, in the dialect's order.
+inline constexpr Opcode kOpcodes[] = {
+#define NISA_INSTRUCTION(Symbol, name, engine, operands) Opcode::Symbol,
+#include "runtime/sim/NisaIsa.inc"
 };
 
 /// The op's manifest name ("dma_copy", "matmul", ...).
 std::string_view opName(Opcode op);
 
 enum class Engine { Tensor, Vector, Scalar, GpSimd, Dma };
+
+/// The engine `op` runs on.
+Engine engineOf(Opcode op);
+
+/// One tile operand of an op, as the dialect declares it.
+struct TileOperand {
+  /// Its manifest key ("src", "stationary", "on_true", ...).
+  std::string_view name;
+  bool optional = false;
+};
+
+/// `op`'s tile operands in the dialect's order; the written one is "dst".
+const std::vector<TileOperand> &tileOperandsOf(Opcode op);
 
 /// A unit runs its instructions in order: units 0..3 are the engines
 /// tensor, vector, scalar, gpsimd (as Engine), one at a time; unit
@@ -164,40 +181,14 @@ struct UnitWait {
 
 /// `#nisa.activation` functions.
 enum class ActivationFn {
-  Identity,
-  Exp,
-  Log,
-  Tanh,
-  Sigmoid,
-  Relu,
-  Gelu,
-  GeluTanh,
-  Silu,
-  Sqrt,
-  Rsqrt,
-  Reciprocal,
-  Erf,
-  Square,
-  Abs,
-  Neg
+#define NISA_ACTIVATION_FUNCTION(Symbol, keyword) Symbol,
+#include "runtime/sim/NisaIsa.inc"
 };
 
 /// `#nisa.alu` operations.
 enum class AluOp {
-  Add,
-  Subtract,
-  Multiply,
-  Divide,
-  Max,
-  Min,
-  Pow,
-  IsEqual,
-  NotEqual,
-  IsLt,
-  IsLe,
-  IsGt,
-  IsGe,
-  Bypass
+#define NISA_ALU_OP(Symbol, keyword) Symbol,
+#include "runtime/sim/NisaIsa.inc"
 };
 
 /// One engine instruction; only the fields of its op are meaningful.
@@ -242,6 +233,11 @@ struct Instruction {
   /// The compiler's predicted start and end, when it scheduled the kernel.
   std::optional<double> startNs, endNs;
 };
+
+/// `inst`'s tile operand `name` (a TileOperand's), or nullptr when it has
+/// none of that name (an absent optional one).
+TileRef *operandRef(Instruction &inst, std::string_view name);
+const TileRef *operandRef(const Instruction &inst, std::string_view name);
 
 /// The unit `inst` runs on: its engine, or its DMA queue.
 inline int64_t unitOf(const Instruction &inst) {

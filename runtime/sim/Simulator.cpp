@@ -479,23 +479,16 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
   return absl::OkStatus();
 }
 
-/// Calls `f(from's operand, to's operand)` on every operand field of two
-/// instructions of the same fields.
+/// Calls `f(from's operand, to's operand)` on every tile operand of two
+/// instructions of the same op and operands.
 template <typename F>
 static void forEachRef(const Instruction &from, Instruction &to, F &&f) {
-  f(from.dst, to.dst);
-  f(from.src, to.src);
-  f(from.stationary, to.stationary);
-  f(from.moving, to.moving);
-  f(from.lhs, to.lhs);
-  f(from.rhs, to.rhs);
-  f(from.table, to.table);
-  f(from.indices, to.indices);
-  f(from.predicate, to.predicate);
-  f(from.onTrue, to.onTrue);
-  f(from.onFalse, to.onFalse);
-  if (from.bias && to.bias)
-    f(*from.bias, *to.bias);
+  for (const TileOperand &operand : tileOperandsOf(from.op)) {
+    const TileRef *a = operandRef(from, operand.name);
+    TileRef *b = operandRef(to, operand.name);
+    if (a && b)
+      f(*a, *b);
+  }
 }
 
 namespace {
