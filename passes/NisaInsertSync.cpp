@@ -119,7 +119,7 @@ struct NisaInsertSyncPass
     for (size_t v = 0; v < units.names.size(); ++v)
       if (int64_t total = countsOf(v).total())
         semaphores.append(units.names[v], b.getI64IntegerAttr(total));
-    kernel->setAttr("nisa.semaphores",
+    kernel->setAttr(NisaDialect::kSemaphores,
                     semaphores.getDictionary(kernel.getContext()));
     return success();
   }

@@ -709,17 +709,18 @@ struct NisaSchedulePass
     for (Operation *op : chain)
       path.push_back(index.lookup(op));
     Builder b(kernel.getContext());
-    NamedAttrList attrs;
-    attrs.append("predicted_ns", b.getF64FloatAttr(predicted));
-    attrs.append("bound_ns", b.getF64FloatAttr(bound));
-    attrs.append("predicted_over_bound",
-                 b.getF64FloatAttr(bound > 0 ? predicted / bound : 1.0));
-    attrs.append("critical_path_ns", b.getF64FloatAttr(criticalPath));
-    attrs.append("serial_ns", b.getF64FloatAttr(serial));
-    attrs.append("busy_ns", b.getDenseF64ArrayAttr(ArrayRef(busyTotal)));
-    attrs.append("dma_engines", b.getI64IntegerAttr(engines));
-    attrs.append("critical_path", b.getDenseI64ArrayAttr(path));
-    kernel->setAttr("nisa.schedule", attrs.getDictionary(kernel.getContext()));
+    kernel->setAttr(NisaDialect::kSchedule,
+                    ScheduleAttr::get(b.getContext(),
+                                      b.getF64FloatAttr(predicted),
+                                      b.getF64FloatAttr(bound),
+                                      b.getF64FloatAttr(criticalPath),
+                                      b.getF64FloatAttr(serial),
+                                      b.getArrayAttr(llvm::map_to_vector(
+                                          busyTotal,
+                                          [&](double t) -> Attribute {
+                                            return b.getF64FloatAttr(t);
+                                          })),
+                                      engines, b.getDenseI64ArrayAttr(path)));
 
     if (summary)
       kernel.emitRemark() << llvm::formatv(

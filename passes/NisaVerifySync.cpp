@@ -61,7 +61,7 @@ struct NisaVerifySyncPass
 
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<func::FuncOp>()) {
-      if (!kernel->hasAttr("nisa.semaphores") || kernel.isExternal())
+      if (!kernel->hasAttr(NisaDialect::kSemaphores) || kernel.isExternal())
         continue;
       if (failed(verify(kernel)))
         signalPassFailure();

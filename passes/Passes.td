@@ -200,7 +200,7 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
     //   nisa.dma_copy %a, %t queue 0 : ...
     //   nisa.matmul %t, %m, %p accumulate restart(%k) : ...
     // } {nisa.pipeline = #nisa.pipeline<interval_ns = ..., latency_ns = ..., predicted_ns = ...>}
-    // func.func @k(...) attributes {nisa.schedule = {bound_ns = ..., predicted_ns = ..., ...}}
+    // func.func @k(...) attributes {nisa.schedule = #nisa.schedule<predicted_ns = ..., bound_ns = ..., ...>}
     ```
   }];
   let dependentDialects = ["::mlir::nisa::NisaDialect"];

@@ -75,7 +75,7 @@ void KernelLowering::markTiling(Value firstTile, Operation *op,
     return;
   Builder b(op->getContext());
   first->setAttr(
-      "nisa.tiling",
+      nisa::NisaDialect::kTiling,
       b.getDictionaryAttr(
           {b.getNamedAttr("op", b.getStringAttr(op->getName().getStringRef())),
            b.getNamedAttr("partition", b.getStringAttr(partition)),

@@ -349,25 +349,27 @@ void KernelEmitter::addSchedule(size_t i, json &inst) {
 
 /// The kernel's `schedule` record from `nisa.schedule`, or null.
 static json kernelSchedule(func::FuncOp kernel) {
-  auto s = kernel->getAttrOfType<DictionaryAttr>("nisa.schedule");
+  auto s = kernel->getAttrOfType<ScheduleAttr>(NisaDialect::kSchedule);
   if (!s)
     return nullptr;
-  json out = json::object();
-  for (StringRef key :
-       {"predicted_ns", "bound_ns", "predicted_over_bound", "critical_path_ns",
-        "serial_ns"})
-    if (auto v = s.getAs<FloatAttr>(key))
-      out[key.str()] = v.getValueAsDouble();
-  if (auto busy = s.getAs<DenseF64ArrayAttr>("busy_ns");
-      busy && busy.size() == 5)
-    out["busy_ns"] = {{"tensor", busy[0]}, {"vector", busy[1]},
-                      {"scalar", busy[2]}, {"gpsimd", busy[3]},
-                      {"dma", busy[4]}};
-  if (auto engines = s.getAs<IntegerAttr>("dma_engines"))
-    out["dma_engines"] = engines.getInt();
-  if (auto path = s.getAs<DenseI64ArrayAttr>("critical_path"))
-    out["critical_path"] = path.asArrayRef();
-  return out;
+  double predicted = s.getPredictedNs().getValueAsDouble();
+  double bound = s.getBoundNs().getValueAsDouble();
+  SmallVector<double> busy = llvm::map_to_vector(s.getBusyNs(), [](Attribute t) {
+    return cast<FloatAttr>(t).getValueAsDouble();
+  });
+  return {{"predicted_ns", predicted},
+          {"bound_ns", bound},
+          {"predicted_over_bound", bound > 0 ? predicted / bound : 1.0},
+          {"critical_path_ns", s.getCriticalPathNs().getValueAsDouble()},
+          {"serial_ns", s.getSerialNs().getValueAsDouble()},
+          {"busy_ns",
+           {{"tensor", busy[0]},
+            {"vector", busy[1]},
+            {"scalar", busy[2]},
+            {"gpsimd", busy[3]},
+            {"dma", busy[4]}}},
+          {"dma_engines", s.getDmaEngines()},
+          {"critical_path", s.getCriticalPath().asArrayRef()}};
 }
 
 LogicalResult ProgramEmitter::addConstantData(int64_t id, Attribute initial,

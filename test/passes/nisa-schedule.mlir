@@ -17,7 +17,7 @@
 // critical path are all 1624.7 + 39.9 + 106.7 + 1624.7 ns; serial adds the
 // short load.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: nisa.schedule = {bound_ns = 3395.93{{[0-9]*}} : f64, busy_ns = array<f64: 39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 4161.7{{[0-9]*}}>, critical_path = array<i64: 0, 2, 3, 4>, critical_path_ns = 3395.93{{[0-9]*}} : f64, dma_engines = 16 : i64, predicted_ns = 3395.93{{[0-9]*}} : f64, predicted_over_bound = 1.000000e+00 : f64, serial_ns = 4308.2{{[0-9]*}} : f64}
+// CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 3395.93{{[0-9]*}} : f64, bound_ns = 3395.93{{[0-9]*}} : f64, critical_path_ns = 3395.93{{[0-9]*}} : f64, serial_ns = 4308.2{{[0-9]*}} : f64, busy_ns = [39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 4161.7{{[0-9]*}}], dma_engines = 16, critical_path = [0, 2, 3, 4]>
 // CHECK: nisa.dma_copy %{{.*}}, %[[S:.*]] queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1624.69{{[0-9]*}}>}
 // CHECK: nisa.dma_copy %{{.*}}, %[[M:.*]] queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 912.34{{[0-9]*}}>}
 // CHECK: nisa.matmul %[[S]], %[[M]], %{{.*}} {nisa.time_ns = array<f64: 1624.69{{[0-9]*}}, 1664.57{{[0-9]*}}>}

@@ -55,6 +55,9 @@ def Nisa_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTimeNs = "nisa.time_ns";
     static constexpr ::llvm::StringLiteral kLimits = "nisa.limits";
     static constexpr ::llvm::StringLiteral kPipeline = "nisa.pipeline";
+    static constexpr ::llvm::StringLiteral kSchedule = "nisa.schedule";
+    static constexpr ::llvm::StringLiteral kSemaphores = "nisa.semaphores";
+    static constexpr ::llvm::StringLiteral kTiling = "nisa.tiling";
   }];
 }
 
@@ -196,6 +199,39 @@ def Nisa_PipelineAttr : AttrDef<Nisa_Dialect, "Pipeline"> {
                         "::mlir::FloatAttr":$latency_ns,
                         "::mlir::FloatAttr":$predicted_ns);
   let assemblyFormat = "`<` struct(params) `>`";
+}
+
+def Nisa_ScheduleAttr : AttrDef<Nisa_Dialect, "Schedule"> {
+  let mnemonic = "schedule";
+  let summary = "A kernel's predicted time, its bound and where the time goes";
+  let description = [{
+    Written by `nisa-schedule` on each kernel (`nisa.schedule`) and carried
+    into the executable's `schedule` record: `predicted_ns`, the kernel's
+    predicted time; `bound_ns`, the lower bound max(T_tensor, T_vector,
+    T_scalar, T_gpsimd, T_dma / dma_engines, critical path);
+    `critical_path_ns` and `critical_path` (instruction indices in program
+    order); `serial_ns`, the time running every instruction one after
+    another; `busy_ns`, busy time of the tensor, vector, scalar and gpsimd
+    engines and of the DMA engines together; `dma_engines`, the DMA engines
+    the transfers share.
+
+    ```mlir
+    func.func @k(...) attributes {nisa.schedule = #nisa.schedule<
+        predicted_ns = 3395.9 : f64, bound_ns = 3395.9 : f64,
+        critical_path_ns = 3395.9 : f64, serial_ns = 4308.2 : f64,
+        busy_ns = [39.9 : f64, 0.0 : f64, 106.7 : f64, 0.0 : f64, 4161.7 : f64],
+        dma_engines = 16, critical_path = [0, 2, 3, 4]>}
+    ```
+  }];
+  let parameters = (ins "::mlir::FloatAttr":$predicted_ns,
+                        "::mlir::FloatAttr":$bound_ns,
+                        "::mlir::FloatAttr":$critical_path_ns,
+                        "::mlir::FloatAttr":$serial_ns,
+                        "::mlir::ArrayAttr":$busy_ns,
+                        "int64_t":$dma_engines,
+                        "::mlir::DenseI64ArrayAttr":$critical_path);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
 }
 
 #endif // NISA_BASE_TD

@@ -60,6 +60,16 @@ LogicalResult SlotsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 /// Where a discardable nisa attribute may sit and what it holds.
+/// "tensor", "vector", "scalar", "gpsimd" or "dma" and a queue number.
+static bool isUnitName(StringRef name) {
+  if (name == "tensor" || name == "vector" || name == "scalar" ||
+      name == "gpsimd")
+    return true;
+  unsigned queue;
+  return name.consume_front("dma") && !name.empty() &&
+         !name.getAsInteger(10, queue);
+}
+
 LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -105,10 +115,63 @@ LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
   if (name == "nisa.num_inputs" || name == "nisa.peak_sbuf_bytes" ||
       name == "nisa.peak_psum_bytes")
     return expect(nonNegative(), "a non-negative i64");
-  if (name == "nisa.schedule" || name == "nisa.semaphores" ||
-      name == "nisa.tiling")
-    return expect(isa<DictionaryAttr>(value), "a dictionary");
+  if (name == kSchedule)
+    return expect(isa<func::FuncOp>(op) && isa<ScheduleAttr>(value),
+                  "a #nisa.schedule on a kernel");
+  if (name == kSemaphores) {
+    // Each unit's final count: {tensor = 3 : i64, dma0 = 12 : i64, ...}.
+    auto counts = dyn_cast<DictionaryAttr>(value);
+    return expect(isa<func::FuncOp>(op) && counts &&
+                      llvm::all_of(counts,
+                                   [](NamedAttribute count) {
+                                     auto n =
+                                         dyn_cast<IntegerAttr>(count.getValue());
+                                     return isUnitName(count.getName()) && n &&
+                                            n.getInt() > 0;
+                                   }),
+                  "a dictionary of positive counts by unit (tensor, vector, "
+                  "scalar, gpsimd, dmaN) on a kernel");
+  }
+  if (name == kTiling) {
+    // Why a tile has its shape: {op = "neuron.matmul", partition =
+    // "contraction", tile = array<i64: ...>, buffers = "sbuf,psum"}.
+    auto tiling = dyn_cast<DictionaryAttr>(value);
+    return expect(alloc && tiling && tiling.getAs<StringAttr>("op") &&
+                      tiling.getAs<StringAttr>("partition") &&
+                      tiling.getAs<DenseI64ArrayAttr>("tile"),
+                  "a dictionary with op, partition and tile on a "
+                  "memref.alloc");
+  }
   return op->emitError() << "unknown nisa attribute '" << name << "'";
+}
+
+LogicalResult
+ScheduleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                     FloatAttr predicted, FloatAttr bound,
+                     FloatAttr criticalPath, FloatAttr serial,
+                     ArrayAttr busy, int64_t dmaEngines,
+                     DenseI64ArrayAttr path) {
+  for (auto [name, time] : {std::pair<StringRef, FloatAttr>{"predicted_ns",
+                                                            predicted},
+                            {"bound_ns", bound},
+                            {"critical_path_ns", criticalPath},
+                            {"serial_ns", serial}})
+    if (!time || !(time.getValueAsDouble() >= 0))
+      return emitError() << "expected " << name
+                         << " to be a non-negative time";
+  if (!busy || busy.size() != 5 || llvm::any_of(busy, [](Attribute t) {
+        auto time = dyn_cast<FloatAttr>(t);
+        return !time || !(time.getValueAsDouble() >= 0);
+      }))
+    return emitError() << "expected busy_ns to hold 5 non-negative times "
+                          "(tensor, vector, scalar, gpsimd, dma)";
+  if (dmaEngines < 1)
+    return emitError() << "expected dma_engines to be at least 1, found "
+                       << dmaEngines;
+  if (!path || llvm::any_of(path.asArrayRef(), [](int64_t i) { return i < 0; }))
+    return emitError() << "expected critical_path to hold instruction "
+                          "indices";
+  return success();
 }
 
 LogicalResult

@@ -279,3 +279,101 @@ func.func @mask_bytes(%m: memref<128x2048xi1, #sbuf>) attributes {nisa.limits = 
   nisa.memset %m value 0.0 : memref<128x2048xi1, #sbuf>
   return
 }
+
+// -----
+
+// The attributes passes hand on are verified by the dialect.
+// expected-error@+1 {{unknown nisa attribute 'nisa.bogus'}}
+func.func @unknown_attribute() attributes {nisa.bogus = 1 : i64} {
+  return
+}
+
+// -----
+
+func.func @address_not_on_alloc() {
+  // expected-error@+1 {{expected 'nisa.address' to be a non-negative i64 byte offset on a memref.alloc, found -4 : i64}}
+  %a = memref.alloc() {nisa.address = -4 : i64} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @slots_wrong_type() {
+  // expected-error@+1 {{expected 'nisa.slots' to be a #nisa.slots on a memref.alloc, found 2 : i64}}
+  %a = memref.alloc() {nisa.slots = 2 : i64} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @time_backwards(%a: memref<4x4xf32, #nisa.memory<sbuf>>) {
+  // expected-error@+1 {{expected 'nisa.time_ns' to be [start, end] predicted times on an instruction, found array<f64: 5.000000e+00, 1.000000e+00>}}
+  nisa.memset %a value 0.0 {nisa.time_ns = array<f64: 5.0, 1.0>} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @wait_not_waits(%a: memref<4x4xf32, #nisa.memory<sbuf>>) {
+  // expected-error@+1 {{expected 'nisa.wait' to be an array of #nisa.wait on an instruction, found [1]}}
+  nisa.memset %a value 0.0 {nisa.wait = [1 : i64]} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}
+
+// -----
+
+// A pipeline belongs on a loop.
+// expected-error@+1 {{expected 'nisa.pipeline' to be a #nisa.pipeline on an affine.for}}
+func.func @pipeline_on_function() attributes {nisa.pipeline = #nisa.pipeline<interval_ns = 1.0 : f64, latency_ns = 1.0 : f64, predicted_ns = 1.0 : f64>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'nisa.schedule' to be a #nisa.schedule on a kernel, found {predicted_ns = 1.000000e+00 : f64}}}
+func.func @schedule_as_dictionary() attributes {nisa.schedule = {predicted_ns = 1.0 : f64}} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected busy_ns to hold 5 non-negative times (tensor, vector, scalar, gpsimd, dma)}}
+func.func @schedule_busy_times() attributes {nisa.schedule = #nisa.schedule<predicted_ns = 1.0 : f64, bound_ns = 1.0 : f64, critical_path_ns = 1.0 : f64, serial_ns = 1.0 : f64, busy_ns = [1.0, 2.0], dma_engines = 16, critical_path = [0]>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected dma_engines to be at least 1, found 0}}
+func.func @schedule_no_engines() attributes {nisa.schedule = #nisa.schedule<predicted_ns = 1.0 : f64, bound_ns = 1.0 : f64, critical_path_ns = 1.0 : f64, serial_ns = 1.0 : f64, busy_ns = [0.0, 0.0, 0.0, 0.0, 1.0], dma_engines = 0, critical_path = [0]>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected predicted_ns to be a non-negative time}}
+func.func @schedule_negative_time() attributes {nisa.schedule = #nisa.schedule<predicted_ns = -1.0 : f64, bound_ns = 1.0 : f64, critical_path_ns = 1.0 : f64, serial_ns = 1.0 : f64, busy_ns = [0.0, 0.0, 0.0, 0.0, 1.0], dma_engines = 1, critical_path = []>} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'nisa.semaphores' to be a dictionary of positive counts by unit (tensor, vector, scalar, gpsimd, dmaN) on a kernel, found {dma = 1 : i64}}}
+func.func @semaphore_of_no_unit() attributes {nisa.semaphores = {dma = 1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'nisa.semaphores' to be a dictionary of positive counts by unit}}
+func.func @semaphore_count_zero() attributes {nisa.semaphores = {tensor = 0 : i64}} {
+  return
+}
+
+// -----
+
+func.func @tiling_without_tile() {
+  // expected-error@+1 {{expected 'nisa.tiling' to be a dictionary with op, partition and tile on a memref.alloc}}
+  %a = memref.alloc() {nisa.tiling = {op = "neuron.exp", partition = "rows"}} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}
