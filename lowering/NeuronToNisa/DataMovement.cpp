@@ -114,9 +114,11 @@ struct ConcatToDma : NisaPattern<ConcatOp> {
   }
 };
 
-/// A constant pad: one filled tile copied over the whole result (viewed as
-/// [partitions, rest], tile by tile, the last tile partial), then the input
-/// copied into its interior window.
+/// A constant pad: one filled tile copied over the whole result, then the
+/// input copied into its interior window. The result's E elements are
+/// filled as [partitions, E / partitions] (tile by tile, the last partial)
+/// and their last E mod partitions as one row, so no size falls back to
+/// narrow transfers.
 struct PadToDma : NisaPattern<PadOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -126,27 +128,40 @@ struct PadToDma : NisaPattern<PadOp> {
     auto type = op.getType();
     Value out = k.resultBuffer(rewriter, op.getResult());
     int64_t elements = type.getNumElements(), p = k.partitions();
-    int64_t rows = elements % p == 0 ? p : 1, cols = elements / rows;
+    int64_t cols = elements / p, rest = elements % p;
+    int64_t rows = cols ? p : 1;
     int64_t tileCols = std::max<int64_t>(
-        1, std::min(cols, k.config.elementwiseBytes * 8 /
-                              type.getElementTypeBitWidth()));
+        1, std::min(std::max(cols, rest), k.config.elementwiseBytes * 8 /
+                                              type.getElementTypeBitWidth()));
     Value fill = k.tile(rewriter, loc, nisa::MemorySpace::sbuf,
                         {rows, tileCols}, type.getElementType());
     nisa::MemsetOp::create(rewriter, loc, fill, op.getValueAttr());
-    Value flat = KernelLowering::reinterpret(rewriter, loc, out, {rows, cols});
-    KernelLowering::forEachTile(
-        rewriter, loc, {{cols, tileCols}},
-        [&](OpBuilder &b, const TilePosition &at) {
-          Value src = fill;
-          if (at.sizes[0] != tileCols)
-            src = KernelLowering::view(b, loc, fill,
-                                       {b.getIndexAttr(0), b.getIndexAttr(0)},
-                                       {rows, at.sizes[0]});
-          k.dma(b, loc, src,
-                KernelLowering::view(b, loc, flat,
-                                     {b.getIndexAttr(0), at.offsets[0]},
-                                     {rows, at.sizes[0]}));
-        });
+    // Fills the [n, count] view `dst` (n <= rows) from the filled tile.
+    auto fillView = [&](Value dst, int64_t n, int64_t count) {
+      KernelLowering::forEachTile(
+          rewriter, loc, {{count, tileCols}},
+          [&](OpBuilder &b, const TilePosition &at) {
+            Value src = fill;
+            if (n != rows || at.sizes[0] != tileCols)
+              src = KernelLowering::view(
+                  b, loc, fill, {b.getIndexAttr(0), b.getIndexAttr(0)},
+                  {n, at.sizes[0]});
+            k.dma(b, loc, src,
+                  KernelLowering::view(b, loc, dst,
+                                       {b.getIndexAttr(0), at.offsets[0]},
+                                       {n, at.sizes[0]}));
+          });
+    };
+    if (cols)
+      fillView(KernelLowering::stridedView(rewriter, loc, out,
+                                           rewriter.getIndexAttr(0), {p, cols},
+                                           {cols, 1}),
+               p, cols);
+    if (rest)
+      fillView(KernelLowering::stridedView(rewriter, loc, out,
+                                           rewriter.getIndexAttr(p * cols),
+                                           {1, rest}, {rest, 1}),
+               1, rest);
     SmallVector<OpFoldResult> low;
     for (int64_t l : op.getLow())
       low.push_back(rewriter.getIndexAttr(l));

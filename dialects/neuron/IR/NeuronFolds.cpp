@@ -1,6 +1,6 @@
 //===- NeuronFolds.cpp - neuron folders and canonicalizations -------------===//
 //
-// Identity folds (x + 0, x * 1, a transpose by the identity, a no-op
+// Identity folds (x + (-0.0), x - 0.0, integer x + 0, x * 1, a transpose by the identity, a no-op
 // reshape/broadcast/slice/pad/cast, a select by a constant mask), reshape
 // chains, constant reshapes and transpose composition.
 //
@@ -31,16 +31,32 @@ static bool isSplatOf(Attribute attr, double value) {
   return false;
 }
 
+/// Whether `attr` is a splat zero: an integer 0, or a float zero of the
+/// given sign. x + (-0.0) and x - (+0.0) are x for every x; x + 0.0 is not
+/// (-0.0 + 0.0 is +0.0).
+static bool isSplatZero(Attribute attr, bool negative) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(attr);
+  if (!splat)
+    return false;
+  if (isa<FloatType>(splat.getElementType())) {
+    APFloat value = splat.getSplatValue<APFloat>();
+    return value.isZero() && value.isNegative() == negative;
+  }
+  return isa<IntegerType>(splat.getElementType()) &&
+         splat.getSplatValue<APInt>().isZero();
+}
+
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (isSplatOf(adaptor.getRhs(), 0.0))
+  if (isSplatZero(adaptor.getRhs(), /*negative=*/true))
     return getLhs();
-  if (isSplatOf(adaptor.getLhs(), 0.0))
+  if (isSplatZero(adaptor.getLhs(), /*negative=*/true))
     return getRhs();
   return {};
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  return isSplatOf(adaptor.getRhs(), 0.0) ? getLhs() : OpFoldResult();
+  return isSplatZero(adaptor.getRhs(), /*negative=*/false) ? getLhs()
+                                                            : OpFoldResult();
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {

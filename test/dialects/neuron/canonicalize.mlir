@@ -1,18 +1,32 @@
 // Folders and canonicalization patterns of the neuron dialect.
 // RUN: neuron-opt %s -canonicalize -split-input-file | FileCheck %s
 
-// x + 0 and 0 + x fold to x.
+// x + (-0.0), (-0.0) + x and integer x + 0 fold to x.
 // CHECK-LABEL: func.func @add_zero
 // CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi32>)
 // CHECK-NOT: neuron.add
 // CHECK: return %[[X]], %[[X]], %[[I]]
 func.func @add_zero(%x: tensor<4xf32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi32>) {
-  %zero = neuron.constant dense<0.0> : tensor<4xf32>
+  %zero = neuron.constant dense<-0.0> : tensor<4xf32>
   %izero = neuron.constant dense<0> : tensor<4xi32>
   %0 = neuron.add %x, %zero : tensor<4xf32>
   %1 = neuron.add %zero, %x : tensor<4xf32>
   %2 = neuron.add %i, %izero : tensor<4xi32>
   return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xi32>
+}
+
+// -----
+
+// x + 0.0 is kept: for x = -0.0 it is +0.0, not x.
+// CHECK-LABEL: func.func @add_positive_zero
+// CHECK: %[[R:.*]] = neuron.add
+// CHECK: %[[L:.*]] = neuron.add
+// CHECK: return %[[R]], %[[L]]
+func.func @add_positive_zero(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = neuron.constant dense<0.0> : tensor<4xf32>
+  %0 = neuron.add %x, %zero : tensor<4xf32>
+  %1 = neuron.add %zero, %x : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
@@ -44,6 +58,18 @@ func.func @sub_zero(%x: tensor<4xbf16>) -> tensor<4xbf16> {
   %zero = neuron.constant dense<0.0> : tensor<4xbf16>
   %0 = neuron.sub %x, %zero : tensor<4xbf16>
   return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// x - (-0.0) is kept: for x = -0.0 it is +0.0, not x.
+// CHECK-LABEL: func.func @sub_negative_zero
+// CHECK: %[[R:.*]] = neuron.sub
+// CHECK: return %[[R]]
+func.func @sub_negative_zero(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = neuron.constant dense<-0.0> : tensor<4xf32>
+  %0 = neuron.sub %x, %zero : tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----

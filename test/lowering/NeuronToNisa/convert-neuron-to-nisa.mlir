@@ -173,3 +173,26 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
   %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
   return %0 : tensor<1x8x80x14xf32>
 }
+
+// -----
+
+// Tests a pad whose result (1 x 131 = 131 elements, a prime) is not a
+// multiple of the partitions: the fill covers its first 128 elements as
+// [128, 1] and the last 3 as one row of 3, then the input goes to its
+// window; three transfers in all.
+// CHECK-LABEL: func.func @pad_prime
+// CHECK: %[[FILL:.*]] = memref.alloc() {nisa.tiling = {{.*}}op = "neuron.pad"{{.*}}tile = array<i64: 128, 3>}} : memref<128x3xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.memset %[[FILL]] value 1.5
+// CHECK: %[[MAIN:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 1], strides: [1, 1]
+// CHECK: %[[COLUMN:.*]] = memref.subview %[[FILL]][0, 0] [128, 1]
+// CHECK: nisa.dma_copy %[[COLUMN]], %[[MAIN]]
+// CHECK: %[[REST:.*]] = memref.reinterpret_cast %{{.*}} to offset: [128], sizes: [1, 3], strides: [3, 1]
+// CHECK: %[[ROW:.*]] = memref.subview %[[FILL]][0, 0] [1, 3]
+// CHECK: nisa.dma_copy %[[ROW]], %[[REST]]
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue
+// CHECK-NOT: nisa.dma_copy
+// CHECK: return
+func.func @pad_prime(%x: tensor<1x128xf32>) -> tensor<1x131xf32> {
+  %0 = neuron.pad %x low [0, 1] high [0, 2] value 1.5 : tensor<1x128xf32> -> tensor<1x131xf32>
+  return %0 : tensor<1x131xf32>
+}

@@ -16,7 +16,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <set>
 
 using namespace neuron::rt;
@@ -482,9 +481,10 @@ TEST(TimingTest, Reports) {
   EXPECT_NE(summary.find("total"), std::string::npos);
 }
 
-/// A long pipelined kernel: each matmul waits for its load. 200k
-/// instructions simulate well within the limit (1M take about 1 s).
-TEST(TimingTest, LargeKernelIsFast) {
+/// A long pipelined kernel: each matmul waits for its load; the tensor
+/// engine stays busy. (Simulation speed is a benchmark's:
+/// test/benchmarks/run_scale.py.)
+TEST(TimingTest, LargeKernel) {
   Program program = parse(manifestOf({dmaIn(0), matmul()}));
   Kernel &kernel = program.kernels[0];
   Instruction load = kernel.instructions[0], mm = kernel.instructions[1];
@@ -498,13 +498,8 @@ TEST(TimingTest, LargeKernelIsFast) {
     mm.waits = {{kFirstDmaUnit + i % 16, i / 16 + 1}};
     kernel.instructions.push_back(mm);
   }
-  auto begin = std::chrono::steady_clock::now();
   absl::StatusOr<KernelTiming> t = simulateKernelTiming(kernel, trn2());
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
-          .count();
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_LT(seconds, 2.0);
   EXPECT_GT(t->observedNs, pairs * durationNs(mm, trn2()) * 0.99);
 
   // Rectangles narrower than a pixel merge: the timeline stays small.
