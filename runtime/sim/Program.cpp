@@ -937,37 +937,23 @@ struct SignalCounts {
 static SignalCounts countSignals(const Kernel &kernel, int64_t unit) {
   SignalCounts c;
   c.perIteration.assign(kernel.loops.size(), 0);
-  std::vector<int64_t> open;          // loops entered, outermost first
-  std::vector<int64_t> partial{0};    // signals so far at each open level
-  auto close = [&] {
-    int64_t loop = open.back();
-    c.perIteration[loop] = partial.back();
-    open.pop_back();
-    partial.pop_back();
-    partial.back() += kernel.loops[loop].trips * c.perIteration[loop];
-  };
-  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
-    std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
-    size_t common = 0;
-    while (common < open.size() && common < nest.size() &&
-           open[common] == nest[common])
-      ++common;
-    while (open.size() > common)
-      close();
-    for (size_t l = common; l < nest.size(); ++l) {
-      open.push_back(nest[l]);
-      partial.push_back(0);
-    }
-    int64_t sum = 0;
-    for (int64_t p : partial)
-      sum += p;
-    c.before.push_back(sum);
-    const Instruction &inst = kernel.instructions[i];
-    if (inst.signal && unitOf(inst) == unit)
-      ++partial.back();
-  }
-  while (!open.empty())
-    close();
+  std::vector<int64_t> partial{0}; // signals so far at each open level
+  walkLoops(
+      kernel, [&](int64_t) { partial.push_back(0); },
+      [&](int64_t loop) {
+        c.perIteration[loop] = partial.back();
+        partial.pop_back();
+        partial.back() += kernel.loops[loop].trips * c.perIteration[loop];
+      },
+      [&](size_t i) {
+        int64_t sum = 0;
+        for (int64_t p : partial)
+          sum += p;
+        c.before.push_back(sum);
+        const Instruction &inst = kernel.instructions[i];
+        if (inst.signal && unitOf(inst) == unit)
+          ++partial.back();
+      });
   c.total = partial.front();
   return c;
 }

@@ -291,6 +291,35 @@ struct Kernel {
   int64_t dynamicInstructions() const;
 };
 
+/// Walks `kernel` in program order: `enter(loop)` as each loop opens
+/// (outermost first), `leave(loop)` as each closes (innermost first), and
+/// `visit(i)` on each instruction, inside its loops.
+template <typename Enter, typename Leave, typename Visit>
+void walkLoops(const Kernel &kernel, Enter &&enter, Leave &&leave,
+               Visit &&visit) {
+  std::vector<int64_t> open; // loops entered, outermost first
+  auto close = [&] {
+    leave(open.back());
+    open.pop_back();
+  };
+  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
+    std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
+    size_t common = 0;
+    while (common < open.size() && common < nest.size() &&
+           open[common] == nest[common])
+      ++common;
+    while (open.size() > common)
+      close();
+    for (size_t l = common; l < nest.size(); ++l) {
+      open.push_back(nest[l]);
+      enter(nest[l]);
+    }
+    visit(i);
+  }
+  while (!open.empty())
+    close();
+}
+
 /// The element (HBM) or byte (on chip) offset of `ref` at the induction
 /// variables `iv` of its instruction's nest, whose trips are `trips`
 /// (outermost first).
