@@ -16,6 +16,8 @@
 #include "passes/Passes.h"
 #include "passes/TargetLoading.h"
 
+#include "NeuronVersion.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -24,7 +26,9 @@
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -44,36 +48,38 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory compileCategory("neuron-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.mlir>"),
-                                      cl::Required);
+                                      cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string> outputFile("o", cl::desc("Output executable"),
                                        cl::value_desc("OUT.nxe"),
-                                       cl::Required);
+                                       cl::Required, cl::cat(compileCategory));
 static cl::opt<std::string> target("target",
                                    cl::desc("Chip or instance, ',lnc=N'"),
-                                   cl::init("trn2"));
+                                   cl::init("trn2"), cl::cat(compileCategory));
 static cl::opt<std::string>
     fallback("fallback", cl::desc("error, decompose or host"),
-             cl::init("decompose"));
+             cl::init("decompose"), cl::cat(compileCategory));
 static cl::opt<std::string> entry("entry",
                                   cl::desc("The function to compile"),
-                                  cl::init(""));
+                                  cl::init(""), cl::cat(compileCategory));
 static cl::opt<std::string>
     dumpDir("dump-ir-after-each",
             cl::desc("Write the IR after each pass under this folder"),
-            cl::value_desc("DIR"));
+            cl::value_desc("DIR"), cl::cat(compileCategory));
 static cl::opt<int64_t> buffers(
     "buffers",
     cl::desc("How many buffers each streaming SBUF/PSUM tile rotates through "
              "(transfers in flight ahead of the engines; fewer when a kernel "
              "would not fit)"),
-    cl::init(16));
+    cl::init(16), cl::cat(compileCategory));
 static cl::opt<int64_t> tensorParallel(
     "tensor-parallel",
     cl::desc("Shard the graph's projections over this many logical cores "
              "(column- then row-parallel; neuron-annotate-tensor-parallel) "
              "before partitioning; 0 keeps the graph as it is"),
-    cl::init(0));
+    cl::init(0), cl::cat(compileCategory));
 enum OptLevel { O0, O1, O2, O3 };
 static cl::opt<OptLevel> optLevel(
     cl::desc("Optimisation level"),
@@ -81,7 +87,7 @@ static cl::opt<OptLevel> optLevel(
                clEnumVal(O1, "canonicalize before tiling"),
                clEnumVal(O2, "the default (as O1 for now)"),
                clEnumVal(O3, "as O2 for now")),
-    cl::init(O2));
+    cl::init(O2), cl::cat(compileCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "neuron-compile: error: " << message << "\n";
@@ -206,8 +212,30 @@ static FailureOr<func::FuncOp> selectGraph(ModuleOp module) {
   return graph;
 }
 
+/// Hides every option but the driver's, MLIR's (--mlir-*) and the generic
+/// ones (--help, --version): the LLVM backends' are not this tool's.
+static void hideUnrelatedOptions() {
+  for (auto &[name, option] : cl::getRegisteredOptions()) {
+    bool ours = llvm::is_contained(option->Categories, &compileCategory) ||
+                name.starts_with("mlir-") || name.starts_with("help") ||
+                name == "version";
+    if (!ours)
+      option->setHiddenFlag(cl::ReallyHidden);
+  }
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerAsmPrinterCLOptions();
+  hideUnrelatedOptions();
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "neuron-compile: neuron-mlir " << NEURON_VERSION << " (git "
+       << NEURON_GIT_REVISION << "), built with MLIR " << NEURON_MLIR_VERSION
+       << "\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "neuron-mlir compiler driver\n");
   if (fallback != "error" && fallback != "decompose" && fallback != "host")
     return fail("unknown fallback policy '" + fallback +
@@ -326,9 +354,18 @@ int main(int argc, char **argv) {
   pm.addPass(mlir::neuron::createNisaSchedule());
   pm.addPass(mlir::neuron::createNisaInsertSync());
   pm.addPass(mlir::neuron::createNisaVerifySync());
-  if (!dumpDir.empty())
-    for (PassManager *p : {&importPm, &pm})
+  // MLIR's pass-manager options (--mlir-timing, IR printing, statistics,
+  // crash reproducers); one timing report for both pipelines.
+  DefaultTimingManager timing;
+  applyDefaultTimingManagerCLOptions(timing);
+  TimingScope compileTime = timing.getRootScope();
+  for (PassManager *p : {&importPm, &pm}) {
+    if (failed(applyPassManagerCLOptions(*p)))
+      return 1;
+    p->enableTiming(compileTime);
+    if (!dumpDir.empty())
       dumpIrAfterEachPass(*p);
+  }
   if (failed(importPm.run(*module)))
     return 1;
   FailureOr<func::FuncOp> selected = selectGraph(*module);

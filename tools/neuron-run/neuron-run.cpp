@@ -43,6 +43,8 @@
 #include "runtime/target/CostModel.h"
 #include "runtime/target/Target.h"
 
+#include "NeuronVersion.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -60,6 +62,8 @@ using namespace neuron::rt;
 namespace {
 struct Options {
   std::string executable, outputDir;
+  /// --help or --version answered: nothing to run.
+  bool exitEarly = false;
   std::map<std::string, std::string> inputs; // position or name -> path
   bool random = false, bf16AsF32 = false, describe = false;
   uint64_t seed = 0;
@@ -95,10 +99,44 @@ static std::string *reportOption(std::string_view arg, Options &o) {
   return nullptr;
 }
 
-/// Parses the command line; returns an error message or "".
+static constexpr std::string_view kUsage =
+    R"(usage: neuron-run OUT.nxe (--input=I=FILE.npy ... | --random-inputs [--seed=N])
+                  --output-dir=DIR [reports] [--bf16-as-f32] [--check-order]
+       neuron-run OUT.nxe --timing-only [reports] [--check-order]
+       neuron-run OUT.nxe --describe
+
+Runs an executable on the simulated device and writes its results as .npy.
+
+  --input=I=FILE.npy   input I (its position or its name) from a .npy file
+  --random-inputs      seeded random inputs, written to DIR/inputI.npy
+  --seed=N             the random inputs' seed (default 0)
+  --output-dir=DIR     where results go (DIR/resultI.npy); created if absent
+  --bf16-as-f32        read bf16 inputs from f32 .npy files
+  --describe           print the executable's tensors, kernels and program
+  --timing-only        time the program on the cost model, computing nothing
+  --check-order        check the timed run against program order
+  --profile=P.json     per-engine busy time, predicted and observed time
+  --trace=T.json       a Chrome/Perfetto trace of the timed run
+  --timeline=T.svg     the timed run as an SVG picture
+  --help, --version
+)";
+
+/// Parses the command line; returns an error message or "" (with
+/// `o.exitEarly` set when --help or --version has answered).
 static std::string parseArgs(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("%.*s", int(kUsage.size()), kUsage.data());
+      o.exitEarly = true;
+      return "";
+    }
+    if (a == "--version") {
+      std::printf("neuron-run: neuron-mlir %s (git %s), built with MLIR %s\n",
+                  NEURON_VERSION, NEURON_GIT_REVISION, NEURON_MLIR_VERSION);
+      o.exitEarly = true;
+      return "";
+    }
     if (startsWith(a, "--input=")) {
       std::string_view spec = a.substr(8);
       size_t eq = spec.find('=');
@@ -130,7 +168,8 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
     } else if (a == "--check-order") {
       o.checkOrder = true;
     } else if (startsWith(a, "-")) {
-      return "unknown option '" + std::string(a) + "'";
+      return "unknown option '" + std::string(a) +
+             "' (neuron-run --help lists the options)";
     } else if (o.executable.empty()) {
       o.executable = std::string(a);
     } else {
@@ -139,11 +178,7 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
     }
   }
   if (o.executable.empty())
-    return "usage: neuron-run OUT.nxe (--input=I=FILE.npy ... | "
-           "--random-inputs [--seed=N]) --output-dir=DIR [--profile=P.json] "
-           "[--trace=T.json] [--timeline=T.svg] [--check-order], or "
-           "neuron-run OUT.nxe --timing-only [reports] [--check-order], or "
-           "neuron-run OUT.nxe --describe";
+    return "expected an executable (neuron-run --help lists the options)";
   if (o.outputDir.empty() && !o.describe && !o.timingOnly)
     return "expected --output-dir=DIR (or --describe or --timing-only)";
   return "";
@@ -294,6 +329,8 @@ int main(int argc, char **argv) {
   Options o;
   if (std::string error = parseArgs(argc, argv, o); !error.empty())
     return fail(error);
+  if (o.exitEarly)
+    return 0;
   absl::StatusOr<Executable> exe = Executable::readFile(o.executable);
   if (!exe.ok())
     return fail(std::string(exe.status().message()));
