@@ -58,6 +58,31 @@ def NeuronCheckCoverage : Pass<"neuron-check-coverage", "::mlir::ModuleOp"> {
   ];
 }
 
+def NeuronSetTarget : Pass<"neuron-set-target", "::mlir::ModuleOp"> {
+  let summary = "Write the target every later pass reads on the module";
+  let description = [{
+    Resolves `target` (a chip or an instance, optionally `,lnc=N`) against
+    the target descriptions and writes it as the module's `neuron.target`,
+    which coverage, collective placement, tiling, scheduling and the
+    executable writer read. A module that already names another target is
+    an error; one that names the same is left as it is.
+
+    ```mlir
+    // neuron-opt --neuron-set-target=target=trn2.48xlarge
+    // After: module attributes {neuron.target = #neuron.target<chip =
+    //            "trainium2", instance = "trn2.48xlarge", lnc = 2>}
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"trn2\"",
+           "Chip or instance, optionally ',lnc=N'">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">
+  ];
+}
+
 def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Split each graph into kernels, one per distinct layer, and a program that launches them";
   let description = [{

@@ -1,6 +1,7 @@
 //===- TargetLoading.cpp - The target a pass compiles for -----------------===//
 
 #include "passes/TargetLoading.h"
+#include "passes/Passes.h"
 
 #include "dialects/neuron/IR/NeuronDialect.h"
 
@@ -67,3 +68,28 @@ mlir::neuron::loadTarget(ModuleOp module, StringRef pass, StringRef option,
   loaded.target = *target;
   return loaded;
 }
+
+//===----------------------------------------------------------------------===//
+// neuron-set-target
+//===----------------------------------------------------------------------===//
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONSETTARGET
+#include "passes/Passes.h.inc"
+} // namespace mlir::neuron
+
+namespace {
+struct NeuronSetTargetPass
+    : public mlir::neuron::impl::NeuronSetTargetBase<NeuronSetTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<mlir::neuron::LoadedTarget> loaded = mlir::neuron::loadTarget(
+        module, "neuron-set-target", target, targetDir, target);
+    if (failed(loaded))
+      return signalPassFailure();
+    mlir::neuron::setModuleTarget(module, loaded->target);
+  }
+};
+} // namespace

@@ -57,6 +57,34 @@ void mlir::neuron::registerNeuronDialects(DialectRegistry &registry) {
   registerTensorShardingModels(registry);
 }
 
+void mlir::neuron::buildKernelPipeline(OpPassManager &pm,
+                                       const KernelPipelineOptions &options) {
+  if (!options.target.empty()) {
+    NeuronSetTargetOptions target;
+    target.target = options.target;
+    pm.addPass(createNeuronSetTarget(target));
+  }
+  NeuronCheckCoverageOptions coverage;
+  coverage.fallback = options.fallback;
+  coverage.report = options.report;
+  pm.addPass(createNeuronCheckCoverage(coverage));
+  if (options.optLevel > 0)
+    pm.addPass(createCanonicalizerPass());
+  NeuronOutlineKernelsOptions outline;
+  outline.summary = true;
+  pm.addPass(createNeuronOutlineKernels(outline));
+  pm.addPass(createNeuronPlaceCollectives());
+  if (options.optLevel > 0)
+    pm.addPass(createNeuronFuse());
+  pm.addPass(createConvertNeuronToNisa());
+  NisaAllocateOptions allocation;
+  allocation.buffers = options.buffers;
+  pm.addPass(createNisaAllocate(allocation));
+  pm.addPass(createNisaSchedule());
+  pm.addPass(createNisaInsertSync());
+  pm.addPass(createNisaVerifySync());
+}
+
 void mlir::neuron::registerNeuronPassesAndPipelines() {
   registerNeuronLoweringPasses();
   registerNeuronTransformsPasses();
@@ -70,4 +98,9 @@ void mlir::neuron::registerNeuronPassesAndPipelines() {
       "Partition a graph annotated with upstream shard for a grid of cores "
       "and express its communication as neuron collectives",
       buildShardPipeline);
+  PassPipelineRegistration<KernelPipelineOptions>(
+      "neuron-kernels",
+      "Compile an imported graph into scheduled, synchronised nisa kernels "
+      "(the pipeline neuron-compile runs after import)",
+      buildKernelPipeline);
 }

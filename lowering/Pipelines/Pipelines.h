@@ -51,6 +51,44 @@ struct ShardPipelineOptions : public PassPipelineOptions<ShardPipelineOptions> {
 /// shard-partition, cse, canonicalize, and convert-shard-to-neuron.
 void buildShardPipeline(OpPassManager &pm, const ShardPipelineOptions &options);
 
+/// Options of `neuron-kernels`, the compile after import.
+struct KernelPipelineOptions
+    : public PassPipelineOptions<KernelPipelineOptions> {
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Chip or instance, optionally ',lnc=N', written on the "
+                     "module for every pass (empty: the module's "
+                     "neuron.target)"),
+      llvm::cl::init("")};
+  Option<std::string> fallback{
+      *this, "fallback",
+      llvm::cl::desc("Unsupported ops: error, decompose or host"),
+      llvm::cl::init("decompose")};
+  Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Write the JSON coverage report to this file"),
+      llvm::cl::init("")};
+  Option<int64_t> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("0: no cleanup between stages; 1 and above: "
+                     "canonicalize before outlining, fuse before tiling"),
+      llvm::cl::init(2)};
+  Option<int64_t> buffers{
+      *this, "buffers",
+      llvm::cl::desc("Buffers each streaming SBUF/PSUM tile rotates through"),
+      llvm::cl::init(16)};
+};
+
+/// From an imported graph to scheduled, synchronised kernels, as
+/// neuron-compile runs it: neuron-set-target (when `target` is given),
+/// neuron-check-coverage, canonicalize (opt-level >= 1),
+/// neuron-outline-kernels, neuron-place-collectives, neuron-fuse
+/// (opt-level >= 1), convert-neuron-to-nisa, nisa-allocate, nisa-schedule,
+/// nisa-insert-sync and nisa-verify-sync. neuron-translate
+/// --nisa-to-executable then writes the executable.
+void buildKernelPipeline(OpPassManager &pm,
+                         const KernelPipelineOptions &options);
+
 /// Adds the neuron and nisa dialects to `registry`.
 void registerNeuronDialects(DialectRegistry &registry);
 

@@ -335,25 +335,12 @@ int main(int argc, char **argv) {
   mlir::neuron::buildImportPipeline(importPm, import);
   std::string report = outputFile + ".coverage.json";
   PassManager pm(&context);
-  mlir::neuron::NeuronCheckCoverageOptions coverage;
-  coverage.fallback = fallback;
-  coverage.report = report;
-  pm.addPass(mlir::neuron::createNeuronCheckCoverage(coverage));
-  if (optLevel > 0)
-    pm.addPass(createCanonicalizerPass());
-  mlir::neuron::NeuronOutlineKernelsOptions outline;
-  outline.summary = true;
-  pm.addPass(mlir::neuron::createNeuronOutlineKernels(outline));
-  pm.addPass(mlir::neuron::createNeuronPlaceCollectives());
-  if (optLevel > 0)
-    pm.addPass(mlir::neuron::createNeuronFuse());
-  pm.addPass(mlir::neuron::createConvertNeuronToNisa());
-  mlir::neuron::NisaAllocateOptions allocation;
-  allocation.buffers = buffers;
-  pm.addPass(mlir::neuron::createNisaAllocate(allocation));
-  pm.addPass(mlir::neuron::createNisaSchedule());
-  pm.addPass(mlir::neuron::createNisaInsertSync());
-  pm.addPass(mlir::neuron::createNisaVerifySync());
+  mlir::neuron::KernelPipelineOptions kernels;
+  kernels.fallback = fallback;
+  kernels.report = report;
+  kernels.optLevel = static_cast<int64_t>(optLevel.getValue());
+  kernels.buffers = buffers;
+  mlir::neuron::buildKernelPipeline(pm, kernels);
   // MLIR's pass-manager options (--mlir-timing, IR printing, statistics,
   // crash reproducers); one timing report for both pipelines.
   DefaultTimingManager timing;
