@@ -45,7 +45,7 @@
 using namespace mlir;
 using namespace mlir::nisa;
 namespace rt = ::neuron::rt;
-using json = nlohmann::ordered_json;
+using json = nlohmann::json;
 
 /// `v` as a manifest number: JSON holds no NaN or infinity, which are the
 /// strings "nan", "inf" and "-inf".
@@ -876,7 +876,7 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
     return failure();
   SmallVector<rt::Section> sections;
   emitter.finish(manifest, sections);
-  rt::ExecutableWriter writer(manifest);
+  rt::ExecutableWriter writer(std::move(manifest));
   for (rt::Section &section : sections)
     writer.addSection(std::move(section));
   absl::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();

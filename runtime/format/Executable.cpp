@@ -237,8 +237,8 @@ static absl::Status checkManifestValue(const json &v, int depth,
 // ExecutableWriter
 //===----------------------------------------------------------------------===//
 
-ExecutableWriter::ExecutableWriter(const json &manifest)
-    : manifest(std::make_unique<json>(manifest)) {}
+ExecutableWriter::ExecutableWriter(json manifest)
+    : manifest(std::make_unique<json>(std::move(manifest))) {}
 ExecutableWriter::ExecutableWriter(ExecutableWriter &&) noexcept = default;
 ExecutableWriter &
 ExecutableWriter::operator=(ExecutableWriter &&) noexcept = default;

@@ -54,7 +54,7 @@ struct Section {
 class ExecutableWriter {
 public:
   /// `manifest` must be a JSON object (checked by serialize()).
-  explicit ExecutableWriter(const nlohmann::json &manifest);
+  explicit ExecutableWriter(nlohmann::json manifest);
   ExecutableWriter(ExecutableWriter &&) noexcept;
   ExecutableWriter &operator=(ExecutableWriter &&) noexcept;
   ~ExecutableWriter();
