@@ -262,17 +262,25 @@ void KernelRunner::matmul(const Instruction &inst) {
   int64_t n = inst.moving.shape[1];
   // Operands are at most f32 wide, so the conversions to float are exact.
   std::vector<double> s = load(inst.stationary), v = load(inst.moving);
+  std::vector<float> stationary(s.begin(), s.end()), moving(v.begin(), v.end());
   std::vector<double> result =
       inst.accumulate ? load(inst.dst) : std::vector<double>(m * n, 0.0);
+  // Each dst[i][j] sums its fp32 products in K order, as PSUM does; the
+  // sums of one row run side by side over j (contiguous moving rows), which
+  // changes no rounding.
+  std::vector<float> sums(n);
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      float sum = 0;
-      for (int64_t r = 0; r < k; ++r) {
-        float product = float(s[r * m + i]) * float(v[r * n + j]);
-        sum += product;
+    std::fill(sums.begin(), sums.end(), 0.0f);
+    for (int64_t r = 0; r < k; ++r) {
+      float a = stationary[r * m + i];
+      const float *row = moving.data() + r * n;
+      for (int64_t j = 0; j < n; ++j) {
+        float product = a * row[j];
+        sums[j] += product;
       }
-      result[i * n + j] = float(result[i * n + j]) + sum;
     }
+    for (int64_t j = 0; j < n; ++j)
+      result[i * n + j] = float(result[i * n + j]) + sums[j];
   }
   store(inst.dst, result);
 }
