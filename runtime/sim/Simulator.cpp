@@ -175,6 +175,10 @@ public:
 private:
   /// The byte address of every element of `ref`, in row-major order.
   std::vector<uint8_t *> addresses(const TileRef &ref);
+  /// Calls `f(start, count, step)` on `ref`'s elements in order, as runs of
+  /// `count` elements `step` bytes apart (a partition's free elements on
+  /// chip, the innermost dimension in HBM).
+  template <typename F> void forEachRun(const TileRef &ref, F &&f);
   std::vector<double> load(const TileRef &ref);
   void store(const TileRef &ref, const std::vector<double> &values);
 
@@ -225,19 +229,76 @@ std::vector<uint8_t *> KernelRunner::addresses(const TileRef &ref) {
   return out;
 }
 
+template <typename F>
+void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
+  if (ref.elements == 0)
+    return;
+  int64_t bytes = elementBytes(ref.dtype);
+  if (ref.space != MemorySpace::Hbm) {
+    bool isSbuf = ref.space == MemorySpace::Sbuf;
+    uint8_t *base = isSbuf ? sbuf.data() : psum.data();
+    int64_t perPartition = isSbuf ? limits.sbufBytes : limits.psumBytes;
+    for (int64_t p = 0; p < ref.partitionCount(); ++p)
+      f(base + (ref.partition + p) * perPartition + ref.offset,
+        ref.freeElements(), bytes);
+    return;
+  }
+  uint8_t *base = bases[ref.param];
+  size_t rank = ref.shape.size();
+  if (rank == 0) {
+    f(base + ref.offset * bytes, 1, bytes);
+    return;
+  }
+  int64_t inner = ref.shape[rank - 1];
+  int64_t step = ref.strides[rank - 1] * bytes;
+  std::vector<int64_t> index(rank - 1, 0);
+  for (int64_t run = 0, runs = ref.elements / inner; run < runs; ++run) {
+    int64_t element = ref.offset;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      element += index[d] * ref.strides[d];
+    f(base + element * bytes, inner, step);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++index[d] < ref.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
 std::vector<double> KernelRunner::load(const TileRef &ref) {
-  std::vector<double> values;
-  values.reserve(ref.elements);
-  for (uint8_t *p : addresses(ref))
-    values.push_back(loadElement(ref.dtype, p));
+  std::vector<double> values(ref.elements);
+  double *out = values.data();
+  DType type = ref.dtype;
+  forEachRun(ref, [&](const uint8_t *p, int64_t count, int64_t step) {
+    if (type == DType::F32) {
+      for (int64_t i = 0; i < count; ++i, p += step) {
+        float value;
+        std::memcpy(&value, p, sizeof(value));
+        *out++ = value;
+      }
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i, p += step)
+      *out++ = loadElement(type, p);
+  });
   return values;
 }
 
 void KernelRunner::store(const TileRef &ref,
                          const std::vector<double> &values) {
-  std::vector<uint8_t *> out = addresses(ref);
-  for (size_t i = 0; i < out.size(); ++i)
-    storeElement(ref.dtype, values[i], out[i]);
+  const double *in = values.data();
+  DType type = ref.dtype;
+  forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
+    if (type == DType::F32) {
+      for (int64_t i = 0; i < count; ++i, p += step) {
+        float value = static_cast<float>(*in++);
+        std::memcpy(p, &value, sizeof(value));
+      }
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i, p += step)
+      storeElement(type, *in++, p);
+  });
 }
 
 void KernelRunner::dmaCopy(const Instruction &inst) {
@@ -248,13 +309,27 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   // Same dtype: the bytes move unchanged (NaN payloads included). Gathering
   // first makes an overlapping copy behave like memmove.
   int64_t bytes = elementBytes(inst.src.dtype);
-  std::vector<uint8_t> staged;
-  staged.reserve(inst.src.elements * bytes);
-  for (uint8_t *p : addresses(inst.src))
-    staged.insert(staged.end(), p, p + bytes);
-  std::vector<uint8_t *> out = addresses(inst.dst);
-  for (size_t i = 0; i < out.size(); ++i)
-    std::memcpy(out[i], staged.data() + i * bytes, bytes);
+  std::vector<uint8_t> staged(inst.src.elements * bytes);
+  uint8_t *at = staged.data();
+  forEachRun(inst.src, [&](const uint8_t *p, int64_t count, int64_t step) {
+    if (step == bytes) {
+      std::memcpy(at, p, count * bytes);
+      at += count * bytes;
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i, p += step, at += bytes)
+      std::memcpy(at, p, bytes);
+  });
+  at = staged.data();
+  forEachRun(inst.dst, [&](uint8_t *p, int64_t count, int64_t step) {
+    if (step == bytes) {
+      std::memcpy(p, at, count * bytes);
+      at += count * bytes;
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i, p += step, at += bytes)
+      std::memcpy(p, at, bytes);
+  });
 }
 
 void KernelRunner::matmul(const Instruction &inst) {
