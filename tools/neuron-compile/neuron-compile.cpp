@@ -35,7 +35,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -43,6 +45,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <map>
 
 using namespace mlir;
@@ -224,6 +227,60 @@ static void hideUnrelatedOptions() {
   }
 }
 
+namespace {
+/// On a terminal, the stage a compile is at, overwritten in place
+/// ("neuron-compile: [7/15] nisa-schedule"), and the time it took at the
+/// end; nothing when standard error is not a terminal.
+class Progress : public PassInstrumentation {
+public:
+  Progress() : shown(llvm::sys::Process::StandardErrIsDisplayed()) {}
+
+  /// Counts `pm`'s passes and reports them as they start.
+  void watch(PassManager &pm) {
+    if (!shown)
+      return;
+    total += pm.size();
+    pm.addInstrumentation(std::make_unique<Forward>(*this));
+  }
+  /// Clears the stage line (before a diagnostic or the end).
+  void clear() {
+    if (shown && onLine)
+      llvm::errs() << "\r\x1b[K";
+    onLine = false;
+  }
+  void finish(StringRef output) {
+    clear();
+    if (shown)
+      llvm::errs() << llvm::formatv(
+          "neuron-compile: wrote {0} in {1:f2} s\n", output,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        start)
+              .count());
+  }
+
+private:
+  /// The instrumentation the pass manager owns, reporting to the Progress.
+  struct Forward : PassInstrumentation {
+    explicit Forward(Progress &to) : to(to) {}
+    void runBeforePass(Pass *pass, Operation *op) override {
+      if (!isa<ModuleOp>(op)) // passes nested in functions: their adaptor
+        return;
+      StringRef name = pass->getArgument();
+      to.clear();
+      llvm::errs() << "neuron-compile: [" << ++to.done << "/" << to.total
+                   << "] " << (name.empty() ? pass->getName() : name);
+      to.onLine = true;
+    }
+    Progress &to;
+  };
+
+  bool shown, onLine = false;
+  int64_t total = 0, done = 0;
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   registerMLIRContextCLOptions();
@@ -259,6 +316,12 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sources, &context);
+  // A diagnostic starts on a clean line, then the handler above prints it.
+  Progress progress;
+  context.getDiagEngine().registerHandler([&](Diagnostic &) {
+    progress.clear();
+    return failure();
+  });
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
   if (!module)
     return 1;
@@ -350,6 +413,7 @@ int main(int argc, char **argv) {
     if (failed(applyPassManagerCLOptions(*p)))
       return 1;
     p->enableTiming(compileTime);
+    progress.watch(*p);
     if (!dumpDir.empty())
       dumpIrAfterEachPass(*p);
   }
@@ -390,5 +454,6 @@ int main(int argc, char **argv) {
           *module, out->os(), kernelName, info)))
     return 1;
   out->keep();
+  progress.finish(outputFile);
   return 0;
 }
