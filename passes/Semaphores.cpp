@@ -2,6 +2,8 @@
 
 #include "passes/Semaphores.h"
 
+#include "runtime/support/LoopNests.h"
+
 using namespace mlir;
 using namespace mlir::neuron;
 
@@ -9,34 +11,22 @@ SignalCounts::SignalCounts(const KernelGraph &g, ArrayRef<uint32_t> unit,
                            const std::vector<bool> &signals, uint32_t which)
     : g(g), perIteration(g.getLoops().size(), 0) {
   ArrayRef<LoopInfo> loops = g.getLoops();
-  SmallVector<int32_t, 4> open;
   SmallVector<int64_t, 4> partial{0}; // signals so far at each open level
-  auto close = [&] {
-    int32_t loop = open.pop_back_val();
-    perIteration[loop] = partial.pop_back_val();
-    partial.back() += loops[loop].trips * perIteration[loop];
-  };
-  for (size_t i = 0; i < g.size(); ++i) {
-    ArrayRef<int32_t> nest = g.nestOf(i);
-    size_t common = 0;
-    while (common < open.size() && common < nest.size() &&
-           open[common] == nest[common])
-      ++common;
-    while (open.size() > common)
-      close();
-    for (size_t l = common; l < nest.size(); ++l) {
-      open.push_back(nest[l]);
-      partial.push_back(0);
-    }
-    int64_t sum = 0;
-    for (int64_t p : partial)
-      sum += p;
-    first.push_back(sum);
-    if (signals[i] && unit[i] == which)
-      ++partial.back();
-  }
-  while (!open.empty())
-    close();
+  ::neuron::rt::walkLoopNests(
+      g.size(), [&](size_t i) { return g.nestOf(i); },
+      [&](int64_t) { partial.push_back(0); },
+      [&](int64_t loop) {
+        perIteration[loop] = partial.pop_back_val();
+        partial.back() += loops[loop].trips * perIteration[loop];
+      },
+      [&](size_t i) {
+        int64_t sum = 0;
+        for (int64_t p : partial)
+          sum += p;
+        first.push_back(sum);
+        if (signals[i] && unit[i] == which)
+          ++partial.back();
+      });
   all = partial.front();
 }
 

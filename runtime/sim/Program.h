@@ -16,6 +16,7 @@
 
 #include "runtime/sim/Host.h"
 #include "runtime/sim/Numerics.h"
+#include "runtime/support/LoopNests.h"
 #include "runtime/target/CollectiveModel.h"
 
 #include "absl/status/statusor.h"
@@ -291,33 +292,14 @@ struct Kernel {
   int64_t dynamicInstructions() const;
 };
 
-/// Walks `kernel` in program order: `enter(loop)` as each loop opens
-/// (outermost first), `leave(loop)` as each closes (innermost first), and
-/// `visit(i)` on each instruction, inside its loops.
+/// walkLoopNests over `kernel`'s instructions and loops.
 template <typename Enter, typename Leave, typename Visit>
 void walkLoops(const Kernel &kernel, Enter &&enter, Leave &&leave,
                Visit &&visit) {
-  std::vector<int64_t> open; // loops entered, outermost first
-  auto close = [&] {
-    leave(open.back());
-    open.pop_back();
-  };
-  for (size_t i = 0; i < kernel.instructions.size(); ++i) {
-    std::vector<int64_t> nest = kernel.nestOf(int64_t(i));
-    size_t common = 0;
-    while (common < open.size() && common < nest.size() &&
-           open[common] == nest[common])
-      ++common;
-    while (open.size() > common)
-      close();
-    for (size_t l = common; l < nest.size(); ++l) {
-      open.push_back(nest[l]);
-      enter(nest[l]);
-    }
-    visit(i);
-  }
-  while (!open.empty())
-    close();
+  walkLoopNests(
+      kernel.instructions.size(),
+      [&](size_t i) { return kernel.nestOf(int64_t(i)); }, enter, leave,
+      visit);
 }
 
 /// The element (HBM) or byte (on chip) offset of `ref` at the induction

@@ -198,37 +198,6 @@ private:
 };
 } // namespace
 
-std::vector<uint8_t *> KernelRunner::addresses(const TileRef &ref) {
-  std::vector<uint8_t *> out;
-  out.reserve(ref.elements);
-  int64_t bytes = elementBytes(ref.dtype);
-  if (ref.space != MemorySpace::Hbm) {
-    bool isSbuf = ref.space == MemorySpace::Sbuf;
-    uint8_t *base = isSbuf ? sbuf.data() : psum.data();
-    int64_t perPartition = isSbuf ? limits.sbufBytes : limits.psumBytes;
-    int64_t free = ref.freeElements();
-    for (int64_t p = 0; p < ref.partitionCount(); ++p)
-      for (int64_t f = 0; f < free; ++f)
-        out.push_back(base + (ref.partition + p) * perPartition + ref.offset +
-                      f * bytes);
-    return out;
-  }
-  uint8_t *base = bases[ref.param];
-  std::vector<int64_t> index(ref.shape.size(), 0);
-  for (int64_t i = 0; i < ref.elements; ++i) {
-    int64_t element = ref.offset;
-    for (size_t d = 0; d < index.size(); ++d)
-      element += index[d] * ref.strides[d];
-    out.push_back(base + element * bytes);
-    for (size_t d = index.size(); d-- > 0;) {
-      if (++index[d] < ref.shape[d])
-        break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
-
 template <typename F>
 void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
   if (ref.elements == 0)
@@ -263,6 +232,16 @@ void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
       index[d] = 0;
     }
   }
+}
+
+std::vector<uint8_t *> KernelRunner::addresses(const TileRef &ref) {
+  std::vector<uint8_t *> out;
+  out.reserve(ref.elements);
+  forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
+    for (int64_t i = 0; i < count; ++i, p += step)
+      out.push_back(p);
+  });
+  return out;
 }
 
 std::vector<double> KernelRunner::load(const TileRef &ref) {
@@ -310,26 +289,19 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   // first makes an overlapping copy behave like memmove.
   int64_t bytes = elementBytes(inst.src.dtype);
   std::vector<uint8_t> staged(inst.src.elements * bytes);
-  uint8_t *at = staged.data();
-  forEachRun(inst.src, [&](const uint8_t *p, int64_t count, int64_t step) {
-    if (step == bytes) {
-      std::memcpy(at, p, count * bytes);
-      at += count * bytes;
-      return;
-    }
-    for (int64_t i = 0; i < count; ++i, p += step, at += bytes)
-      std::memcpy(at, p, bytes);
-  });
-  at = staged.data();
-  forEachRun(inst.dst, [&](uint8_t *p, int64_t count, int64_t step) {
-    if (step == bytes) {
-      std::memcpy(p, at, count * bytes);
-      at += count * bytes;
-      return;
-    }
-    for (int64_t i = 0; i < count; ++i, p += step, at += bytes)
-      std::memcpy(p, at, bytes);
-  });
+  // Moves `ref`'s elements out to the staging bytes, or in from them.
+  auto move = [&](const TileRef &ref, bool intoTile) {
+    uint8_t *at = staged.data();
+    forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
+      // A contiguous run moves in one copy, a strided one element by element.
+      int64_t pieces = step == bytes ? 1 : count;
+      int64_t size = count * bytes / pieces;
+      for (int64_t i = 0; i < pieces; ++i, p += step, at += size)
+        std::memcpy(intoTile ? p : at, intoTile ? at : p, size);
+    });
+  };
+  move(inst.src, /*intoTile=*/false);
+  move(inst.dst, /*intoTile=*/true);
 }
 
 void KernelRunner::matmul(const Instruction &inst) {
