@@ -79,9 +79,8 @@ namespace {
 /// The descriptions, tables and resolved target a run works with. Held
 /// apart from the pass, which must stay copyable.
 struct Loaded {
-  rt::TargetRegistry targets;
+  LoadedTarget target;
   rt::CapabilityRegistry capabilities;
-  std::optional<rt::ResolvedTarget> resolved;
 };
 
 /// Counts by op kind for the report.
@@ -121,27 +120,20 @@ std::unique_ptr<Loaded> NeuronCheckCoverage::load() {
   if (fallback != "error" && fallback != "decompose" && fallback != "host")
     return fail("unknown fallback policy '" + fallback +
                 "'; expected error, decompose or host");
-  absl::StatusOr<rt::TargetRegistry> t =
-      targetDir.empty() ? rt::TargetRegistry::loadBuiltin()
-                        : rt::TargetRegistry::loadDirectory(targetDir);
-  if (!t.ok())
-    return fail(std::string(t.status().message()));
+  FailureOr<LoadedTarget> t =
+      loadTarget(module, "neuron-check-coverage", target, targetDir);
+  if (failed(t))
+    return nullptr;
   absl::StatusOr<rt::CapabilityRegistry> c =
       capabilityDir.empty() ? rt::CapabilityRegistry::loadBuiltin()
                             : rt::CapabilityRegistry::loadDirectory(capabilityDir);
   if (!c.ok())
     return fail(std::string(c.status().message()));
-  auto loaded = std::make_unique<Loaded>(
-      Loaded{std::move(*t), std::move(*c), std::nullopt});
-  FailureOr<rt::ResolvedTarget> r = resolveTarget(
-      module, "neuron-check-coverage", loaded->targets, target, "trn2");
-  if (failed(r))
-    return nullptr;
-  loaded->resolved = *r;
-  if (!loaded->capabilities.forGeneration(r->chip->generation))
-    return fail("no capability table for generation '" + r->chip->generation +
-                "' (target '" + r->spec() + "')");
-  return loaded;
+  const rt::ResolvedTarget &r = t->target;
+  if (!c->forGeneration(r.chip->generation))
+    return fail("no capability table for generation '" + r.chip->generation +
+                "' (target '" + r.spec() + "')");
+  return std::make_unique<Loaded>(Loaded{std::move(*t), std::move(*c)});
 }
 
 SmallVector<Operation *> NeuronCheckCoverage::judgedOps() {
@@ -215,7 +207,7 @@ void NeuronCheckCoverage::runOnOperation() {
   std::unique_ptr<Loaded> loaded = load();
   if (!loaded)
     return signalPassFailure();
-  const rt::ResolvedTarget &resolved = *loaded->resolved;
+  const rt::ResolvedTarget &resolved = loaded->target.target;
   const rt::CapabilityTable &table =
       *loaded->capabilities.forGeneration(resolved.chip->generation);
   CoverageChecker checker(loaded->capabilities, table);
@@ -286,13 +278,7 @@ void NeuronCheckCoverage::runOnOperation() {
                         {"version", NEURON_VERSION},
                         {"git", NEURON_GIT_REVISION},
                         {"mlir", NEURON_MLIR_VERSION}};
-  report["target"] = {
-      {"spec", resolved.spec()},
-      {"chip", resolved.chip->name},
-      {"generation", resolved.chip->generation},
-      {"instance", resolved.instance ? resolved.instance->name : ""},
-      {"lnc", resolved.lnc.lnc},
-      {"lnc_definition", resolved.lnc.definition}};
+  report["target"] = targetRecord(resolved);
   report["input"] = locationString(getOperation().getLoc());
   report["policy"] = fallback;
   report["totals"] = {

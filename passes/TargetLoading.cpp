@@ -8,13 +8,17 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <nlohmann/json.hpp>
+
 namespace rt = ::neuron::rt;
 using namespace mlir;
+using namespace mlir::neuron;
 
-FailureOr<rt::ResolvedTarget>
-mlir::neuron::resolveTarget(ModuleOp module, StringRef pass,
-                            const rt::TargetRegistry &registry,
-                            StringRef option, StringRef fallback) {
+/// loadTarget's choice of target, resolved against `registry`.
+static FailureOr<rt::ResolvedTarget>
+resolveTarget(ModuleOp module, StringRef pass,
+              const rt::TargetRegistry &registry, StringRef option,
+              StringRef fallback) {
   auto resolve = [&](StringRef spec) -> FailureOr<rt::ResolvedTarget> {
     absl::StatusOr<rt::ResolvedTarget> target = registry.resolve(spec.str());
     if (!target.ok())
@@ -38,6 +42,16 @@ mlir::neuron::resolveTarget(ModuleOp module, StringRef pass,
            << NeuronDialect::kTargetAttrName
            << "); drop the option or change the attribute";
   return target;
+}
+
+nlohmann::ordered_json
+mlir::neuron::targetRecord(const rt::ResolvedTarget &target) {
+  return {{"spec", target.spec()},
+          {"chip", target.chip->name},
+          {"generation", target.chip->generation},
+          {"instance", target.instance ? target.instance->name : ""},
+          {"lnc", target.lnc.lnc},
+          {"lnc_definition", target.lnc.definition}};
 }
 
 void mlir::neuron::setModuleTarget(ModuleOp module,

@@ -14,6 +14,8 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 
 namespace mlir {
@@ -29,20 +31,18 @@ struct LoadedTarget {
   ::neuron::rt::ResolvedTarget target;
 };
 
-/// The target `pass` compiles `module` for, resolved against `registry`:
-/// the module's `neuron.target`; without one, `option`, or `fallback` when
-/// the option is empty. A non-empty option that resolves to another target
-/// than the module's is an error. Errors are emitted at the module.
-FailureOr<::neuron::rt::ResolvedTarget>
-resolveTarget(ModuleOp module, StringRef pass,
-              const ::neuron::rt::TargetRegistry &registry, StringRef option,
-              StringRef fallback);
-
-/// resolveTarget against the built-in descriptions, or those of `dir` when
-/// it is not empty.
+/// The target `pass` compiles `module` for, resolved against the built-in
+/// descriptions, or those of `dir` when it is not empty: the module's
+/// `neuron.target`; without one, `option`, or `fallback` when the option is
+/// empty. A non-empty option that resolves to another target than the
+/// module's is an error. Errors are emitted at the module.
 FailureOr<LoadedTarget> loadTarget(ModuleOp module, StringRef pass,
                                    StringRef option, StringRef dir,
                                    StringRef fallback = "trn2");
+
+/// `target` as coverage reports and executables record it: spec, chip,
+/// generation, instance ("" without one), lnc and its definition.
+nlohmann::ordered_json targetRecord(const ::neuron::rt::ResolvedTarget &target);
 
 /// Writes `target` on `module` as its `neuron.target`.
 void setModuleTarget(ModuleOp module,

@@ -814,15 +814,6 @@ void ProgramEmitter::finish(json &manifest,
 /// The target as the manifest records it: the spec resolved to its chip,
 /// generation, instance and logical-core mode with the mode's definition
 /// (just the spec if it does not resolve).
-static json targetRecord(const rt::ResolvedTarget &target) {
-  return {{"spec", target.spec()},
-          {"chip", target.chip->name},
-          {"generation", target.chip->generation},
-          {"instance", target.instance ? target.instance->name : ""},
-          {"lnc", target.lnc.lnc},
-          {"lnc_definition", target.lnc.definition}};
-}
-
 LogicalResult
 mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
                                         StringRef entry,
@@ -846,13 +837,8 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
            << "nisa-to-executable: expected one program or kernel"
            << (entry.empty() ? "" : (" named '" + entry + "'").str())
            << ", found " << candidates;
-  absl::StatusOr<rt::TargetRegistry> registry =
-      rt::TargetRegistry::loadBuiltin();
-  if (!registry.ok())
-    return module.emitError() << "nisa-to-executable: "
-                              << std::string(registry.status().message());
-  FailureOr<rt::ResolvedTarget> target = resolveTarget(
-      module, "nisa-to-executable", *registry, info.targetSpec, "trn2");
+  FailureOr<LoadedTarget> target =
+      loadTarget(module, "nisa-to-executable", info.targetSpec, "");
   if (failed(target))
     return failure();
   json manifest = {{"schema", "neuron-executable/2"},
@@ -861,7 +847,7 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
                      {"version", NEURON_VERSION},
                      {"git", NEURON_GIT_REVISION},
                      {"mlir", NEURON_MLIR_VERSION}}},
-                   {"target", targetRecord(*target)},
+                   {"target", targetRecord(target->target)},
                    {"input_hash", info.inputHash},
                    {"options", {{"text", info.options},
                                 {"pipeline", info.pipeline}}}};
