@@ -289,9 +289,7 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   hideUnrelatedOptions();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {
-    os << "neuron-compile: neuron-mlir " << NEURON_VERSION << " (git "
-       << NEURON_GIT_REVISION << "), built with MLIR " << NEURON_MLIR_VERSION
-       << "\n";
+    os << "neuron-compile: " << NEURON_VERSION_LINE << "\n";
   });
   cl::ParseCommandLineOptions(argc, argv, "neuron-mlir compiler driver\n");
   if (fallback != "error" && fallback != "decompose" && fallback != "host")
@@ -327,9 +325,10 @@ int main(int argc, char **argv) {
     return 1;
   // Every pass reads the target from the module: --target, or the one the
   // module names (neuron.target), which --target must then agree with.
-  FailureOr<mlir::neuron::LoadedTarget> loaded = mlir::neuron::loadTarget(
-      *module, "neuron-compile", target.getNumOccurrences() ? target.getValue() : "", "",
-      target.getDefault().getValue());
+  StringRef given = target.getNumOccurrences() ? target.getValue() : "";
+  FailureOr<mlir::neuron::LoadedTarget> loaded =
+      mlir::neuron::loadTarget(*module, "neuron-compile", given, /*dir=*/"",
+                               target.getDefault().getValue());
   if (failed(loaded))
     return 1;
   mlir::neuron::setModuleTarget(*module, loaded->target);

@@ -65,8 +65,7 @@ int main(int argc, char **argv) {
   mlir::neuron::registerNeuronDialects(registry);
 
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
-    os << "neuron-mlir " << NEURON_VERSION << " (git " << NEURON_GIT_REVISION
-       << "), built with MLIR " << NEURON_MLIR_VERSION << "\n";
+    os << NEURON_VERSION_LINE << "\n";
   });
   auto [inputFile, outputFile] =
       registerAndParseCLIOptions(argc, argv, "neuron-mlir optimizer", registry);

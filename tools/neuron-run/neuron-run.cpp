@@ -132,8 +132,7 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       return "";
     }
     if (a == "--version") {
-      std::printf("neuron-run: neuron-mlir %s (git %s), built with MLIR %s\n",
-                  NEURON_VERSION, NEURON_GIT_REVISION, NEURON_MLIR_VERSION);
+      std::printf("neuron-run: %s\n", NEURON_VERSION_LINE);
       o.exitEarly = true;
       return "";
     }
