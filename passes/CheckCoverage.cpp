@@ -10,6 +10,7 @@
 #include "passes/Decompose.h"
 #include "passes/HostOutline.h"
 #include "passes/Passes.h"
+#include "passes/ReportFile.h"
 #include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
@@ -22,7 +23,6 @@
 #include "mlir/IR/Location.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -301,17 +301,12 @@ void NeuronCheckCoverage::runOnOperation() {
   report["warnings"] = warnings;
   report["unsupported"] = unsupported;
 
-  if (!this->report.empty()) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(this->report, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      getOperation().emitError() << "neuron-check-coverage: cannot write the "
-                                    "report to '"
-                                 << this->report << "': " << ec.message();
-      return signalPassFailure();
-    }
-    os << report.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
-  }
+  if (!this->report.empty() &&
+      failed(writeReportFile(
+          getOperation(), "neuron-check-coverage", "coverage report",
+          this->report,
+          report.dump(2, ' ', false, json::error_handler_t::replace) + "\n")))
+    return signalPassFailure();
   if (summary)
     printSummary(report);
   if (failing)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/ReportFile.h"
 #include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
@@ -19,9 +20,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -285,13 +284,8 @@ struct NeuronPlaceCollectivesPass
                   {"chips", t.chips()}}},
                 {"model", links.assumptions()},
                 {"collectives", entries}};
-    std::error_code ec;
-    llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
-    if (ec)
-      return module.emitError() << "neuron-place-collectives: cannot write '"
-                                << report << "': " << ec.message();
-    os << doc.dump(2) << "\n";
-    return success();
+    return writeReportFile(module, "neuron-place-collectives",
+                           "placement report", report, doc.dump(2) + "\n");
   }
 };
 

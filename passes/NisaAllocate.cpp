@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/ReportFile.h"
 
 #include "dialects/nisa/IR/NisaOps.h"
 
@@ -23,9 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -182,17 +181,14 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
       }
     if (timeline.empty())
       return;
-    std::error_code ec;
-    llvm::raw_fd_ostream os(timeline, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      getOperation().emitError() << "nisa-allocate: cannot write the timeline "
-                                    "to '"
-                                 << timeline << "': " << ec.message();
+    std::string text =
+        json{{"schema", "neuron-memory-timeline/1"}, {"kernels", kernels}}.dump(
+            2) +
+        "\n";
+    if (failed(mlir::neuron::writeReportFile(getOperation(), "nisa-allocate",
+                                             "memory timeline", timeline,
+                                             text)))
       return signalPassFailure();
-    }
-    os << json{{"schema", "neuron-memory-timeline/1"}, {"kernels", kernels}}
-              .dump(2)
-       << "\n";
   }
 
   /// One on-chip tile to place: its allocation, bytes per partition (one

@@ -10,11 +10,15 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace neuron::rt {
 
@@ -80,18 +84,65 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
   return bytes;
 }
 
-/// Writes the `size` bytes at `data` to `path`, replacing it.
+/// Writes the `size` bytes at `data` to `path`, replacing it as a whole: the
+/// bytes go to a new file beside it, which is renamed over `path` only once
+/// every byte is written and the file closed. A failed or interrupted write
+/// (full disk, file size limit, killed process) leaves `path` as it was; a
+/// failed write removes its temporary file. A `path` that exists and is not
+/// a regular file (/dev/stdout, a pipe) is written in place.
 static absl::Status writeFile(const std::string &path, const void *data,
                               size_t size, std::string_view what) {
-  FilePtr file(std::fopen(path.c_str(), "wb"));
-  if (!file)
-    return ioError(errno, absl::StrFormat("cannot write %s '%s': %s", what,
-                                          path, std::strerror(errno)));
-  size_t put = size ? std::fwrite(data, 1, size, file.get()) : 0;
-  // fclose flushes; a full disk may only show there.
-  if (put != size || std::fclose(file.release()) != 0)
-    return ioError(errno, absl::StrFormat("cannot write %s '%s': %s", what,
-                                          path, std::strerror(errno)));
+  namespace fs = std::filesystem;
+  auto failure = [&](int err) {
+    return ioError(err, absl::StrFormat("cannot write %s '%s': %s", what, path,
+                                        std::strerror(err)));
+  };
+  std::error_code ec;
+  fs::file_status existing = fs::status(path, ec);
+  bool inPlace = fs::exists(existing) && !fs::is_regular_file(existing);
+
+  std::string temporary = path;
+  int fd = -1;
+  if (inPlace) {
+    fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  } else {
+    // A name beside `path` (so the rename stays on its file system) that no
+    // other writer holds; mode 0666 less the umask, as fopen would give.
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      temporary = absl::StrFormat("%s.tmp-%d-%u", path, ::getpid(),
+                                  counter.fetch_add(1));
+      fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  0666);
+      if (fd >= 0 || errno != EEXIST)
+        break;
+    }
+  }
+  if (fd < 0)
+    return failure(errno);
+
+  const char *p = static_cast<const char *>(data);
+  int err = 0;
+  for (size_t left = size; left > 0 && !err;) {
+    ssize_t put = ::write(fd, p, left);
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0) {
+      err = put < 0 ? errno : EIO;
+      break;
+    }
+    p += put;
+    left -= static_cast<size_t>(put);
+  }
+  if (::close(fd) != 0 && !err)
+    err = errno;
+  if (!err && !inPlace && ::rename(temporary.c_str(), path.c_str()) != 0)
+    err = errno;
+  if (err) {
+    if (!inPlace)
+      ::unlink(temporary.c_str());
+    return failure(err);
+  }
   return absl::OkStatus();
 }
 

@@ -23,12 +23,14 @@ namespace neuron::rt {
 absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
                                                     std::string_view what);
 
-/// Writes `bytes` to `path`, replacing it.
+/// Writes `bytes` to `path`, replacing it whole: through a temporary file
+/// renamed over `path`, so a failed or interrupted write never leaves a
+/// truncated file there (writeFile in FileIO.cpp).
 absl::Status writeBinaryFile(const std::string &path,
                              const std::vector<uint8_t> &bytes,
                              std::string_view what);
 
-/// Writes `text` to `path`, replacing it.
+/// Writes `text` to `path`, replacing it whole as writeBinaryFile does.
 absl::Status writeTextFile(const std::string &path, std::string_view text,
                            std::string_view what);
 

@@ -21,7 +21,7 @@
 // NOTABLE: error: neuron-check-coverage: no capability table for generation 'trn2' (target 'trainium2,lnc=2')
 
 // RUN: not neuron-opt %s --neuron-check-coverage="target=trn2 report=%t/no/such/dir/r.json" 2>&1 | FileCheck %s --check-prefix=REPORT
-// REPORT: error: neuron-check-coverage: cannot write the report to '{{.*}}r.json'
+// REPORT: error: neuron-check-coverage: cannot write coverage report '{{.*}}no/such/dir/r.json': No such file or directory
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = neuron.exp %x : tensor<4xf32>

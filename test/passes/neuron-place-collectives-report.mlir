@@ -2,6 +2,8 @@
 // model's assumptions, and for each collective what was decided and why.
 // RUN: neuron-opt %s --neuron-place-collectives="target=trn2.48xlarge report=%t.json" -o /dev/null
 // RUN: FileCheck %s < %t.json
+// RUN: not neuron-opt %s --neuron-place-collectives="target=trn2.48xlarge report=%t/no/such/dir/r.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
+// UNWRITABLE: error: neuron-place-collectives: cannot write placement report '{{.*}}no/such/dir/r.json': No such file or directory
 
 // CHECK: "schema": "neuron-collective-placement/1"
 // CHECK: "spec": "trn2.48xlarge,lnc=2"

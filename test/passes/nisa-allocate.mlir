@@ -132,6 +132,8 @@ func.func @nest_full() attributes {nisa.limits = #limits} {
 // RUN: rm -f %t.json
 // RUN: not neuron-opt %s -split-input-file --nisa-allocate=timeline=%t.json -o /dev/null 2>/dev/null
 // RUN: FileCheck %s --check-prefix=TIMELINE < %t.json
+// RUN: not neuron-opt %s -split-input-file --nisa-allocate=timeline=%t/no/such/dir/t.json -o /dev/null 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
+// UNWRITABLE: error: nisa-allocate: cannot write memory timeline '{{.*}}no/such/dir/t.json': No such file or directory
 // TIMELINE: "schema": "neuron-memory-timeline/1",
 // TIMELINE: "kernel": "timeline",
 // TIMELINE: "peak_sbuf_bytes_per_partition": 512,

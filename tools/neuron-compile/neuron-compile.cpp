@@ -15,31 +15,31 @@
 #include "lowering/Pipelines/Pipelines.h"
 #include "passes/Passes.h"
 #include "passes/TargetLoading.h"
+#include "runtime/format/FileIO.h"
 
 #include "NeuronVersion.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/Timing.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
@@ -396,13 +396,20 @@ int main(int argc, char **argv) {
   mlir::neuron::ImportPipelineOptions import;
   mlir::neuron::buildImportPipeline(importPm, import);
   std::string report = outputFile + ".coverage.json";
+  auto buildKernels = [&](PassManager &p, StringRef reportPath) {
+    mlir::neuron::KernelPipelineOptions kernels;
+    kernels.fallback = fallback;
+    kernels.report = reportPath.str();
+    kernels.optLevel = static_cast<int64_t>(optLevel.getValue());
+    kernels.buffers = buffers;
+    mlir::neuron::buildKernelPipeline(p, kernels);
+  };
   PassManager pm(&context);
-  mlir::neuron::KernelPipelineOptions kernels;
-  kernels.fallback = fallback;
-  kernels.report = report;
-  kernels.optLevel = static_cast<int64_t>(optLevel.getValue());
-  kernels.buffers = buffers;
-  mlir::neuron::buildKernelPipeline(pm, kernels);
+  buildKernels(pm, report);
+  // The executable records the pipeline without the report's path: the same
+  // graph and options give the same bytes wherever they are written.
+  PassManager recorded(&context);
+  buildKernels(recorded, "");
   // MLIR's pass-manager options (--mlir-timing, IR printing, statistics,
   // crash reproducers); one timing report for both pipelines.
   DefaultTimingManager timing;
@@ -439,20 +446,27 @@ int main(int argc, char **argv) {
   llvm::raw_string_ostream pipeline(info.pipeline);
   importPm.printAsTextualPipeline(pipeline);
   pipeline << ",";
-  pm.printAsTextualPipeline(pipeline);
+  recorded.printAsTextualPipeline(pipeline);
   if (auto text = llvm::MemoryBuffer::getFile(report)) {
     auto json = nlohmann::json::parse((*text)->getBuffer().str(), nullptr,
                                       false);
     if (!json.is_discarded() && json.contains("totals"))
       info.coverageTotals = json["totals"].dump();
   }
-  auto out = openOutputFile(outputFile, &error);
-  if (!out)
-    return fail(error);
-  if (failed(mlir::neuron::translateNisaToExecutable(
-          *module, out->os(), kernelName, info)))
+  std::string executable;
+  llvm::raw_string_ostream os(executable);
+  if (failed(mlir::neuron::translateNisaToExecutable(*module, os, kernelName,
+                                                     info)))
     return 1;
-  out->keep();
+  if (outputFile == "-") {
+    llvm::outs() << executable;
+  } else if (absl::Status written = ::neuron::rt::writeTextFile(
+                 outputFile, executable, "executable");
+             !written.ok()) {
+    // The bytes go through a temporary file: an earlier executable at the
+    // path stays as it was.
+    return fail(std::string(written.message()));
+  }
   progress.finish(outputFile);
   return 0;
 }
