@@ -90,10 +90,9 @@ bool mlir::neuron::isRaisableElementwise(Operation *op) {
              math::ErfOp, math::AbsFOp, math::AbsIOp, math::PowFOp>(op);
 }
 
-Value mlir::neuron::createElementwise(OpBuilder &b, Operation *op,
-                                      ValueRange args,
+Value mlir::neuron::createElementwise(OpBuilder &b, Location loc,
+                                      Operation *op, ValueRange args,
                                       ArrayRef<int64_t> shape) {
-  Location loc = op->getLoc();
   auto type = RankedTensorType::get(
       shape, getElementTypeOrSelf(op->getResult(0).getType()));
   auto unary = [&](auto tag) -> Value {
@@ -161,7 +160,8 @@ struct RaiseTensorElementwise : RewritePattern {
           return operand && operand.getShape() == type.getShape();
         }))
       return failure();
-    rewriter.replaceOp(op, createElementwise(rewriter, op, op->getOperands(),
+    rewriter.replaceOp(op, createElementwise(rewriter, op->getLoc(), op,
+                                             op->getOperands(),
                                              type.getShape()));
     return success();
   }

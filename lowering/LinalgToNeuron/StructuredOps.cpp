@@ -182,13 +182,20 @@ private:
         Value y = emit(b, select.getFalseValue());
         Type type = tensorOf(def->getResult(0).getType());
         if (*c == Combiner::max)
-          return MaxOp::create(b, def->getLoc(), type, x, y);
-        return MinOp::create(b, def->getLoc(), type, x, y);
+          return MaxOp::create(b, locationOf(def), type, x, y);
+        return MinOp::create(b, locationOf(def), type, x, y);
       }
     SmallVector<Value> args;
     for (Value v : def->getOperands())
       args.push_back(emit(b, v));
-    return createElementwise(b, def, args, loopShape);
+    return createElementwise(b, locationOf(def), def, args, loopShape);
+  }
+
+  /// Where the op raised from body op `def` is reported: at `def`, or at the
+  /// structured op when `def` has no location (the bodies of named ops
+  /// such as linalg.min have none).
+  Location locationOf(Operation *def) {
+    return isa<UnknownLoc>(def->getLoc()) ? op.getLoc() : def->getLoc();
   }
 
   linalg::LinalgOp op;

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -155,11 +156,15 @@ struct RaisePad : OpRewritePattern<tensor::PadOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tensor::PadOp op,
                                 PatternRewriter &rewriter) const override {
+    // Static sizes or constant values (tosa.pad lowers to the latter).
+    std::optional<SmallVector<int64_t>> low =
+        getConstantIntValues(op.getMixedLowPad());
+    std::optional<SmallVector<int64_t>> high =
+        getConstantIntValues(op.getMixedHighPad());
     auto negative = [](int64_t v) { return v < 0; };
     if (!isMovable(op.getSourceType()) || !isMovable(op.getResultType()) ||
-        !op.getLow().empty() || !op.getHigh().empty() ||
-        llvm::any_of(op.getStaticLow(), negative) ||
-        llvm::any_of(op.getStaticHigh(), negative))
+        !low || !high || llvm::any_of(*low, negative) ||
+        llvm::any_of(*high, negative))
       return failure();
     Value padding = op.getConstantPaddingValue();
     std::optional<TypedAttr> scalar =
@@ -181,8 +186,8 @@ struct RaisePad : OpRewritePattern<tensor::PadOp> {
     }
     rewriter.replaceOpWithNewOp<PadOp>(
         op, op.getResultType(), op.getSource(),
-        rewriter.getDenseI64ArrayAttr(op.getStaticLow()),
-        rewriter.getDenseI64ArrayAttr(op.getStaticHigh()),
+        rewriter.getDenseI64ArrayAttr(*low),
+        rewriter.getDenseI64ArrayAttr(*high),
         rewriter.getF64FloatAttr(value));
     return success();
   }

@@ -105,10 +105,11 @@ bool isNearestEvenRounding(arith::TruncFOp op);
 /// and its types are ones neuron computes in.
 bool isRaisableElementwise(Operation *op);
 
-/// Creates the neuron counterpart of `op` on tensors of `shape`, with `args`
-/// the operands already as tensors. `isRaisableElementwise(op)` must hold.
-Value createElementwise(OpBuilder &b, Operation *op, ValueRange args,
-                        ArrayRef<int64_t> shape);
+/// Creates the neuron counterpart of `op` at `loc` on tensors of `shape`,
+/// with `args` the operands already as tensors. `isRaisableElementwise(op)`
+/// must hold.
+Value createElementwise(OpBuilder &b, Location loc, Operation *op,
+                        ValueRange args, ArrayRef<int64_t> shape);
 
 } // namespace mlir::neuron
 

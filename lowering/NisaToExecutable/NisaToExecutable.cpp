@@ -659,8 +659,9 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
     return id;
   };
   // The tensor of `v` with its own shape: a reshaped value shares its
-  // input's tensor, and a host call or a collective, unlike a kernel, reads
-  // the shape, so it gets a view of the reshaped shape.
+  // input's tensor, and a host call, a collective or a program result,
+  // unlike a kernel, reads the shape, so it gets a view of the reshaped
+  // shape.
   auto shapedIdOf = [&](Value v) -> FailureOr<int64_t> {
     auto type = cast<ShapedType>(v.getType());
     int64_t id = ids.lookup(v);
@@ -778,9 +779,14 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                   steps.push_back({{"collective_done", started.lookup(sync)}});
                   return success();
                 })
-            .Case([&](func::ReturnOp r) {
+            .Case([&](func::ReturnOp r) -> LogicalResult {
               for (auto [i, v] : llvm::enumerate(r.getOperands())) {
-                bindIo(ids.lookup(v), /*input=*/false, i);
+                // A result is read with its shape: a reshaped value gets a
+                // view of it.
+                FailureOr<int64_t> id = shapedIdOf(v);
+                if (failed(id))
+                  return failure();
+                bindIo(*id, /*input=*/false, i);
                 if (auto sharding = program.getResultAttrOfType<ArrayAttr>(
                         i, "neuron.sharding"))
                   outputs.back()["sharding"] = shardingRecord(sharding);

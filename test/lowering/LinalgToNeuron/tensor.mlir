@@ -195,6 +195,23 @@ func.func @pad_zero(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x10x11xf32> {
 
 // -----
 
+// Tests a pad whose sizes are constant values, not static sizes, as
+// tosa.pad lowers to (found by the differential tests: it stayed on the host).
+// CHECK-LABEL: func.func @pad_constant_sizes
+// CHECK: neuron.pad %{{.*}} low [0, 0] high [0, 3] value -1.000000e+00 : tensor<1x200xbf16> -> tensor<1x203xbf16>
+func.func @pad_constant_sizes(%x: tensor<1x200xbf16>) -> tensor<1x203xbf16> {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %v = arith.constant -1.0 : bf16
+  %r = tensor.pad %x low[%c0, %c0] high[%c0, %c3] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %v : bf16
+  } : tensor<1x200xbf16> to tensor<1x203xbf16>
+  return %r : tensor<1x203xbf16>
+}
+
+// -----
+
 // Tests a pad with -inf (before a max pool).
 // CHECK-LABEL: func.func @pad_neg_inf
 // CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x8xf32>)
