@@ -39,6 +39,26 @@ config.substitutions.append(("%mlir_opt",
 config.substitutions.append(("%oracle_io", os.path.join(
     config.neuron_lib_dir, "libNeuronOracleIO.so")))
 
+# An instrumented build (cmake/NeuronHardening.cmake): the uninstrumented
+# hosts of its shared objects (mlir-opt loading the plugin, mlir-runner
+# loading the oracle's IO library) run with the sanitizer runtime preloaded
+# (%preload_sanitizer; oracle.py reads NEURON_SANITIZER_RUNTIME) and without
+# leak checks, since their allocations are not the project's.
+# The project's code inlines LLVM's allocators, which poison the memory they
+# hand out under ASan, while Debian's uninstrumented libMLIR allocates from
+# the same slabs without unpoisoning: allow_user_poisoning=0 keeps those
+# annotations from reporting libMLIR's own writes (use-after-poison).
+preload = ""
+if config.neuron_sanitize:
+    config.available_features.add("sanitized")
+    config.environment["NEURON_SANITIZER_RUNTIME"] = \
+        config.neuron_sanitizer_runtime
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    preload = (f"env LD_PRELOAD={config.neuron_sanitizer_runtime} "
+               "ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0")
+config.substitutions.append(("%preload_sanitizer", preload))
+
 llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal")
      for tool in ["neuron-opt", "neuron-translate", "neuron-run",

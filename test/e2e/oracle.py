@@ -214,11 +214,25 @@ def run_oracle(args, inputs, results):
          f"--shared-libs={libs}/libmlir_runner_utils.so,"
          f"{libs}/libmlir_c_runner_utils.so,{args.io_lib}"],
         input=lowered.stdout, capture_output=True, text=True,
-        env=dict(os.environ, NEURON_ORACLE_DIR=str(args.run_dir)))
+        env=runner_environment(args.run_dir))
     if run.returncode:
         print(run.stderr[-2000:])
         return None
     return [Npy(p) for p in numbered(args.run_dir, "oracle")]
+
+
+def runner_environment(run_dir):
+    """mlir-runner's environment: the run folder for the IO library, and for
+    an IO library built with sanitizers (NEURON_SANITIZER_RUNTIME names their
+    runtime) that runtime preloaded, without leak checks of mlir-runner's
+    own allocations."""
+    env = dict(os.environ, NEURON_ORACLE_DIR=str(run_dir))
+    runtime = os.environ.get("NEURON_SANITIZER_RUNTIME")
+    if runtime:
+        options = [o for o in [os.environ.get("ASAN_OPTIONS")] if o]
+        env.update(LD_PRELOAD=runtime,
+                   ASAN_OPTIONS=":".join(options + ["detect_leaks=0"]))
+    return env
 
 
 def compare(expected, got, atol, rtol):

@@ -1,11 +1,11 @@
 // Tests that stock mlir-opt loads the plugin and runs neuron's passes and
 // pipeline through it (plugin passes are reachable only through -p).
 
-// RUN: %mlir_opt %s --load-dialect-plugin=%neuron_lib/NeuronPlugin.so \
+// RUN: %preload_sanitizer %mlir_opt %s --load-dialect-plugin=%neuron_lib/NeuronPlugin.so \
 // RUN:   --load-pass-plugin=%neuron_lib/NeuronPlugin.so \
 // RUN:   -p 'builtin.module(func.func(convert-linalg-to-neuron))' \
 // RUN:   | FileCheck %s --check-prefix=CONVERT
-// RUN: %mlir_opt %s --load-dialect-plugin=%neuron_lib/NeuronPlugin.so \
+// RUN: %preload_sanitizer %mlir_opt %s --load-dialect-plugin=%neuron_lib/NeuronPlugin.so \
 // RUN:   --load-pass-plugin=%neuron_lib/NeuronPlugin.so \
 // RUN:   -p 'builtin.module(neuron-import)' | FileCheck %s --check-prefix=IMPORT
 

@@ -325,7 +325,8 @@ int main(int argc, char **argv) {
     return 1;
   // Every pass reads the target from the module: --target, or the one the
   // module names (neuron.target), which --target must then agree with.
-  StringRef given = target.getNumOccurrences() ? target.getValue() : "";
+  StringRef given =
+      target.getNumOccurrences() ? StringRef(target.getValue()) : StringRef();
   FailureOr<mlir::neuron::LoadedTarget> loaded =
       mlir::neuron::loadTarget(*module, "neuron-compile", given, /*dir=*/"",
                                target.getDefault().getValue());

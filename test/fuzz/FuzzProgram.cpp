@@ -1,0 +1,84 @@
+//===- FuzzProgram.cpp - What the program fuzzers do with a program -------===//
+
+#include "test/fuzz/FuzzProgram.h"
+
+#include "runtime/sim/Program.h"
+#include "runtime/sim/Simulator.h"
+#include "runtime/sim/Spmd.h"
+#include "runtime/sim/Timing.h"
+#include "runtime/target/CostModel.h"
+#include "runtime/target/Target.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <optional>
+
+namespace neuron::rt::fuzz {
+namespace {
+
+/// Programs run only up to these sizes, so that every input takes
+/// milliseconds: larger ones are read and validated, not run.
+constexpr int64_t kMaxDynamicInstructions = 20000;
+constexpr int64_t kMaxTensorBytes = int64_t(4) << 20;
+
+/// The trn2 cost model; the built-in descriptions always load.
+const CostModel &trn2Model() {
+  static const CostModel model = [] {
+    absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
+    absl::StatusOr<ResolvedTarget> target =
+        registry.ok() ? registry->resolve("trn2")
+                      : absl::StatusOr<ResolvedTarget>(registry.status());
+    absl::StatusOr<CostModel> cost =
+        target.ok() ? CostModel::forTarget(*target)
+                    : absl::StatusOr<CostModel>(target.status());
+    if (!cost.ok())
+      std::abort();
+    return *std::move(cost);
+  }();
+  return model;
+}
+
+bool smallEnough(const Program &program) {
+  int64_t instructions = 0;
+  for (const Kernel &kernel : program.kernels) {
+    instructions += kernel.dynamicInstructions();
+    if (instructions > kMaxDynamicInstructions)
+      return false;
+  }
+  int64_t bytes = 0;
+  for (const TensorDesc &t : program.tensors) {
+    bytes += t.elements * elementBytes(t.dtype);
+    if (bytes > kMaxTensorBytes)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+void exerciseManifest(const nlohmann::json &manifest) {
+  absl::StatusOr<Program> program = parseProgram(manifest);
+  if (!program.ok() || !smallEnough(*program))
+    return;
+  (void)simulateProgramTiming(*program, trn2Model());
+
+  std::vector<Tensor> inputs;
+  for (const IoBinding &io : program->inputs) {
+    const TensorDesc &desc = program->tensors[io.tensor];
+    Tensor t{std::string(dtypeName(desc.dtype)), wholeShape(*program, io), {}};
+    int64_t elements = 1;
+    for (int64_t d : t.shape)
+      elements *= d;
+    t.data.assign(elements * elementBytes(desc.dtype), 0);
+    inputs.push_back(std::move(t));
+  }
+  DeviceOptions options;
+  options.hbmBytes = kMaxTensorBytes;
+  if (program->isSpmd())
+    (void)runSpmd(*program, std::move(inputs));
+  else
+    (void)Device(options).run(*program, std::move(inputs));
+}
+
+} // namespace neuron::rt::fuzz
