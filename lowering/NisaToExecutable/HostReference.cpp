@@ -182,9 +182,11 @@ using BodyFn =
 /// Serialises one host region.
 class ReferenceWriter {
 public:
-  ReferenceWriter(HostCallOp host, StringRef name) : host(host), name(name) {}
+  ReferenceWriter(HostCallOp host, StringRef name, bool required)
+      : host(host), name(name), required(required) {}
 
-  /// False after warning at the first op without a reference kernel.
+  /// False after a diagnostic at the first op without a reference kernel:
+  /// an error when the reference is required, else a warning.
   bool write();
   json reference() const {
     return {{"values", values}, {"ops", ops}, {"results", results}};
@@ -230,16 +232,27 @@ private:
 
   HostCallOp host;
   StringRef name;
+  bool required;
   json values = json::array(), ops = json::array(), results = json::array();
   DenseMap<Value, int64_t> ids;
 };
 } // namespace
 
 bool ReferenceWriter::unsupported(Operation *op, const Twine &why) {
-  InFlightDiagnostic diag = op->emitWarning()
-                            << "host_call " << name << ": '" << op->getName()
-                            << "' has no reference kernel; the executable "
-                               "compiles but neuron-run cannot run this step";
+  // Ops the import made (constants of a lowered TOSA op) may have no
+  // location: the host call has its region's.
+  Location loc = isa<UnknownLoc>(op->getLoc()) ? host.getLoc() : op->getLoc();
+  InFlightDiagnostic diag =
+      required ? emitError(loc) << "host_call " << name << ": '"
+                                << op->getName()
+                                << "' has no reference kernel, so neuron-run "
+                                   "could not run this step; no executable "
+                                   "is written"
+               : emitWarning(loc) << "host_call " << name << ": '"
+                                  << op->getName()
+                                  << "' has no reference kernel; the "
+                                     "executable compiles but neuron-run "
+                                     "cannot run this step";
   if (!why.isTriviallyEmpty())
     diag.attachNote() << why;
   return false;
@@ -874,10 +887,12 @@ bool ReferenceWriter::write() {
 
 FailureOr<std::optional<json>>
 mlir::neuron::writeHostReference(HostCallOp op, StringRef name,
-                                 StoreConstantFn storeConstant) {
-  ReferenceWriter writer(op, name);
+                                 StoreConstantFn storeConstant,
+                                 bool required) {
+  ReferenceWriter writer(op, name, required);
   if (!writer.write())
-    return std::optional<json>();
+    return required ? FailureOr<std::optional<json>>(failure())
+                    : std::optional<json>();
   json reference = writer.reference();
   for (auto [index, owner, value] : writer.stored) {
     FailureOr<int64_t> tensor = storeConstant(owner, value);

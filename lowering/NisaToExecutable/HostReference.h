@@ -29,12 +29,13 @@ using StoreConstantFn =
 
 /// The reference form of `op`'s region, named `name` in diagnostics. When an
 /// op of the region has no reference kernel, warns at it ("host_call NAME:
-/// 'OP' has no reference kernel; ...") and returns nullopt: the executable
-/// still compiles, without a reference for this step. Fails only when
-/// `storeConstant` does.
+/// 'OP' has no reference kernel; ...", at the host call when the op has no
+/// location) and returns nullopt: the executable still compiles, without a
+/// reference for this step. With `required`, that is an error and a
+/// failure. Fails otherwise only when `storeConstant` does.
 FailureOr<std::optional<nlohmann::ordered_json>>
 writeHostReference(HostCallOp op, StringRef name,
-                   StoreConstantFn storeConstant);
+                   StoreConstantFn storeConstant, bool required = false);
 
 } // namespace mlir::neuron
 

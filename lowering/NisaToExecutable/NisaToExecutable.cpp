@@ -99,6 +99,8 @@ struct EmittedKernel {
 /// Builds the manifest's tensors, kernels and program.
 class ProgramEmitter {
 public:
+  explicit ProgramEmitter(bool requireRunnable)
+      : requireRunnable(requireRunnable) {}
   /// A program function (`neuron.program`) of launches and host calls.
   LogicalResult emitProgram(func::FuncOp program);
   /// A lone kernel as the whole program.
@@ -123,6 +125,8 @@ private:
                                     function_ref<FailureOr<json>(ValueRange)>
                                         newTensors);
 
+  /// ExecutableInfo::requireRunnable.
+  bool requireRunnable;
   json tensors = json::array(), kernels = json::array(),
        steps = json::array(), inputs = json::array(),
        outputs = json::array();
@@ -568,7 +572,8 @@ LogicalResult ProgramEmitter::emitHostCall(
     return *id;
   };
   FailureOr<std::optional<json>> reference =
-      mlir::neuron::writeHostReference(h, name, storeConstant);
+      mlir::neuron::writeHostReference(h, name, storeConstant,
+                                       requireRunnable);
   if (failed(reference))
     return failure();
   if (*reference)
@@ -862,7 +867,7 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
     if (!totals.is_discarded())
       manifest["coverage"] = totals;
   }
-  ProgramEmitter emitter;
+  ProgramEmitter emitter(info.requireRunnable);
   if (failed(program ? emitter.emitProgram(program)
                      : emitter.emitKernelProgram(lone)))
     return failure();

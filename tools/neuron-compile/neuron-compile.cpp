@@ -438,6 +438,7 @@ int main(int argc, char **argv) {
   mlir::neuron::ExecutableInfo info;
   info.targetSpec = targetSpec;
   info.inputHash = hash;
+  info.requireRunnable = true;
   info.options = "target=" + targetSpec + " fallback=" + fallback +
                  " O" + std::to_string(static_cast<int>(optLevel.getValue())) +
                  " buffers=" + std::to_string(buffers) +
