@@ -31,8 +31,11 @@ if(NEURON_SANITIZE)
     execute_process(
       COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-x86_64.so
       OUTPUT_VARIABLE NEURON_SANITIZER_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
-    string(APPEND CMAKE_SHARED_LINKER_FLAGS " -shared-libsan")
-    string(APPEND CMAKE_MODULE_LINKER_FLAGS " -shared-libsan")
+    get_filename_component(runtime_dir ${NEURON_SANITIZER_RUNTIME} DIRECTORY)
+    string(APPEND CMAKE_SHARED_LINKER_FLAGS
+      " -shared-libsan -Wl,-rpath,${runtime_dir}")
+    string(APPEND CMAKE_MODULE_LINKER_FLAGS
+      " -shared-libsan -Wl,-rpath,${runtime_dir}")
   endif()
 endif()
 if(NEURON_FUZZERS)

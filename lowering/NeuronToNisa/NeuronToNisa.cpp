@@ -70,8 +70,15 @@ struct FuncToKernel : OpConversionPattern<func::FuncOp> {
     for (Type type : func.getResultTypes())
       outputs.push_back(getTypeConverter()->convertType(type));
     signature.addInputs(outputs);
-    rewriter.applySignatureConversion(&func.getBody().front(), signature,
-                                      getTypeConverter());
+    // The output arguments stand for the returned values: located at the
+    // return.
+    Block &body = func.getBody().front();
+    Location returned =
+        body.mightHaveTerminator() ? body.getTerminator()->getLoc() : func.getLoc();
+    Block *entry = rewriter.applySignatureConversion(&body, signature,
+                                                     getTypeConverter());
+    for (BlockArgument out : entry->getArguments().drop_front(numInputs))
+      out.setLoc(returned);
     rewriter.modifyOpInPlace(func, [&] {
       func.setType(rewriter.getFunctionType(signature.getConvertedTypes(), {}));
       func->setAttr(nisa::NisaDialect::kLimits, config.limits);

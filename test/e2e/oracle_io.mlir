@@ -3,7 +3,7 @@
 // harness whose memref disagrees with the file, or that has no folder, stops
 // with a message and status 1.
 
-// DEFINE: %{run} = mlir-runner %t/io.ll.mlir --entry-point-result=void \
+// DEFINE: %{run} = %preload_sanitizer mlir-runner %t/io.ll.mlir --entry-point-result=void \
 // DEFINE:   --shared-libs=%oracle_io,%llvm_bin/../lib/libmlir_c_runner_utils.so
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: mlir-opt %s --convert-scf-to-cf --expand-strided-metadata \

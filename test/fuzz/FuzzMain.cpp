@@ -4,6 +4,7 @@
 // with this driver: it runs LLVMFuzzerTestOneInput once on every file named
 // on the command line and on every file in every folder named there, as a
 // libFuzzer binary does, so the kept regression inputs run in every build.
+// Arguments starting with '-' are libFuzzer's options and are ignored.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,8 @@ static bool runFile(const fs::path &path) {
 int main(int argc, char **argv) {
   int ran = 0;
   for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] == '-')
+      continue;
     fs::path arg(argv[i]);
     std::error_code ec;
     if (fs::is_directory(arg, ec)) {
