@@ -183,6 +183,13 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
                                         " is not one of " +
                                         llvm::join(rule.oneOf, ", "));
   }
+  // What the table allows but convert-neuron-to-nisa cannot tile yet
+  // (lowering/NeuronToNisa: Matmul.cpp, Convolution.cpp): judged here so
+  // that each fallback policy applies to it instead of the tiler failing.
+  if (isa<MatmulOp, BatchMatmulOp, Conv2DOp, Pool2DOp>(op) &&
+      !isa<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType())))
+    return issue("not-tiled",
+                 "integer contractions and pooling are not tiled yet");
   return std::nullopt;
 }
 

@@ -23,7 +23,8 @@ namespace mlir::neuron {
 
 /// Why an op cannot run on the target as it is, and what would help.
 struct CoverageIssue {
-  /// The rule broken: op, dtype, rank, dynamic-shape, attribute, not-raised.
+  /// The rule broken: op, dtype, rank, dynamic-shape, attribute, not-raised,
+  /// not-tiled (allowed by the table, not lowered by this compiler yet).
   std::string rule;
   /// A sentence naming the op, its types and the rule.
   std::string reason;

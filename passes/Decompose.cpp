@@ -173,7 +173,7 @@ static Value normalise(PatternRewriter &b, Location loc, Value x,
 
 bool mlir::neuron::isDecomposable(const CoverageIssue &issue) {
   return issue.rule == "op" || issue.rule == "dtype" ||
-         issue.rule == "attribute";
+         issue.rule == "attribute" || issue.rule == "not-tiled";
 }
 
 namespace {

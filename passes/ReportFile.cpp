@@ -12,7 +12,8 @@ namespace mlir::neuron {
 LogicalResult writeReportFile(Operation *at, StringRef pass, StringRef what,
                               StringRef path, StringRef text) {
   absl::Status status =
-      ::neuron::rt::writeTextFile(path.str(), text.str(), what.str());
+      ::neuron::rt::writeTextFile(path.str(), std::string_view(text),
+                                  std::string_view(what));
   if (status.ok())
     return success();
   return at->emitError() << pass << ": " << std::string(status.message());

@@ -166,6 +166,12 @@ struct RaisePad : OpRewritePattern<tensor::PadOp> {
         !low || !high || llvm::any_of(*low, negative) ||
         llvm::any_of(*high, negative))
       return failure();
+    // tensor.pad does not check a static result against constant values.
+    for (auto [in, lo, hi, out] :
+         llvm::zip_equal(op.getSourceType().getShape(), *low, *high,
+                         op.getResultType().getShape()))
+      if (in + lo + hi != out)
+        return failure();
     Value padding = op.getConstantPaddingValue();
     std::optional<TypedAttr> scalar =
         padding ? getSplatScalar(padding) : std::nullopt;

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace neuron::rt {
@@ -88,8 +89,12 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
 /// bytes go to a new file beside it, which is renamed over `path` only once
 /// every byte is written and the file closed. A failed or interrupted write
 /// (full disk, file size limit, killed process) leaves `path` as it was; a
-/// failed write removes its temporary file. A `path` that exists and is not
-/// a regular file (/dev/stdout, a pipe) is written in place.
+/// failed write removes its temporary file. A symbolic link is followed (the
+/// file it names is replaced, the link stays); a file that is not a regular
+/// one (/dev/null, /dev/stdout on a terminal, a pipe) is written in place. A
+/// replaced file keeps its permission bits; one the caller may not write is
+/// refused. Not synced to disk: a power
+/// loss may still lose the new bytes.
 static absl::Status writeFile(const std::string &path, const void *data,
                               size_t size, std::string_view what) {
   namespace fs = std::filesystem;
@@ -98,24 +103,42 @@ static absl::Status writeFile(const std::string &path, const void *data,
                                         std::strerror(err)));
   };
   std::error_code ec;
-  fs::file_status existing = fs::status(path, ec);
-  bool inPlace = fs::exists(existing) && !fs::is_regular_file(existing);
+  std::string target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    fs::path resolved = fs::weakly_canonical(path, ec);
+    if (ec)
+      return failure(ec.value());
+    target = resolved.string();
+  }
+  struct stat existing;
+  bool exists = ::stat(target.c_str(), &existing) == 0;
+  bool inPlace = exists && !S_ISREG(existing.st_mode);
+  // A file the caller may not write stays as it is.
+  if (exists && ::access(target.c_str(), W_OK) != 0)
+    return failure(errno);
 
-  std::string temporary = path;
+  std::string temporary = target;
   int fd = -1;
   if (inPlace) {
-    fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    fd = ::open(target.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
   } else {
-    // A name beside `path` (so the rename stays on its file system) that no
-    // other writer holds; mode 0666 less the umask, as fopen would give.
+    // A name beside the file (so the rename stays on its file system) that
+    // no other writer holds; mode 0666 less the umask, as fopen would give,
+    // or the replaced file's.
     static std::atomic<unsigned> counter{0};
     for (int attempt = 0; attempt < 100; ++attempt) {
-      temporary = absl::StrFormat("%s.tmp-%d-%u", path, ::getpid(),
+      temporary = absl::StrFormat("%s.tmp-%d-%u", target, ::getpid(),
                                   counter.fetch_add(1));
       fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
                   0666);
       if (fd >= 0 || errno != EEXIST)
         break;
+    }
+    if (fd >= 0 && exists && ::fchmod(fd, existing.st_mode & 07777) != 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(temporary.c_str());
+      return failure(err);
     }
   }
   if (fd < 0)
@@ -136,7 +159,7 @@ static absl::Status writeFile(const std::string &path, const void *data,
   }
   if (::close(fd) != 0 && !err)
     err = errno;
-  if (!err && !inPlace && ::rename(temporary.c_str(), path.c_str()) != 0)
+  if (!err && !inPlace && ::rename(temporary.c_str(), target.c_str()) != 0)
     err = errno;
   if (err) {
     if (!inPlace)

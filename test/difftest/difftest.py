@@ -42,7 +42,8 @@ POLICIES = ("error", "decompose", "host")
 TIMEOUT = 120  # seconds per step
 
 CRASH = re.compile(r"LLVM ERROR|Stack dump|PLEASE submit a bug report|"
-                   r"Assertion .* failed|UNREACHABLE|Segmentation fault")
+                   r"Assertion .* failed|UNREACHABLE|Segmentation fault|"
+                   r"AddressSanitizer|LeakSanitizer|runtime error:")
 # An op's own error ('neuron.x' op ...): a verifier, or an op built wrong.
 # TOSA ops are only ever the input's, and their validation is a refusal.
 VERIFIER = re.compile(r"failed to verify|verification failed|"
@@ -163,9 +164,14 @@ class Checker:
         # Each result against its own tolerance (the oracle's run above used
         # the loosest one of the graph).
         worst, bad = 0.0, []
-        pairs = zip(oracle.numbered(run, "oracle"),
-                    oracle.numbered(run, "result"), tolerances)
-        for i, (want, have, (r, a)) in enumerate(pairs):
+        expected = oracle.numbered(run, "oracle")
+        got = oracle.numbered(run, "result")
+        if not len(expected) == len(got) == len(tolerances):
+            return Outcome("GENERATOR-BUG", f"oracle: {len(expected)} "
+                           f"results, neuron-run {len(got)}, graph "
+                           f"{len(tolerances)}")
+        for i, (want, have, (r, a)) in enumerate(
+                zip(expected, got, tolerances)):
             failed, ratio = oracle.compare(oracle.Npy(want).values(),
                                            oracle.Npy(have).values(), a, r)
             worst = max(worst, ratio)

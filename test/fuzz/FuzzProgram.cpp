@@ -15,15 +15,17 @@
 #include <optional>
 
 namespace neuron::rt::fuzz {
-namespace {
 
-/// Programs run only up to these sizes, so that every input takes
-/// milliseconds: larger ones are read and validated, not run.
-constexpr int64_t kMaxDynamicInstructions = 20000;
-constexpr int64_t kMaxTensorBytes = int64_t(4) << 20;
+/// Programs run only up to these sizes (summed over ranks), so that every
+/// input takes milliseconds and little memory: larger ones are read and
+/// validated, not run.
+static constexpr int64_t kMaxDynamicInstructions = 20000;
+static constexpr int64_t kMaxTensorBytes = int64_t(4) << 20;
+static constexpr int64_t kMaxOnChipBytes = int64_t(16) << 20;
+static constexpr int64_t kMaxRanks = 8;
 
 /// The trn2 cost model; the built-in descriptions always load.
-const CostModel &trn2Model() {
+static const CostModel &trn2Model() {
   static const CostModel model = [] {
     absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
     absl::StatusOr<ResolvedTarget> target =
@@ -39,23 +41,27 @@ const CostModel &trn2Model() {
   return model;
 }
 
-bool smallEnough(const Program &program) {
-  int64_t instructions = 0;
+/// Whether `program` runs within the limits above on all its ranks.
+static bool smallEnough(const Program &program) {
+  int64_t ranks = program.ranks();
+  if (ranks > kMaxRanks)
+    return false;
+  int64_t instructions = 0, onChip = 0;
   for (const Kernel &kernel : program.kernels) {
-    instructions += kernel.dynamicInstructions();
-    if (instructions > kMaxDynamicInstructions)
+    instructions += kernel.dynamicInstructions() * ranks;
+    onChip += kernel.limits.partitions *
+              (kernel.limits.sbufBytes + kernel.limits.psumBytes);
+    if (instructions > kMaxDynamicInstructions || onChip > kMaxOnChipBytes)
       return false;
   }
   int64_t bytes = 0;
   for (const TensorDesc &t : program.tensors) {
-    bytes += t.elements * elementBytes(t.dtype);
+    bytes += t.elements * elementBytes(t.dtype) * ranks;
     if (bytes > kMaxTensorBytes)
       return false;
   }
   return true;
 }
-
-} // namespace
 
 void exerciseManifest(const nlohmann::json &manifest) {
   absl::StatusOr<Program> program = parseProgram(manifest);
@@ -76,7 +82,7 @@ void exerciseManifest(const nlohmann::json &manifest) {
   DeviceOptions options;
   options.hbmBytes = kMaxTensorBytes;
   if (program->isSpmd())
-    (void)runSpmd(*program, std::move(inputs));
+    (void)runSpmd(*program, std::move(inputs), nullptr, options);
   else
     (void)Device(options).run(*program, std::move(inputs));
 }

@@ -48,8 +48,7 @@ def run(args, name) -> bool:
     if result.returncode == 0:
         print(summary + ", nothing found")
         return True
-    found = re.findall(r"(?:Test unit written to|artifact_prefix.*?) (\S+)",
-                       log)
+    found = re.findall(r"Test unit written to (\S+)", log)
     print(summary + f": FAILED (exit {result.returncode}); "
           f"input: {found[-1] if found else '?'}; log: {args.work}/{name}.log")
     print("\n".join(log.splitlines()[-40:]))

@@ -18,44 +18,46 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace neuron::rt {
-namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh, empty folder for one test.
-std::string freshDir(const std::string &name) {
-  fs::path dir = fs::path(testing::TempDir()) / ("fileio-" + name);
+/// A fresh, empty folder for one test, apart from other builds' runs.
+static std::string freshDir(const std::string &name) {
+  fs::path dir = fs::path(testing::TempDir()) /
+                 ("fileio-" + std::to_string(getpid()) + "-" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
 }
 
 /// The names of the entries of `dir`.
-std::vector<std::string> entries(const std::string &dir) {
+static std::vector<std::string> entries(const std::string &dir) {
   std::vector<std::string> names;
   for (const fs::directory_entry &e : fs::directory_iterator(dir))
     names.push_back(e.path().filename().string());
   return names;
 }
 
-std::string contents(const std::string &path) {
+static std::string contents(const std::string &path) {
   absl::StatusOr<std::vector<uint8_t>> bytes = readBinaryFile(path, "file");
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return bytes.ok() ? std::string(bytes->begin(), bytes->end()) : "";
 }
 
+namespace {
 /// Lowers the process's file size limit to `bytes` (writes past it fail
 /// with EFBIG instead of raising SIGXFSZ) until destroyed.
 class FileSizeLimit {
 public:
   explicit FileSizeLimit(rlim_t bytes) {
-    getrlimit(RLIMIT_FSIZE, &saved);
+    EXPECT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
     previous = std::signal(SIGXFSZ, SIG_IGN);
     rlimit lowered = saved;
     lowered.rlim_cur = bytes;
-    setrlimit(RLIMIT_FSIZE, &lowered);
+    EXPECT_EQ(setrlimit(RLIMIT_FSIZE, &lowered), 0);
   }
   ~FileSizeLimit() {
     setrlimit(RLIMIT_FSIZE, &saved);
@@ -66,6 +68,7 @@ private:
   rlimit saved;
   void (*previous)(int);
 };
+} // namespace
 
 TEST(FileIO, WriteReplacesTheWholeFile) {
   std::string dir = freshDir("replace");
@@ -105,9 +108,34 @@ TEST(FileIO, FailedWriteLeavesTheEarlierFile) {
   EXPECT_EQ(entries(dir), std::vector<std::string>{"result.npy"});
 }
 
-TEST(FileIO, NonRegularFileIsWrittenInPlace) {
-  ASSERT_TRUE(writeTextFile("/dev/null", "discarded", "trace").ok());
+TEST(FileIO, LinkToANonRegularFileIsWrittenInPlace) {
+  // Through a link in the test's folder, so that a regression replaces the
+  // link, never /dev/null.
+  std::string link = freshDir("device") + "/null";
+  fs::create_symlink("/dev/null", link);
+  ASSERT_TRUE(writeTextFile(link, "discarded", "trace").ok());
+  EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+TEST(FileIO, LinkKeepsPointingAtTheReplacedFile) {
+  std::string dir = freshDir("link");
+  ASSERT_TRUE(writeTextFile(dir + "/real.json", "old", "profile").ok());
+  fs::create_symlink("real.json", dir + "/profile.json");
+  ASSERT_TRUE(writeTextFile(dir + "/profile.json", "new", "profile").ok());
+  EXPECT_TRUE(fs::is_symlink(dir + "/profile.json"));
+  EXPECT_EQ(contents(dir + "/real.json"), "new");
+}
+
+TEST(FileIO, ReplacedFileKeepsItsMode) {
+  std::string path = freshDir("keep-mode") + "/report.json";
+  ASSERT_TRUE(writeTextFile(path, "first", "report").ok());
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  ASSERT_TRUE(writeTextFile(path, "second", "report").ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(contents(path), "second");
 }
 
 TEST(FileIO, MissingFolderIsNamed) {
@@ -119,5 +147,4 @@ TEST(FileIO, MissingFolderIsNamed) {
             std::string::npos);
 }
 
-} // namespace
 } // namespace neuron::rt
