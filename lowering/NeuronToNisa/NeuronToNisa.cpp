@@ -73,10 +73,11 @@ struct FuncToKernel : OpConversionPattern<func::FuncOp> {
     // The output arguments stand for the returned values: located at the
     // return.
     Block &body = func.getBody().front();
-    Location returned =
-        body.mightHaveTerminator() ? body.getTerminator()->getLoc() : func.getLoc();
-    Block *entry = rewriter.applySignatureConversion(&body, signature,
-                                                     getTypeConverter());
+    Location returned = body.mightHaveTerminator()
+                            ? body.getTerminator()->getLoc()
+                            : func.getLoc();
+    Block *entry =
+        rewriter.applySignatureConversion(&body, signature, getTypeConverter());
     for (BlockArgument out : entry->getArguments().drop_front(numInputs))
       out.setLoc(returned);
     rewriter.modifyOpInPlace(func, [&] {

@@ -242,17 +242,13 @@ bool ReferenceWriter::unsupported(Operation *op, const Twine &why) {
   // Ops the import made (constants of a lowered TOSA op) may have no
   // location: the host call has its region's.
   Location loc = isa<UnknownLoc>(op->getLoc()) ? host.getLoc() : op->getLoc();
-  InFlightDiagnostic diag =
-      required ? emitError(loc) << "host_call " << name << ": '"
-                                << op->getName()
-                                << "' has no reference kernel, so neuron-run "
-                                   "could not run this step; no executable "
-                                   "is written"
-               : emitWarning(loc) << "host_call " << name << ": '"
-                                  << op->getName()
-                                  << "' has no reference kernel; the "
-                                     "executable compiles but neuron-run "
-                                     "cannot run this step";
+  InFlightDiagnostic diag = required ? emitError(loc) : emitWarning(loc);
+  diag << "host_call " << name << ": '" << op->getName()
+       << "' has no reference kernel"
+       << (required ? ", so neuron-run could not run this step; no "
+                      "executable is written"
+                    : "; the executable compiles but neuron-run cannot run "
+                      "this step");
   if (!why.isTriviallyEmpty())
     diag.attachNote() << why;
   return false;

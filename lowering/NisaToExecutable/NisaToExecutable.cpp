@@ -822,13 +822,9 @@ void ProgramEmitter::finish(json &manifest,
   out = std::move(sections);
 }
 
-/// The target as the manifest records it: the spec resolved to its chip,
-/// generation, instance and logical-core mode with the mode's definition
-/// (just the spec if it does not resolve).
-LogicalResult
-mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
-                                        StringRef entry,
-                                        const ExecutableInfo &info) {
+FailureOr<std::vector<uint8_t>>
+mlir::neuron::buildExecutable(ModuleOp module, StringRef entry,
+                              const ExecutableInfo &info) {
   // The program function, or else the only kernel.
   func::FuncOp program, lone;
   int64_t candidates = 0;
@@ -880,6 +876,16 @@ mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
   if (!bytes.ok())
     return module.emitError() << "nisa-to-executable: "
                               << std::string(bytes.status().message());
+  return *std::move(bytes);
+}
+
+LogicalResult
+mlir::neuron::translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
+                                        StringRef entry,
+                                        const ExecutableInfo &info) {
+  FailureOr<std::vector<uint8_t>> bytes = buildExecutable(module, entry, info);
+  if (failed(bytes))
+    return failure();
   os.write(reinterpret_cast<const char *>(bytes->data()), bytes->size());
   return success();
 }

@@ -5,7 +5,9 @@
 
 #include "mlir/Support/LLVM.h"
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -33,9 +35,14 @@ struct ExecutableInfo {
   bool requireRunnable = false;
 };
 
-/// Writes the executable (docs/executable.md, runtime/format/FORMAT.md) of a
-/// module of allocated nisa kernels: the function named `entry` (or the only
-/// kernel) is the program.
+/// The bytes of the executable (docs/executable.md, runtime/format/FORMAT.md)
+/// of a module of allocated nisa kernels: the function named `entry` (or the
+/// only kernel) is the program.
+FailureOr<std::vector<uint8_t>> buildExecutable(ModuleOp module,
+                                                StringRef entry,
+                                                const ExecutableInfo &info);
+
+/// buildExecutable's bytes written to `os`.
 LogicalResult translateNisaToExecutable(ModuleOp module, llvm::raw_ostream &os,
                                         StringRef entry,
                                         const ExecutableInfo &info);

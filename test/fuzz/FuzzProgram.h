@@ -1,4 +1,4 @@
-//===- FuzzProgram.h - What the program fuzzers do with a program -*- C++ -*-===//
+//===- FuzzProgram.h - The program fuzzers' shared work ---------*- C++ -*-===//
 //
 // Shared by the executable and manifest fuzzers: a manifest the reader
 // accepts is simulated, in time and functionally, when it is small enough

@@ -455,15 +455,15 @@ int main(int argc, char **argv) {
     if (!json.is_discarded() && json.contains("totals"))
       info.coverageTotals = json["totals"].dump();
   }
-  std::string executable;
-  llvm::raw_string_ostream os(executable);
-  if (failed(mlir::neuron::translateNisaToExecutable(*module, os, kernelName,
-                                                     info)))
+  FailureOr<std::vector<uint8_t>> executable =
+      mlir::neuron::buildExecutable(*module, kernelName, info);
+  if (failed(executable))
     return 1;
   if (outputFile == "-") {
-    llvm::outs() << executable;
-  } else if (absl::Status written = ::neuron::rt::writeTextFile(
-                 outputFile, executable, "executable");
+    llvm::outs().write(reinterpret_cast<const char *>(executable->data()),
+                       executable->size());
+  } else if (absl::Status written = ::neuron::rt::writeBinaryFile(
+                 outputFile, *executable, "executable");
              !written.ok()) {
     // The bytes go through a temporary file: an earlier executable at the
     // path stays as it was.
