@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/format/FormatInternal.h"
+#include "runtime/support/LargeBuffer.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
@@ -77,7 +78,7 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
   if (!file)
     return ioError(errno, absl::StrFormat("cannot read %s '%s': %s", what, path,
                                           std::strerror(errno)));
-  bytes.resize(size);
+  resizeLargeBuffer(bytes, size);
   size_t got = size ? std::fread(bytes.data(), 1, size, file.get()) : 0;
   if (got != size)
     return absl::DataLossError(absl::StrFormat(

@@ -318,9 +318,12 @@ static absl::Status readHeaderDict(std::string_view name,
   return absl::OkStatus();
 }
 
-absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
-                                  std::string_view name,
-                                  const NpyReadOptions &options) {
+/// parseNpy; the data comes out of `owned` (the same bytes as `bytes`)
+/// when given, so a large file's data is not copied.
+static absl::StatusOr<Tensor> parseNpyBytes(const std::vector<uint8_t> &bytes,
+                                            std::string_view name,
+                                            const NpyReadOptions &options,
+                                            std::vector<uint8_t> *owned) {
   const uint8_t *base = bytes.data();
   const size_t size = bytes.size();
   if (size < 10)
@@ -391,14 +394,25 @@ absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
                         f32BitsToBf16(loadLE<uint32_t>(data + 4 * i)));
     return array;
   }
-  array.data.assign(data, data + dataSize);
+  if (!owned) {
+    array.data.assign(data, data + dataSize);
+    return array;
+  }
+  owned->erase(owned->begin(), owned->begin() + (data - base));
+  array.data = std::move(*owned);
   return array;
+}
+
+absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
+                                  std::string_view name,
+                                  const NpyReadOptions &options) {
+  return parseNpyBytes(bytes, name, options, nullptr);
 }
 
 absl::StatusOr<Tensor> readNpy(const std::string &path,
                                  const NpyReadOptions &options) {
   NEURON_ASSIGN_OR_RETURN(bytes, readBinaryFile(path, ".npy file"));
-  return parseNpy(bytes, path, options);
+  return parseNpyBytes(bytes, path, options, &bytes);
 }
 
 //===----------------------------------------------------------------------===//

@@ -222,6 +222,28 @@ double loadElement(DType type, const uint8_t *p) {
   return 0;
 }
 
+/// encode(kBf16, x) without its arithmetic where x is a normal bf16 after
+/// rounding: round to nearest even at the double's 45th fraction bit, a
+/// carry into the exponent included, and infinity past the largest finite.
+static uint16_t doubleToBf16(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  uint16_t sign = uint16_t(bits >> 48) & 0x8000u;
+  uint64_t magnitude = bits & ~(uint64_t(1) << 63);
+  int exponent = int(magnitude >> 52) - 1023;
+  if (exponent < -126 || exponent > 127) // zero, subnormal, inf, NaN, huge
+    return std::isnan(x) ? f32ToBf16(static_cast<float>(x))
+                         : uint16_t(encode(kBf16, x));
+  constexpr int kDropped = 52 - 7;
+  uint64_t kept = (magnitude + (uint64_t(1) << (kDropped - 1)) - 1 +
+                   ((magnitude >> kDropped) & 1)) >>
+                  kDropped;
+  int rounded = int(kept >> 7) - 1023;
+  if (rounded > 127)
+    return sign | 0x7F80u;
+  return sign | uint16_t((rounded + 127) << 7 | (kept & 0x7Fu));
+}
+
 void storeElement(DType type, double value, uint8_t *p) {
   uint64_t bits = 0;
   switch (type) {
@@ -230,8 +252,7 @@ void storeElement(DType type, double value, uint8_t *p) {
     break;
   case DType::BF16:
     // A NaN keeps its payload the way f32ToBf16 does.
-    bits = std::isnan(value) ? f32ToBf16(static_cast<float>(value))
-                             : encode(kBf16, value);
+    bits = doubleToBf16(value);
     break;
   case DType::F16:
     bits = encode(kF16, value);
@@ -252,6 +273,62 @@ void storeElement(DType type, double value, uint8_t *p) {
     break;
   }
   storeBits(p, elementBytes(type), bits);
+}
+
+template <typename T>
+static void loadRun(DType type, const uint8_t *p, int64_t count, int64_t step,
+                    T *out) {
+  // The common dtypes convert inline; the rest through loadElement.
+  switch (type) {
+  case DType::F32:
+    for (int64_t i = 0; i < count; ++i, p += step) {
+      float value;
+      std::memcpy(&value, p, sizeof(value));
+      out[i] = value;
+    }
+    return;
+  case DType::BF16:
+    for (int64_t i = 0; i < count; ++i, p += step) {
+      uint16_t value;
+      std::memcpy(&value, p, sizeof(value));
+      out[i] = bf16ToF32(value);
+    }
+    return;
+  default:
+    for (int64_t i = 0; i < count; ++i, p += step)
+      out[i] = T(loadElement(type, p));
+  }
+}
+
+void loadElements(DType type, const uint8_t *p, int64_t count, int64_t step,
+                  double *out) {
+  loadRun(type, p, count, step, out);
+}
+
+void loadElements(DType type, const uint8_t *p, int64_t count, int64_t step,
+                  float *out) {
+  loadRun(type, p, count, step, out);
+}
+
+void storeElements(DType type, const double *in, int64_t count, int64_t step,
+                   uint8_t *p) {
+  switch (type) {
+  case DType::F32:
+    for (int64_t i = 0; i < count; ++i, p += step) {
+      float value = static_cast<float>(in[i]);
+      std::memcpy(p, &value, sizeof(value));
+    }
+    return;
+  case DType::BF16:
+    for (int64_t i = 0; i < count; ++i, p += step) {
+      uint16_t value = doubleToBf16(in[i]);
+      std::memcpy(p, &value, sizeof(value));
+    }
+    return;
+  default:
+    for (int64_t i = 0; i < count; ++i, p += step)
+      storeElement(type, in[i], p);
+  }
 }
 
 double maximumF(double a, double b) {

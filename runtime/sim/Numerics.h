@@ -43,6 +43,17 @@ double loadElement(DType type, const uint8_t *p);
 /// 0); i1 stores 1 for any non-zero value (NaN included).
 void storeElement(DType type, double value, uint8_t *p);
 
+/// loadElement of `count` elements `step` bytes apart from `p`, into `out`
+/// (as float only for the floating-point dtypes, where it is exact).
+void loadElements(DType type, const uint8_t *p, int64_t count, int64_t step,
+                  double *out);
+void loadElements(DType type, const uint8_t *p, int64_t count, int64_t step,
+                  float *out);
+/// storeElement of `count` values from `in` to elements `step` bytes apart
+/// from `p`.
+void storeElements(DType type, const double *in, int64_t count, int64_t step,
+                   uint8_t *p);
+
 /// MLIR's arith.maximumf and minimumf: NaN propagates, -0 orders below +0.
 double maximumF(double a, double b);
 double minimumF(double a, double b);

@@ -11,6 +11,9 @@
 
 #include "runtime/sim/Simulator.h"
 
+#include "runtime/sim/Gemm.h"
+#include "runtime/support/LargeBuffer.h"
+
 #include "runtime/target/TargetInternal.h"
 
 #include "absl/strings/str_format.h"
@@ -52,17 +55,20 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
           "device's capacity",
           options.hbmBytes));
   }
-  // A view has no bytes of its own.
+  // A view has no bytes of its own; an input's are the caller's.
   hbmTensors.assign(program.tensors.size(), {});
+  std::vector<bool> isInput(program.tensors.size(), false);
+  for (const IoBinding &io : program.inputs)
+    isInput[io.tensor] = true;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const TensorDesc &t = program.tensors[i];
-    if (t.kind != TensorKind::View)
-      hbmTensors[i].assign(t.elements * elementBytes(t.dtype), 0);
+    if (t.kind != TensorKind::View && !isInput[i])
+      resizeLargeBuffer(hbmTensors[i], t.elements * elementBytes(t.dtype));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorDesc &t = program.tensors[program.inputs[i].tensor];
     Tensor &in = inputs[i];
-    size_t bytes = hbmTensors[program.inputs[i].tensor].size();
+    size_t bytes = t.elements * elementBytes(t.dtype);
     if (in.dtype != dtypeName(t.dtype) || in.shape != t.shape ||
         in.data.size() != bytes)
       return absl::InvalidArgumentError(
@@ -183,6 +189,7 @@ private:
   void store(const TileRef &ref, const std::vector<double> &values);
 
   void dmaCopy(const Instruction &inst);
+  F32Matrix f32Matrix(const TileRef &ref, std::vector<float> &scratch);
   void matmul(const Instruction &inst);
   void transpose(const Instruction &inst);
   void activation(const Instruction &inst);
@@ -195,6 +202,18 @@ private:
   const std::vector<uint8_t *> &bases;
   std::vector<uint8_t> &sbuf;
   std::vector<uint8_t> &psum;
+  /// `count` elements `step` bytes apart from `start`.
+  struct Run {
+    uint8_t *start;
+    int64_t count;
+    int64_t step;
+  };
+  /// Reused across instructions: a copy's runs and staged bytes, widened
+  /// matmul operands.
+  std::vector<Run> srcRuns, dstRuns;
+  std::vector<uint8_t> staged;
+  std::vector<float> stationaryScratch, movingScratch, dstScratch;
+  GemmScratch gemmScratch;
 };
 } // namespace
 
@@ -247,18 +266,9 @@ std::vector<uint8_t *> KernelRunner::addresses(const TileRef &ref) {
 std::vector<double> KernelRunner::load(const TileRef &ref) {
   std::vector<double> values(ref.elements);
   double *out = values.data();
-  DType type = ref.dtype;
   forEachRun(ref, [&](const uint8_t *p, int64_t count, int64_t step) {
-    if (type == DType::F32) {
-      for (int64_t i = 0; i < count; ++i, p += step) {
-        float value;
-        std::memcpy(&value, p, sizeof(value));
-        *out++ = value;
-      }
-      return;
-    }
-    for (int64_t i = 0; i < count; ++i, p += step)
-      *out++ = loadElement(type, p);
+    loadElements(ref.dtype, p, count, step, out);
+    out += count;
   });
   return values;
 }
@@ -266,18 +276,23 @@ std::vector<double> KernelRunner::load(const TileRef &ref) {
 void KernelRunner::store(const TileRef &ref,
                          const std::vector<double> &values) {
   const double *in = values.data();
-  DType type = ref.dtype;
   forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
-    if (type == DType::F32) {
-      for (int64_t i = 0; i < count; ++i, p += step) {
-        float value = static_cast<float>(*in++);
-        std::memcpy(p, &value, sizeof(value));
-      }
-      return;
-    }
-    for (int64_t i = 0; i < count; ++i, p += step)
-      storeElement(type, *in++, p);
+    storeElements(ref.dtype, in, count, step, p);
+    in += count;
   });
+}
+
+/// Copies `count` elements of `bytes` bytes, `fromStep` bytes apart from
+/// `from` to `toStep` bytes apart from `to`; in one piece when both are
+/// contiguous.
+static void copyRun(uint8_t *to, int64_t toStep, const uint8_t *from,
+                    int64_t fromStep, int64_t count, int64_t bytes) {
+  if (toStep == bytes && fromStep == bytes) {
+    std::memcpy(to, from, count * bytes);
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(to + i * toStep, from + i * fromStep, bytes);
 }
 
 void KernelRunner::dmaCopy(const Instruction &inst) {
@@ -285,51 +300,83 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
     store(inst.dst, load(inst.src));
     return;
   }
-  // Same dtype: the bytes move unchanged (NaN payloads included). Gathering
-  // first makes an overlapping copy behave like memmove.
+  // Same dtype: the bytes move unchanged (NaN payloads included).
   int64_t bytes = elementBytes(inst.src.dtype);
-  std::vector<uint8_t> staged(inst.src.elements * bytes);
-  // Moves `ref`'s elements out to the staging bytes, or in from them.
-  auto move = [&](const TileRef &ref, bool intoTile) {
-    uint8_t *at = staged.data();
+  auto runsOf = [&](const TileRef &ref, std::vector<Run> &runs) {
+    runs.clear();
     forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
-      // A contiguous run moves in one copy, a strided one element by element.
-      int64_t pieces = step == bytes ? 1 : count;
-      int64_t size = count * bytes / pieces;
-      for (int64_t i = 0; i < pieces; ++i, p += step, at += size)
-        std::memcpy(intoTile ? p : at, intoTile ? at : p, size);
+      runs.push_back({p, count, step});
     });
   };
-  move(inst.src, /*intoTile=*/false);
-  move(inst.dst, /*intoTile=*/true);
+  runsOf(inst.dst, dstRuns);
+  if (inst.src.space != inst.dst.space) {
+    // Different memories cannot overlap: the runs of both sides are walked
+    // together, a piece contiguous on both sides moving in one copy.
+    runsOf(inst.src, srcRuns);
+    auto src = srcRuns.begin();
+    int64_t srcDone = 0;
+    for (const Run &dst : dstRuns)
+      for (int64_t done = 0; done < dst.count;) {
+        int64_t n = std::min(dst.count - done, src->count - srcDone);
+        copyRun(dst.start + done * dst.step, dst.step,
+                src->start + srcDone * src->step, src->step, n, bytes);
+        done += n;
+        srcDone += n;
+        if (srcDone == src->count) {
+          ++src;
+          srcDone = 0;
+        }
+      }
+    return;
+  }
+  // Within one memory the tiles may overlap: gathering first makes the copy
+  // behave like memmove.
+  staged.resize(inst.src.elements * bytes);
+  uint8_t *at = staged.data();
+  forEachRun(inst.src, [&](const uint8_t *p, int64_t count, int64_t step) {
+    copyRun(at, bytes, p, step, count, bytes);
+    at += count * bytes;
+  });
+  at = staged.data();
+  for (const Run &dst : dstRuns) {
+    copyRun(dst.start, dst.step, at, bytes, dst.count, bytes);
+    at += dst.count * bytes;
+  }
+}
+
+/// `ref`, an on-chip tile, as an fp32 matrix of partitions x free
+/// elements: in place when it holds f32, else widened into `scratch`
+/// (exactly: every operand dtype is at most f32 wide).
+F32Matrix KernelRunner::f32Matrix(const TileRef &ref,
+                                  std::vector<float> &scratch) {
+  bool isSbuf = ref.space == MemorySpace::Sbuf;
+  int64_t perPartition = isSbuf ? limits.sbufBytes : limits.psumBytes;
+  if (ref.dtype == DType::F32 && perPartition % 4 == 0 && ref.offset % 4 == 0)
+    return {reinterpret_cast<const float *>(
+                (isSbuf ? sbuf : psum).data() + ref.partition * perPartition +
+                ref.offset),
+            perPartition / 4};
+  scratch.resize(ref.elements);
+  float *out = scratch.data();
+  forEachRun(ref, [&](const uint8_t *p, int64_t count, int64_t step) {
+    loadElements(ref.dtype, p, count, step, out);
+    out += count;
+  });
+  return {scratch.data(), ref.freeElements()};
 }
 
 void KernelRunner::matmul(const Instruction &inst) {
   int64_t k = inst.stationary.shape[0], m = inst.stationary.shape[1];
   int64_t n = inst.moving.shape[1];
-  // Operands are at most f32 wide, so the conversions to float are exact.
-  std::vector<double> s = load(inst.stationary), v = load(inst.moving);
-  std::vector<float> stationary(s.begin(), s.end()), moving(v.begin(), v.end());
-  std::vector<double> result =
-      inst.accumulate ? load(inst.dst) : std::vector<double>(m * n, 0.0);
-  // Each dst[i][j] sums its fp32 products in K order, as PSUM does; the
-  // sums of one row run side by side over j (contiguous moving rows), which
-  // changes no rounding.
-  std::vector<float> sums(n);
-  for (int64_t i = 0; i < m; ++i) {
-    std::fill(sums.begin(), sums.end(), 0.0f);
-    for (int64_t r = 0; r < k; ++r) {
-      float a = stationary[r * m + i];
-      const float *row = moving.data() + r * n;
-      for (int64_t j = 0; j < n; ++j) {
-        float product = a * row[j];
-        sums[j] += product;
-      }
-    }
-    for (int64_t j = 0; j < n; ++j)
-      result[i * n + j] = float(result[i * n + j]) + sums[j];
-  }
-  store(inst.dst, result);
+  // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst
+  // shares no byte with them; it is summed in place unless misaligned.
+  F32Matrix dst = f32Matrix(inst.dst, dstScratch);
+  float *sums = const_cast<float *>(dst.data);
+  gemmTransposedA(m, n, k, f32Matrix(inst.stationary, stationaryScratch),
+                  f32Matrix(inst.moving, movingScratch), sums, dst.stride,
+                  inst.accumulate, gemmScratch);
+  if (sums == dstScratch.data())
+    store(inst.dst, std::vector<double>(dstScratch.begin(), dstScratch.end()));
 }
 
 void KernelRunner::transpose(const Instruction &inst) {
@@ -631,8 +678,8 @@ absl::Status Device::runKernel(const Program &program, const Kernel &kernel,
   for (int64_t id : bindings)
     bases.push_back(tensorBytes(program, id));
   const Limits &limits = kernel.limits;
-  sbufBytes.assign(limits.partitions * limits.sbufBytes, 0);
-  psumBytes.assign(limits.partitions * limits.psumBytes, 0);
+  resizeLargeBuffer(sbufBytes, limits.partitions * limits.sbufBytes);
+  resizeLargeBuffer(psumBytes, limits.partitions * limits.psumBytes);
   KernelRunner runner(limits, bases, sbufBytes, psumBytes);
   return LoopRunner(kernel, runner).run();
 }

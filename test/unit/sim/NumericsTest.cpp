@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 using namespace neuron::rt;
 
@@ -168,6 +169,75 @@ TEST(NumericsTest, Bf16PathsAgreeOnSampledFloats) {
     if (std::isnan(f))
       continue;
     ASSERT_EQ(f32ToBf16(f), stored(DType::BF16, f)) << std::hex << b;
+  }
+}
+
+TEST(NumericsTest, Bf16RoundsDoublesOnceOnSampledDoubles) {
+  // Independent oracle for results in bf16's normal range: x * 2^(7 - e)
+  // rounded to the nearest even integer with nearbyint, then scaled back.
+  // The samples walk every exponent with varied fraction bits, so they
+  // include doubles just past a bf16 tie that rounding through f32 first
+  // would round the wrong way.
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 2000000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    int e = int(state >> 56) % 260 - 130;
+    double x = std::ldexp(1.0 + double(state >> 12 & 0xFFFFFFFFFFull) /
+                                    std::ldexp(1.0, 40),
+                          e);
+    if (state & 1)
+      x = -x;
+    int exponent;
+    std::frexp(x, &exponent);
+    --exponent;
+    double expected = std::ldexp(std::nearbyint(std::ldexp(x, 7 - exponent)),
+                                 exponent - 7);
+    if (std::fabs(expected) < std::ldexp(1.0, -126) ||
+        std::fabs(expected) > std::ldexp(255.0 / 128, 127))
+      continue; // subnormal or overflowing results: checked elsewhere
+    ASSERT_EQ(loaded(DType::BF16, stored(DType::BF16, x)), expected)
+        << std::hexfloat << x;
+  }
+  // 1 + 2^-8 + 2^-40 is just above a tie: once rounded, it goes up; through
+  // f32 (1 + 2^-8, a tie) it would go down to 1.
+  EXPECT_EQ(stored(DType::BF16, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)),
+            0x3F81u);
+  EXPECT_EQ(stored(DType::BF16, std::ldexp(255.0 / 128, 127) * (1 + 1e-9)),
+            0x7F7Fu);                                            // below the tie
+  EXPECT_EQ(stored(DType::BF16, std::ldexp(511.0 / 256, 127)), 0x7F80u); // to inf
+  EXPECT_EQ(stored(DType::BF16, -std::ldexp(1.0, -126)), 0x8080u);
+}
+
+TEST(NumericsTest, BulkConversionsMatchTheElementwiseOnes) {
+  // loadElements and storeElements over strided runs give what the one-
+  // element forms give, for every dtype.
+  for (DType type : {DType::F32, DType::BF16, DType::F16, DType::F8E4M3FN,
+                     DType::F8E5M2, DType::I8, DType::I32, DType::I64,
+                     DType::I1}) {
+    int64_t bytes = elementBytes(type), step = 3 * bytes;
+    std::vector<double> values;
+    for (int i = -40; i < 40; ++i)
+      values.push_back(i * 1.37 + (i % 3 ? 0.5 : 0));
+    std::vector<uint8_t> bulk(values.size() * step, 0xAB),
+        single(values.size() * step, 0xAB);
+    storeElements(type, values.data(), int64_t(values.size()), step,
+                  bulk.data());
+    for (size_t i = 0; i < values.size(); ++i)
+      storeElement(type, values[i], single.data() + i * step);
+    ASSERT_EQ(bulk, single) << dtypeName(type);
+    std::vector<double> asDouble(values.size());
+    loadElements(type, bulk.data(), int64_t(values.size()), step,
+                 asDouble.data());
+    for (size_t i = 0; i < values.size(); ++i)
+      ASSERT_EQ(asDouble[i], loadElement(type, bulk.data() + i * step))
+          << dtypeName(type) << " " << i;
+    if (!isFloat(type))
+      continue;
+    std::vector<float> asFloat(values.size());
+    loadElements(type, bulk.data(), int64_t(values.size()), step,
+                 asFloat.data());
+    for (size_t i = 0; i < values.size(); ++i)
+      ASSERT_EQ(double(asFloat[i]), asDouble[i]) << dtypeName(type);
   }
 }
 

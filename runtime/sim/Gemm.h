@@ -1,0 +1,44 @@
+//===- Gemm.h - The tensor engine's arithmetic on the host ------*- C++ -*-===//
+//
+// The functional simulator's matrix multiply: fp32 operands, each product
+// rounded to fp32 and summed in fp32 in K order, as the simulator has always
+// defined PSUM's sums (and as upstream MLIR's CPU pipeline, the oracle, sums
+// a contraction). The order is part of the result, so the kernel is the
+// project's own: packed operands, register tiles vectorised across output
+// columns (AVX2 where the CPU has it), without fused multiply-adds.
+// Results are bit-identical on every CPU and thread count.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NEURON_RUNTIME_SIM_GEMM_H
+#define NEURON_RUNTIME_SIM_GEMM_H
+
+#include <cstdint>
+#include <vector>
+
+namespace neuron::rt {
+
+/// A row-major fp32 matrix: element [r][c] at `data[r * stride + c]`.
+struct F32Matrix {
+  const float *data;
+  int64_t stride;
+};
+
+/// Packed operands, reused from one call to the next.
+struct GemmScratch {
+  std::vector<float> a, b;
+};
+
+/// `c[i][j] = (c[i][j] +) sum over r = 0..k-1 of a[r][i] * b[r][j]` for
+/// i < m, j < n, with `a` [k, m] and `b` [k, n] as the stationary and
+/// moving tiles lie in SBUF and `c` [m, n] (row stride `ldc`) as PSUM holds
+/// them. Each sum starts at +0 and adds the rounded products in order of r;
+/// with `accumulate` it is then added to c's value. `c` shares no memory
+/// with `a` or `b`.
+void gemmTransposedA(int64_t m, int64_t n, int64_t k, F32Matrix a, F32Matrix b,
+                     float *c, int64_t ldc, bool accumulate,
+                     GemmScratch &scratch);
+
+} // namespace neuron::rt
+
+#endif // NEURON_RUNTIME_SIM_GEMM_H
