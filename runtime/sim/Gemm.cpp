@@ -94,16 +94,23 @@ void gemmTransposedA(int64_t m, int64_t n, int64_t k, F32Matrix a, F32Matrix b,
   int64_t aPanels = (m + kMr - 1) / kMr, bPanels = (n + kNr - 1) / kNr;
   scratch.a.resize(aPanels * kMr * k);
   scratch.b.resize(bPanels * kNr * k);
-  for (int64_t p = 0; p < aPanels; ++p)
-    packPanel(a, k, m, p * kMr, kMr, scratch.a.data() + p * kMr * k);
   static const MicroKernel kernel = pickMicroKernel();
-  // Column panels [first, last) of c, each b panel packed by the thread
-  // that uses it and kept in L1 across the a panels.
+  // Panels [first, last) of a then b, packed.
+  auto pack = [&](int64_t first, int64_t last) {
+    for (int64_t p = first; p < last; ++p) {
+      if (p < aPanels)
+        packPanel(a, k, m, p * kMr, kMr, scratch.a.data() + p * kMr * k);
+      else
+        packPanel(b, k, n, (p - aPanels) * kNr, kNr,
+                  scratch.b.data() + (p - aPanels) * kNr * k);
+    }
+  };
+  // Column panels [first, last) of c; each b panel stays in L1 across the
+  // a panels.
   auto panels = [&](int64_t first, int64_t last) {
     float tile[kMr * kNr];
     for (int64_t q = first; q < last; ++q) {
       int64_t j0 = q * kNr, cols = std::min(kNr, n - j0);
-      packPanel(b, k, n, j0, kNr, scratch.b.data() + q * kNr * k);
       for (int64_t p = 0; p < aPanels; ++p) {
         kernel(k, scratch.a.data() + p * kMr * k,
                scratch.b.data() + q * kNr * k, tile);
@@ -123,10 +130,13 @@ void gemmTransposedA(int64_t m, int64_t n, int64_t k, F32Matrix a, F32Matrix b,
   };
   // Threads pay off from about a million multiply-adds; every panel is
   // summed the same way on any thread.
-  if (m * n * k < (int64_t(1) << 20))
+  if (m * n * k < (int64_t(1) << 20)) {
+    pack(0, aPanels + bPanels);
     panels(0, bPanels);
-  else
-    parallelFor(bPanels, panels);
+    return;
+  }
+  parallelFor(aPanels + bPanels, pack);
+  parallelFor(bPanels, panels);
 }
 
 } // namespace neuron::rt

@@ -12,6 +12,7 @@
 #include "runtime/sim/Simulator.h"
 
 #include "runtime/sim/Gemm.h"
+#include "runtime/sim/Parallel.h"
 #include "runtime/support/LargeBuffer.h"
 
 #include "runtime/target/TargetInternal.h"
@@ -135,14 +136,25 @@ absl::Status Device::runStep(const Program &program, size_t index) {
 }
 
 std::vector<Tensor> Device::outputs(const Program &program) {
+  // A tensor returned once, and not also through a view, gives its bytes
+  // away; any other is copied.
+  std::vector<int> uses(program.tensors.size(), 0);
+  for (const IoBinding &io : program.outputs) {
+    const TensorDesc &t = program.tensors[io.tensor];
+    uses[t.kind == TensorKind::View ? t.viewOf : io.tensor] +=
+        t.kind == TensorKind::View ? 2 : 1;
+  }
   std::vector<Tensor> outputs;
   for (const IoBinding &io : program.outputs) {
     const TensorDesc &t = program.tensors[io.tensor];
-    const uint8_t *bytes = tensorBytes(program, io.tensor);
-    outputs.push_back(
-        {std::string(dtypeName(t.dtype)), t.shape,
-         std::vector<uint8_t>(bytes,
-                              bytes + t.elements * elementBytes(t.dtype))});
+    Tensor out{std::string(dtypeName(t.dtype)), t.shape, {}};
+    if (t.kind != TensorKind::View && uses[io.tensor] == 1) {
+      out.data = std::move(hbmTensors[io.tensor]);
+    } else {
+      const uint8_t *bytes = tensorBytes(program, io.tensor);
+      out.data.assign(bytes, bytes + t.elements * elementBytes(t.dtype));
+    }
+    outputs.push_back(std::move(out));
   }
   return outputs;
 }
@@ -173,7 +185,9 @@ public:
   /// `bases[p]`: the first byte of the tensor bound to parameter p.
   KernelRunner(const Limits &limits, const std::vector<uint8_t *> &bases,
                std::vector<uint8_t> &sbuf, std::vector<uint8_t> &psum)
-      : limits(limits), bases(bases), sbuf(sbuf), psum(psum) {}
+      : limits(limits), bases(bases), sbuf(sbuf), psum(psum),
+        sbufPitch(Device::partitionPitch(limits.sbufBytes)),
+        psumPitch(Device::partitionPitch(limits.psumBytes)) {}
 
   /// Fails only on data that addresses memory (gather indices).
   absl::Status execute(const Instruction &inst);
@@ -202,15 +216,19 @@ private:
   const std::vector<uint8_t *> &bases;
   std::vector<uint8_t> &sbuf;
   std::vector<uint8_t> &psum;
+  int64_t sbufPitch, psumPitch;
   /// `count` elements `step` bytes apart from `start`.
   struct Run {
     uint8_t *start;
     int64_t count;
     int64_t step;
   };
-  /// Reused across instructions: a copy's runs and staged bytes, widened
-  /// matmul operands.
+  static void copyRuns(const Run *dst, const Run *dstEnd, const Run *src,
+                       int64_t srcDone, int64_t bytes);
+  /// Reused across instructions: a copy's runs, the first element of each
+  /// source run, staged bytes, widened matmul operands.
   std::vector<Run> srcRuns, dstRuns;
+  std::vector<int64_t> runStarts;
   std::vector<uint8_t> staged;
   std::vector<float> stationaryScratch, movingScratch, dstScratch;
   GemmScratch gemmScratch;
@@ -225,9 +243,9 @@ void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
   if (ref.space != MemorySpace::Hbm) {
     bool isSbuf = ref.space == MemorySpace::Sbuf;
     uint8_t *base = isSbuf ? sbuf.data() : psum.data();
-    int64_t perPartition = isSbuf ? limits.sbufBytes : limits.psumBytes;
+    int64_t pitch = isSbuf ? sbufPitch : psumPitch;
     for (int64_t p = 0; p < ref.partitionCount(); ++p)
-      f(base + (ref.partition + p) * perPartition + ref.offset,
+      f(base + (ref.partition + p) * pitch + ref.offset,
         ref.freeElements(), bytes);
     return;
   }
@@ -295,6 +313,24 @@ static void copyRun(uint8_t *to, int64_t toStep, const uint8_t *from,
     std::memcpy(to + i * toStep, from + i * fromStep, bytes);
 }
 
+/// Copies into the runs [dst, dstEnd) the elements that start `srcDone`
+/// elements into run `src` and continue through the runs after it.
+void KernelRunner::copyRuns(const Run *dst, const Run *dstEnd, const Run *src,
+                            int64_t srcDone, int64_t bytes) {
+  for (; dst != dstEnd; ++dst)
+    for (int64_t done = 0; done < dst->count;) {
+      int64_t n = std::min(dst->count - done, src->count - srcDone);
+      copyRun(dst->start + done * dst->step, dst->step,
+              src->start + srcDone * src->step, src->step, n, bytes);
+      done += n;
+      srcDone += n;
+      if (srcDone == src->count) {
+        ++src;
+        srcDone = 0;
+      }
+    }
+}
+
 void KernelRunner::dmaCopy(const Instruction &inst) {
   if (inst.src.dtype != inst.dst.dtype) {
     store(inst.dst, load(inst.src));
@@ -311,22 +347,26 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   runsOf(inst.dst, dstRuns);
   if (inst.src.space != inst.dst.space) {
     // Different memories cannot overlap: the runs of both sides are walked
-    // together, a piece contiguous on both sides moving in one copy.
+    // together, a piece contiguous on both sides moving in one copy. A
+    // large transfer is split by destination runs over the threads.
     runsOf(inst.src, srcRuns);
-    auto src = srcRuns.begin();
-    int64_t srcDone = 0;
-    for (const Run &dst : dstRuns)
-      for (int64_t done = 0; done < dst.count;) {
-        int64_t n = std::min(dst.count - done, src->count - srcDone);
-        copyRun(dst.start + done * dst.step, dst.step,
-                src->start + srcDone * src->step, src->step, n, bytes);
-        done += n;
-        srcDone += n;
-        if (srcDone == src->count) {
-          ++src;
-          srcDone = 0;
-        }
-      }
+    if (inst.src.elements * bytes < (int64_t(1) << 15)) {
+      copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(),
+               srcRuns.data(), 0, bytes);
+      return;
+    }
+    runStarts.assign(1, 0);
+    for (const Run &run : srcRuns)
+      runStarts.push_back(runStarts.back() + run.count);
+    parallelFor(int64_t(dstRuns.size()), [&](int64_t first, int64_t last) {
+      int64_t element = 0;
+      for (int64_t r = 0; r < first; ++r)
+        element += dstRuns[r].count;
+      auto src = std::upper_bound(runStarts.begin(), runStarts.end(),
+                                  element) - runStarts.begin() - 1;
+      copyRuns(dstRuns.data() + first, dstRuns.data() + last,
+               srcRuns.data() + src, element - runStarts[src], bytes);
+    });
     return;
   }
   // Within one memory the tiles may overlap: gathering first makes the copy
@@ -350,12 +390,11 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
 F32Matrix KernelRunner::f32Matrix(const TileRef &ref,
                                   std::vector<float> &scratch) {
   bool isSbuf = ref.space == MemorySpace::Sbuf;
-  int64_t perPartition = isSbuf ? limits.sbufBytes : limits.psumBytes;
-  if (ref.dtype == DType::F32 && perPartition % 4 == 0 && ref.offset % 4 == 0)
-    return {reinterpret_cast<const float *>(
-                (isSbuf ? sbuf : psum).data() + ref.partition * perPartition +
-                ref.offset),
-            perPartition / 4};
+  int64_t pitch = isSbuf ? sbufPitch : psumPitch;
+  if (ref.dtype == DType::F32 && pitch % 4 == 0 && ref.offset % 4 == 0)
+    return {reinterpret_cast<const float *>((isSbuf ? sbuf : psum).data() +
+                                            ref.partition * pitch + ref.offset),
+            pitch / 4};
   scratch.resize(ref.elements);
   float *out = scratch.data();
   forEachRun(ref, [&](const uint8_t *p, int64_t count, int64_t step) {
@@ -678,8 +717,10 @@ absl::Status Device::runKernel(const Program &program, const Kernel &kernel,
   for (int64_t id : bindings)
     bases.push_back(tensorBytes(program, id));
   const Limits &limits = kernel.limits;
-  resizeLargeBuffer(sbufBytes, limits.partitions * limits.sbufBytes);
-  resizeLargeBuffer(psumBytes, limits.partitions * limits.psumBytes);
+  resizeLargeBuffer(sbufBytes,
+                    limits.partitions * partitionPitch(limits.sbufBytes));
+  resizeLargeBuffer(psumBytes,
+                    limits.partitions * partitionPitch(limits.psumBytes));
   KernelRunner runner(limits, bases, sbufBytes, psumBytes);
   return LoopRunner(kernel, runner).run();
 }

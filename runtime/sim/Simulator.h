@@ -67,7 +67,9 @@ public:
   /// zeroed at the start of every kernel step, so kernels exchange data
   /// only through HBM.
   absl::Status runStep(const Program &program, size_t index);
-  /// The program's outputs, in order, as the loaded tensors hold them.
+  /// The program's outputs, in order, as the loaded tensors hold them. A
+  /// tensor returned once (and not through a view too) is moved out, so
+  /// the device no longer holds it: call once, after the last step.
   std::vector<Tensor> outputs(const Program &program);
 
   /// The first byte of tensor `id` of the loaded program (within its root
@@ -75,12 +77,19 @@ public:
   uint8_t *tensorBytes(const Program &program, int64_t id);
 
   /// The HBM bytes of tensor `id` after the last run (for tests and dumps;
-  /// empty for a view).
+  /// empty for a view and for a tensor outputs() moved out).
   const std::vector<uint8_t> &hbm(int64_t id) const { return hbmTensors[id]; }
   /// SBUF and PSUM after the last kernel step, partition-major: partition p
-  /// starts at p x bytes-per-partition.
+  /// starts at p x partitionPitch(bytes per partition).
   const std::vector<uint8_t> &sbuf() const { return sbufBytes; }
   const std::vector<uint8_t> &psum() const { return psumBytes; }
+  /// Bytes from one partition's start to the next in sbuf() and psum(): a
+  /// cache line more than the partition holds, so that a tile's partitions
+  /// do not all fall in the same sets of the host's caches (partition
+  /// sizes are multiples of 4 KiB).
+  static int64_t partitionPitch(int64_t bytesPerPartition) {
+    return bytesPerPartition + 64;
+  }
 
 private:
   absl::Status runKernel(const Program &program, const Kernel &kernel,

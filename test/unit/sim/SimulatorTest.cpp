@@ -131,7 +131,8 @@ TEST(SimulatorTest, DmaRoundTripWithStridedPattern) {
   // The tile really sat at partitions 2..5, byte 64.
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(loadElement(DType::F32,
-                          device.sbuf().data() + (2 + i) * 196608 + 64 + 4),
+                          device.sbuf().data() +
+                              (2 + i) * Device::partitionPitch(196608) + 68),
               x[i * 8 + 3]);
 }
 
@@ -484,9 +485,10 @@ TEST(SimulatorTest, TransposeThroughPsum) {
                   .ok());
   for (int f = 0; f < 6; ++f)
     for (int p = 0; p < 4; ++p)
-      EXPECT_EQ(
-          loadElement(DType::F32, device.psum().data() + f * 2048 + p * 4),
-          kA[p * 6 + f]);
+      EXPECT_EQ(loadElement(DType::F32,
+                            device.psum().data() +
+                                f * Device::partitionPitch(2048) + p * 4),
+                kA[p * 6 + f]);
 }
 
 /// A kernel gathering rows of table [6, 8] (tensor 0, f32) by ids [4]
@@ -557,7 +559,9 @@ TEST(SimulatorTest, GatherIndexOutOfRangeIsAnError) {
                               int64_t(bad)));
     // Nothing was gathered: the destination tile is still zero.
     for (int p = 0; p < 4; ++p)
-      EXPECT_EQ(loadElement(DType::F32, device.sbuf().data() + p * 1024 + 64),
+      EXPECT_EQ(loadElement(DType::F32,
+                            device.sbuf().data() +
+                                p * Device::partitionPitch(1024) + 64),
                 0.0);
   }
 }
