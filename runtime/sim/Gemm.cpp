@@ -29,13 +29,17 @@ constexpr int64_t kNr = 16;
 } // namespace
 
 /// Copies columns [first, first + width) of the [k, cols] matrix `from`
-/// into one k-deep panel of `width` columns, zero past `cols`.
-static void packPanel(F32Matrix from, int64_t k, int64_t cols, int64_t first,
-                      int64_t width, float *panel) {
+/// into one k-deep fp32 panel of `width` columns, zero past `cols`.
+static void packPanel(GemmOperand from, int64_t k, int64_t cols,
+                      int64_t first, int64_t width, float *panel) {
   int64_t valid = std::min(width, cols - first);
-  for (int64_t r = 0; r < k; ++r, panel += width) {
-    std::memcpy(panel, from.data + r * from.stride + first,
-                valid * sizeof(float));
+  int64_t bytes = elementBytes(from.type);
+  const uint8_t *row = from.data + first * bytes;
+  for (int64_t r = 0; r < k; ++r, panel += width, row += from.rowBytes) {
+    if (from.type == DType::F32)
+      std::memcpy(panel, row, valid * sizeof(float));
+    else
+      loadElements(from.type, row, valid, bytes, panel);
     std::fill(panel + valid, panel + width, 0.0f);
   }
 }
@@ -88,8 +92,8 @@ static MicroKernel pickMicroKernel() {
   return microKernel;
 }
 
-void gemmTransposedA(int64_t m, int64_t n, int64_t k, F32Matrix a, F32Matrix b,
-                     float *c, int64_t ldc, bool accumulate,
+void gemmTransposedA(int64_t m, int64_t n, int64_t k, GemmOperand a,
+                     GemmOperand b, float *c, int64_t ldc, bool accumulate,
                      GemmScratch &scratch) {
   int64_t aPanels = (m + kMr - 1) / kMr, bPanels = (n + kNr - 1) / kNr;
   scratch.a.resize(aPanels * kMr * k);

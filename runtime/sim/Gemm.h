@@ -13,15 +13,19 @@
 #ifndef NEURON_RUNTIME_SIM_GEMM_H
 #define NEURON_RUNTIME_SIM_GEMM_H
 
+#include "runtime/sim/Numerics.h"
+
 #include <cstdint>
 #include <vector>
 
 namespace neuron::rt {
 
-/// A row-major fp32 matrix: element [r][c] at `data[r * stride + c]`.
-struct F32Matrix {
-  const float *data;
-  int64_t stride;
+/// A row-major matrix of a floating-point dtype: element [r][c] at byte
+/// `data + r * rowBytes + c * elementBytes(type)`.
+struct GemmOperand {
+  const uint8_t *data;
+  int64_t rowBytes;
+  DType type;
 };
 
 /// Packed operands, reused from one call to the next.
@@ -31,12 +35,13 @@ struct GemmScratch {
 
 /// `c[i][j] = (c[i][j] +) sum over r = 0..k-1 of a[r][i] * b[r][j]` for
 /// i < m, j < n, with `a` [k, m] and `b` [k, n] as the stationary and
-/// moving tiles lie in SBUF and `c` [m, n] (row stride `ldc`) as PSUM holds
-/// them. Each sum starts at +0 and adds the rounded products in order of r;
-/// with `accumulate` it is then added to c's value. `c` shares no memory
-/// with `a` or `b`.
-void gemmTransposedA(int64_t m, int64_t n, int64_t k, F32Matrix a, F32Matrix b,
-                     float *c, int64_t ldc, bool accumulate,
+/// moving tiles lie in SBUF (any float dtype, widened exactly to fp32 as
+/// they are packed) and `c` [m, n] (row stride `ldc` floats) as PSUM holds
+/// them. Each sum starts at +0 and adds the rounded fp32 products in order
+/// of r; with `accumulate` it is then added to c's value. `c` shares no
+/// memory with `a` or `b`.
+void gemmTransposedA(int64_t m, int64_t n, int64_t k, GemmOperand a,
+                     GemmOperand b, float *c, int64_t ldc, bool accumulate,
                      GemmScratch &scratch);
 
 } // namespace neuron::rt

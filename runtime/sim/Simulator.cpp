@@ -203,7 +203,8 @@ private:
   void store(const TileRef &ref, const std::vector<double> &values);
 
   void dmaCopy(const Instruction &inst);
-  F32Matrix f32Matrix(const TileRef &ref, std::vector<float> &scratch);
+  /// `ref`, an on-chip tile, as a matrix of partitions x free elements.
+  GemmOperand gemmOperand(const TileRef &ref);
   void matmul(const Instruction &inst);
   void transpose(const Instruction &inst);
   void activation(const Instruction &inst);
@@ -226,11 +227,11 @@ private:
   static void copyRuns(const Run *dst, const Run *dstEnd, const Run *src,
                        int64_t srcDone, int64_t bytes);
   /// Reused across instructions: a copy's runs, the first element of each
-  /// source run, staged bytes, widened matmul operands.
+  /// source run, staged bytes, a misaligned matmul result.
   std::vector<Run> srcRuns, dstRuns;
   std::vector<int64_t> runStarts;
   std::vector<uint8_t> staged;
-  std::vector<float> stationaryScratch, movingScratch, dstScratch;
+  std::vector<float> dstScratch;
   GemmScratch gemmScratch;
 };
 } // namespace
@@ -384,24 +385,11 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   }
 }
 
-/// `ref`, an on-chip tile, as an fp32 matrix of partitions x free
-/// elements: in place when it holds f32, else widened into `scratch`
-/// (exactly: every operand dtype is at most f32 wide).
-F32Matrix KernelRunner::f32Matrix(const TileRef &ref,
-                                  std::vector<float> &scratch) {
+GemmOperand KernelRunner::gemmOperand(const TileRef &ref) {
   bool isSbuf = ref.space == MemorySpace::Sbuf;
   int64_t pitch = isSbuf ? sbufPitch : psumPitch;
-  if (ref.dtype == DType::F32 && pitch % 4 == 0 && ref.offset % 4 == 0)
-    return {reinterpret_cast<const float *>((isSbuf ? sbuf : psum).data() +
-                                            ref.partition * pitch + ref.offset),
-            pitch / 4};
-  scratch.resize(ref.elements);
-  float *out = scratch.data();
-  forEachRun(ref, [&](const uint8_t *p, int64_t count, int64_t step) {
-    loadElements(ref.dtype, p, count, step, out);
-    out += count;
-  });
-  return {scratch.data(), ref.freeElements()};
+  return {(isSbuf ? sbuf : psum).data() + ref.partition * pitch + ref.offset,
+          pitch, ref.dtype};
 }
 
 void KernelRunner::matmul(const Instruction &inst) {
@@ -409,12 +397,21 @@ void KernelRunner::matmul(const Instruction &inst) {
   int64_t n = inst.moving.shape[1];
   // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst
   // shares no byte with them; it is summed in place unless misaligned.
-  F32Matrix dst = f32Matrix(inst.dst, dstScratch);
-  float *sums = const_cast<float *>(dst.data);
-  gemmTransposedA(m, n, k, f32Matrix(inst.stationary, stationaryScratch),
-                  f32Matrix(inst.moving, movingScratch), sums, dst.stride,
-                  inst.accumulate, gemmScratch);
-  if (sums == dstScratch.data())
+  GemmOperand dst = gemmOperand(inst.dst);
+  bool inPlace = dst.rowBytes % 4 == 0 && inst.dst.offset % 4 == 0;
+  if (!inPlace) {
+    dstScratch.resize(inst.dst.elements);
+    std::vector<double> values = load(inst.dst);
+    std::copy(values.begin(), values.end(), dstScratch.begin());
+  }
+  float *sums = inPlace ? reinterpret_cast<float *>(
+                              const_cast<uint8_t *>(dst.data))
+                        : dstScratch.data();
+  gemmTransposedA(m, n, k, gemmOperand(inst.stationary),
+                  gemmOperand(inst.moving), sums,
+                  inPlace ? dst.rowBytes / 4 : n, inst.accumulate,
+                  gemmScratch);
+  if (!inPlace)
     store(inst.dst, std::vector<double>(dstScratch.begin(), dstScratch.end()));
 }
 

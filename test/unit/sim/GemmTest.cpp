@@ -36,6 +36,11 @@ float valueAt(uint32_t &state) {
   return std::ldexp(state & 0x10 ? -mantissa : mantissa, exponent);
 }
 
+GemmOperand f32Operand(const std::vector<float> &m, int64_t stride) {
+  return {reinterpret_cast<const uint8_t *>(m.data()), stride * 4,
+          DType::F32};
+}
+
 struct Case {
   int64_t m, n, k;
 };
@@ -68,7 +73,7 @@ void checkAgainstDefinition(const Case &c, bool accumulate,
       float &e = expected[i * ldc + j];
       e = accumulate ? e + sum : sum;
     }
-  gemmTransposedA(c.m, c.n, c.k, {a.data(), lda}, {b.data(), ldb},
+  gemmTransposedA(c.m, c.n, c.k, f32Operand(a, lda), f32Operand(b, ldb),
                   out.data(), ldc, accumulate, scratch);
   for (int64_t i = 0; i < c.m; ++i)
     for (int64_t j = 0; j < ldc; ++j) {
@@ -93,14 +98,42 @@ TEST(GemmTest, MatchesKOrderSumsBitForBit) {
       checkAgainstDefinition(c, accumulate, scratch);
 }
 
+TEST(GemmTest, NarrowOperandsWidenExactly) {
+  // bf16 and f16 operands (rows padded, as SBUF partitions are) give what
+  // their exact f32 values give.
+  int64_t m = 9, n = 21, k = 40, lda = 16, ldb = 32;
+  for (DType type : {DType::BF16, DType::F16}) {
+    uint32_t state = 7;
+    std::vector<uint8_t> a(k * lda * 2), b(k * ldb * 2);
+    std::vector<float> wideA(k * lda), wideB(k * ldb);
+    for (size_t i = 0; i < wideA.size(); ++i) {
+      storeElement(type, valueAt(state), a.data() + 2 * i);
+      wideA[i] = float(loadElement(type, a.data() + 2 * i));
+    }
+    for (size_t i = 0; i < wideB.size(); ++i) {
+      storeElement(type, valueAt(state), b.data() + 2 * i);
+      wideB[i] = float(loadElement(type, b.data() + 2 * i));
+    }
+    std::vector<float> narrow(m * n), wide(m * n);
+    GemmScratch scratch;
+    gemmTransposedA(m, n, k, {a.data(), lda * 2, type},
+                    {b.data(), ldb * 2, type}, narrow.data(), n,
+                    /*accumulate=*/false, scratch);
+    gemmTransposedA(m, n, k, f32Operand(wideA, lda), f32Operand(wideB, ldb),
+                    wide.data(), n, /*accumulate=*/false, scratch);
+    for (int64_t i = 0; i < m * n; ++i)
+      ASSERT_EQ(bitsOf(narrow[i]), bitsOf(wide[i])) << dtypeName(type) << i;
+  }
+}
+
 TEST(GemmTest, ZeroDepthWritesZerosOrKeepsC) {
   GemmScratch scratch;
   std::vector<float> a(1), b(1), out{3.0f, -2.0f};
-  gemmTransposedA(1, 2, 0, {a.data(), 1}, {b.data(), 2}, out.data(), 2,
-                  /*accumulate=*/true, scratch);
+  gemmTransposedA(1, 2, 0, f32Operand(a, 1), f32Operand(b, 2), out.data(),
+                  2, /*accumulate=*/true, scratch);
   EXPECT_EQ(out, (std::vector<float>{3.0f, -2.0f}));
-  gemmTransposedA(1, 2, 0, {a.data(), 1}, {b.data(), 2}, out.data(), 2,
-                  /*accumulate=*/false, scratch);
+  gemmTransposedA(1, 2, 0, f32Operand(a, 1), f32Operand(b, 2), out.data(),
+                  2, /*accumulate=*/false, scratch);
   EXPECT_EQ(out, (std::vector<float>{0.0f, 0.0f}));
 }
 
