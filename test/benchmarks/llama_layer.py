@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Writes a LLaMA-2 decoder layer at any size, in the linalg-on-tensors form
+torch-mlir exports, for the functional-simulation benchmark
+(run_functional.py) and anyone who wants one:
+
+  llama_layer.py [--seq 128] [--hidden 4096] [--heads 32] [--ffn 11008]
+                 [--dtype bf16] [--inputs DIR] [--seed N] -o OUT.mlir
+
+The default is LLaMA-2-7B's layer at 128 tokens:
+
+  func.func @decoder_layer(%x: [S, H], %cos: [S, D], %sin: [S, D],
+      %g1: [H], %wq, %wk, %wv, %wo: [H, H], %g2: [H], %wg, %wu: [H, F],
+      %wd: [F, H]) -> [S, H]
+
+RMSNorm (sum of squares and scaling in f32, as the Hugging Face model
+upcasts), Q/K/V projections, rotary embeddings (rotate-half with the cos and
+sin tables), scores scaled by 1/sqrt(D) with a causal mask made from the
+iteration indices, softmax in f32, the value product, the output
+projection and residual add, RMSNorm, the SwiGLU MLP (SiLU in f32) and the
+second residual add. Matmuls take and give the layer's dtype (bf16 or f16);
+every tensor a device stores is in it.
+
+--inputs DIR writes DIR/input0.npy ... input11.npy (bf16 only) with a
+model's magnitudes rather than neuron-run's uniform [-1, 1), under which a
+layer of this width saturates its softmax: weights in +-[2^-7, 2^-5)
+(2^-9..2^-7 for the down projection), activations, norm weights and
+rotary tables in +-[0.5, 2). Python 3 standard library only.
+"""
+
+import argparse
+import math
+import pathlib
+import random
+import struct
+import sys
+
+
+def layer(seq, hidden, heads, ffn, dt):
+    d = hidden // heads
+    half = d // 2
+    t = lambda *dims, ty=dt: f"tensor<{'x'.join(map(str, dims))}x{ty}>"
+    # Casts between the layer's dtype and f32 inside generic bodies.
+    wide = lambda v, out: f"{out} = arith.extf {v} : {dt} to f32"
+    narrow = lambda v, out: f"{out} = arith.truncf {v} : f32 to {dt}"
+    lines = []
+    emit = lines.append
+
+    def rmsnorm(name, x, g):
+        emit(f"""  %{name}_se = tensor.empty() : {t(seq, ty='f32')}
+  %{name}_sz = linalg.fill ins(%fzero : f32) outs(%{name}_se : {t(seq, ty='f32')}) -> {t(seq, ty='f32')}
+  %{name}_ss = linalg.generic {{indexing_maps = [#id2, #row2], iterator_types = ["parallel", "reduction"]}}
+      ins({x} : {t(seq, hidden)}) outs(%{name}_sz : {t(seq, ty='f32')}) {{
+  ^bb0(%a: {dt}, %acc: f32):
+    {wide('%a', '%aw')}
+    %sq = arith.mulf %aw, %aw : f32
+    %s = arith.addf %sq, %acc : f32
+    linalg.yield %s : f32
+  }} -> {t(seq, ty='f32')}
+  %{name} = linalg.generic {{indexing_maps = [#id2, #row2, #col2, #id2], iterator_types = ["parallel", "parallel"]}}
+      ins({x}, %{name}_ss, {g} : {t(seq, hidden)}, {t(seq, ty='f32')}, {t(hidden)}) outs(%e_sh : {t(seq, hidden)}) {{
+  ^bb0(%a: {dt}, %s: f32, %g: {dt}, %init: {dt}):
+    %n = arith.constant {float(hidden)} : f32
+    %eps = arith.constant 1.0e-5 : f32
+    {wide('%a', '%aw')}
+    {wide('%g', '%gw')}
+    %mean = arith.divf %s, %n : f32
+    %v = arith.addf %mean, %eps : f32
+    %r = math.rsqrt %v : f32
+    %y = arith.mulf %aw, %r : f32
+    %yg = arith.mulf %y, %gw : f32
+    {narrow('%yg', '%out')}
+    linalg.yield %out : {dt}
+  }} -> {t(seq, hidden)}""")
+
+    def matmul(name, a, b, m, k, n):
+        emit(f"""  %{name}_e = tensor.empty() : {t(m, n)}
+  %{name}_z = linalg.fill ins(%zero : {dt}) outs(%{name}_e : {t(m, n)}) -> {t(m, n)}
+  %{name} = linalg.matmul ins({a}, {b} : {t(m, k)}, {t(k, n)}) outs(%{name}_z : {t(m, n)}) -> {t(m, n)}""")
+
+    def add(name, a, b):
+        emit(f"""  %{name} = linalg.generic {{indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}}
+      ins({a}, {b} : {t(seq, hidden)}, {t(seq, hidden)}) outs(%e_sh : {t(seq, hidden)}) {{
+  ^bb0(%a: {dt}, %b: {dt}, %init: {dt}):
+    %s = arith.addf %a, %b : {dt}
+    linalg.yield %s : {dt}
+  }} -> {t(seq, hidden)}""")
+
+    def rope(name, x):
+        # [S, heads, D] -> x * cos + rotate_half(x) * sin, per head.
+        x3 = t(seq, heads, d)
+        emit(f"""  %{name}_3 = tensor.expand_shape {x} [[0], [1, 2]] output_shape [{seq}, {heads}, {d}] : {t(seq, hidden)} into {x3}
+  %{name}_lo = tensor.extract_slice %{name}_3[0, 0, 0] [{seq}, {heads}, {half}] [1, 1, 1] : {x3} to {t(seq, heads, half)}
+  %{name}_hi = tensor.extract_slice %{name}_3[0, 0, {half}] [{seq}, {heads}, {half}] [1, 1, 1] : {x3} to {t(seq, heads, half)}
+  %{name}_ne = tensor.empty() : {t(seq, heads, half)}
+  %{name}_neg = linalg.generic {{indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%{name}_hi : {t(seq, heads, half)}) outs(%{name}_ne : {t(seq, heads, half)}) {{
+  ^bb0(%a: {dt}, %init: {dt}):
+    %n = arith.negf %a : {dt}
+    linalg.yield %n : {dt}
+  }} -> {t(seq, heads, half)}
+  %{name}_rot = tensor.concat dim(2) %{name}_neg, %{name}_lo : ({t(seq, heads, half)}, {t(seq, heads, half)}) -> {x3}
+  %{name}_e = tensor.empty() : {x3}
+  %{name} = linalg.generic {{indexing_maps = [#id3, #id3, #sd3, #sd3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%{name}_3, %{name}_rot, %cos, %sin : {x3}, {x3}, {t(seq, d)}, {t(seq, d)}) outs(%{name}_e : {x3}) {{
+  ^bb0(%a: {dt}, %r: {dt}, %c: {dt}, %s: {dt}, %init: {dt}):
+    {wide('%a', '%aw')}
+    {wide('%r', '%rw')}
+    {wide('%c', '%cw')}
+    {wide('%s', '%sw')}
+    %ac = arith.mulf %aw, %cw : f32
+    %rs = arith.mulf %rw, %sw : f32
+    %y = arith.addf %ac, %rs : f32
+    {narrow('%y', '%out')}
+    linalg.yield %out : {dt}
+  }} -> {x3}""")
+
+    hh, hs, hd = t(heads, seq, d), t(heads, seq, seq), t(heads, d, seq)
+    hs32, h32 = t(heads, seq, seq, ty="f32"), t(heads, seq, ty="f32")
+    emit(f"""#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+#col2 = affine_map<(d0, d1) -> (d1)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#sd3 = affine_map<(d0, d1, d2) -> (d0, d2)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+// A LLaMA-2 decoder layer: {seq} tokens, hidden {hidden} in {heads} heads of
+// {d}, SwiGLU hidden {ffn}, {dt} (written by test/benchmarks/llama_layer.py).
+func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, d)},
+    %g1: {t(hidden)}, %wq: {t(hidden, hidden)}, %wk: {t(hidden, hidden)},
+    %wv: {t(hidden, hidden)}, %wo: {t(hidden, hidden)}, %g2: {t(hidden)},
+    %wg: {t(hidden, ffn)}, %wu: {t(hidden, ffn)}, %wd: {t(ffn, hidden)})
+    -> {t(seq, hidden)} {{
+  %zero = arith.constant 0.0 : {dt}
+  %fzero = arith.constant 0.0 : f32
+  %e_sh = tensor.empty() : {t(seq, hidden)}""")
+    rmsnorm("xn", "%x", "%g1")
+    for w in "qkv":
+        matmul(f"proj_{w}", "%xn", f"%w{w}", seq, hidden, hidden)
+    rope("qr", "%proj_q")
+    rope("kr", "%proj_k")
+    emit(f"""  %v3 = tensor.expand_shape %proj_v [[0], [1, 2]] output_shape [{seq}, {heads}, {d}] : {t(seq, hidden)} into {t(seq, heads, d)}
+  %e_hh = tensor.empty() : {hh}
+  %qh = linalg.transpose ins(%qr : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]
+  %vh = linalg.transpose ins(%v3 : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]
+  %e_hd = tensor.empty() : {hd}
+  %kt = linalg.transpose ins(%kr : {t(seq, heads, d)}) outs(%e_hd : {hd}) permutation = [1, 2, 0]
+  %e_hs = tensor.empty() : {hs}
+  %z_hs = linalg.fill ins(%zero : {dt}) outs(%e_hs : {hs}) -> {hs}
+  %scores = linalg.batch_matmul ins(%qh, %kt : {hh}, {hd}) outs(%z_hs : {hs}) -> {hs}
+  %e_hs32 = tensor.empty() : {hs32}
+  %masked = linalg.generic {{indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%scores : {hs}) outs(%e_hs32 : {hs32}) {{
+  ^bb0(%a: {dt}, %init: f32):
+    %scale = arith.constant {1 / math.sqrt(d)!r} : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    {wide('%a', '%aw')}
+    %y = arith.mulf %aw, %scale : f32
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %m = arith.select %future, %ninf, %y : f32
+    linalg.yield %m : f32
+  }} -> {hs32}
+  %e_h32 = tensor.empty() : {h32}
+  %lowest = arith.constant 0xFF800000 : f32
+  %f_max = linalg.fill ins(%lowest : f32) outs(%e_h32 : {h32}) -> {h32}
+  %mx = linalg.generic {{indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%masked : {hs32}) outs(%f_max : {h32}) {{
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %a, %acc : f32
+    linalg.yield %m : f32
+  }} -> {h32}
+  %exps = linalg.generic {{indexing_maps = [#id3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%masked, %mx : {hs32}, {h32}) outs(%e_hs32 : {hs32}) {{
+  ^bb0(%a: f32, %b: f32, %init: f32):
+    %s = arith.subf %a, %b : f32
+    %x2 = math.exp %s : f32
+    linalg.yield %x2 : f32
+  }} -> {hs32}
+  %f_sum = linalg.fill ins(%fzero : f32) outs(%e_h32 : {h32}) -> {h32}
+  %sm = linalg.generic {{indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%exps : {hs32}) outs(%f_sum : {h32}) {{
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }} -> {h32}
+  %probs = linalg.generic {{indexing_maps = [#id3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
+      ins(%exps, %sm : {hs32}, {h32}) outs(%e_hs : {hs}) {{
+  ^bb0(%a: f32, %b: f32, %init: {dt}):
+    %p = arith.divf %a, %b : f32
+    {narrow('%p', '%out')}
+    linalg.yield %out : {dt}
+  }} -> {hs}
+  %z_hh = linalg.fill ins(%zero : {dt}) outs(%e_hh : {hh}) -> {hh}
+  %attn = linalg.batch_matmul ins(%probs, %vh : {hs}, {hh}) outs(%z_hh : {hh}) -> {hh}
+  %e_shd = tensor.empty() : {t(seq, heads, d)}
+  %attn_t = linalg.transpose ins(%attn : {hh}) outs(%e_shd : {t(seq, heads, d)}) permutation = [1, 0, 2]
+  %attn_c = tensor.collapse_shape %attn_t [[0], [1, 2]] : {t(seq, heads, d)} into {t(seq, hidden)}""")
+    matmul("proj_o", "%attn_c", "%wo", seq, hidden, hidden)
+    add("h1", "%x", "%proj_o")
+    rmsnorm("hn", "%h1", "%g2")
+    matmul("gate", "%hn", "%wg", seq, hidden, ffn)
+    matmul("up", "%hn", "%wu", seq, hidden, ffn)
+    emit(f"""  %act = linalg.generic {{indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]}}
+      ins(%gate, %up : {t(seq, ffn)}, {t(seq, ffn)}) outs(%gate_e : {t(seq, ffn)}) {{
+  ^bb0(%a: {dt}, %b: {dt}, %init: {dt}):
+    %one = arith.constant 1.0 : f32
+    {wide('%a', '%aw')}
+    {wide('%b', '%bw')}
+    %n = arith.negf %aw : f32
+    %ex = math.exp %n : f32
+    %den = arith.addf %one, %ex : f32
+    %silu = arith.divf %aw, %den : f32
+    %y = arith.mulf %silu, %bw : f32
+    {narrow('%y', '%out')}
+    linalg.yield %out : {dt}
+  }} -> {t(seq, ffn)}""")
+    matmul("down", "%act", "%wd", seq, ffn, hidden)
+    add("out", "%h1", "%down")
+    emit(f"""  return %out : {t(seq, hidden)}
+}}""")
+    return "\n".join(lines) + "\n"
+
+
+def write_npy(path, dtype, shape, exponent, signed, rng):
+    """A random .npy of `shape` whose floats have biased exponents
+    `exponent` (even) and `exponent + 1`, so magnitudes in [2^(e-127),
+    2^(e-125)), with random mantissas and, if `signed`, random signs. Bytes
+    are drawn and mapped whole: a 45-million-element weight takes a
+    second."""
+    assert exponent % 2 == 0, "the exponent's low bit is drawn at random"
+    count = 1
+    for d in shape:
+        count *= d
+    high = exponent >> 1
+    if dtype == "bf16":
+        # bf16 bytes: [exponent low bit | 7 mantissa bits], [sign | 7
+        # exponent high bits].
+        table = bytes(((b & 0x80) if signed else 0) | high
+                      for b in range(256))
+        data = bytearray(2 * count)
+        data[0::2] = rng.randbytes(count)
+        data[1::2] = rng.randbytes(count).translate(table)
+        descr = "bfloat16"
+    else:
+        # f32: the top byte as above, the rest random.
+        table = bytes(((b & 0x80) if signed else 0) | high
+                      for b in range(256))
+        data = bytearray(rng.randbytes(4 * count))
+        data[3::4] = bytes(data[3::4]).translate(table)
+        descr = "<f4"
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    header = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims}), }}"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header))
+                     + header.encode() + bytes(data))
+
+def write_inputs(directory, seq, hidden, heads, ffn, seed=0):
+    """The layer's bf16 inputs as DIR/inputI.npy (see --inputs); returns
+    their paths in argument order."""
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    d = hidden // heads
+    weight, down, unit = 120, 118, 126
+    specs = [((seq, hidden), unit, True), ((seq, d), unit, True),
+             ((seq, d), unit, True), ((hidden,), unit, False)]
+    specs += [((hidden, hidden), weight, True)] * 4
+    specs += [((hidden,), unit, False)]
+    specs += [((hidden, ffn), weight, True)] * 2 + [((ffn, hidden), down, True)]
+    rng = random.Random(seed)
+    paths = []
+    for i, (shape, exponent, signed) in enumerate(specs):
+        path = directory / f"input{i}.npy"
+        write_npy(path, "bf16", shape, exponent, signed, rng)
+        paths.append(path)
+    return paths
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--hidden", type=int, default=4096)
+    parser.add_argument("--heads", type=int, default=32)
+    parser.add_argument("--ffn", type=int, default=11008)
+    parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
+    parser.add_argument("--inputs", help="write model-scaled bf16 inputs here")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("-o", "--output", required=True)
+    args = parser.parse_args()
+    if min(args.seq, args.hidden, args.heads, args.ffn) <= 0 or \
+            args.hidden % args.heads or (args.hidden // args.heads) % 2:
+        sys.exit("llama_layer.py: sizes must be positive and hidden a "
+                 "multiple of heads with an even head dimension")
+    text = layer(args.seq, args.hidden, args.heads, args.ffn, args.dtype)
+    with open(args.output, "w") as f:
+        f.write(text)
+    if args.inputs:
+        if args.dtype != "bf16":
+            sys.exit("llama_layer.py: --inputs writes bf16 inputs only")
+        write_inputs(args.inputs, args.seq, args.hidden, args.heads,
+                     args.ffn, args.seed)
+
+
+if __name__ == "__main__":
+    main()
