@@ -203,8 +203,8 @@ private:
   void store(const TileRef &ref, const std::vector<double> &values);
 
   void dmaCopy(const Instruction &inst);
-  /// `ref`, an on-chip tile, as a matrix of partitions x free elements.
-  GemmOperand gemmOperand(const TileRef &ref);
+  /// The first byte of `ref`, an on-chip tile, in its first partition.
+  uint8_t *firstPartition(const TileRef &ref);
   void matmul(const Instruction &inst);
   void transpose(const Instruction &inst);
   void activation(const Instruction &inst);
@@ -242,12 +242,10 @@ void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
     return;
   int64_t bytes = elementBytes(ref.dtype);
   if (ref.space != MemorySpace::Hbm) {
-    bool isSbuf = ref.space == MemorySpace::Sbuf;
-    uint8_t *base = isSbuf ? sbuf.data() : psum.data();
-    int64_t pitch = isSbuf ? sbufPitch : psumPitch;
+    uint8_t *start = firstPartition(ref);
+    int64_t pitch = ref.space == MemorySpace::Sbuf ? sbufPitch : psumPitch;
     for (int64_t p = 0; p < ref.partitionCount(); ++p)
-      f(base + (ref.partition + p) * pitch + ref.offset,
-        ref.freeElements(), bytes);
+      f(start + p * pitch, ref.freeElements(), bytes);
     return;
   }
   uint8_t *base = bases[ref.param];
@@ -385,11 +383,10 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   }
 }
 
-GemmOperand KernelRunner::gemmOperand(const TileRef &ref) {
+uint8_t *KernelRunner::firstPartition(const TileRef &ref) {
   bool isSbuf = ref.space == MemorySpace::Sbuf;
-  int64_t pitch = isSbuf ? sbufPitch : psumPitch;
-  return {(isSbuf ? sbuf : psum).data() + ref.partition * pitch + ref.offset,
-          pitch, ref.dtype};
+  return (isSbuf ? sbuf : psum).data() +
+         ref.partition * (isSbuf ? sbufPitch : psumPitch) + ref.offset;
 }
 
 void KernelRunner::matmul(const Instruction &inst) {
@@ -397,22 +394,21 @@ void KernelRunner::matmul(const Instruction &inst) {
   int64_t n = inst.moving.shape[1];
   // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst
   // shares no byte with them; it is summed in place unless misaligned.
-  GemmOperand dst = gemmOperand(inst.dst);
-  bool inPlace = dst.rowBytes % 4 == 0 && inst.dst.offset % 4 == 0;
-  if (!inPlace) {
-    dstScratch.resize(inst.dst.elements);
-    std::vector<double> values = load(inst.dst);
-    std::copy(values.begin(), values.end(), dstScratch.begin());
+  GemmOperand stationary{firstPartition(inst.stationary), sbufPitch,
+                         inst.stationary.dtype};
+  GemmOperand moving{firstPartition(inst.moving), sbufPitch,
+                     inst.moving.dtype};
+  uint8_t *dst = firstPartition(inst.dst);
+  if (psumPitch % 4 == 0 && inst.dst.offset % 4 == 0) {
+    gemmTransposedA(m, n, k, stationary, moving, reinterpret_cast<float *>(dst),
+                    psumPitch / 4, inst.accumulate, gemmScratch);
+    return;
   }
-  float *sums = inPlace ? reinterpret_cast<float *>(
-                              const_cast<uint8_t *>(dst.data))
-                        : dstScratch.data();
-  gemmTransposedA(m, n, k, gemmOperand(inst.stationary),
-                  gemmOperand(inst.moving), sums,
-                  inPlace ? dst.rowBytes / 4 : n, inst.accumulate,
-                  gemmScratch);
-  if (!inPlace)
-    store(inst.dst, std::vector<double>(dstScratch.begin(), dstScratch.end()));
+  std::vector<double> values = load(inst.dst);
+  dstScratch.assign(values.begin(), values.end());
+  gemmTransposedA(m, n, k, stationary, moving, dstScratch.data(), n,
+                  inst.accumulate, gemmScratch);
+  store(inst.dst, std::vector<double>(dstScratch.begin(), dstScratch.end()));
 }
 
 void KernelRunner::transpose(const Instruction &inst) {
