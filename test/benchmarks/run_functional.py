@@ -42,7 +42,7 @@ import tempfile
 
 from llama_layer import write_inputs, write_npy
 from run_suite import HERE, ROOT, corpus_dir, timed
-from run_scale import tree_version
+from run_scale import report_checks, tree_version
 
 LLVM_BIN = pathlib.Path("/usr/lib/llvm-22/bin")
 GEMM_N = 4096
@@ -208,10 +208,7 @@ def main():
             print("\ncorpus not found (NEURON_CORPUS_DIR or ../shared/corpus)"
                   ": the --timing-only memory row is skipped")
 
-    print("\n| check | measured | result |\n|---|---|---|")
-    for name, measured, ok in checks:
-        print(f"| {name} | {measured} | {'PASS' if ok else 'FAIL'} |")
-    return 0 if all(ok for _, _, ok in checks) else 1
+    return report_checks(checks)
 
 
 if __name__ == "__main__":

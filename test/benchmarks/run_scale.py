@@ -41,6 +41,15 @@ def tree_version():
     return proc.stdout.strip() or "unknown"
 
 
+def report_checks(checks):
+    """Prints (label, measured value, passed) checks as a table; returns the
+    exit status: 1 when one failed."""
+    print("\n| check | value | result |\n|---|---|---|")
+    for label, value, ok in checks:
+        print(f"| {label} | {value} | {'PASS' if ok else 'FAIL'} |")
+    return 0 if all(ok for _, _, ok in checks) else 1
+
+
 def compile_graph(args, source, exe, *extra):
     code, log, wall, rss = timed([str(args.bin / "neuron-compile"),
                                   str(source), f"--target={args.target}",
@@ -195,10 +204,7 @@ def main():
             ("timing-only < 200 MiB", f"{g['run_mib']:.0f} MiB",
              g["run_mib"] < 200)]
 
-    print("\n| check | value | result |\n|---|---|---|")
-    for label, value, ok in checks:
-        print(f"| {label} | {value} | {'PASS' if ok else 'FAIL'} |")
-    return 0 if all(ok for _, _, ok in checks) else 1
+    return report_checks(checks)
 
 
 if __name__ == "__main__":
