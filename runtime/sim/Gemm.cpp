@@ -30,8 +30,8 @@ constexpr int64_t kNr = 16;
 
 /// Copies columns [first, first + width) of the [k, cols] matrix `from`
 /// into one k-deep fp32 panel of `width` columns, zero past `cols`.
-static void packPanel(GemmOperand from, int64_t k, int64_t cols,
-                      int64_t first, int64_t width, float *panel) {
+static void packPanel(GemmOperand from, int64_t k, int64_t cols, int64_t first,
+                      int64_t width, float *panel) {
   int64_t valid = std::min(width, cols - first);
   int64_t bytes = elementBytes(from.type);
   const uint8_t *row = from.data + first * bytes;
@@ -46,8 +46,7 @@ static void packPanel(GemmOperand from, int64_t k, int64_t cols,
 
 /// The kMr x kNr sums of one a panel and one b panel, into `out` (row-
 /// major, kNr per row): the portable form.
-static void microKernel(int64_t k, const float *a, const float *b,
-                        float *out) {
+static void microKernel(int64_t k, const float *a, const float *b, float *out) {
   float sums[kMr][kNr] = {};
   for (int64_t r = 0; r < k; ++r, a += kMr, b += kNr)
     for (int64_t i = 0; i < kMr; ++i)

@@ -87,8 +87,7 @@ private:
       if (now == seen) {
         std::unique_lock<std::mutex> lock(mutex);
         posted.wait(lock, [&] {
-          return stopping ||
-                 generation.load(std::memory_order_acquire) != seen;
+          return stopping || generation.load(std::memory_order_acquire) != seen;
         });
         if (stopping)
           return;

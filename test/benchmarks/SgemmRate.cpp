@@ -1,4 +1,5 @@
-//===- SgemmRate.cpp - OpenBLAS's sgemm rate on this machine ---------------===//
+//===- SgemmRate.cpp - OpenBLAS's sgemm rate on this machine --------------===//
+//---------------===//
 //
 // The arithmetic limit the functional simulator is measured against
 // (run_functional.py): the best of several `cblas_sgemm` calls on N x N
@@ -40,9 +41,9 @@ int main(int argc, char **argv) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(n),
                 blasint(n), blasint(n), 1.0f, a.data(), blasint(n), b.data(),
                 blasint(n), 0.0f, c.data(), blasint(n));
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (r > 0)
       best = std::min(best, seconds);
   }

@@ -37,8 +37,7 @@ float valueAt(uint32_t &state) {
 }
 
 GemmOperand f32Operand(const std::vector<float> &m, int64_t stride) {
-  return {reinterpret_cast<const uint8_t *>(m.data()), stride * 4,
-          DType::F32};
+  return {reinterpret_cast<const uint8_t *>(m.data()), stride * 4, DType::F32};
 }
 
 struct Case {
@@ -83,9 +82,8 @@ void checkAgainstDefinition(const Case &c, bool accumulate,
         continue;
       }
       ASSERT_EQ(bitsOf(got), bitsOf(e))
-          << "m=" << c.m << " n=" << c.n << " k=" << c.k << " at [" << i
-          << "][" << j << "]" << (j >= c.n ? " (past n: must be untouched)"
-                                           : "");
+          << "m=" << c.m << " n=" << c.n << " k=" << c.k << " at [" << i << "]["
+          << j << "]" << (j >= c.n ? " (past n: must be untouched)" : "");
     }
 }
 
@@ -129,11 +127,11 @@ TEST(GemmTest, NarrowOperandsWidenExactly) {
 TEST(GemmTest, ZeroDepthWritesZerosOrKeepsC) {
   GemmScratch scratch;
   std::vector<float> a(1), b(1), out{3.0f, -2.0f};
-  gemmTransposedA(1, 2, 0, f32Operand(a, 1), f32Operand(b, 2), out.data(),
-                  2, /*accumulate=*/true, scratch);
+  gemmTransposedA(1, 2, 0, f32Operand(a, 1), f32Operand(b, 2), out.data(), 2,
+                  /*accumulate=*/true, scratch);
   EXPECT_EQ(out, (std::vector<float>{3.0f, -2.0f}));
-  gemmTransposedA(1, 2, 0, f32Operand(a, 1), f32Operand(b, 2), out.data(),
-                  2, /*accumulate=*/false, scratch);
+  gemmTransposedA(1, 2, 0, f32Operand(a, 1), f32Operand(b, 2), out.data(), 2,
+                  /*accumulate=*/false, scratch);
   EXPECT_EQ(out, (std::vector<float>{0.0f, 0.0f}));
 }
 

@@ -200,11 +200,13 @@ TEST(NumericsTest, Bf16RoundsDoublesOnceOnSampledDoubles) {
   }
   // 1 + 2^-8 + 2^-40 is just above a tie: once rounded, it goes up; through
   // f32 (1 + 2^-8, a tie) it would go down to 1.
-  EXPECT_EQ(stored(DType::BF16, 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)),
-            0x3F81u);
-  EXPECT_EQ(stored(DType::BF16, std::ldexp(255.0 / 128, 127) * (1 + 1e-9)),
-            0x7F7Fu);                                            // below the tie
-  EXPECT_EQ(stored(DType::BF16, std::ldexp(511.0 / 256, 127)), 0x7F80u); // to inf
+  double aboveTie = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
+  EXPECT_EQ(stored(DType::BF16, aboveTie), 0x3F81u);
+  // Just below the tie past the largest finite bf16, then on it (to even:
+  // infinity).
+  double largest = std::ldexp(255.0 / 128, 127);
+  EXPECT_EQ(stored(DType::BF16, largest * (1 + 1e-9)), 0x7F7Fu);
+  EXPECT_EQ(stored(DType::BF16, std::ldexp(511.0 / 256, 127)), 0x7F80u);
   EXPECT_EQ(stored(DType::BF16, -std::ldexp(1.0, -126)), 0x8080u);
 }
 
