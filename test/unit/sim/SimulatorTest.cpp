@@ -257,6 +257,78 @@ json activationManifest(const std::string &function) {
   return manifest;
 }
 
+TEST(SimulatorTest, MatmulIntoAMisalignedPsumTileMatchesAnAlignedOne) {
+  // The reader lets an f32 PSUM tile start at any byte; one 2 bytes off a
+  // float boundary sums through a copy and must give the same bytes as an
+  // aligned one, accumulating twice over K = 3 + 3.
+  auto manifest = [](int64_t offset) {
+    std::string text = R"json({
+      "tensors": [
+        {"id": 0, "dtype": "f32", "shape": [6, 4], "kind": "input"},
+        {"id": 1, "dtype": "f32", "shape": [6, 5], "kind": "input"},
+        {"id": 2, "dtype": "f32", "shape": [4, 5], "kind": "output"}],
+      "inputs": [{"tensor": 0, "name": "s"}, {"tensor": 1, "name": "v"}],
+      "outputs": [{"tensor": 2, "name": "out"}],
+      "kernels": [{"name": "mm", "parameters": 3,
+        "limits": {"partitions": 128, "sbuf_bytes": 1024, "psum_bytes": 4096,
+                   "psum_bank_bytes": 2048, "stationary_free": 128,
+                   "moving_free": 512},
+        "instructions": [
+          {"op": "dma_copy", "engine": "dma", "queue": 0,
+           "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [6, 4],
+                   "strides": [4, 1], "dtype": "f32"},
+           "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                   "shape": [6, 4], "dtype": "f32"}},
+          {"op": "dma_copy", "engine": "dma", "queue": 1,
+           "src": {"space": "hbm", "param": 1, "offset": 0, "shape": [6, 5],
+                   "strides": [5, 1], "dtype": "f32"},
+           "dst": {"space": "sbuf", "partition": 0, "offset": 64,
+                   "shape": [6, 5], "dtype": "f32"}},
+          {"op": "matmul", "engine": "tensor", "accumulate": false,
+           "stationary": {"space": "sbuf", "partition": 0, "offset": 0,
+                          "shape": [3, 4], "dtype": "f32"},
+           "moving": {"space": "sbuf", "partition": 0, "offset": 64,
+                      "shape": [3, 5], "dtype": "f32"},
+           "dst": {"space": "psum", "partition": 0, "offset": OFFSET,
+                   "shape": [4, 5], "dtype": "f32"}},
+          {"op": "matmul", "engine": "tensor", "accumulate": true,
+           "stationary": {"space": "sbuf", "partition": 3, "offset": 0,
+                          "shape": [3, 4], "dtype": "f32"},
+           "moving": {"space": "sbuf", "partition": 3, "offset": 64,
+                      "shape": [3, 5], "dtype": "f32"},
+           "dst": {"space": "psum", "partition": 0, "offset": OFFSET,
+                   "shape": [4, 5], "dtype": "f32"}},
+          {"op": "dma_copy", "engine": "dma", "queue": 0,
+           "src": {"space": "psum", "partition": 0, "offset": OFFSET,
+                   "shape": [4, 5], "dtype": "f32"},
+           "dst": {"space": "hbm", "param": 2, "offset": 0, "shape": [4, 5],
+                   "strides": [5, 1], "dtype": "f32"}}]}],
+      "program": [{"kernel": "mm", "bindings": [0, 1, 2]}]})json";
+    for (size_t at; (at = text.find("OFFSET")) != std::string::npos;)
+      text.replace(at, 6, std::to_string(offset));
+    return parseJson(text.c_str());
+  };
+  Tensor s = makeTensor(DType::F32, {6, 4}, pseudoRandom(24, 3));
+  Tensor v = makeTensor(DType::F32, {6, 5}, pseudoRandom(30, 4));
+  std::vector<Tensor> aligned = runManifest(manifest(8), {s, v});
+  std::vector<Tensor> misaligned = runManifest(manifest(10), {s, v});
+  ASSERT_EQ(aligned.size(), 1u);
+  ASSERT_EQ(misaligned.size(), 1u);
+  EXPECT_EQ(aligned[0].data, misaligned[0].data);
+  // And both are the sums the definition gives.
+  std::vector<double> sv = valuesOf(s), vv = valuesOf(v),
+                      got = valuesOf(aligned[0]);
+  for (int m = 0; m < 4; ++m)
+    for (int n = 0; n < 5; ++n) {
+      float first = 0.0f, second = 0.0f;
+      for (int k = 0; k < 3; ++k) {
+        first += float(sv[k * 4 + m]) * float(vv[k * 5 + n]);
+        second += float(sv[(k + 3) * 4 + m]) * float(vv[(k + 3) * 5 + n]);
+      }
+      EXPECT_EQ(got[m * 5 + n], double(first + second)) << m << "," << n;
+    }
+}
+
 TEST(SimulatorTest, ActivationWithScaleAndBias) {
   std::vector<std::pair<std::string, double (*)(double)>> functions = {
       {"gelu",
