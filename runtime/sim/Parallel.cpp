@@ -53,7 +53,9 @@ public:
     current = &body;
     total = count;
     chunks = parts;
-    pending.store(parts - 1, std::memory_order_relaxed);
+    // Every worker reports, those without a chunk too, so none still reads
+    // this generation's fields when the next one rewrites them.
+    pending.store(int64_t(workers.size()), std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mutex);
       generation.fetch_add(1, std::memory_order_release);
@@ -94,9 +96,8 @@ private:
         now = generation.load(std::memory_order_acquire);
       }
       seen = now;
-      if (index >= chunks)
-        continue;
-      (*current)(total * index / chunks, total * (index + 1) / chunks);
+      if (index < chunks)
+        (*current)(total * index / chunks, total * (index + 1) / chunks);
       pending.fetch_sub(1, std::memory_order_release);
     }
   }
