@@ -119,6 +119,9 @@ Runs an executable on the simulated device and writes its results as .npy.
   --trace=T.json       a Chrome/Perfetto trace of the timed run
   --timeline=T.svg     the timed run as an SVG picture
   --help, --version
+
+Environment: NEURON_SIM_THREADS=N computes on N host threads (default: one
+per hardware thread); results are the same bytes for any N.
 )";
 
 /// Parses the command line; returns an error message or "" (with
