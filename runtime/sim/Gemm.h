@@ -1,12 +1,13 @@
 //===- Gemm.h - The tensor engine's arithmetic on the host ------*- C++ -*-===//
 //
 // The functional simulator's matrix multiply: fp32 operands, each product
-// rounded to fp32 and summed in fp32 in K order, as the simulator has always
-// defined PSUM's sums (and as upstream MLIR's CPU pipeline, the oracle, sums
-// a contraction). The order is part of the result, so the kernel is the
-// project's own: packed operands, register tiles vectorised across output
-// columns (AVX2 where the CPU has it), without fused multiply-adds.
-// Results are bit-identical on every CPU and thread count.
+// rounded to fp32 and summed in fp32 in K order within the instruction, as
+// the simulator has always defined PSUM's sums (the oracle, upstream MLIR's
+// CPU pipeline, sums a whole contraction that way). The order is part of
+// the result, so the kernel is the project's own: packed operands, register
+// tiles vectorised across output columns (AVX where the CPU has it),
+// without fused multiply-adds. Results are bit-identical on every CPU and
+// thread count.
 //
 //===----------------------------------------------------------------------===//
 
