@@ -94,8 +94,7 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
 /// file it names is replaced, the link stays); a file that is not a regular
 /// one (/dev/null, /dev/stdout on a terminal, a pipe) is written in place. A
 /// replaced file keeps its permission bits; one the caller may not write is
-/// refused. Not synced to disk: a power
-/// loss may still lose the new bytes.
+/// refused. Not synced to disk: a power loss may still lose the new bytes.
 static absl::Status writeFile(const std::string &path, const void *data,
                               size_t size, std::string_view what) {
   namespace fs = std::filesystem;

@@ -136,13 +136,12 @@ absl::Status Device::runStep(const Program &program, size_t index) {
 }
 
 std::vector<Tensor> Device::outputs(const Program &program) {
-  // A tensor returned once, and not also through a view, gives its bytes
-  // away; any other is copied.
+  // A root tensor returned once, itself and through no view, gives its
+  // bytes away; any other output is copied.
   std::vector<int> uses(program.tensors.size(), 0);
   for (const IoBinding &io : program.outputs) {
     const TensorDesc &t = program.tensors[io.tensor];
-    uses[t.kind == TensorKind::View ? t.viewOf : io.tensor] +=
-        t.kind == TensorKind::View ? 2 : 1;
+    ++uses[t.kind == TensorKind::View ? t.viewOf : io.tensor];
   }
   std::vector<Tensor> outputs;
   for (const IoBinding &io : program.outputs) {
@@ -203,6 +202,10 @@ private:
   void store(const TileRef &ref, const std::vector<double> &values);
 
   void dmaCopy(const Instruction &inst);
+  /// Bytes between partitions of `ref`'s memory, an on-chip one.
+  int64_t pitchOf(const TileRef &ref) const {
+    return ref.space == MemorySpace::Sbuf ? sbufPitch : psumPitch;
+  }
   /// The first byte of `ref`, an on-chip tile, in its first partition.
   uint8_t *firstPartition(const TileRef &ref);
   void matmul(const Instruction &inst);
@@ -243,9 +246,8 @@ void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
   int64_t bytes = elementBytes(ref.dtype);
   if (ref.space != MemorySpace::Hbm) {
     uint8_t *start = firstPartition(ref);
-    int64_t pitch = ref.space == MemorySpace::Sbuf ? sbufPitch : psumPitch;
     for (int64_t p = 0; p < ref.partitionCount(); ++p)
-      f(start + p * pitch, ref.freeElements(), bytes);
+      f(start + p * pitchOf(ref), ref.freeElements(), bytes);
     return;
   }
   uint8_t *base = bases[ref.param];
@@ -344,49 +346,40 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
     });
   };
   runsOf(inst.dst, dstRuns);
-  if (inst.src.space != inst.dst.space) {
-    // Different memories cannot overlap: the runs of both sides are walked
-    // together, a piece contiguous on both sides moving in one copy. A
-    // large transfer is split by destination runs over the threads.
-    runsOf(inst.src, srcRuns);
-    if (inst.src.elements * bytes < (int64_t(1) << 15)) {
-      copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(),
-               srcRuns.data(), 0, bytes);
-      return;
-    }
-    runStarts.assign(1, 0);
-    for (const Run &run : srcRuns)
-      runStarts.push_back(runStarts.back() + run.count);
-    parallelFor(int64_t(dstRuns.size()), [&](int64_t first, int64_t last) {
-      int64_t element = 0;
-      for (int64_t r = 0; r < first; ++r)
-        element += dstRuns[r].count;
-      auto src = std::upper_bound(runStarts.begin(), runStarts.end(),
-                                  element) - runStarts.begin() - 1;
-      copyRuns(dstRuns.data() + first, dstRuns.data() + last,
-               srcRuns.data() + src, element - runStarts[src], bytes);
-    });
+  runsOf(inst.src, srcRuns);
+  if (inst.src.space == inst.dst.space) {
+    // Within one memory the tiles may overlap: gathering the source first
+    // makes the copy behave like memmove.
+    staged.resize(inst.src.elements * bytes);
+    Run gathered{staged.data(), inst.src.elements, bytes};
+    copyRuns(&gathered, &gathered + 1, srcRuns.data(), 0, bytes);
+    srcRuns.assign(1, gathered);
+  }
+  // The runs of both sides are walked together, a piece contiguous on both
+  // sides moving in one copy. A large transfer is split by destination runs
+  // over the threads.
+  if (inst.src.elements * bytes < (int64_t(1) << 15)) {
+    copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(), srcRuns.data(),
+             0, bytes);
     return;
   }
-  // Within one memory the tiles may overlap: gathering first makes the copy
-  // behave like memmove.
-  staged.resize(inst.src.elements * bytes);
-  uint8_t *at = staged.data();
-  forEachRun(inst.src, [&](const uint8_t *p, int64_t count, int64_t step) {
-    copyRun(at, bytes, p, step, count, bytes);
-    at += count * bytes;
+  runStarts.assign(1, 0);
+  for (const Run &run : srcRuns)
+    runStarts.push_back(runStarts.back() + run.count);
+  parallelFor(int64_t(dstRuns.size()), [&](int64_t first, int64_t last) {
+    int64_t element = 0;
+    for (int64_t r = 0; r < first; ++r)
+      element += dstRuns[r].count;
+    auto src = std::upper_bound(runStarts.begin(), runStarts.end(), element) -
+               runStarts.begin() - 1;
+    copyRuns(dstRuns.data() + first, dstRuns.data() + last,
+             srcRuns.data() + src, element - runStarts[src], bytes);
   });
-  at = staged.data();
-  for (const Run &dst : dstRuns) {
-    copyRun(dst.start, dst.step, at, bytes, dst.count, bytes);
-    at += dst.count * bytes;
-  }
 }
 
 uint8_t *KernelRunner::firstPartition(const TileRef &ref) {
-  bool isSbuf = ref.space == MemorySpace::Sbuf;
-  return (isSbuf ? sbuf : psum).data() +
-         ref.partition * (isSbuf ? sbufPitch : psumPitch) + ref.offset;
+  return (ref.space == MemorySpace::Sbuf ? sbuf : psum).data() +
+         ref.partition * pitchOf(ref) + ref.offset;
 }
 
 void KernelRunner::matmul(const Instruction &inst) {
@@ -394,9 +387,9 @@ void KernelRunner::matmul(const Instruction &inst) {
   int64_t n = inst.moving.shape[1];
   // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst
   // shares no byte with them; it is summed in place unless misaligned.
-  GemmOperand stationary{firstPartition(inst.stationary), sbufPitch,
-                         inst.stationary.dtype};
-  GemmOperand moving{firstPartition(inst.moving), sbufPitch,
+  GemmOperand stationary{firstPartition(inst.stationary),
+                         pitchOf(inst.stationary), inst.stationary.dtype};
+  GemmOperand moving{firstPartition(inst.moving), pitchOf(inst.moving),
                      inst.moving.dtype};
   uint8_t *dst = firstPartition(inst.dst);
   if (psumPitch % 4 == 0 && inst.dst.offset % 4 == 0) {
