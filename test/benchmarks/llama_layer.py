@@ -116,6 +116,16 @@ def layer(seq, hidden, heads, ffn, dt):
 
     hh, hs, hd = t(heads, seq, d), t(heads, seq, seq), t(heads, d, seq)
     hs32, h32 = t(heads, seq, seq, ty="f32"), t(heads, seq, ty="f32")
+
+    def row_reduce(name, src, init, op):
+        # Each score row of `src` folded with `op` from `init`.
+        return f"""  %{name}_init = linalg.fill ins({init} : f32) outs(%e_h32 : {h32}) -> {h32}
+  %{name} = linalg.generic {{indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins({src} : {hs32}) outs(%{name}_init : {h32}) {{
+  ^bb0(%a: f32, %acc: f32):
+    %r = {op} %a, %acc : f32
+    linalg.yield %r : f32
+  }} -> {h32}"""
     emit(f"""#id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row2 = affine_map<(d0, d1) -> (d0)>
 #col2 = affine_map<(d0, d1) -> (d1)>
@@ -162,13 +172,7 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
   }} -> {hs32}
   %e_h32 = tensor.empty() : {h32}
   %lowest = arith.constant 0xFF800000 : f32
-  %f_max = linalg.fill ins(%lowest : f32) outs(%e_h32 : {h32}) -> {h32}
-  %mx = linalg.generic {{indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%masked : {hs32}) outs(%f_max : {h32}) {{
-  ^bb0(%a: f32, %acc: f32):
-    %m = arith.maximumf %a, %acc : f32
-    linalg.yield %m : f32
-  }} -> {h32}
+{row_reduce("mx", "%masked", "%lowest", "arith.maximumf")}
   %exps = linalg.generic {{indexing_maps = [#id3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
       ins(%masked, %mx : {hs32}, {h32}) outs(%e_hs32 : {hs32}) {{
   ^bb0(%a: f32, %b: f32, %init: f32):
@@ -176,13 +180,7 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
     %x2 = math.exp %s : f32
     linalg.yield %x2 : f32
   }} -> {hs32}
-  %f_sum = linalg.fill ins(%fzero : f32) outs(%e_h32 : {h32}) -> {h32}
-  %sm = linalg.generic {{indexing_maps = [#id3, #red3], iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%exps : {hs32}) outs(%f_sum : {h32}) {{
-  ^bb0(%a: f32, %acc: f32):
-    %s = arith.addf %a, %acc : f32
-    linalg.yield %s : f32
-  }} -> {h32}
+{row_reduce("sm", "%exps", "%fzero", "arith.addf")}
   %probs = linalg.generic {{indexing_maps = [#id3, #red3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}}
       ins(%exps, %sm : {hs32}, {h32}) outs(%e_hs : {hs}) {{
   ^bb0(%a: f32, %b: f32, %init: {dt}):
