@@ -3,9 +3,9 @@
 run and printed with the tree's version:
 
 - GEMM 4096^3 in f32 and bf16 through `neuron-run` (inputs from .npy
-  files, results written), each the best of --repeats runs, against
-  OpenBLAS's sgemm on the same machine in the same run
-  (neuron-sgemm-rate, built here), as GFLOP/s and a ratio. The runs
+  files, results written; compiled for --target), each the best of
+  --repeats runs, against OpenBLAS's sgemm on the same machine in the same
+  run (neuron-sgemm-rate, built here), as GFLOP/s and a ratio. The runs
   alternate, so a machine that slows down slows both sides.
 - A LLaMA-2-7B decoder layer (hidden 4096, 32 heads, FFN 11008, 128
   tokens, bf16; llama_layer.py) compiled with --fallback=host (its causal
@@ -29,7 +29,7 @@ wrong layer is off by the output's own magnitude.
 
 Python 3 standard library only. Run from anywhere:
   python3 test/benchmarks/run_functional.py [--build-dir build]
-      [--repeats 3] [--no-oracle] [--work DIR]
+      [--target trn2] [--repeats 5] [--no-oracle] [--work DIR]
 """
 
 import argparse
@@ -42,21 +42,12 @@ import tempfile
 
 from llama_layer import write_inputs, write_npy
 from run_suite import HERE, ROOT, corpus_dir, timed
-from run_scale import report_checks, tree_version
+from run_scale import compile_graph, report_checks, tree_version
 
 LLVM_BIN = pathlib.Path("/usr/lib/llvm-22/bin")
 GEMM_N = 4096
 LAYER = {"seq": 128, "hidden": 4096, "heads": 32, "ffn": 11008}
 LAYER_TOLERANCE = 0.1
-
-
-def compile_graph(args, source, exe, *extra):
-    code, log, wall, _ = timed([str(args.bin / "neuron-compile"), str(source),
-                                *extra, "-o", str(exe)])
-    if code:
-        raise RuntimeError(f"neuron-compile {source.name} failed: "
-                           + log[-600:])
-    return wall
 
 
 def run_exe(args, exe, inputs, out):
@@ -113,7 +104,7 @@ def layer(args, work):
                     str(source)] + [f"--{k}={v}" for k, v in LAYER.items()],
                    check=True)
     exe = work / "llama_layer.nxe"
-    compile_s = compile_graph(args, source, exe, "--fallback=host")
+    compile_s, _, _ = compile_graph(args, source, exe, "--fallback=host")
     run_dir = work / "llama_layer_run"
     inputs = write_inputs(run_dir, LAYER["seq"], LAYER["hidden"],
                           LAYER["heads"], LAYER["ffn"], seed=7)
@@ -148,7 +139,8 @@ def timing_only_memory(args, work, corpus):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--target", default="trn2")
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-oracle", action="store_true",
                         help="skip the layer's oracle run (about 3 minutes)")
     parser.add_argument("--work", help="keep the files here")
@@ -164,7 +156,7 @@ def main():
         work = pathlib.Path(args.work or tmp)
         work.mkdir(parents=True, exist_ok=True)
         print(f"neuron-mlir {tree_version()}: functional simulation at scale"
-              f" (best of {args.repeats})\n")
+              f" on {args.target} (best of {args.repeats})\n")
         # First, while this process is small: a child's peak resident size
         # counts what it shared with this process before it started.
         corpus = corpus_dir()
