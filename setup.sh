@@ -11,7 +11,7 @@ packages=(
   cmake ninja-build ccache g++ python3
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev libbenchmark-dev
-  libopenblas-dev pkg-config
+  libopenblas-dev pkg-config libopenmpi-dev openmpi-bin
   clang-22 libclang-rt-22-dev
 )
 

@@ -59,6 +59,18 @@ if config.neuron_sanitize:
                "ASAN_OPTIONS=allow_user_poisoning=0:detect_leaks=0")
 config.substitutions.append(("%preload_sanitizer", preload))
 
+# neuron-run joins MPI runs (runtime/mpi/MpiRun.h): %mpirun launches one on
+# this machine. Open MPI refuses to start as root unless told (CI runs as
+# root), and a test may start more processes than there are cores; cross-
+# memory attach, which containers forbid, is not used.
+if config.neuron_have_mpi == "ON" and config.mpiexec:
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.substitutions.append(
+        ("%mpirun", f"{config.mpiexec} --oversubscribe "
+                    "--mca btl_vader_single_copy_mechanism none"))
+
 llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal")
      for tool in ["neuron-opt", "neuron-translate", "neuron-run",

@@ -428,6 +428,7 @@ absl::Status ExecutableParser::checkHeader() {
   if (uint32_t computed = headerChecksum(base); computed != stored)
     return error("header checksum", hex(stored) + " (stored)",
                  hex(computed) + " (computed; the header is corrupt)");
+  exe.identity = stored;
   uint32_t flags = loadLE<uint32_t>(base + kFlagsAt);
   if (uint32_t unknown = flags & kRequiredFlagsMask & ~kKnownFlags)
     return error(

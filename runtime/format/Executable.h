@@ -110,6 +110,10 @@ public:
   ManifestEncoding manifestEncoding() const { return encoding; }
   uint16_t versionMajor() const { return major; }
   uint16_t versionMinor() const { return minor; }
+  /// The header checksum. It covers the manifest's and the section table's
+  /// checksums, and the table every section's, so two files with the same
+  /// one hold the same program (up to CRC-32C collisions).
+  uint32_t checksum() const { return identity; }
 
   /// The section named `name`; nullptr if absent.
   const SectionView *section(std::string_view name) const;
@@ -123,6 +127,7 @@ private:
   std::unique_ptr<nlohmann::json> manifestJson;
   ManifestEncoding encoding = ManifestEncoding::Json;
   uint16_t major = 0, minor = 0;
+  uint32_t identity = 0;
   std::vector<SectionView> sectionViews;
 
   friend class ExecutableParser;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <string_view>
 
 namespace neuron::rt {
 
@@ -99,16 +100,16 @@ using Bytes = std::vector<uint8_t>;
 /// The elementwise reduction of `values` (one array of `elements` elements
 /// of `dtype` per group member), in group order.
 static Bytes reduce(DType dtype, Reduction reduction,
-                    const std::vector<const Bytes *> &values,
+                    const std::vector<const uint8_t *> &values,
                     int64_t elements) {
   int64_t bytes = elementBytes(dtype);
   Bytes out(elements * bytes);
   for (int64_t e = 0; e < elements; ++e) {
     if (dtype == DType::I64) {
       // Exact, wrapping: a double would lose bits above 2^53.
-      auto load = [&](const Bytes *v) {
+      auto load = [&](const uint8_t *v) {
         int64_t x;
-        std::memcpy(&x, v->data() + e * bytes, bytes);
+        std::memcpy(&x, v + e * bytes, bytes);
         return x;
       };
       int64_t acc = load(values[0]);
@@ -121,9 +122,9 @@ static Bytes reduce(DType dtype, Reduction reduction,
       std::memcpy(out.data() + e * bytes, &acc, bytes);
       continue;
     }
-    double acc = loadElement(dtype, values[0]->data() + e * bytes);
+    double acc = loadElement(dtype, values[0] + e * bytes);
     for (size_t m = 1; m < values.size(); ++m) {
-      double x = loadElement(dtype, values[m]->data() + e * bytes);
+      double x = loadElement(dtype, values[m] + e * bytes);
       acc = reduction == Reduction::Sum   ? acc + x
             : reduction == Reduction::Max ? maximumF(acc, x)
                                           : minimumF(acc, x);
@@ -133,19 +134,22 @@ static Bytes reduce(DType dtype, Reduction reduction,
   return out;
 }
 
+/// Per rank, the input it snapshot at a collective's start.
+using RankInputs = std::vector<const uint8_t *>;
+
 /// The output of every member of `group` (in group order), from the inputs
 /// they snapshot at the start.
 static std::vector<Bytes> collectiveResults(const Program &program,
                                             const Collective &c,
-                                            const std::vector<Bytes> &inputs,
+                                            const RankInputs &inputs,
                                             const std::vector<int64_t> &group) {
   const TensorDesc &in = program.tensors[c.input];
   const TensorDesc &out = program.tensors[c.output];
   int64_t bytes = elementBytes(in.dtype);
   int64_t g = int64_t(group.size());
-  std::vector<const Bytes *> members;
+  std::vector<const uint8_t *> members;
   for (int64_t rank : group)
-    members.push_back(&inputs[rank]);
+    members.push_back(inputs[rank]);
   std::vector<Bytes> results(g, Bytes(out.elements * bytes));
   std::vector<int64_t> origin(in.shape.size(), 0);
   switch (c.op) {
@@ -158,8 +162,8 @@ static std::vector<Bytes> collectiveResults(const Program &program,
     for (int64_t j = 0; j < g; ++j) {
       origin[c.axis] = j * in.shape[c.axis];
       copyBlock(results[0].data(), out.shape,
-                const_cast<uint8_t *>(members[j]->data()), in.shape, origin,
-                bytes, /*toBlock=*/false);
+                const_cast<uint8_t *>(members[j]), in.shape, origin, bytes,
+                /*toBlock=*/false);
     }
     std::fill(results.begin() + 1, results.end(), results[0]);
     break;
@@ -171,10 +175,10 @@ static std::vector<Bytes> collectiveResults(const Program &program,
     if (c.op == CollectiveOp::ReduceScatter)
       reduced = reduce(in.dtype, c.reduction, members, in.elements);
     for (int64_t j = 0; j < g; ++j) {
-      const Bytes &whole =
-          c.op == CollectiveOp::ReduceScatter ? reduced : *members[j];
+      const uint8_t *whole =
+          c.op == CollectiveOp::ReduceScatter ? reduced.data() : members[j];
       origin[c.axis] = j * out.shape[c.axis];
-      copyBlock(const_cast<uint8_t *>(whole.data()), in.shape,
+      copyBlock(const_cast<uint8_t *>(whole), in.shape,
                 results[j].data(), out.shape, origin, bytes,
                 /*toBlock=*/true);
     }
@@ -190,8 +194,8 @@ static std::vector<Bytes> collectiveResults(const Program &program,
       for (int64_t j = 0; j < g; ++j) {
         std::fill(origin.begin(), origin.end(), 0);
         origin[c.splitAxis] = j * part[c.splitAxis];
-        copyBlock(const_cast<uint8_t *>(members[i]->data()), in.shape,
-                  piece.data(), part, origin, bytes, /*toBlock=*/true);
+        copyBlock(const_cast<uint8_t *>(members[i]), in.shape, piece.data(),
+                  part, origin, bytes, /*toBlock=*/true);
         std::fill(origin.begin(), origin.end(), 0);
         origin[c.concatAxis] = i * part[c.concatAxis];
         copyBlock(results[j].data(), out.shape, piece.data(), part, origin,
@@ -203,20 +207,23 @@ static std::vector<Bytes> collectiveResults(const Program &program,
   return results;
 }
 
-/// Writes every rank's output of `c` from the inputs snapshot at its start.
+/// Writes the output of `c` on this process's ranks (`devices`, from rank
+/// `mine.first` on) from every rank's input at its start.
 static void finishCollective(const Program &program, const Collective &c,
-                             const std::vector<Bytes> &inputs,
+                             const RankInputs &inputs, RankBlock mine,
                              std::vector<Device> &devices) {
   std::vector<bool> written(devices.size(), false);
-  for (int64_t rank = 0; rank < int64_t(devices.size()); ++rank) {
-    if (written[rank])
+  for (int64_t rank = mine.first; rank < mine.end; ++rank) {
+    if (written[rank - mine.first])
       continue;
     std::vector<int64_t> group = groupOf(c.grid, c.axes, rank);
     std::vector<Bytes> results = collectiveResults(program, c, inputs, group);
     for (size_t j = 0; j < group.size(); ++j) {
-      std::memcpy(devices[group[j]].tensorBytes(program, c.output),
+      if (group[j] < mine.first || group[j] >= mine.end)
+        continue;
+      std::memcpy(devices[group[j] - mine.first].tensorBytes(program, c.output),
                   results[j].data(), results[j].size());
-      written[group[j]] = true;
+      written[group[j] - mine.first] = true;
     }
   }
 }
@@ -258,85 +265,240 @@ static absl::Status checkInputs(const Program &program,
   return absl::OkStatus();
 }
 
-/// Whole output `io`: each block from the lowest rank holding it.
-static Tensor assembleOutput(const Program &program, const IoBinding &io,
-                             std::vector<Device> &devices) {
-  const TensorDesc &t = program.tensors[io.tensor];
-  int64_t bytes = elementBytes(t.dtype);
-  std::vector<int64_t> shape = wholeShape(program, io);
-  int64_t elements = 1;
-  for (int64_t d : shape)
-    elements *= d;
-  Tensor whole{std::string(dtypeName(t.dtype)), shape, Bytes(elements * bytes)};
+/// Whether `rank` is the lowest rank holding its block of output `io`: the
+/// one the whole output takes that block from.
+static bool holdsFirst(const Program &program, const IoBinding &io,
+                       int64_t rank) {
   std::vector<bool> sharded(program.grid.size(), false);
   for (const std::vector<int64_t> &axes : io.sharding)
     for (int64_t a : axes)
       sharded[a] = true;
-  for (int64_t rank = 0; rank < int64_t(devices.size()); ++rank) {
-    std::vector<int64_t> coords = gridCoordinates(program.grid, rank);
-    bool first = true;
-    for (size_t a = 0; a < coords.size(); ++a)
-      first &= sharded[a] || coords[a] == 0;
-    if (!first)
-      continue;
-    copyBlock(whole.data.data(), shape,
-              devices[rank].tensorBytes(program, io.tensor), t.shape,
-              shardOrigin(program, io, rank), bytes, /*toBlock=*/false);
-  }
-  return whole;
+  std::vector<int64_t> coords = gridCoordinates(program.grid, rank);
+  for (size_t a = 0; a < coords.size(); ++a)
+    if (!sharded[a] && coords[a] != 0)
+      return false;
+  return true;
 }
 
-absl::StatusOr<std::vector<Tensor>> runSpmd(const Program &program,
-                                            std::vector<Tensor> wholeInputs,
-                                            const ConstantLoader &loadConstant,
-                                            DeviceOptions options) {
-  NEURON_RETURN_IF_ERROR(checkInputs(program, wholeInputs));
-  int64_t ranks = program.ranks();
+static int64_t tensorBytesOf(const TensorDesc &t) {
+  return t.elements * elementBytes(t.dtype);
+}
+
+/// Checks that process `p`'s block of an exchange holds `expected` bytes.
+static absl::Status checkBlock(const std::vector<Bytes> &blocks, int64_t p,
+                               int64_t expected, std::string_view what) {
+  if (int64_t(blocks[p].size()) == expected)
+    return absl::OkStatus();
+  return absl::DataLossError(absl::StrFormat(
+      "process %d sent %d bytes of %s, expected %d (do all processes run the "
+      "same executable?)",
+      p, blocks[p].size(), what, expected));
+}
+
+/// The whole outputs from the processes' blocks: each holds, per rank it
+/// ran and per output that rank holds first, that output's bytes.
+static absl::StatusOr<std::vector<Tensor>>
+assembleOutputs(const Program &program, const std::vector<Bytes> &blocks) {
+  int64_t ranks = program.ranks(), processes = int64_t(blocks.size());
+  // Per output and rank: where its block starts, or nullptr.
+  std::vector<std::vector<const uint8_t *>> held(
+      program.outputs.size(), std::vector<const uint8_t *>(ranks, nullptr));
+  for (int64_t p = 0; p < processes; ++p) {
+    RankBlock block = ranksOfProcess(ranks, p, processes);
+    int64_t offset = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      // The first pass counts, the second (once the size is right) points.
+      if (pass == 1)
+        NEURON_RETURN_IF_ERROR(checkBlock(blocks, p, offset, "outputs"));
+      offset = 0;
+      for (int64_t r = block.first; r < block.end; ++r)
+        for (size_t o = 0; o < program.outputs.size(); ++o) {
+          const IoBinding &io = program.outputs[o];
+          if (!holdsFirst(program, io, r))
+            continue;
+          if (pass == 1)
+            held[o][r] = blocks[p].data() + offset;
+          offset += tensorBytesOf(program.tensors[io.tensor]);
+        }
+    }
+  }
+  std::vector<Tensor> outputs;
+  for (size_t o = 0; o < program.outputs.size(); ++o) {
+    const IoBinding &io = program.outputs[o];
+    const TensorDesc &t = program.tensors[io.tensor];
+    std::vector<int64_t> shape = wholeShape(program, io);
+    int64_t elements = 1;
+    for (int64_t d : shape)
+      elements *= d;
+    Tensor whole{std::string(dtypeName(t.dtype)), shape,
+                 Bytes(elements * elementBytes(t.dtype))};
+    for (int64_t r = 0; r < ranks; ++r)
+      if (held[o][r])
+        copyBlock(whole.data.data(), shape, const_cast<uint8_t *>(held[o][r]),
+                  t.shape, shardOrigin(program, io, r), elementBytes(t.dtype),
+                  /*toBlock=*/false);
+    outputs.push_back(std::move(whole));
+  }
+  return outputs;
+}
+
+RankBlock ranksOfProcess(int64_t ranks, int64_t process, int64_t processes) {
+  int64_t base = ranks / processes, extra = ranks % processes;
+  int64_t first = process * base + std::min(process, extra);
+  return {first, first + base + (process < extra ? 1 : 0)};
+}
+
+absl::Status exchangeFailure(const std::vector<absl::Status> &statuses,
+                             int64_t self) {
+  if (!statuses[self].ok())
+    return statuses[self];
+  for (size_t p = 0; p < statuses.size(); ++p)
+    if (!statuses[p].ok())
+      return absl::Status(statuses[p].code(),
+                          absl::StrFormat("process %d stopped the run: %s", p,
+                                          statuses[p].message()));
+  return absl::OkStatus();
+}
+
+namespace {
+class SingleProcessExchange final : public RankExchange {
+public:
+  int64_t process() const override { return 0; }
+  int64_t processes() const override { return 1; }
+  absl::StatusOr<std::vector<Bytes>> exchange(Bytes block,
+                                              const absl::Status &status,
+                                              bool) override {
+    if (!status.ok())
+      return status;
+    std::vector<Bytes> blocks;
+    blocks.push_back(std::move(block));
+    return blocks;
+  }
+};
+} // namespace
+
+std::unique_ptr<RankExchange> singleProcessExchange() {
+  return std::make_unique<SingleProcessExchange>();
+}
+
+absl::StatusOr<SpmdResult> runSpmdProcess(const Program &program,
+                                          std::vector<Tensor> wholeInputs,
+                                          const ConstantLoader &loadConstant,
+                                          const SpmdOptions &options) {
+  std::unique_ptr<RankExchange> single;
+  RankExchange *exchange = options.exchange;
+  if (!exchange) {
+    single = singleProcessExchange();
+    exchange = single.get();
+  }
+  int64_t ranks = program.ranks(), processes = exchange->processes();
+  if (processes > ranks)
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the program has %d ranks, fewer than the run's %d processes: start "
+        "at most %d",
+        ranks, processes, ranks));
+  RankBlock mine = ranksOfProcess(ranks, exchange->process(), processes);
   // Errors name the rank only when there is more than one.
   auto rankOf = [&](int64_t r) { return ranks > 1 ? r : -1; };
-  std::vector<Device> devices(ranks, Device(options));
-  for (int64_t r = 0; r < ranks; ++r) {
+
+  // A failure stops this process's work until the next exchange, which
+  // tells every process.
+  absl::Status status = checkInputs(program, wholeInputs);
+  std::vector<Device> devices(mine.size(), Device(options.device));
+  for (int64_t r = mine.first; r < mine.end && status.ok(); ++r) {
     std::vector<Tensor> shards;
     for (size_t i = 0; i < wholeInputs.size(); ++i)
       shards.push_back(shardOf(program, program.inputs[i], wholeInputs[i], r));
-    NEURON_RETURN_IF_ERROR(onRank(
-        rankOf(r), devices[r].load(program, std::move(shards), loadConstant)));
+    status = onRank(rankOf(r), devices[r - mine.first].load(
+                                   program, std::move(shards), loadConstant));
   }
   wholeInputs.clear();
-  // Per collective_start step in flight: every rank's input at the start.
-  std::map<size_t, std::vector<Bytes>> inFlight;
+  NEURON_RETURN_IF_ERROR(exchange->exchange({}, status, true).status());
+
+  // Per collective_start step in flight: the processes' blocks (their ranks'
+  // inputs at the start, in rank order) and where each rank's input is.
+  struct InFlight {
+    std::vector<Bytes> blocks;
+    RankInputs inputs;
+  };
+  std::map<size_t, InFlight> inFlight;
   for (size_t i = 0; i < program.steps.size(); ++i) {
     const Step &step = program.steps[i];
     const Collective &c = step.collective;
     switch (step.kind) {
     case StepKind::Kernel:
     case StepKind::HostCall:
-      for (int64_t r = 0; r < ranks; ++r)
-        NEURON_RETURN_IF_ERROR(
-            onRank(rankOf(r), devices[r].runStep(program, i)));
+      for (int64_t r = mine.first; r < mine.end && status.ok(); ++r)
+        status = onRank(rankOf(r), devices[r - mine.first].runStep(program, i));
       break;
     case StepKind::CollectiveStart: {
-      const TensorDesc &in = program.tensors[c.input];
-      int64_t bytes = in.elements * elementBytes(in.dtype);
-      std::vector<Bytes> &snapshot = inFlight[i];
-      for (Device &device : devices) {
-        const uint8_t *p = device.tensorBytes(program, c.input);
-        snapshot.emplace_back(p, p + bytes);
+      int64_t bytes = tensorBytesOf(program.tensors[c.input]);
+      Bytes block;
+      if (status.ok()) {
+        block.reserve(mine.size() * bytes);
+        for (Device &device : devices) {
+          const uint8_t *p = device.tensorBytes(program, c.input);
+          block.insert(block.end(), p, p + bytes);
+        }
+      }
+      NEURON_ASSIGN_OR_RETURN(blocks,
+                              exchange->exchange(std::move(block), status,
+                                                 /*toAll=*/true));
+      InFlight &flight = inFlight[i];
+      flight.blocks = std::move(blocks);
+      for (int64_t p = 0; p < processes; ++p) {
+        RankBlock theirs = ranksOfProcess(ranks, p, processes);
+        NEURON_RETURN_IF_ERROR(checkBlock(
+            flight.blocks, p, theirs.size() * bytes,
+            absl::StrFormat("collective %d's inputs", c.id)));
+        for (int64_t k = 0; k < theirs.size(); ++k)
+          flight.inputs.push_back(flight.blocks[p].data() + k * bytes);
       }
       break;
     }
     case StepKind::CollectiveDone: {
       auto it = inFlight.find(size_t(step.partner));
-      finishCollective(program, c, it->second, devices);
+      if (status.ok())
+        finishCollective(program, c, it->second.inputs, mine, devices);
       inFlight.erase(it);
       break;
     }
     }
   }
-  std::vector<Tensor> outputs;
-  for (const IoBinding &io : program.outputs)
-    outputs.push_back(assembleOutput(program, io, devices));
-  return outputs;
+
+  Bytes block;
+  for (int64_t r = mine.first;
+       r < mine.end && status.ok() && options.gatherOutputs; ++r)
+    for (const IoBinding &io : program.outputs)
+      if (holdsFirst(program, io, r)) {
+        const uint8_t *p = devices[r - mine.first].tensorBytes(program, io.tensor);
+        block.insert(block.end(), p,
+                     p + tensorBytesOf(program.tensors[io.tensor]));
+      }
+  NEURON_ASSIGN_OR_RETURN(
+      blocks, exchange->exchange(std::move(block), status, /*toAll=*/false));
+  SpmdResult result;
+  result.ranks = mine;
+  if (exchange->process() == 0 && options.gatherOutputs) {
+    NEURON_ASSIGN_OR_RETURN(outputs, assembleOutputs(program, blocks));
+    result.outputs = std::move(outputs);
+  }
+  if (options.rankOutputs)
+    for (Device &device : devices)
+      result.rankOutputs.push_back(device.outputs(program));
+  return result;
+}
+
+absl::StatusOr<std::vector<Tensor>> runSpmd(const Program &program,
+                                            std::vector<Tensor> wholeInputs,
+                                            const ConstantLoader &loadConstant,
+                                            DeviceOptions options) {
+  SpmdOptions spmd;
+  spmd.device = options;
+  NEURON_ASSIGN_OR_RETURN(
+      result, runSpmdProcess(program, std::move(wholeInputs), loadConstant,
+                             spmd));
+  return std::move(result.outputs);
 }
 
 } // namespace neuron::rt

@@ -32,6 +32,7 @@
 #include "runtime/format/Executable.h"
 #include "runtime/format/FileIO.h"
 #include "runtime/format/Npy.h"
+#include "runtime/mpi/MpiRun.h"
 #include "runtime/sim/Numerics.h"
 #include "runtime/sim/OrderCheck.h"
 #include "runtime/sim/Profile.h"
@@ -42,12 +43,17 @@
 #include "runtime/target/CollectiveModel.h"
 #include "runtime/target/CostModel.h"
 #include "runtime/target/Target.h"
+#include "runtime/support/StatusMacros.h"
+
+#include "absl/strings/str_format.h"
 
 #include "NeuronVersion.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -55,6 +61,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 using namespace neuron::rt;
@@ -66,6 +73,8 @@ struct Options {
   bool exitEarly = false;
   std::map<std::string, std::string> inputs; // position or name -> path
   bool random = false, bf16AsF32 = false, describe = false;
+  /// Each rank's own results instead of the whole ones.
+  bool rankResults = false;
   uint64_t seed = 0;
   /// Timing reports; empty when not asked for.
   std::string profile, trace, timeline;
@@ -78,8 +87,12 @@ struct Options {
 };
 } // namespace
 
+/// "process P of N: " in an MPI run, to start its messages with.
+static std::string processPrefix;
+
 static int fail(const std::string &message) {
-  std::fprintf(stderr, "neuron-run: error: %s\n", message.c_str());
+  std::fprintf(stderr, "neuron-run: error: %s%s\n", processPrefix.c_str(),
+               message.c_str());
   return 1;
 }
 
@@ -112,6 +125,8 @@ Runs an executable on the simulated device and writes its results as .npy.
   --seed=N             the random inputs' seed (default 0)
   --output-dir=DIR     where results go (DIR/resultI.npy); created if absent
   --bf16-as-f32        read bf16 inputs from f32 .npy files
+  --per-rank-results   SPMD: each rank's own results (its shards), as
+                       DIR/rankR/resultI.npy, instead of the whole ones
   --describe           print the executable's tensors, kernels and program
   --timing-only        time the program on the cost model, computing nothing
   --check-order        check the timed run against program order
@@ -120,8 +135,14 @@ Runs an executable on the simulated device and writes its results as .npy.
   --timeline=T.svg     the timed run as an SVG picture
   --help, --version
 
+Under mpirun -np P (Open MPI; one or several machines), the P processes
+share the ranks of an SPMD program, each loading only its ranks' shards and
+meeting the others at collectives; process 0 writes the whole results and
+the reports, which equal a run in one process.
+
 Environment: NEURON_SIM_THREADS=N computes on N host threads (default: one
-per hardware thread); results are the same bytes for any N.
+per hardware thread, shared by the run's processes on a machine); results
+are the same bytes for any N.
 )";
 
 /// Parses the command line; returns an error message or "" (with
@@ -159,6 +180,8 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       o.outputDir = std::string(a.substr(13));
     } else if (a == "--bf16-as-f32") {
       o.bf16AsF32 = true;
+    } else if (a == "--per-rank-results") {
+      o.rankResults = true;
     } else if (a == "--describe") {
       o.describe = true;
     } else if (std::string *report = reportOption(a, o)) {
@@ -327,50 +350,27 @@ targetModelsOf(const nlohmann::json &manifest, bool collectives) {
   return models;
 }
 
-int main(int argc, char **argv) {
-  Options o;
-  if (std::string error = parseArgs(argc, argv, o); !error.empty())
-    return fail(error);
-  if (o.exitEarly)
-    return 0;
-  absl::StatusOr<Executable> exe = Executable::readFile(o.executable);
-  if (!exe.ok())
-    return fail(std::string(exe.status().message()));
-  absl::StatusOr<Program> program = parseProgram(exe->manifest());
-  if (!program.ok())
-    return fail(o.executable + ": " + std::string(program.status().message()));
-  if (o.describe) {
-    describe(*exe, *program);
-    return 0;
-  }
-
-  if (!o.outputDir.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(o.outputDir, error);
-    if (error)
-      return fail("cannot create the output folder '" + o.outputDir +
-                  "': " + error.message());
-  }
-
-  std::optional<TargetModels> models;
-  if (o.timing()) {
-    bool collectives = false;
-    for (const Step &step : program->steps)
-      collectives |= step.isCollective();
-    absl::StatusOr<TargetModels> resolved =
-        targetModelsOf(exe->manifest(), collectives);
-    if (!resolved.ok())
-      return fail(o.executable + ": " +
-                  std::string(resolved.status().message()));
-    models = *std::move(resolved);
-  }
-
-  std::mt19937_64 rng(o.seed);
+namespace {
+/// What a run needs, read and checked.
+struct Prepared {
+  std::optional<Executable> exe;
+  Program program;
+  /// One per program input (whole tensors); none with --timing-only.
   std::vector<Tensor> inputs;
-  for (size_t i = 0; i < program->inputs.size(); ++i) {
-    const TensorDesc &desc = program->tensors[program->inputs[i].tensor];
+  /// When the run is timed.
+  std::optional<TargetModels> models;
+};
+} // namespace
+
+/// The inputs of `program`: from .npy files, or random (written to the
+/// output folder when `writes`).
+static absl::Status readInputs(const Options &o, const Program &program,
+                               bool writes, std::vector<Tensor> &inputs) {
+  std::mt19937_64 rng(o.seed);
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    const TensorDesc &desc = program.tensors[program.inputs[i].tensor];
     // SPMD: the whole tensor, which the run splits by its sharding.
-    std::vector<int64_t> shape = wholeShape(*program, program->inputs[i]);
+    std::vector<int64_t> shape = wholeShape(program, program.inputs[i]);
     auto byPosition = o.inputs.find(std::to_string(i));
     auto byName = o.inputs.find(desc.name);
     auto given = byPosition != o.inputs.end() ? byPosition : byName;
@@ -378,55 +378,155 @@ int main(int argc, char **argv) {
       if (o.timingOnly)
         continue;
       if (!o.random)
-        return fail("no value for input " + std::to_string(i) + " ('" +
-                    desc.name + "', " + std::string(dtypeName(desc.dtype)) +
-                    shapeString(shape) + "): pass --input=" +
-                    std::to_string(i) + "=FILE.npy or --random-inputs");
+        return absl::InvalidArgumentError(
+            "no value for input " + std::to_string(i) + " ('" + desc.name +
+            "', " + std::string(dtypeName(desc.dtype)) + shapeString(shape) +
+            "): pass --input=" + std::to_string(i) +
+            "=FILE.npy or --random-inputs");
       inputs.push_back(randomTensor(desc, shape, rng));
       std::string path = o.outputDir + "/input" + std::to_string(i) + ".npy";
-      if (absl::Status s = writeNpy(path, inputs.back()); !s.ok())
-        return fail(std::string(s.message()));
+      if (writes)
+        NEURON_RETURN_IF_ERROR(writeNpy(path, inputs.back()));
       continue;
     }
     NpyReadOptions options;
     options.f32AsBf16 = o.bf16AsF32 && desc.dtype == DType::BF16;
-    absl::StatusOr<Tensor> array = readNpy(given->second, options);
-    if (!array.ok())
-      return fail(std::string(array.status().message()));
-    if (array->dtype != dtypeName(desc.dtype) || array->shape != shape)
-      return fail("input " + std::to_string(i) + " ('" + desc.name +
-                  "'): the executable expects " +
-                  std::string(dtypeName(desc.dtype)) + shapeString(shape) +
-                  ", " + given->second + " holds " + array->dtype +
-                  shapeString(array->shape));
-    inputs.push_back(*std::move(array));
+    NEURON_ASSIGN_OR_RETURN(array, readNpy(given->second, options));
+    if (array.dtype != dtypeName(desc.dtype) || array.shape != shape)
+      return absl::InvalidArgumentError(
+          "input " + std::to_string(i) + " ('" + desc.name +
+          "'): the executable expects " + std::string(dtypeName(desc.dtype)) +
+          shapeString(shape) + ", " + given->second + " holds " +
+          array.dtype + shapeString(array.shape));
+    inputs.push_back(std::move(array));
   }
+  return absl::OkStatus();
+}
 
+/// Reads the executable, its program, the target's models when the run is
+/// timed, and the inputs; creates the output folder. Files are written only
+/// by process 0 of an MPI run (`mpi`).
+static absl::StatusOr<Prepared> prepare(const Options &o, const MpiRun *mpi) {
+  Prepared p;
+  NEURON_ASSIGN_OR_RETURN(exe, Executable::readFile(o.executable));
+  p.exe.emplace(std::move(exe));
+  absl::StatusOr<Program> program = parseProgram(p.exe->manifest());
+  if (!program.ok())
+    return absl::InvalidArgumentError(
+        o.executable + ": " + std::string(program.status().message()));
+  p.program = *std::move(program);
+  if (o.describe)
+    return p;
+  if (mpi && !o.timingOnly && mpi->processes() > p.program.ranks())
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the program has %d ranks, fewer than the run's %d processes: start "
+        "at most %d",
+        p.program.ranks(), mpi->processes(), p.program.ranks()));
+  bool writes = !mpi || mpi->process() == 0;
+  if (!o.outputDir.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(o.outputDir, error);
+    if (error)
+      return absl::InvalidArgumentError("cannot create the output folder '" +
+                                        o.outputDir + "': " + error.message());
+  }
+  if (o.timing()) {
+    bool collectives = false;
+    for (const Step &step : p.program.steps)
+      collectives |= step.isCollective();
+    absl::StatusOr<TargetModels> models =
+        targetModelsOf(p.exe->manifest(), collectives);
+    if (!models.ok())
+      return absl::Status(models.status().code(),
+                          o.executable + ": " +
+                              std::string(models.status().message()));
+    p.models = *std::move(models);
+  }
+  NEURON_RETURN_IF_ERROR(readInputs(o, p.program, writes, p.inputs));
+  return p;
+}
+
+/// Checks that every process of an MPI run holds the same executable, and
+/// tells each whether any failed to prepare (`status`).
+static absl::Status agreeOnExecutable(MpiRun &mpi, const absl::Status &status,
+                                      uint32_t checksum) {
+  std::string mine = absl::StrFormat("%08x %s", checksum, mpi.host());
+  NEURON_ASSIGN_OR_RETURN(
+      blocks, mpi.exchange(std::vector<uint8_t>(mine.begin(), mine.end()),
+                           status, /*toAll=*/true));
+  std::string first(blocks[0].begin(), blocks[0].end());
+  for (size_t p = 1; p < blocks.size(); ++p) {
+    std::string theirs(blocks[p].begin(), blocks[p].end());
+    if (theirs.substr(0, 8) != first.substr(0, 8))
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "process %d (on %s) loaded another executable than process 0 (on "
+          "%s): checksums 0x%s and 0x%s; every process of the run must load "
+          "the same file",
+          p, theirs.substr(9), first.substr(9), theirs.substr(0, 8),
+          first.substr(0, 8)));
+  }
+  return absl::OkStatus();
+}
+
+/// Writes `results` as DIR/resultI.npy.
+static absl::Status writeResults(const std::string &dir,
+                                 const std::vector<Tensor> &results) {
+  for (size_t i = 0; i < results.size(); ++i)
+    NEURON_RETURN_IF_ERROR(writeNpy(
+        dir + "/result" + std::to_string(i) + ".npy", results[i]));
+  return absl::OkStatus();
+}
+
+/// Runs this process's part of the program. Every process of an MPI run
+/// returns the same error, agreed through the run's exchanges.
+static absl::StatusOr<SpmdResult>
+runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
   auto loadConstant =
       [&](const TensorDesc &desc) -> absl::StatusOr<std::vector<uint8_t>> {
-    const SectionView *section = exe->section(desc.section);
+    const SectionView *section = p.exe->section(desc.section);
     if (!section)
       return absl::InvalidArgumentError(o.executable + ": no section '" +
                                         desc.section + "' for constant '" +
                                         desc.name + "'");
     return std::vector<uint8_t>(section->data, section->data + section->size);
   };
-  if (!o.timingOnly) {
-    absl::StatusOr<std::vector<Tensor>> results =
-        program->isSpmd()
-            ? runSpmd(*program, std::move(inputs), loadConstant)
-            : Device().run(*program, std::move(inputs), loadConstant);
-    if (!results.ok())
-      return fail(std::string(results.status().message()));
-    for (size_t i = 0; i < results->size(); ++i) {
-      std::string path = o.outputDir + "/result" + std::to_string(i) + ".npy";
-      if (absl::Status s = writeNpy(path, (*results)[i]); !s.ok())
-        return fail(std::string(s.message()));
-    }
+  if (!p.program.isSpmd() && !exchange) {
+    NEURON_ASSIGN_OR_RETURN(
+        outputs, Device().run(p.program, std::move(p.inputs), loadConstant));
+    SpmdResult result;
+    result.outputs = std::move(outputs);
+    return result;
   }
-  if (!o.timing())
-    return 0;
-  const CostModel &model = models->cost;
+  SpmdOptions options;
+  options.exchange = exchange;
+  options.gatherOutputs = !o.rankResults;
+  options.rankOutputs = o.rankResults;
+  return runSpmdProcess(p.program, std::move(p.inputs), loadConstant, options);
+}
+
+/// Writes the whole results (on process 0) or, with --per-rank-results,
+/// each of this process's ranks' own as DIR/rankR/resultI.npy.
+static absl::Status writeRunResults(const Options &o, const SpmdResult &run,
+                                    bool first) {
+  if (!o.rankResults)
+    return first ? writeResults(o.outputDir, run.outputs) : absl::OkStatus();
+  for (int64_t r = run.ranks.first; r < run.ranks.end; ++r) {
+    std::string dir = o.outputDir + "/rank" + std::to_string(r);
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error)
+      return absl::InvalidArgumentError("cannot create the folder '" + dir +
+                                        "': " + error.message());
+    NEURON_RETURN_IF_ERROR(
+        writeResults(dir, run.rankOutputs[r - run.ranks.first]));
+  }
+  return absl::OkStatus();
+}
+
+/// Times the program, prints the summary and writes the reports asked for.
+static absl::Status timeProgram(const Options &o, const Prepared &p) {
+  const Program &program = p.program;
+  const CostModel &model = p.models->cost;
   // Instances one by one for the pictures (a bounded number of them) and
   // for the order check (all of them).
   TimingOptions timingOptions;
@@ -435,43 +535,99 @@ int main(int argc, char **argv) {
   else if (o.trace.empty() && o.timeline.empty())
     timingOptions.recordInstances = 0;
   absl::StatusOr<ProgramTiming> timing =
-      simulateProgramTiming(*program, model, models->links, timingOptions);
+      simulateProgramTiming(program, model, p.models->links, timingOptions);
   if (!timing.ok())
-    return fail(o.executable + ": " + std::string(timing.status().message()));
-  std::fputs(timingSummary(*program, *timing).c_str(), stdout);
+    return absl::Status(timing.status().code(),
+                        o.executable + ": " +
+                            std::string(timing.status().message()));
+  std::fputs(timingSummary(program, *timing).c_str(), stdout);
   if (o.checkOrder) {
     int64_t instances = 0;
-    for (size_t k = 0; k < program->kernels.size(); ++k) {
-      absl::Status s =
-          checkProgramOrder(program->kernels[k], timing->kernels[k]);
+    for (size_t k = 0; k < program.kernels.size(); ++k) {
+      absl::Status s = checkProgramOrder(program.kernels[k], timing->kernels[k]);
       if (!s.ok())
-        return fail(o.executable + ": order check: " +
-                    std::string(s.message()));
+        return absl::Status(s.code(), o.executable + ": order check: " +
+                                          std::string(s.message()));
       instances += timing->kernels[k].dynamicInstructions;
     }
     std::printf("order check: %zu kernels, %lld instances, each after the "
                 "earlier ones touching its bytes\n",
-                program->kernels.size(), static_cast<long long>(instances));
+                program.kernels.size(), static_cast<long long>(instances));
   }
-  const nlohmann::json &manifest = exe->manifest();
+  const nlohmann::json &manifest = p.exe->manifest();
   nlohmann::json target =
       manifest.contains("target") ? manifest["target"] : nlohmann::json();
   auto report = [](const std::string &path, std::string_view what,
                    auto text) {
     return path.empty() ? absl::OkStatus() : writeTextFile(path, text(), what);
   };
-  for (absl::Status s :
-       {report(o.profile, "profile",
-               [&] {
-                 return profileJson(*program, *timing, model, target,
-                                    &models->target)
-                     .dump(2);
-               }),
-        report(o.trace, "trace",
-               [&] { return traceJson(*program, *timing, model).dump(); }),
-        report(o.timeline, "timeline",
-               [&] { return timelineSvg(*program, *timing, model); })})
-    if (!s.ok())
-      return fail(std::string(s.message()));
-  return 0;
+  NEURON_RETURN_IF_ERROR(report(o.profile, "profile", [&] {
+    return profileJson(program, *timing, model, target, &p.models->target)
+        .dump(2);
+  }));
+  NEURON_RETURN_IF_ERROR(report(o.trace, "trace", [&] {
+    return traceJson(program, *timing, model).dump();
+  }));
+  return report(o.timeline, "timeline",
+                [&] { return timelineSvg(program, *timing, model); });
+}
+
+int main(int argc, char **argv) {
+  std::unique_ptr<MpiRun> mpi;
+  if (launchedByMpi()) {
+    absl::StatusOr<std::unique_ptr<MpiRun>> joined = joinMpiRun(argc, argv);
+    if (!joined.ok())
+      return fail(std::string(joined.status().message()));
+    mpi = *std::move(joined);
+    processPrefix = absl::StrFormat("process %d of %d: ", mpi->process(),
+                                    mpi->processes());
+  }
+  Options o;
+  if (std::string error = parseArgs(argc, argv, o); !error.empty())
+    return fail(error);
+  if (o.exitEarly)
+    return 0;
+  // Process 0 of an MPI run writes the files the whole run has one of and
+  // prints; the others only run their ranks.
+  bool first = !mpi || mpi->process() == 0;
+  // The run's processes on one machine share its hardware threads.
+  if (mpi && !std::getenv("NEURON_SIM_THREADS")) {
+    int64_t threads = std::max<int64_t>(
+        1, std::thread::hardware_concurrency() / mpi->localProcesses());
+    setenv("NEURON_SIM_THREADS", std::to_string(threads).c_str(), 1);
+  }
+
+  absl::StatusOr<Prepared> prepared = prepare(o, mpi.get());
+  absl::Status status = prepared.status();
+  if (mpi)
+    status = agreeOnExecutable(*mpi, status,
+                               prepared.ok() ? prepared->exe->checksum() : 0);
+  if (status.ok() && o.describe) {
+    if (first)
+      describe(*prepared->exe, prepared->program);
+  } else if (status.ok()) {
+    std::optional<SpmdResult> run;
+    if (!o.timingOnly) {
+      absl::StatusOr<SpmdResult> ran =
+          runFunctionally(o, *prepared, mpi.get());
+      status = ran.status();
+      if (ran.ok())
+        run = *std::move(ran);
+    }
+    if (status.ok()) {
+      // Writes and timing are each process's own; the processes agree on
+      // their outcome before they part.
+      absl::Status local = run ? writeRunResults(o, *run, first)
+                               : absl::OkStatus();
+      if (local.ok() && first && o.timing())
+        local = timeProgram(o, *prepared);
+      status = mpi ? mpi->exchange({}, local, /*toAll=*/true).status() : local;
+    }
+  }
+  // Every process prints before any leaves: the launcher stops the others
+  // once one has ended with an error.
+  int exitCode = status.ok() ? 0 : fail(std::string(status.message()));
+  if (mpi)
+    mpi->finish();
+  return exitCode;
 }

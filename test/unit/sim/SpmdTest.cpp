@@ -4,7 +4,8 @@
 // closed form, whole inputs split and whole outputs reassembled by their
 // sharding, a kernel between a collective's start and done overlapping it
 // in the timing, and the reader's errors for collective steps, spmd and
-// sharding.
+// sharding. Ranks spread over processes (threads here, meeting as MPI
+// processes do) give the one-process results, and one failing stops all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,12 +14,16 @@
 #include "runtime/sim/Profile.h"
 #include "runtime/sim/Spmd.h"
 #include "runtime/sim/Timing.h"
+#include "runtime/support/StatusMacros.h"
 #include "runtime/target/Target.h"
 
 #include "absl/strings/str_format.h"
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <set>
+#include <thread>
 
 using namespace neuron::rt;
 using namespace neuron::rt::test;
@@ -308,6 +313,195 @@ TEST(SpmdTest, AllReduceRoundsOnceToTheDtype) {
       program, {makeTensor(DType::BF16, {4}, {1, 1.0 / 256, 1.0 / 256, 0})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(valuesOf((*out)[0]), (std::vector<double>{1 + 1.0 / 128}));
+}
+
+//===----------------------------------------------------------------------===//
+// Ranks spread over processes
+//===----------------------------------------------------------------------===//
+
+/// The processes of a run as threads of this test, meeting in exchange()
+/// as MPI processes do (runtime/mpi).
+class ThreadedRun {
+public:
+  explicit ThreadedRun(int64_t processes)
+      : given(processes), statuses(processes) {}
+
+  class Process final : public RankExchange {
+  public:
+    Process(ThreadedRun &run, int64_t index) : run(run), index(index) {}
+    int64_t process() const override { return index; }
+    int64_t processes() const override { return run.given.size(); }
+    absl::StatusOr<std::vector<std::vector<uint8_t>>>
+    exchange(std::vector<uint8_t> block, const absl::Status &status,
+             bool toAll) override {
+      return run.meet(index, std::move(block), status, toAll);
+    }
+
+  private:
+    ThreadedRun &run;
+    int64_t index;
+  };
+
+  /// Runs `program` on `processes` threads, process p with inputs
+  /// `inputs[p]`; every process's result.
+  static std::vector<absl::StatusOr<SpmdResult>>
+  run(const Program &program, std::vector<std::vector<Tensor>> inputs,
+      SpmdOptions options = {}) {
+    int64_t processes = int64_t(inputs.size());
+    ThreadedRun meeting(processes);
+    std::vector<absl::StatusOr<SpmdResult>> results(
+        processes, absl::UnknownError("not run"));
+    std::vector<std::thread> threads;
+    for (int64_t p = 0; p < processes; ++p)
+      threads.emplace_back([&, p] {
+        Process process(meeting, p);
+        SpmdOptions mine = options;
+        mine.exchange = &process;
+        results[p] =
+            runSpmdProcess(program, std::move(inputs[p]), nullptr, mine);
+      });
+    for (std::thread &t : threads)
+      t.join();
+    return results;
+  }
+
+private:
+  absl::StatusOr<std::vector<std::vector<uint8_t>>>
+  meet(int64_t p, std::vector<uint8_t> block, const absl::Status &status,
+       bool toAll) {
+    std::unique_lock<std::mutex> lock(mutex);
+    given[p] = std::move(block);
+    statuses[p] = status;
+    int64_t generation = meetings;
+    // The last to arrive publishes; nobody can arrive at the next meeting
+    // before everyone has read this one's.
+    if (++arrived == int64_t(given.size())) {
+      met = given;
+      metStatuses = statuses;
+      arrived = 0;
+      ++meetings;
+      changed.notify_all();
+    } else {
+      changed.wait(lock, [&] { return meetings != generation; });
+    }
+    NEURON_RETURN_IF_ERROR(exchangeFailure(metStatuses, p));
+    if (!toAll && p != 0)
+      return std::vector<std::vector<uint8_t>>();
+    return met;
+  }
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::vector<uint8_t>> given, met;
+  std::vector<absl::Status> statuses, metStatuses;
+  int64_t arrived = 0, meetings = 0;
+};
+
+TEST(SpmdProcessesTest, RanksSplitIntoContiguousBlocks) {
+  auto block = [](int64_t ranks, int64_t process, int64_t processes) {
+    RankBlock b = ranksOfProcess(ranks, process, processes);
+    return std::vector<int64_t>{b.first, b.end};
+  };
+  EXPECT_EQ(block(8, 0, 3), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(block(8, 1, 3), (std::vector<int64_t>{3, 6}));
+  EXPECT_EQ(block(8, 2, 3), (std::vector<int64_t>{6, 8}));
+  EXPECT_EQ(block(4, 3, 4), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(block(1, 0, 1), (std::vector<int64_t>{0, 1}));
+}
+
+/// Grid [2, 3]: x [2, 6] split into [1, 2] shards, copied by a kernel into
+/// tensor 1 (an output sharded like x), then gathered along axis 1 into
+/// tensor 2 ([1, 6], sharded over axis 0 only). Both outputs are x.
+json copyAndGatherManifest() {
+  return {{"spmd", {{"grid", {2, 3}}}},
+          {"tensors",
+           {tensor(0, {1, 2}, "input"), tensor(1, {1, 2}, "output"),
+            tensor(2, {1, 6}, "output")}},
+          {"inputs", {io(0, {{0}, {1}})}},
+          {"outputs", {io(1, {{0}, {1}}), io(2, {{0}, json::array()})}},
+          {"kernels", {copyKernel(1, 2)}},
+          {"program",
+           {{{"kernel", "copy"}, {"bindings", {0, 1}}},
+            {{"collective_start", 3},
+             {"input", 1},
+             {"output", 2},
+             {"grid", {2, 3}},
+             {"kind", "all_gather"},
+             {"axes", {1}},
+             {"axis", 1}},
+            {{"collective_done", 3}}}}};
+}
+
+TEST(SpmdProcessesTest, AnyNumberOfProcessesGivesTheOneProcessResults) {
+  Program program = parse(copyAndGatherManifest());
+  std::vector<double> x = iota(12);
+  SpmdOptions options;
+  options.rankOutputs = true;
+  absl::StatusOr<SpmdResult> one = runSpmdProcess(
+      program, {makeTensor(DType::F32, {2, 6}, x)}, nullptr, options);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_EQ(one->outputs.size(), 2u);
+  EXPECT_EQ(valuesOf(one->outputs[0]), x);
+  EXPECT_EQ(valuesOf(one->outputs[1]), x);
+  ASSERT_EQ(one->rankOutputs.size(), 6u);
+  for (int64_t processes = 2; processes <= 6; ++processes) {
+    SCOPED_TRACE(absl::StrFormat("%d processes", processes));
+    std::vector<absl::StatusOr<SpmdResult>> results = ThreadedRun::run(
+        program,
+        std::vector<std::vector<Tensor>>(
+            processes, {makeTensor(DType::F32, {2, 6}, x)}),
+        options);
+    int64_t ranksSeen = 0;
+    for (int64_t p = 0; p < processes; ++p) {
+      ASSERT_TRUE(results[p].ok()) << results[p].status();
+      const SpmdResult &r = *results[p];
+      // Whole outputs on process 0 only.
+      EXPECT_EQ(r.outputs.size(), p == 0 ? 2u : 0u);
+      if (p == 0)
+        for (size_t o = 0; o < 2; ++o)
+          EXPECT_EQ(r.outputs[o].data, one->outputs[o].data);
+      EXPECT_EQ(r.ranks.first, ranksSeen);
+      for (int64_t k = 0; k < r.ranks.size(); ++k)
+        for (size_t o = 0; o < 2; ++o)
+          EXPECT_EQ(r.rankOutputs[k][o].data,
+                    one->rankOutputs[r.ranks.first + k][o].data);
+      ranksSeen = r.ranks.end;
+    }
+    EXPECT_EQ(ranksSeen, 6);
+  }
+}
+
+TEST(SpmdProcessesTest, OneProcessFailingStopsEveryProcess) {
+  Program program = parse(copyAndGatherManifest());
+  Tensor good = makeTensor(DType::F32, {2, 6}, iota(12));
+  Tensor bad = makeTensor(DType::F32, {2, 3}, iota(6));
+  std::vector<absl::StatusOr<SpmdResult>> results =
+      ThreadedRun::run(program, {{good}, {bad}, {good}});
+  std::string own = "inputs[0] (\"t0\"): expected f32[2, 6] (48 bytes, the "
+                    "whole tensor), found f32[2, 3] (24 bytes)";
+  EXPECT_EQ(results[1].status(), absl::InvalidArgumentError(own));
+  for (int p : {0, 2})
+    EXPECT_EQ(results[p].status(),
+              absl::InvalidArgumentError("process 1 stopped the run: " + own));
+
+  // More processes than ranks: every process says so, nobody waits.
+  results = ThreadedRun::run(program,
+                             std::vector<std::vector<Tensor>>(7, {good}));
+  for (const absl::StatusOr<SpmdResult> &r : results)
+    EXPECT_EQ(r.status(),
+              absl::FailedPreconditionError(
+                  "the program has 6 ranks, fewer than the run's 7 "
+                  "processes: start at most 6"));
+}
+
+TEST(SpmdProcessesTest, ExchangeFailureNamesTheFirstFailedProcess) {
+  std::vector<absl::Status> statuses = {absl::OkStatus(),
+                                        absl::OutOfRangeError("a"),
+                                        absl::InternalError("b")};
+  EXPECT_EQ(exchangeFailure(statuses, 0),
+            absl::OutOfRangeError("process 1 stopped the run: a"));
+  EXPECT_EQ(exchangeFailure(statuses, 2), absl::InternalError("b"));
+  EXPECT_TRUE(exchangeFailure({absl::OkStatus(), absl::OkStatus()}, 1).ok());
 }
 
 //===----------------------------------------------------------------------===//
