@@ -357,6 +357,11 @@ public:
     base = exe.bytes.data();
     fileSize = exe.bytes.size();
   }
+  ExecutableParser(MappedFile file, std::string_view name) : name(name) {
+    exe.mapping = std::make_unique<MappedFile>(std::move(file));
+    base = exe.mapping->data();
+    fileSize = exe.mapping->size();
+  }
 
   absl::StatusOr<Executable> run() {
     NEURON_RETURN_IF_ERROR(checkHeader());
@@ -605,8 +610,8 @@ absl::StatusOr<Executable> Executable::parse(std::vector<uint8_t> bytes,
 }
 
 absl::StatusOr<Executable> Executable::readFile(const std::string &path) {
-  NEURON_ASSIGN_OR_RETURN(bytes, readBinaryFile(path, "executable"));
-  return parse(std::move(bytes), path);
+  NEURON_ASSIGN_OR_RETURN(file, MappedFile::open(path, "executable"));
+  return ExecutableParser(std::move(file), path).run();
 }
 
 const SectionView *Executable::section(std::string_view name) const {

@@ -24,6 +24,8 @@
 
 namespace neuron::rt {
 
+class MappedFile;
+
 /// The format version this library writes. It reads every 1.x file: a newer
 /// minor version only adds what older readers may ignore.
 constexpr uint16_t kFormatVersionMajor = 1;
@@ -98,7 +100,8 @@ public:
   /// "NAME: what: expected ..., found ...".
   static absl::StatusOr<Executable> parse(std::vector<uint8_t> bytes,
                                           std::string_view name = "<memory>");
-  /// Reads and parses the file at `path`; errors name the path.
+  /// Maps and parses the file at `path` (its sections stay in the file until
+  /// read: runtime/format/FileIO.h, MappedFile); errors name the path.
   static absl::StatusOr<Executable> readFile(const std::string &path);
 
   Executable(Executable &&) noexcept;
@@ -123,7 +126,9 @@ public:
 private:
   Executable();
 
+  /// The file's bytes: owned (parse) or mapped (readFile).
   std::vector<uint8_t> bytes;
+  std::unique_ptr<MappedFile> mapping;
   std::unique_ptr<nlohmann::json> manifestJson;
   ManifestEncoding encoding = ManifestEncoding::Json;
   uint16_t major = 0, minor = 0;

@@ -7,6 +7,7 @@
 
 #include "runtime/format/FormatInternal.h"
 #include "runtime/support/LargeBuffer.h"
+#include "runtime/support/StatusMacros.h"
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_format.h"
@@ -16,9 +17,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <memory>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -54,8 +58,9 @@ static absl::Status ioError(int err, const std::string &message) {
   return absl::UnknownError(message);
 }
 
-absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
-                                                    std::string_view what) {
+/// The size of the regular file at `path`, or an error naming it.
+static absl::StatusOr<uint64_t> regularFileSize(const std::string &path,
+                                                std::string_view what) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
@@ -70,6 +75,12 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
   if (ec)
     return absl::NotFoundError(
         absl::StrFormat("cannot read %s '%s': %s", what, path, ec.message()));
+  return uint64_t(size);
+}
+
+absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
+                                                    std::string_view what) {
+  NEURON_ASSIGN_OR_RETURN(size, regularFileSize(path, what));
   std::vector<uint8_t> bytes;
   if (size > bytes.max_size())
     return absl::ResourceExhaustedError(absl::StrFormat(
@@ -84,6 +95,45 @@ absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
     return absl::DataLossError(absl::StrFormat(
         "cannot read %s '%s': read %d of its %d bytes", what, path, got, size));
   return bytes;
+}
+
+absl::StatusOr<MappedFile> MappedFile::open(const std::string &path,
+                                            std::string_view what) {
+  NEURON_ASSIGN_OR_RETURN(size, regularFileSize(path, what));
+  if (size > std::numeric_limits<size_t>::max())
+    return absl::ResourceExhaustedError(absl::StrFormat(
+        "cannot read %s '%s': %d bytes is too large", what, path, size));
+  if (size == 0)
+    return MappedFile(nullptr, 0);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ioError(errno, absl::StrFormat("cannot read %s '%s': %s", what, path,
+                                          std::strerror(errno)));
+  void *p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  int err = errno;
+  ::close(fd);
+  if (p == MAP_FAILED)
+    return ioError(err, absl::StrFormat("cannot map %s '%s': %s", what, path,
+                                        std::strerror(err)));
+  return MappedFile(static_cast<const uint8_t *>(p), size);
+}
+
+MappedFile::MappedFile(MappedFile &&other) noexcept
+    : bytes(std::exchange(other.bytes, nullptr)),
+      length(std::exchange(other.length, 0)) {}
+
+MappedFile &MappedFile::operator=(MappedFile &&other) noexcept {
+  if (this != &other) {
+    this->~MappedFile();
+    bytes = std::exchange(other.bytes, nullptr);
+    length = std::exchange(other.length, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (bytes)
+    ::munmap(const_cast<uint8_t *>(bytes), length);
 }
 
 /// Writes the `size` bytes at `data` to `path`, replacing it as a whole: the

@@ -23,6 +23,31 @@ namespace neuron::rt {
 absl::StatusOr<std::vector<uint8_t>> readBinaryFile(const std::string &path,
                                                     std::string_view what);
 
+/// The regular file at `path` mapped read-only and private: its pages are
+/// read from the page cache as they are touched, so a large file costs no
+/// copy and no more memory than what is read. A file truncated while mapped
+/// ends the process at the first read past its new end (SIGBUS), as with
+/// any mapping. Move-only; unmapped when destroyed.
+class MappedFile {
+public:
+  /// Errors as readBinaryFile's.
+  static absl::StatusOr<MappedFile> open(const std::string &path,
+                                         std::string_view what);
+  MappedFile(MappedFile &&other) noexcept;
+  MappedFile &operator=(MappedFile &&other) noexcept;
+  ~MappedFile();
+
+  /// nullptr for an empty file.
+  const uint8_t *data() const { return bytes; }
+  size_t size() const { return length; }
+
+private:
+  MappedFile(const uint8_t *bytes, size_t length)
+      : bytes(bytes), length(length) {}
+  const uint8_t *bytes = nullptr;
+  size_t length = 0;
+};
+
 /// Writes `bytes` to `path`, replacing it whole: through a temporary file
 /// renamed over `path`, so a failed or interrupted write never leaves a
 /// truncated file there (writeFile in FileIO.cpp).

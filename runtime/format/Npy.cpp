@@ -318,14 +318,19 @@ static absl::Status readHeaderDict(std::string_view name,
   return absl::OkStatus();
 }
 
-/// parseNpy; the data comes out of `owned` (the same bytes as `bytes`)
-/// when given, so a large file's data is not copied.
-static absl::StatusOr<Tensor> parseNpyBytes(const std::vector<uint8_t> &bytes,
-                                            std::string_view name,
-                                            const NpyReadOptions &options,
-                                            std::vector<uint8_t> *owned) {
-  const uint8_t *base = bytes.data();
-  const size_t size = bytes.size();
+/// A checked .npy header: the array's dtype and shape (no data), where its
+/// data starts and how many elements it has.
+struct NpyLayout {
+  Tensor array;
+  size_t dataOffset = 0;
+  uint64_t count = 0;
+};
+
+/// Parses and checks the header of the .npy bytes [base, base + size),
+/// including that the data after it has the shape's size.
+static absl::StatusOr<NpyLayout> parseNpyLayout(const uint8_t *base,
+                                                size_t size,
+                                                std::string_view name) {
   if (size < 10)
     return formatError(name, "file",
                        "at least 10 bytes (magic, version, header length)",
@@ -367,7 +372,8 @@ static absl::StatusOr<Tensor> parseNpyBytes(const std::vector<uint8_t> &bytes,
                        shown.size()),
             parser.error));
   }
-  Tensor array;
+  NpyLayout layout;
+  Tensor &array = layout.array;
   NEURON_RETURN_IF_ERROR(readHeaderDict(name, dict, array));
 
   size_t elementSize = npyElementSize(array.dtype);
@@ -384,7 +390,24 @@ static absl::StatusOr<Tensor> parseNpyBytes(const std::vector<uint8_t> &bytes,
                         count * elementSize, count, elementSize,
                         shapeRepr(array.shape)),
         absl::StrFormat("%d bytes", dataSize));
-  const uint8_t *data = base + prefix + headerLength;
+  layout.dataOffset = prefix + headerLength;
+  layout.count = count;
+  return layout;
+}
+
+/// parseNpy; the data comes out of `owned` (the same bytes as `bytes`)
+/// when given, so a large file's data is not copied.
+static absl::StatusOr<Tensor> parseNpyBytes(const std::vector<uint8_t> &bytes,
+                                            std::string_view name,
+                                            const NpyReadOptions &options,
+                                            std::vector<uint8_t> *owned) {
+  NEURON_ASSIGN_OR_RETURN(layout, parseNpyLayout(bytes.data(), bytes.size(),
+                                                 name));
+  Tensor &array = layout.array;
+  const uint64_t count = layout.count;
+  const uint8_t *base = bytes.data();
+  const size_t dataSize = bytes.size() - layout.dataOffset;
+  const uint8_t *data = base + layout.dataOffset;
 
   if (options.f32AsBf16 && array.dtype == "f32") {
     array.dtype = "bf16";
@@ -392,15 +415,15 @@ static absl::StatusOr<Tensor> parseNpyBytes(const std::vector<uint8_t> &bytes,
     for (uint64_t i = 0; i < count; ++i)
       storeLE<uint16_t>(array.data.data() + 2 * i,
                         f32BitsToBf16(loadLE<uint32_t>(data + 4 * i)));
-    return array;
+    return std::move(array);
   }
   if (!owned) {
     array.data.assign(data, data + dataSize);
-    return array;
+    return std::move(array);
   }
   owned->erase(owned->begin(), owned->begin() + (data - base));
   array.data = std::move(*owned);
-  return array;
+  return std::move(array);
 }
 
 absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
@@ -413,6 +436,20 @@ absl::StatusOr<Tensor> readNpy(const std::string &path,
                                  const NpyReadOptions &options) {
   NEURON_ASSIGN_OR_RETURN(bytes, readBinaryFile(path, ".npy file"));
   return parseNpyBytes(bytes, path, options, &bytes);
+}
+
+absl::StatusOr<MappedNpy> mapNpy(const std::string &path) {
+  NEURON_ASSIGN_OR_RETURN(file, MappedFile::open(path, ".npy file"));
+  auto shared = std::make_shared<const MappedFile>(std::move(file));
+  NEURON_ASSIGN_OR_RETURN(layout,
+                          parseNpyLayout(shared->data(), shared->size(), path));
+  MappedNpy mapped;
+  mapped.dtype = std::move(layout.array.dtype);
+  mapped.shape = std::move(layout.array.shape);
+  mapped.data = shared->data() + layout.dataOffset;
+  mapped.size = shared->size() - layout.dataOffset;
+  mapped.file = std::move(shared);
+  return mapped;
 }
 
 //===----------------------------------------------------------------------===//

@@ -28,9 +28,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/format/FileIO.h"
 #include "runtime/support/Tensor.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +58,23 @@ absl::StatusOr<Tensor> parseNpy(const std::vector<uint8_t> &bytes,
 /// Reads and parses the file at `path`.
 absl::StatusOr<Tensor> readNpy(const std::string &path,
                                  const NpyReadOptions &options = {});
+
+/// A .npy file mapped rather than read (runtime/format/FileIO.h,
+/// MappedFile): its header parsed and checked as readNpy does, its data
+/// read from the file only where it is touched, so a run that needs part
+/// of a large array (an SPMD process's shards) reads only that part.
+struct MappedNpy {
+  std::string dtype;
+  std::vector<int64_t> shape;
+  /// The data: `size` bytes, valid while `file` lives.
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<const MappedFile> file;
+
+  TensorRef ref() const { return {dtype, shape, data, size}; }
+};
+/// Maps and checks the file at `path`; errors as readNpy's.
+absl::StatusOr<MappedNpy> mapNpy(const std::string &path);
 
 /// The bytes of a .npy file holding `array`: version 1.0 (2.0 when the header
 /// needs more than 65535 bytes), header padded so the data starts at a

@@ -78,14 +78,16 @@ static void copyBlock(uint8_t *whole, const std::vector<int64_t> &wholeShape,
   }
 }
 
-Tensor shardOf(const Program &program, const IoBinding &io, const Tensor &whole,
-               int64_t rank) {
+Tensor shardOf(const Program &program, const IoBinding &io,
+               const TensorRef &whole, int64_t rank) {
   const TensorDesc &t = program.tensors[io.tensor];
-  if (io.sharding.empty())
-    return whole;
-  Tensor shard{whole.dtype, t.shape,
-               std::vector<uint8_t>(t.elements * elementBytes(t.dtype))};
-  copyBlock(const_cast<uint8_t *>(whole.data.data()), wholeShape(program, io),
+  Tensor shard{std::string(whole.dtype), t.shape, {}};
+  if (io.sharding.empty()) {
+    shard.data.assign(whole.data, whole.data + whole.size);
+    return shard;
+  }
+  shard.data.resize(t.elements * elementBytes(t.dtype));
+  copyBlock(const_cast<uint8_t *>(whole.data), wholeShape(program, io),
             shard.data.data(), t.shape, shardOrigin(program, io, rank),
             elementBytes(t.dtype), /*toBlock=*/true);
   return shard;
@@ -240,7 +242,7 @@ static absl::Status onRank(int64_t rank, absl::Status status) {
 }
 
 static absl::Status checkInputs(const Program &program,
-                                const std::vector<Tensor> &inputs) {
+                                const std::vector<TensorRef> &inputs) {
   if (inputs.size() != program.inputs.size())
     return absl::InvalidArgumentError(
         absl::StrFormat("inputs: expected %d tensors, found %d",
@@ -253,14 +255,14 @@ static absl::Status checkInputs(const Program &program,
     for (int64_t d : shape)
       elements *= d;
     size_t bytes = elements * elementBytes(t.dtype);
-    const Tensor &in = inputs[i];
+    const TensorRef &in = inputs[i];
     if (in.dtype != dtypeName(t.dtype) || in.shape != shape ||
-        in.data.size() != bytes)
+        in.size != bytes)
       return absl::InvalidArgumentError(absl::StrFormat(
           "inputs[%d] (\"%s\"): expected %s[%s] (%d bytes, the whole "
           "tensor), found %s[%s] (%d bytes)",
           i, io.name, dtypeName(t.dtype), absl::StrJoin(shape, ", "), bytes,
-          in.dtype, absl::StrJoin(in.shape, ", "), in.data.size()));
+          in.dtype, absl::StrJoin(in.shape, ", "), in.size));
   }
   return absl::OkStatus();
 }
@@ -381,10 +383,9 @@ std::unique_ptr<RankExchange> singleProcessExchange() {
   return std::make_unique<SingleProcessExchange>();
 }
 
-absl::StatusOr<SpmdResult> runSpmdProcess(const Program &program,
-                                          std::vector<Tensor> wholeInputs,
-                                          const ConstantLoader &loadConstant,
-                                          const SpmdOptions &options) {
+absl::StatusOr<SpmdResult>
+runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs,
+               const ConstantLoader &loadConstant, const SpmdOptions &options) {
   std::unique_ptr<RankExchange> single;
   RankExchange *exchange = options.exchange;
   if (!exchange) {
@@ -412,7 +413,6 @@ absl::StatusOr<SpmdResult> runSpmdProcess(const Program &program,
     status = onRank(rankOf(r), devices[r - mine.first].load(
                                    program, std::move(shards), loadConstant));
   }
-  wholeInputs.clear();
   NEURON_RETURN_IF_ERROR(exchange->exchange({}, status, true).status());
 
   // Per collective_start step in flight: the processes' blocks (their ranks'
@@ -495,9 +495,11 @@ absl::StatusOr<std::vector<Tensor>> runSpmd(const Program &program,
                                             DeviceOptions options) {
   SpmdOptions spmd;
   spmd.device = options;
-  NEURON_ASSIGN_OR_RETURN(
-      result, runSpmdProcess(program, std::move(wholeInputs), loadConstant,
-                             spmd));
+  std::vector<TensorRef> refs;
+  for (const Tensor &t : wholeInputs)
+    refs.push_back(TensorRef::of(t));
+  NEURON_ASSIGN_OR_RETURN(result,
+                          runSpmdProcess(program, refs, loadConstant, spmd));
   return std::move(result.outputs);
 }
 

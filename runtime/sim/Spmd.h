@@ -37,9 +37,10 @@ namespace neuron::rt {
 /// of its tensor times the grid sizes of the axes sharding it.
 std::vector<int64_t> wholeShape(const Program &program, const IoBinding &io);
 
-/// Rank `rank`'s shard of the whole tensor `whole` of `io`.
-Tensor shardOf(const Program &program, const IoBinding &io, const Tensor &whole,
-               int64_t rank);
+/// Rank `rank`'s shard of the whole tensor `whole` of `io` (copied; only
+/// the shard's bytes of `whole` are read).
+Tensor shardOf(const Program &program, const IoBinding &io,
+               const TensorRef &whole, int64_t rank);
 
 /// The ranks process `process` of `processes` runs: [first, end), a
 /// contiguous block, the first `ranks % processes` processes taking one
@@ -100,13 +101,14 @@ struct SpmdResult {
   std::vector<std::vector<Tensor>> rankOutputs;
 };
 
-/// Runs this process's ranks of `program` (see RankExchange). Errors: those
-/// of runSpmd; FailedPrecondition on every process when there are more
+/// Runs this process's ranks of `program` (see RankExchange) on
+/// `wholeInputs`, of which it reads only its ranks' shards (the inputs may
+/// be mapped files: runtime/format/Npy.h, mapNpy). Errors: those of
+/// runSpmd; FailedPrecondition on every process when there are more
 /// processes than ranks.
-absl::StatusOr<SpmdResult> runSpmdProcess(const Program &program,
-                                          std::vector<Tensor> wholeInputs,
-                                          const ConstantLoader &loadConstant,
-                                          const SpmdOptions &options);
+absl::StatusOr<SpmdResult>
+runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs,
+               const ConstantLoader &loadConstant, const SpmdOptions &options);
 
 /// Runs `program` on every rank of its grid (a program without `spmd` runs
 /// on one) and returns its whole outputs in order. `wholeInputs`: one per

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neuron::rt {
@@ -24,6 +25,19 @@ struct Tensor {
   std::vector<int64_t> shape;
   /// The product of `shape` times the element size of `dtype` bytes.
   std::vector<uint8_t> data;
+};
+
+/// A tensor whose bytes are held elsewhere (a Tensor, a mapped file),
+/// valid while they are.
+struct TensorRef {
+  std::string_view dtype;
+  std::vector<int64_t> shape;
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+
+  static TensorRef of(const Tensor &t) {
+    return {t.dtype, t.shape, t.data.data(), t.data.size()};
+  }
 };
 
 } // namespace neuron::rt

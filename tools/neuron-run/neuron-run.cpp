@@ -351,12 +351,31 @@ targetModelsOf(const nlohmann::json &manifest, bool collectives) {
 }
 
 namespace {
+/// One whole input of the run: generated or converted (owned), or a .npy
+/// file mapped, so that an SPMD process reads only its ranks' shards.
+struct InputArray {
+  Tensor owned;
+  std::optional<MappedNpy> mapped;
+
+  TensorRef ref() const {
+    return mapped ? mapped->ref() : TensorRef::of(owned);
+  }
+  /// The tensor, for a one-core run (a mapped file's data copied out).
+  Tensor take() {
+    if (!mapped)
+      return std::move(owned);
+    return Tensor{mapped->dtype, mapped->shape,
+                  std::vector<uint8_t>(mapped->data,
+                                       mapped->data + mapped->size)};
+  }
+};
+
 /// What a run needs, read and checked.
 struct Prepared {
   std::optional<Executable> exe;
   Program program;
-  /// One per program input (whole tensors); none with --timing-only.
-  std::vector<Tensor> inputs;
+  /// One per program input; none with --timing-only.
+  std::vector<InputArray> inputs;
   /// When the run is timed.
   std::optional<TargetModels> models;
 };
@@ -365,7 +384,7 @@ struct Prepared {
 /// The inputs of `program`: from .npy files, or random (written to the
 /// output folder when `writes`).
 static absl::Status readInputs(const Options &o, const Program &program,
-                               bool writes, std::vector<Tensor> &inputs) {
+                               bool writes, std::vector<InputArray> &inputs) {
   std::mt19937_64 rng(o.seed);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TensorDesc &desc = program.tensors[program.inputs[i].tensor];
@@ -383,22 +402,30 @@ static absl::Status readInputs(const Options &o, const Program &program,
             "', " + std::string(dtypeName(desc.dtype)) + shapeString(shape) +
             "): pass --input=" + std::to_string(i) +
             "=FILE.npy or --random-inputs");
-      inputs.push_back(randomTensor(desc, shape, rng));
+      inputs.push_back({randomTensor(desc, shape, rng), std::nullopt});
       std::string path = o.outputDir + "/input" + std::to_string(i) + ".npy";
       if (writes)
-        NEURON_RETURN_IF_ERROR(writeNpy(path, inputs.back()));
+        NEURON_RETURN_IF_ERROR(writeNpy(path, inputs.back().owned));
       continue;
     }
-    NpyReadOptions options;
-    options.f32AsBf16 = o.bf16AsF32 && desc.dtype == DType::BF16;
-    NEURON_ASSIGN_OR_RETURN(array, readNpy(given->second, options));
+    InputArray input;
+    if (o.bf16AsF32 && desc.dtype == DType::BF16) {
+      NpyReadOptions options;
+      options.f32AsBf16 = true;
+      NEURON_ASSIGN_OR_RETURN(array, readNpy(given->second, options));
+      input.owned = std::move(array);
+    } else {
+      NEURON_ASSIGN_OR_RETURN(array, mapNpy(given->second));
+      input.mapped = std::move(array);
+    }
+    TensorRef array = input.ref();
     if (array.dtype != dtypeName(desc.dtype) || array.shape != shape)
       return absl::InvalidArgumentError(
           "input " + std::to_string(i) + " ('" + desc.name +
           "'): the executable expects " + std::string(dtypeName(desc.dtype)) +
           shapeString(shape) + ", " + given->second + " holds " +
-          array.dtype + shapeString(array.shape));
-    inputs.push_back(std::move(array));
+          std::string(array.dtype) + shapeString(array.shape));
+    inputs.push_back(std::move(input));
   }
   return absl::OkStatus();
 }
@@ -491,8 +518,12 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
     return std::vector<uint8_t>(section->data, section->data + section->size);
   };
   if (!p.program.isSpmd() && !exchange) {
+    std::vector<Tensor> inputs;
+    for (InputArray &input : p.inputs)
+      inputs.push_back(input.take());
+    p.inputs.clear();
     NEURON_ASSIGN_OR_RETURN(
-        outputs, Device().run(p.program, std::move(p.inputs), loadConstant));
+        outputs, Device().run(p.program, std::move(inputs), loadConstant));
     SpmdResult result;
     result.outputs = std::move(outputs);
     return result;
@@ -501,7 +532,10 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
   options.exchange = exchange;
   options.gatherOutputs = !o.rankResults;
   options.rankOutputs = o.rankResults;
-  return runSpmdProcess(p.program, std::move(p.inputs), loadConstant, options);
+  std::vector<TensorRef> inputs;
+  for (const InputArray &input : p.inputs)
+    inputs.push_back(input.ref());
+  return runSpmdProcess(p.program, inputs, loadConstant, options);
 }
 
 /// Writes the whole results (on process 0) or, with --per-rank-results,

@@ -268,7 +268,8 @@ TEST(SpmdTest, ShardedInputsAndOutputsRoundTrip) {
   EXPECT_EQ(valuesOf((*out)[1]), z);
   // Rank 3 = (1, 1) holds rows 2..3, columns 3..5.
   Tensor shard =
-      shardOf(program, program.inputs[0], makeTensor(DType::F32, {4, 6}, x), 3);
+      shardOf(program, program.inputs[0],
+              TensorRef::of(makeTensor(DType::F32, {4, 6}, x)), 3);
   EXPECT_EQ(valuesOf(shard), (std::vector<double>{16, 17, 18, 22, 23, 24}));
 
   // Two axes on one dimension: the first is the major one.
@@ -278,7 +279,7 @@ TEST(SpmdTest, ShardedInputsAndOutputsRoundTrip) {
   Program p2 = parse(flat);
   Tensor whole = makeTensor(DType::F32, {8}, iota(8));
   // Rank 1 = (0, 1): block 1 * 2 + 0 = 2 of 4.
-  EXPECT_EQ(valuesOf(shardOf(p2, p2.inputs[0], whole, 1)),
+  EXPECT_EQ(valuesOf(shardOf(p2, p2.inputs[0], TensorRef::of(whole), 1)),
             (std::vector<double>{5, 6}));
   EXPECT_EQ(runOn(flat, {8}, iota(8)), iota(8));
 
@@ -319,6 +320,13 @@ TEST(SpmdTest, AllReduceRoundsOnceToTheDtype) {
 // Ranks spread over processes
 //===----------------------------------------------------------------------===//
 
+std::vector<TensorRef> refsOf(const std::vector<Tensor> &tensors) {
+  std::vector<TensorRef> refs;
+  for (const Tensor &t : tensors)
+    refs.push_back(TensorRef::of(t));
+  return refs;
+}
+
 /// The processes of a run as threads of this test, meeting in exchange()
 /// as MPI processes do (runtime/mpi).
 class ThreadedRun {
@@ -357,8 +365,7 @@ public:
         Process process(meeting, p);
         SpmdOptions mine = options;
         mine.exchange = &process;
-        results[p] =
-            runSpmdProcess(program, std::move(inputs[p]), nullptr, mine);
+        results[p] = runSpmdProcess(program, refsOf(inputs[p]), nullptr, mine);
       });
     for (std::thread &t : threads)
       t.join();
@@ -438,7 +445,7 @@ TEST(SpmdProcessesTest, AnyNumberOfProcessesGivesTheOneProcessResults) {
   SpmdOptions options;
   options.rankOutputs = true;
   absl::StatusOr<SpmdResult> one = runSpmdProcess(
-      program, {makeTensor(DType::F32, {2, 6}, x)}, nullptr, options);
+      program, refsOf({makeTensor(DType::F32, {2, 6}, x)}), nullptr, options);
   ASSERT_TRUE(one.ok()) << one.status();
   ASSERT_EQ(one->outputs.size(), 2u);
   EXPECT_EQ(valuesOf(one->outputs[0]), x);
