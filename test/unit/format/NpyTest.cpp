@@ -172,6 +172,37 @@ TEST(Npy, FileRoundTripAndUnreadablePaths) {
   EXPECT_FALSE(writeNpy("/nonexistent-dir/a.npy", array).ok());
 }
 
+TEST(Npy, MappedFilesReadAsReadNpyDoes) {
+  std::string path = testing::TempDir() + "/mapped.npy";
+  Tensor array{"i32", {2, 3}, rawBytes<int32_t>({1, 2, 3, 4, 5, 6})};
+  ASSERT_TRUE(writeNpy(path, array).ok());
+  absl::StatusOr<MappedNpy> mapped = mapNpy(path);
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_EQ(mapped->dtype, "i32");
+  EXPECT_EQ(mapped->shape, array.shape);
+  EXPECT_EQ(std::vector<uint8_t>(mapped->data, mapped->data + mapped->size),
+            array.data);
+  TensorRef ref = mapped->ref();
+  EXPECT_EQ(ref.size, array.data.size());
+
+  // The same errors as readNpy: missing, a folder, an empty or a truncated
+  // file.
+  std::string missing = testing::TempDir() + "/none.npy";
+  EXPECT_EQ(mapNpy(missing).status(), readNpy(missing).status());
+  EXPECT_EQ(mapNpy(testing::TempDir()).status(),
+            readNpy(testing::TempDir()).status());
+  std::vector<uint8_t> bytes = *serializeNpy(array);
+  for (size_t n : {size_t(0), size_t(9), bytes.size() - 1}) {
+    ASSERT_TRUE(writeBinaryFile(
+                    path, std::vector<uint8_t>(bytes.begin(), bytes.begin() + n),
+                    ".npy file")
+                    .ok());
+    absl::StatusOr<MappedNpy> cut = mapNpy(path);
+    ASSERT_FALSE(cut.ok()) << "length " << n;
+    EXPECT_EQ(cut.status(), readNpy(path).status()) << "length " << n;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Files as numpy writes them
 //===----------------------------------------------------------------------===//
