@@ -28,19 +28,26 @@ constexpr int64_t kMr = 6;
 constexpr int64_t kNr = 16;
 } // namespace
 
-/// Copies columns [first, first + width) of the [k, cols] matrix `from`
-/// into one k-deep fp32 panel of `width` columns, zero past `cols`.
+/// Copies columns [first, first + Width) of the [k, cols] matrix `from`
+/// into one k-deep fp32 panel of Width columns, zero past `cols`. A whole
+/// fp32 row is one fixed-size copy, which the compiler inlines.
+template <int64_t Width>
 static void packPanel(GemmOperand from, int64_t k, int64_t cols, int64_t first,
-                      int64_t width, float *panel) {
-  int64_t valid = std::min(width, cols - first);
+                      float *panel) {
+  int64_t valid = std::min(Width, cols - first);
   int64_t bytes = elementBytes(from.type);
   const uint8_t *row = from.data + first * bytes;
-  for (int64_t r = 0; r < k; ++r, panel += width, row += from.rowBytes) {
+  if (from.type == DType::F32 && valid == Width) {
+    for (int64_t r = 0; r < k; ++r, panel += Width, row += from.rowBytes)
+      std::memcpy(panel, row, Width * sizeof(float));
+    return;
+  }
+  for (int64_t r = 0; r < k; ++r, panel += Width, row += from.rowBytes) {
     if (from.type == DType::F32)
       std::memcpy(panel, row, valid * sizeof(float));
     else
       loadElements(from.type, row, valid, bytes, panel);
-    std::fill(panel + valid, panel + width, 0.0f);
+    std::fill(panel + valid, panel + Width, 0.0f);
   }
 }
 
@@ -102,10 +109,10 @@ void gemmTransposedA(int64_t m, int64_t n, int64_t k, GemmOperand a,
   auto pack = [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p) {
       if (p < aPanels)
-        packPanel(a, k, m, p * kMr, kMr, scratch.a.data() + p * kMr * k);
+        packPanel<kMr>(a, k, m, p * kMr, scratch.a.data() + p * kMr * k);
       else
-        packPanel(b, k, n, (p - aPanels) * kNr, kNr,
-                  scratch.b.data() + (p - aPanels) * kNr * k);
+        packPanel<kNr>(b, k, n, (p - aPanels) * kNr,
+                       scratch.b.data() + (p - aPanels) * kNr * k);
     }
   };
   // Column panels [first, last) of c; each b panel stays in L1 across the

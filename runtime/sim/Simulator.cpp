@@ -301,6 +301,18 @@ void KernelRunner::store(const TileRef &ref,
   });
 }
 
+/// copyRun of elements of T's size: each moved by a fixed-size copy the
+/// compiler turns into one load and one store, not a call.
+template <typename T>
+static void copyStrided(uint8_t *to, int64_t toStep, const uint8_t *from,
+                        int64_t fromStep, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    T value;
+    std::memcpy(&value, from + i * fromStep, sizeof(T));
+    std::memcpy(to + i * toStep, &value, sizeof(T));
+  }
+}
+
 /// Copies `count` elements of `bytes` bytes, `fromStep` bytes apart from
 /// `from` to `toStep` bytes apart from `to`; in one piece when both are
 /// contiguous.
@@ -310,8 +322,19 @@ static void copyRun(uint8_t *to, int64_t toStep, const uint8_t *from,
     std::memcpy(to, from, count * bytes);
     return;
   }
-  for (int64_t i = 0; i < count; ++i)
-    std::memcpy(to + i * toStep, from + i * fromStep, bytes);
+  switch (bytes) {
+  case 1:
+    return copyStrided<uint8_t>(to, toStep, from, fromStep, count);
+  case 2:
+    return copyStrided<uint16_t>(to, toStep, from, fromStep, count);
+  case 4:
+    return copyStrided<uint32_t>(to, toStep, from, fromStep, count);
+  case 8:
+    return copyStrided<uint64_t>(to, toStep, from, fromStep, count);
+  default:
+    for (int64_t i = 0; i < count; ++i)
+      std::memcpy(to + i * toStep, from + i * fromStep, bytes);
+  }
 }
 
 /// Copies into the runs [dst, dstEnd) the elements that start `srcDone`
@@ -358,7 +381,7 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   // The runs of both sides are walked together, a piece contiguous on both
   // sides moving in one copy. A large transfer is split by destination runs
   // over the threads.
-  if (inst.src.elements * bytes < (int64_t(1) << 15)) {
+  if (inst.src.elements * bytes < (int64_t(1) << 12)) {
     copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(), srcRuns.data(),
              0, bytes);
     return;

@@ -1,10 +1,13 @@
 //===- Spmd.cpp - Functional simulation of an SPMD program ----------------===//
 //
-// One Device per rank, stepped together. Tensors move between whole and
-// shard, and between the members of a group, as rectangular blocks copied
-// row by row; reductions load every element as a double (i64 as an exact
-// integer), combine the group's values in group order and store once,
-// rounding to the dtype.
+// One Device per rank of this process, stepped together; the processes'
+// blocks of ranks meet through the RankExchange, which gathers every rank's
+// collective input and every first holder's outputs in rank order, in
+// blocks whose sizes both sides know from the program. Tensors move
+// between whole and shard, and between the members of a group, as
+// rectangular blocks copied row by row; reductions load every element as a
+// double (i64 as an exact integer), combine the group's values in group
+// order and store once, rounding to the dtype.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,7 @@
 #include <cstring>
 #include <map>
 #include <string_view>
+#include <utility>
 
 namespace neuron::rt {
 
@@ -307,21 +311,20 @@ assembleOutputs(const Program &program, const std::vector<Bytes> &blocks) {
       program.outputs.size(), std::vector<const uint8_t *>(ranks, nullptr));
   for (int64_t p = 0; p < processes; ++p) {
     RankBlock block = ranksOfProcess(ranks, p, processes);
-    int64_t offset = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-      // The first pass counts, the second (once the size is right) points.
-      if (pass == 1)
-        NEURON_RETURN_IF_ERROR(checkBlock(blocks, p, offset, "outputs"));
-      offset = 0;
-      for (int64_t r = block.first; r < block.end; ++r)
-        for (size_t o = 0; o < program.outputs.size(); ++o) {
-          const IoBinding &io = program.outputs[o];
-          if (!holdsFirst(program, io, r))
-            continue;
-          if (pass == 1)
-            held[o][r] = blocks[p].data() + offset;
-          offset += tensorBytesOf(program.tensors[io.tensor]);
+    // The (output, rank) pairs of the block, in the order it sent them.
+    std::vector<std::pair<size_t, int64_t>> parts;
+    int64_t expected = 0;
+    for (int64_t r = block.first; r < block.end; ++r)
+      for (size_t o = 0; o < program.outputs.size(); ++o)
+        if (holdsFirst(program, program.outputs[o], r)) {
+          parts.push_back({o, r});
+          expected += tensorBytesOf(program.tensors[program.outputs[o].tensor]);
         }
+    NEURON_RETURN_IF_ERROR(checkBlock(blocks, p, expected, "outputs"));
+    const uint8_t *at = blocks[p].data();
+    for (auto [o, r] : parts) {
+      held[o][r] = at;
+      at += tensorBytesOf(program.tensors[program.outputs[o].tensor]);
     }
   }
   std::vector<Tensor> outputs;

@@ -96,6 +96,36 @@ TEST(GemmTest, MatchesKOrderSumsBitForBit) {
       checkAgainstDefinition(c, accumulate, scratch);
 }
 
+TEST(GemmTest, MisalignedF32OperandsGiveTheSameBits) {
+  // fp32 rows at odd byte offsets and pitches (a tile placed anywhere in
+  // SBUF) give the same sums as aligned ones.
+  int64_t m = 13, n = 35, k = 9, lda = m + 3, ldb = n + 1;
+  uint32_t state = 7;
+  std::vector<float> a(k * lda), b(k * ldb);
+  for (float &x : a)
+    x = valueAt(state);
+  for (float &x : b)
+    x = valueAt(state);
+  GemmScratch scratch;
+  std::vector<float> aligned(m * n), shifted(m * n);
+  gemmTransposedA(m, n, k, f32Operand(a, lda), f32Operand(b, ldb),
+                  aligned.data(), n, false, scratch);
+  // The same rows one byte into a buffer, a pitch of 4 x ld + 2 bytes.
+  auto misaligned = [&](const std::vector<float> &from, int64_t ld) {
+    std::vector<uint8_t> bytes(1 + k * (ld * 4 + 2));
+    for (int64_t r = 0; r < k; ++r)
+      std::memcpy(bytes.data() + 1 + r * (ld * 4 + 2), from.data() + r * ld,
+                  ld * 4);
+    return bytes;
+  };
+  std::vector<uint8_t> aBytes = misaligned(a, lda), bBytes = misaligned(b, ldb);
+  gemmTransposedA(m, n, k, {aBytes.data() + 1, lda * 4 + 2, DType::F32},
+                  {bBytes.data() + 1, ldb * 4 + 2, DType::F32},
+                  shifted.data(), n, false, scratch);
+  for (int64_t i = 0; i < m * n; ++i)
+    ASSERT_EQ(bitsOf(shifted[i]), bitsOf(aligned[i])) << i;
+}
+
 TEST(GemmTest, NarrowOperandsWidenExactly) {
   // bf16 and f16 operands (rows padded, as SBUF partitions are) give what
   // their exact f32 values give.
