@@ -331,16 +331,4 @@ void storeElements(DType type, const double *in, int64_t count, int64_t step,
   }
 }
 
-double maximumF(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return a + b;
-  return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
-}
-
-double minimumF(double a, double b) {
-  if (std::isnan(a) || std::isnan(b))
-    return a + b;
-  return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
-}
-
 } // namespace neuron::rt

@@ -12,6 +12,8 @@
 
 #include "runtime/support/Bf16.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -55,8 +57,17 @@ void storeElements(DType type, const double *in, int64_t count, int64_t step,
                    uint8_t *p);
 
 /// MLIR's arith.maximumf and minimumf: NaN propagates, -0 orders below +0.
-double maximumF(double a, double b);
-double minimumF(double a, double b);
+/// Inline, so loops over tiles vectorise.
+inline double maximumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return a + b;
+  return a == b ? (std::signbit(a) ? b : a) : std::max(a, b);
+}
+inline double minimumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return a + b;
+  return a == b ? (std::signbit(a) ? a : b) : std::min(a, b);
+}
 
 /// Bit-level conversions, exposed for tests and for the format's writers
 /// (bf16ToF32 and f32ToBf16 come from runtime/support/Bf16.h).

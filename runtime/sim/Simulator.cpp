@@ -436,79 +436,93 @@ void KernelRunner::transpose(const Instruction &inst) {
   store(inst.dst, dst);
 }
 
-static double activate(ActivationFn fn, double x) {
+/// `x[i] = fn(x[i])` for i < n: the function chosen once, each loop one
+/// the compiler can vectorise.
+static void activateTile(ActivationFn fn, double *x, int64_t n) {
   constexpr double kSqrt1_2 = 0.70710678118654752440;
   constexpr double kSqrt2OverPi = 0.79788456080286535588;
+  auto each = [&](auto f) {
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = f(x[i]);
+  };
   switch (fn) {
   case ActivationFn::Identity:
-    return x;
+    return;
   case ActivationFn::Exp:
-    return std::exp(x);
+    return each([](double v) { return std::exp(v); });
   case ActivationFn::Log:
-    return std::log(x);
+    return each([](double v) { return std::log(v); });
   case ActivationFn::Tanh:
-    return std::tanh(x);
+    return each([](double v) { return std::tanh(v); });
   case ActivationFn::Sigmoid:
-    return 1 / (1 + std::exp(-x));
+    return each([](double v) { return 1 / (1 + std::exp(-v)); });
   case ActivationFn::Relu:
-    return x > 0 ? x : 0;
+    return each([](double v) { return v > 0 ? v : 0; });
   case ActivationFn::Gelu:
-    return 0.5 * x * (1 + std::erf(x * kSqrt1_2));
+    return each(
+        [](double v) { return 0.5 * v * (1 + std::erf(v * kSqrt1_2)); });
   case ActivationFn::GeluTanh:
-    return 0.5 * x * (1 + std::tanh(kSqrt2OverPi * (x + 0.044715 * x * x * x)));
+    return each([](double v) {
+      return 0.5 * v * (1 + std::tanh(kSqrt2OverPi * (v + 0.044715 * v * v * v)));
+    });
   case ActivationFn::Silu:
-    return x / (1 + std::exp(-x));
+    return each([](double v) { return v / (1 + std::exp(-v)); });
   case ActivationFn::Sqrt:
-    return std::sqrt(x);
+    return each([](double v) { return std::sqrt(v); });
   case ActivationFn::Rsqrt:
-    return 1 / std::sqrt(x);
+    return each([](double v) { return 1 / std::sqrt(v); });
   case ActivationFn::Reciprocal:
-    return 1 / x;
+    return each([](double v) { return 1 / v; });
   case ActivationFn::Erf:
-    return std::erf(x);
+    return each([](double v) { return std::erf(v); });
   case ActivationFn::Square:
-    return x * x;
+    return each([](double v) { return v * v; });
   case ActivationFn::Abs:
-    return std::fabs(x);
+    return each([](double v) { return std::fabs(v); });
   case ActivationFn::Neg:
-    return -x;
+    return each([](double v) { return -v; });
   }
-  return x;
 }
 
-/// `a alu b`; comparisons give 1 or 0, bypass passes `a` through.
-static double applyAlu(AluOp op, double a, double b) {
+/// `a[i] = a[i] op b(i)` for i < n, `b` an array or a scalar (a callable
+/// of the index); comparisons give 1 or 0, bypass keeps `a`. The op is
+/// chosen once, so each loop is one the compiler can vectorise.
+template <typename B>
+static void aluTile(AluOp op, double *a, B b, int64_t n) {
+  auto each = [&](auto f) {
+    for (int64_t i = 0; i < n; ++i)
+      a[i] = f(a[i], b(i));
+  };
   switch (op) {
   case AluOp::Add:
-    return a + b;
+    return each([](double x, double y) { return x + y; });
   case AluOp::Subtract:
-    return a - b;
+    return each([](double x, double y) { return x - y; });
   case AluOp::Multiply:
-    return a * b;
+    return each([](double x, double y) { return x * y; });
   case AluOp::Divide:
-    return a / b;
+    return each([](double x, double y) { return x / y; });
   case AluOp::Max:
-    return maximumF(a, b);
+    return each([](double x, double y) { return maximumF(x, y); });
   case AluOp::Min:
-    return minimumF(a, b);
+    return each([](double x, double y) { return minimumF(x, y); });
   case AluOp::Pow:
-    return std::pow(a, b);
+    return each([](double x, double y) { return std::pow(x, y); });
   case AluOp::IsEqual:
-    return a == b;
+    return each([](double x, double y) { return double(x == y); });
   case AluOp::NotEqual:
-    return a != b;
+    return each([](double x, double y) { return double(x != y); });
   case AluOp::IsLt:
-    return a < b;
+    return each([](double x, double y) { return double(x < y); });
   case AluOp::IsLe:
-    return a <= b;
+    return each([](double x, double y) { return double(x <= y); });
   case AluOp::IsGt:
-    return a > b;
+    return each([](double x, double y) { return double(x > y); });
   case AluOp::IsGe:
-    return a >= b;
+    return each([](double x, double y) { return double(x >= y); });
   case AluOp::Bypass:
-    return a;
+    return;
   }
-  return a;
 }
 
 void KernelRunner::activation(const Instruction &inst) {
@@ -517,21 +531,28 @@ void KernelRunner::activation(const Instruction &inst) {
       inst.bias ? load(*inst.bias)
                 : std::vector<double>(inst.src.partitionCount(), 0.0);
   int64_t free = inst.src.freeElements();
-  for (size_t i = 0; i < x.size(); ++i)
-    x[i] = activate(inst.function, x[i] * inst.scale + bias[i / free]);
+  for (int64_t p = 0; p < int64_t(bias.size()); ++p) {
+    double *row = x.data() + p * free, b = bias[p], scale = inst.scale;
+    for (int64_t f = 0; f < free; ++f)
+      row[f] = row[f] * scale + b;
+  }
+  activateTile(inst.function, x.data(), int64_t(x.size()));
   store(inst.dst, x);
 }
 
 void KernelRunner::reduce(const Instruction &inst) {
   std::vector<double> x = load(inst.src);
   int64_t free = inst.src.freeElements();
-  std::vector<double> out(inst.src.partitionCount());
-  for (size_t p = 0; p < out.size(); ++p) {
-    double acc = x[p * free];
-    for (int64_t f = 1; f < free; ++f)
-      acc = applyAlu(inst.alu, acc, x[p * free + f]);
-    out[p] = acc;
-  }
+  int64_t partitions = inst.src.partitionCount();
+  // Partitions side by side: the first column, then each next one folded
+  // in, so every partition's sum keeps its order along the free dimension.
+  std::vector<double> out(partitions);
+  for (int64_t p = 0; p < partitions; ++p)
+    out[p] = x[p * free];
+  for (int64_t f = 1; f < free; ++f)
+    aluTile(
+        inst.alu, out.data(), [&](int64_t p) { return x[p * free + f]; },
+        partitions);
   store(inst.dst, out);
 }
 
@@ -599,15 +620,17 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
     break;
   case Opcode::TensorTensor: {
     std::vector<double> a = load(inst.lhs), b = load(inst.rhs);
-    for (size_t i = 0; i < a.size(); ++i)
-      a[i] = applyAlu(inst.alu, a[i], b[i]);
+    aluTile(
+        inst.alu, a.data(), [&](int64_t i) { return b[i]; }, int64_t(a.size()));
     store(inst.dst, a);
     break;
   }
   case Opcode::TensorScalar: {
     std::vector<double> a = load(inst.src);
-    for (double &x : a)
-      x = applyAlu(inst.alu, x, inst.scalar);
+    double scalar = inst.scalar;
+    aluTile(
+        inst.alu, a.data(), [scalar](int64_t) { return scalar; },
+        int64_t(a.size()));
     store(inst.dst, a);
     break;
   }
