@@ -1669,6 +1669,30 @@ static absl::Status checkInFlight(std::vector<ObjectReader> &readers,
   return absl::OkStatus();
 }
 
+/// No step writes a constant or a view of one: the runtime reads constants
+/// in place from the executable, which it maps read-only.
+static absl::Status checkConstantsReadOnly(const Program &program) {
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    std::set<int64_t> reads, writes;
+    stepAccesses(program, program.steps[s], reads, writes);
+    for (int64_t t : writes) {
+      const TensorDesc &desc = program.tensors[t];
+      int64_t root = desc.viewOf >= 0 ? desc.viewOf : t;
+      if (program.tensors[root].kind != TensorKind::Constant)
+        continue;
+      return jsonError(
+          kFile, absl::StrFormat("program[%d]", s),
+          "a step that writes no constant (constants are read-only)",
+          absl::StrFormat("a step that writes tensor %d%s", t,
+                          root == t ? ", a constant"
+                                    : absl::StrFormat(", a view of constant "
+                                                      "tensor %d",
+                                                      root)));
+    }
+  }
+  return absl::OkStatus();
+}
+
 static absl::Status readStep(ObjectReader &r, Program &program,
                              const std::map<std::string, int64_t> &kernels,
                              Step &step) {
@@ -1818,6 +1842,7 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
   }
   NEURON_RETURN_IF_ERROR(pairCollectives(steps, program));
   NEURON_RETURN_IF_ERROR(checkInFlight(steps, program));
+  NEURON_RETURN_IF_ERROR(checkConstantsReadOnly(program));
   return program;
 }
 

@@ -56,14 +56,17 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
           "device's capacity",
           options.hbmBytes));
   }
-  // A view has no bytes of its own; an input's are the caller's.
+  // A view has no bytes of its own; an input's are the caller's, a
+  // constant's the loader's.
   hbmTensors.assign(program.tensors.size(), {});
+  constants.assign(program.tensors.size(), nullptr);
   std::vector<bool> isInput(program.tensors.size(), false);
   for (const IoBinding &io : program.inputs)
     isInput[io.tensor] = true;
   for (size_t i = 0; i < program.tensors.size(); ++i) {
     const TensorDesc &t = program.tensors[i];
-    if (t.kind != TensorKind::View && !isInput[i])
+    if (t.kind != TensorKind::View && t.kind != TensorKind::Constant &&
+        !isInput[i])
       resizeLargeBuffer(hbmTensors[i], t.elements * elementBytes(t.dtype));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -89,22 +92,26 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
           "was given",
           i, t.section));
     NEURON_ASSIGN_OR_RETURN(bytes, loadConstant(t));
-    if (bytes.size() != hbmTensors[i].size())
+    size_t expected = t.elements * elementBytes(t.dtype);
+    if (bytes.size != expected)
       return absl::InvalidArgumentError(absl::StrFormat(
           "tensor %d (section \"%s\"): expected %d bytes (%s), found %d", i,
-          t.section, hbmTensors[i].size(),
-          describeTensor(dtypeName(t.dtype), t.shape, hbmTensors[i].size()),
-          bytes.size()));
-    hbmTensors[i] = std::move(bytes);
+          t.section, expected,
+          describeTensor(dtypeName(t.dtype), t.shape, expected), bytes.size));
+    constants[i] = bytes.data;
   }
   return absl::OkStatus();
 }
 
 uint8_t *Device::tensorBytes(const Program &program, int64_t id) {
   const TensorDesc &t = program.tensors[id];
-  if (t.kind != TensorKind::View)
-    return hbmTensors[id].data();
-  return hbmTensors[t.viewOf].data() + t.viewOffset * elementBytes(t.dtype);
+  int64_t root = t.kind == TensorKind::View ? t.viewOf : id;
+  int64_t offset = t.kind == TensorKind::View ? t.viewOffset : 0;
+  // Validation keeps every write off a constant, so its bytes, which may
+  // be a read-only mapping, are only ever read through this pointer.
+  uint8_t *base = constants[root] ? const_cast<uint8_t *>(constants[root])
+                                  : hbmTensors[root].data();
+  return base + offset * elementBytes(t.dtype);
 }
 
 absl::Status Device::runStep(const Program &program, size_t index) {

@@ -28,9 +28,18 @@
 
 namespace neuron::rt {
 
-/// The bytes of a constant tensor (normally its container section).
+/// A constant's bytes where its loader keeps them (normally its section of
+/// the mapped executable). The device reads them in place and never writes
+/// them (the manifest's validation rejects a step that would), so they
+/// must stay valid while it runs the program.
+struct ConstantBytes {
+  const uint8_t *data = nullptr;
+  size_t size = 0;
+};
+
+/// The bytes of a constant tensor.
 using ConstantLoader =
-    std::function<absl::StatusOr<std::vector<uint8_t>>(const TensorDesc &)>;
+    std::function<absl::StatusOr<ConstantBytes>(const TensorDesc &)>;
 
 struct DeviceOptions {
   /// HBM the device may allocate for a program's tensors, in bytes; also
@@ -77,7 +86,8 @@ public:
   uint8_t *tensorBytes(const Program &program, int64_t id);
 
   /// The HBM bytes of tensor `id` after the last run (for tests and dumps;
-  /// empty for a view and for a tensor outputs() moved out).
+  /// empty for a view, a constant (the loader's bytes) and a tensor
+  /// outputs() moved out).
   const std::vector<uint8_t> &hbm(int64_t id) const { return hbmTensors[id]; }
   /// SBUF and PSUM after the last kernel step, partition-major: partition p
   /// starts at p x partitionPitch(bytes per partition).
@@ -96,6 +106,8 @@ private:
                          const std::vector<int64_t> &bindings);
   DeviceOptions options;
   std::vector<std::vector<uint8_t>> hbmTensors;
+  /// Per tensor: a constant's bytes as its loader keeps them, or nullptr.
+  std::vector<const uint8_t *> constants;
   std::vector<uint8_t> sbufBytes, psumBytes;
 };
 

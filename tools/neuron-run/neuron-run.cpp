@@ -508,14 +508,15 @@ static absl::Status writeResults(const std::string &dir,
 /// returns the same error, agreed through the run's exchanges.
 static absl::StatusOr<SpmdResult>
 runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
+  // Constants are read in place from the mapped executable.
   auto loadConstant =
-      [&](const TensorDesc &desc) -> absl::StatusOr<std::vector<uint8_t>> {
+      [&](const TensorDesc &desc) -> absl::StatusOr<ConstantBytes> {
     const SectionView *section = p.exe->section(desc.section);
     if (!section)
       return absl::InvalidArgumentError(o.executable + ": no section '" +
                                         desc.section + "' for constant '" +
                                         desc.name + "'");
-    return std::vector<uint8_t>(section->data, section->data + section->size);
+    return ConstantBytes{section->data, size_t(section->size)};
   };
   if (!p.program.isSpmd() && !exchange) {
     std::vector<Tensor> inputs;

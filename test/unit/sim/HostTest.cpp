@@ -411,11 +411,10 @@ TEST(HostTest, ReshapeAndConstantTensors) {
   absl::StatusOr<Program> program =
       parseProgram(hostManifest(tensors, {0}, {2, 3}, reference));
   ASSERT_TRUE(program.ok()) << program.status();
-  auto loader = [](const TensorDesc &) -> absl::StatusOr<std::vector<uint8_t>> {
-    std::vector<uint8_t> bytes(32);
-    int64_t values[4] = {int64_t(1) << 60, 2, 3, -4};
-    std::memcpy(bytes.data(), values, 32);
-    return bytes;
+  static const int64_t values[4] = {int64_t(1) << 60, 2, 3, -4};
+  auto loader = [](const TensorDesc &) -> absl::StatusOr<ConstantBytes> {
+    return ConstantBytes{reinterpret_cast<const uint8_t *>(values),
+                         sizeof(values)};
   };
   absl::StatusOr<std::vector<Tensor>> out = Device().run(
       *program, {makeTensor(DType::I64, {2, 2}, {1, 10, 100, 1000})}, loader);

@@ -728,18 +728,40 @@ TEST(SimulatorTest, ConstantsComeFromTheLoader) {
   ASSERT_TRUE(program.ok()) << program.status();
   Tensor c = makeTensor(DType::I32, {3}, {7, -8, 9});
   ConstantLoader loader =
-      [&](const TensorDesc &t) -> absl::StatusOr<std::vector<uint8_t>> {
+      [&](const TensorDesc &t) -> absl::StatusOr<ConstantBytes> {
     EXPECT_EQ(t.section, "c0");
-    return c.data;
+    return ConstantBytes{c.data.data(), c.data.size()};
   };
-  absl::StatusOr<std::vector<Tensor>> out = Device().run(*program, {}, loader);
+  Device device;
+  absl::StatusOr<std::vector<Tensor>> out = device.run(*program, {}, loader);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(valuesOf((*out)[0]), (std::vector<double>{7, -8, 9}));
+  // Read in place: the device holds no copy of its own.
+  EXPECT_EQ(device.tensorBytes(*program, 0), c.data.data());
+  EXPECT_TRUE(device.hbm(0).empty());
   // A loader returning the wrong size is an error naming the section.
   c.data.pop_back();
   out = Device().run(*program, {}, loader);
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(out.status().message().find("section \"c0\""), std::string::npos);
+
+  // A kernel that writes the constant (directly or through a view) is
+  // rejected before anything runs: constants are read in place, from a
+  // read-only mapping.
+  json writes = manifest;
+  writes["program"][0]["bindings"] = {1, 0};
+  EXPECT_EQ(parseProgram(writes).status().message(),
+            "manifest: program[0]: expected a step that writes no constant "
+            "(constants are read-only), found a step that writes tensor 0, a "
+            "constant");
+  writes["tensors"].push_back(parseJson(
+      R"json({"id": 2, "dtype": "i32", "shape": [3], "kind": "view",
+              "view": {"tensor": 0, "offset": 0}})json"));
+  writes["program"][0]["bindings"] = {1, 2};
+  EXPECT_EQ(parseProgram(writes).status().message(),
+            "manifest: program[0]: expected a step that writes no constant "
+            "(constants are read-only), found a step that writes tensor 2, a "
+            "view of constant tensor 0");
 }
 
 } // namespace
