@@ -34,6 +34,14 @@ std::vector<int64_t> wholeShape(const Program &program, const IoBinding &io) {
   return shape;
 }
 
+/// The number of elements of a tensor of extents `shape`.
+static int64_t elementsOf(const std::vector<int64_t> &shape) {
+  int64_t elements = 1;
+  for (int64_t d : shape)
+    elements *= d;
+  return elements;
+}
+
 /// Where rank `rank`'s shard of `io` starts in the whole tensor.
 static std::vector<int64_t> shardOrigin(const Program &program,
                                         const IoBinding &io, int64_t rank) {
@@ -255,10 +263,7 @@ static absl::Status checkInputs(const Program &program,
     const IoBinding &io = program.inputs[i];
     const TensorDesc &t = program.tensors[io.tensor];
     std::vector<int64_t> shape = wholeShape(program, io);
-    int64_t elements = 1;
-    for (int64_t d : shape)
-      elements *= d;
-    size_t bytes = elements * elementBytes(t.dtype);
+    size_t bytes = elementsOf(shape) * elementBytes(t.dtype);
     const TensorRef &in = inputs[i];
     if (in.dtype != dtypeName(t.dtype) || in.shape != shape ||
         in.size != bytes)
@@ -332,11 +337,8 @@ assembleOutputs(const Program &program, const std::vector<Bytes> &blocks) {
     const IoBinding &io = program.outputs[o];
     const TensorDesc &t = program.tensors[io.tensor];
     std::vector<int64_t> shape = wholeShape(program, io);
-    int64_t elements = 1;
-    for (int64_t d : shape)
-      elements *= d;
     Tensor whole{std::string(dtypeName(t.dtype)), shape,
-                 Bytes(elements * elementBytes(t.dtype))};
+                 Bytes(elementsOf(shape) * elementBytes(t.dtype))};
     for (int64_t r = 0; r < ranks; ++r)
       if (held[o][r])
         copyBlock(whole.data.data(), shape, const_cast<uint8_t *>(held[o][r]),
