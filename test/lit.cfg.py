@@ -33,6 +33,8 @@ config.substitutions.append(("%neuron_lib", config.neuron_lib_dir))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%llvm_bin", config.llvm_tools_dir))
 config.substitutions.append(("%neuron_bin", config.neuron_tools_dir))
+config.substitutions.append(("%neuron_obj_root", config.neuron_obj_root))
+config.substitutions.append(("%neuron_src_root", config.neuron_src_root))
 config.substitutions.append(("%mlir_opt",
                              os.path.join(config.llvm_tools_dir, "mlir-opt")))
 # The library the oracle's harness loads into mlir-runner (test/e2e).
