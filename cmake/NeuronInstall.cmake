@@ -19,6 +19,11 @@ foreach(library ${NEURON_INSTALLED_LIBRARIES})
 endforeach()
 install(TARGETS ${NEURON_INSTALLED_LIBRARIES} EXPORT NeuronMLIRTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The runtime's C API: one shared library, the runtime inside.
+target_include_directories(NeuronRuntimeC INTERFACE
+  $<INSTALL_INTERFACE:${NEURON_INSTALL_INCLUDEDIR}>)
+install(TARGETS NeuronRuntimeC EXPORT NeuronMLIRTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS neuron-opt neuron-compile neuron-translate neuron-run
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS NeuronPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -5,11 +5,13 @@
 // Registers the neuron and nisa dialects and passes (with the upstream
 // dialects of a linalg graph), parses GRAPH, raises it
 // with convert-linalg-to-neuron through a pass manager and prints the
-// result, then loads the runtime's built-in targets and prints their chips.
+// result, then loads the runtime's built-in targets and prints their chips,
+// and asks the runtime's C API to load bytes that are no executable.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Pipelines/Pipelines.h"
+#include "runtime/capi/NeuronRuntime.h"
 #include "runtime/target/Target.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,5 +61,10 @@ int main(int argc, char **argv) {
   for (const std::string &chip : targets->chipNames())
     llvm::outs() << " " << chip;
   llvm::outs() << "\n";
+
+  NeuronExecutable *executable = nullptr;
+  NeuronStatus status = neuronExecutableLoadBytes("no", 2, &executable);
+  llvm::outs() << "C API: status " << int(status) << ": " << neuronLastError()
+               << "\n";
   return 0;
 }

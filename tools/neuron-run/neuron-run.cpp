@@ -39,6 +39,7 @@
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
 #include "runtime/sim/Spmd.h"
+#include "runtime/sim/TargetModels.h"
 #include "runtime/sim/Timing.h"
 #include "runtime/target/CollectiveModel.h"
 #include "runtime/target/CostModel.h"
@@ -310,47 +311,6 @@ static void describe(const Executable &exe, const Program &program) {
 }
 
 namespace {
-/// The target the manifest records (`target.spec`) and its models.
-struct TargetModels {
-  TargetRegistry registry;
-  ResolvedTarget target;
-  CostModel cost;
-  /// For a program with collectives.
-  std::optional<CollectiveLinks> links;
-};
-} // namespace
-
-static absl::StatusOr<TargetModels>
-targetModelsOf(const nlohmann::json &manifest, bool collectives) {
-  const nlohmann::json *target =
-      manifest.contains("target") ? &manifest["target"] : nullptr;
-  if (!target || !target->is_object() || !target->contains("spec") ||
-      !(*target)["spec"].is_string())
-    return absl::InvalidArgumentError(
-        "timing needs the manifest's target.spec (a target spec string), "
-        "found none");
-  std::string spec = (*target)["spec"].get<std::string>();
-  absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
-  if (!registry.ok())
-    return registry.status();
-  absl::StatusOr<ResolvedTarget> resolved = registry->resolve(spec);
-  if (!resolved.ok())
-    return absl::InvalidArgumentError("timing: target '" + spec + "': " +
-                                      std::string(resolved.status().message()));
-  absl::StatusOr<CostModel> cost = CostModel::forTarget(*resolved);
-  if (!cost.ok())
-    return cost.status();
-  TargetModels models{*std::move(registry), *resolved, *cost, std::nullopt};
-  if (!collectives)
-    return models;
-  absl::StatusOr<CollectiveModel> links = CollectiveModel::forTarget(*resolved);
-  if (!links.ok())
-    return links.status();
-  models.links = CollectiveLinks{*links, resolved->logicalCoresPerChip()};
-  return models;
-}
-
-namespace {
 /// One whole input of the run: generated or converted (owned), or a .npy
 /// file mapped, so that an SPMD process reads only its ranks' shards.
 struct InputArray {
@@ -458,11 +418,8 @@ static absl::StatusOr<Prepared> prepare(const Options &o, const MpiRun *mpi) {
                                         o.outputDir + "': " + error.message());
   }
   if (o.timing()) {
-    bool collectives = false;
-    for (const Step &step : p.program.steps)
-      collectives |= step.isCollective();
     absl::StatusOr<TargetModels> models =
-        targetModelsOf(p.exe->manifest(), collectives);
+        targetModelsOf(p.exe->manifest(), p.program);
     if (!models.ok())
       return absl::Status(models.status().code(),
                           o.executable + ": " +

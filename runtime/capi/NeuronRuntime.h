@@ -1,0 +1,119 @@
+/*===- NeuronRuntime.h - The runtime's C API ----------------------*- C -*-===*\
+|*                                                                            *|
+|* Loads an executable (.nxe) from a file or from bytes, describes its       *|
+|* inputs and outputs, runs it on the simulated device on the caller's       *|
+|* buffers, and times it on the cost model of the target it was compiled     *|
+|* for (the profile neuron-run --profile writes). Plain C; no C++ exception  *|
+|* or abort crosses it: every call that can fail returns a NeuronStatus, and *|
+|* neuronLastError() gives the message of the calling thread's last failed   *|
+|* call. Strings and arrays it hands out belong to the object they came      *|
+|* from. Link libNeuronRuntimeC.so (or NeuronMLIR::NeuronRuntimeC).          *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef NEURON_RUNTIME_CAPI_NEURONRUNTIME_H
+#define NEURON_RUNTIME_CAPI_NEURONRUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NEURON_CAPI __attribute__((visibility("default")))
+#else
+#define NEURON_CAPI
+#endif
+
+/** What a call did: 0 for success, else the kind of error (the canonical
+ *  codes of gRPC and absl, in their order). */
+typedef enum NeuronStatus {
+  NEURON_OK = 0,
+  NEURON_CANCELLED = 1,
+  NEURON_UNKNOWN = 2,
+  NEURON_INVALID_ARGUMENT = 3,
+  NEURON_DEADLINE_EXCEEDED = 4,
+  NEURON_NOT_FOUND = 5,
+  NEURON_ALREADY_EXISTS = 6,
+  NEURON_PERMISSION_DENIED = 7,
+  NEURON_RESOURCE_EXHAUSTED = 8,
+  NEURON_FAILED_PRECONDITION = 9,
+  NEURON_ABORTED = 10,
+  NEURON_OUT_OF_RANGE = 11,
+  NEURON_UNIMPLEMENTED = 12,
+  NEURON_INTERNAL = 13,
+  NEURON_UNAVAILABLE = 14,
+  NEURON_DATA_LOSS = 15,
+  NEURON_UNAUTHENTICATED = 16
+} NeuronStatus;
+
+/** The message of the calling thread's last failed call ("" if none),
+ *  valid until its next call. */
+NEURON_CAPI const char *neuronLastError(void);
+
+/** A loaded and validated executable. */
+typedef struct NeuronExecutable NeuronExecutable;
+
+/** Maps and validates the file at `path`. */
+NEURON_CAPI NeuronStatus neuronExecutableLoadFile(const char *path,
+                                                  NeuronExecutable **out);
+/** Validates a copy of the `size` bytes at `data` (a whole .nxe file). */
+NEURON_CAPI NeuronStatus neuronExecutableLoadBytes(const void *data,
+                                                   size_t size,
+                                                   NeuronExecutable **out);
+/** Frees it (NULL is ignored). */
+NEURON_CAPI void neuronExecutableDestroy(NeuronExecutable *executable);
+
+/** A program input or output as the caller passes it: the whole tensor,
+ *  which an SPMD program splits over its ranks and reassembles. */
+typedef struct NeuronTensorInfo {
+  /** The name the graph gave it, or "". */
+  const char *name;
+  /** A manifest dtype: "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2", "i8",
+   *  "i32", "i64" or "i1". */
+  const char *dtype;
+  size_t rank;
+  const int64_t *shape;
+  /** Its size in bytes: C order, little-endian, an i1 in one byte. */
+  size_t bytes;
+} NeuronTensorInfo;
+
+NEURON_CAPI size_t neuronExecutableInputCount(const NeuronExecutable *e);
+NEURON_CAPI size_t neuronExecutableOutputCount(const NeuronExecutable *e);
+/** Input or output `index`, or NEURON_OUT_OF_RANGE. */
+NEURON_CAPI NeuronStatus neuronExecutableInput(const NeuronExecutable *e,
+                                               size_t index,
+                                               NeuronTensorInfo *info);
+NEURON_CAPI NeuronStatus neuronExecutableOutput(const NeuronExecutable *e,
+                                                size_t index,
+                                                NeuronTensorInfo *info);
+/** The logical cores the program runs on (1 without SPMD). */
+NEURON_CAPI int64_t neuronExecutableRanks(const NeuronExecutable *e);
+/** The target spec it was compiled for ("trainium2,lnc=2"), or "". */
+NEURON_CAPI const char *neuronExecutableTarget(const NeuronExecutable *e);
+
+/** Runs it on the simulated device (every rank, in this process): input i
+ *  from `inputs[i]`, `inputBytes[i]` bytes long, output i into
+ *  `outputs[i]`, `outputBytes[i]` bytes long; each size must be what
+ *  neuronExecutableInput/Output say. The outputs are written only when the
+ *  run succeeds. */
+NEURON_CAPI NeuronStatus neuronExecutableRun(NeuronExecutable *e,
+                                             const void *const *inputs,
+                                             const size_t *inputBytes,
+                                             void *const *outputs,
+                                             const size_t *outputBytes);
+
+/** Times the program on its target's cost model and sets `*json` to the
+ *  profile, the "neuron-profile/1" document of neuron-run --profile (per
+ *  step and engine: predicted, observed and busy time), valid until the
+ *  next call of this function on `e` or its destruction. */
+NEURON_CAPI NeuronStatus neuronExecutableProfile(NeuronExecutable *e,
+                                                 const char **json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NEURON_RUNTIME_CAPI_NEURONRUNTIME_H */
