@@ -475,7 +475,7 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
                                         desc.name + "'");
     return ConstantBytes{section->data, size_t(section->size)};
   };
-  if (!p.program.isSpmd() && !exchange) {
+  if (!p.program.isSpmd() && !exchange && !o.rankResults) {
     std::vector<Tensor> inputs;
     for (InputArray &input : p.inputs)
       inputs.push_back(input.take());
