@@ -77,11 +77,7 @@ static IoInfo describeIo(const Program &program, const IoBinding &io) {
 static absl::StatusOr<NeuronExecutable *> adopt(Executable exe) {
   NEURON_ASSIGN_OR_RETURN(program, parseProgram(exe.manifest()));
   auto *e = new NeuronExecutable;
-  const nlohmann::json &manifest = exe.manifest();
-  if (manifest.contains("target") && manifest["target"].is_object() &&
-      manifest["target"].contains("spec") &&
-      manifest["target"]["spec"].is_string())
-    e->target = manifest["target"]["spec"].get<std::string>();
+  e->target = targetSpecOf(exe.manifest());
   e->exe.emplace(std::move(exe));
   e->program = std::move(program);
   for (const IoBinding &io : e->program.inputs)
@@ -240,11 +236,8 @@ NeuronStatus neuronExecutableProfile(NeuronExecutable *e, const char **json) {
       simulateProgramTiming(e->program, models->cost, models->links, options);
   if (!timing.ok())
     return report(timing.status());
-  const nlohmann::json &manifest = e->exe->manifest();
-  nlohmann::json target =
-      manifest.contains("target") ? manifest["target"] : nlohmann::json();
-  e->profile = profileJson(e->program, *timing, models->cost, target,
-                           &models->target)
+  e->profile = profileJson(e->program, *timing, models->cost,
+                           targetRecordOf(e->exe->manifest()), &models->target)
                    .dump(2);
   *json = e->profile.c_str();
   return NEURON_OK;

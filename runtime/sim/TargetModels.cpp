@@ -11,16 +11,26 @@
 
 namespace neuron::rt {
 
-absl::StatusOr<TargetModels> targetModelsOf(const nlohmann::json &manifest,
-                                            const Program &program) {
+std::string targetSpecOf(const nlohmann::json &manifest) {
   const nlohmann::json *target =
       manifest.contains("target") ? &manifest["target"] : nullptr;
   if (!target || !target->is_object() || !target->contains("spec") ||
       !(*target)["spec"].is_string())
+    return "";
+  return (*target)["spec"].get<std::string>();
+}
+
+nlohmann::json targetRecordOf(const nlohmann::json &manifest) {
+  return manifest.contains("target") ? manifest["target"] : nlohmann::json();
+}
+
+absl::StatusOr<TargetModels> targetModelsOf(const nlohmann::json &manifest,
+                                            const Program &program) {
+  std::string spec = targetSpecOf(manifest);
+  if (spec.empty())
     return absl::InvalidArgumentError(
         "timing needs the manifest's target.spec (a target spec string), "
         "found none");
-  std::string spec = (*target)["spec"].get<std::string>();
   NEURON_ASSIGN_OR_RETURN(registry, TargetRegistry::loadBuiltin());
   absl::StatusOr<ResolvedTarget> resolved = registry.resolve(spec);
   if (!resolved.ok())

@@ -20,6 +20,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <optional>
+#include <string>
 
 namespace neuron::rt {
 
@@ -31,6 +32,14 @@ struct TargetModels {
   /// For a program with collectives.
   std::optional<CollectiveLinks> links;
 };
+
+/// The target spec `manifest` records (`target.spec`), or "" when it has
+/// none or it is not a string.
+std::string targetSpecOf(const nlohmann::json &manifest);
+
+/// `manifest`'s target record as it is (null when absent): what a profile
+/// copies.
+nlohmann::json targetRecordOf(const nlohmann::json &manifest);
 
 /// The models of `manifest`'s target, with the link model when `program`
 /// has collective steps. Errors: InvalidArgument without a target.spec or

@@ -241,10 +241,8 @@ static Tensor randomTensor(const TensorDesc &desc,
 /// Prints what the executable holds: its target, tensors, kernels with
 /// their instructions per engine, and the program's steps.
 static void describe(const Executable &exe, const Program &program) {
-  const auto &manifest = exe.manifest();
-  if (manifest.contains("target") && manifest["target"].contains("spec"))
-    std::printf("target: %s\n",
-                manifest["target"]["spec"].get<std::string>().c_str());
+  if (std::string spec = targetSpecOf(exe.manifest()); !spec.empty())
+    std::printf("target: %s\n", spec.c_str());
   int64_t counts[5] = {0, 0, 0, 0, 0}, constantBytes = 0;
   for (const TensorDesc &t : program.tensors) {
     ++counts[int(t.kind)];
@@ -546,9 +544,7 @@ static absl::Status timeProgram(const Options &o, const Prepared &p) {
                 "earlier ones touching its bytes\n",
                 program.kernels.size(), static_cast<long long>(instances));
   }
-  const nlohmann::json &manifest = p.exe->manifest();
-  nlohmann::json target =
-      manifest.contains("target") ? manifest["target"] : nlohmann::json();
+  nlohmann::json target = targetRecordOf(p.exe->manifest());
   auto report = [](const std::string &path, std::string_view what,
                    auto text) {
     return path.empty() ? absl::OkStatus() : writeTextFile(path, text(), what);

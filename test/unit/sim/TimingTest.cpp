@@ -11,6 +11,7 @@
 #include "SimTestUtil.h"
 
 #include "runtime/sim/Profile.h"
+#include "runtime/sim/TargetModels.h"
 #include "runtime/sim/Timing.h"
 #include "runtime/target/Target.h"
 
@@ -130,6 +131,29 @@ KernelTiming timeOf(const Program &program) {
 
 double durationOf(const Program &program, size_t i) {
   return durationNs(program.kernels[0].instructions[i], trn2());
+}
+
+TEST(TargetModelsTest, TheSpecIsAStringOrNone) {
+  // A manifest is input: a target record of another shape is no spec (and
+  // no crash), and timing it is an error.
+  EXPECT_EQ(targetSpecOf(json{{"target", {{"spec", "trn2,lnc=1"}}}}),
+            "trn2,lnc=1");
+  for (const json &manifest :
+       {json{{"target", {{"spec", 5}}}}, json{{"target", "trn2"}},
+        json{{"target", json::array({"spec"})}}, json::object()})
+    EXPECT_EQ(targetSpecOf(manifest), "") << manifest.dump();
+  EXPECT_TRUE(targetRecordOf(json::object()).is_null());
+  EXPECT_EQ(targetRecordOf(json{{"target", "trn2"}}), json("trn2"));
+
+  Program program;
+  EXPECT_EQ(targetModelsOf(json{{"target", {{"spec", 5}}}}, program).status(),
+            absl::InvalidArgumentError(
+                "timing needs the manifest's target.spec (a target spec "
+                "string), found none"));
+  absl::StatusOr<TargetModels> models =
+      targetModelsOf(json{{"target", {{"spec", "trn2"}}}}, program);
+  ASSERT_TRUE(models.ok()) << models.status();
+  EXPECT_FALSE(models->links.has_value()); // no collectives
 }
 
 TEST(TimingTest, IndependentUnitsOverlap) {
