@@ -204,17 +204,8 @@ NeuronStatus neuronExecutableRun(NeuronExecutable *e,
   for (size_t i = 0; i < e->inputs.size(); ++i)
     whole.push_back({e->inputs[i].dtype, e->inputs[i].shape,
                      static_cast<const uint8_t *>(inputs[i]), inputBytes[i]});
-  // Constants are read in place from the executable's sections.
-  auto loadConstant =
-      [e](const TensorDesc &desc) -> absl::StatusOr<ConstantBytes> {
-    const SectionView *section = e->exe->section(desc.section);
-    if (!section)
-      return absl::InvalidArgumentError("no section '" + desc.section +
-                                        "' for constant '" + desc.name + "'");
-    return ConstantBytes{section->data, size_t(section->size)};
-  };
-  absl::StatusOr<SpmdResult> run =
-      runSpmdProcess(e->program, whole, loadConstant, SpmdOptions());
+  absl::StatusOr<SpmdResult> run = runSpmdProcess(
+      e->program, whole, sectionConstants(*e->exe), SpmdOptions());
   if (!run.ok())
     return report(run.status());
   for (size_t i = 0; i < e->outputs.size(); ++i)

@@ -11,6 +11,8 @@
 
 #include "runtime/sim/Simulator.h"
 
+#include "runtime/format/Executable.h"
+
 #include "runtime/sim/Gemm.h"
 #include "runtime/sim/Parallel.h"
 #include "runtime/support/LargeBuffer.h"
@@ -101,6 +103,20 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
     constants[i] = bytes.data;
   }
   return absl::OkStatus();
+}
+
+ConstantLoader sectionConstants(const Executable &exe, std::string origin) {
+  if (!origin.empty())
+    origin += ": ";
+  return [&exe, origin](const TensorDesc &desc)
+             -> absl::StatusOr<ConstantBytes> {
+    const SectionView *section = exe.section(desc.section);
+    if (!section)
+      return absl::InvalidArgumentError(
+          absl::StrFormat("%sno section '%s' for constant '%s'", origin,
+                          desc.section, desc.name));
+    return ConstantBytes{section->data, size_t(section->size)};
+  };
 }
 
 uint8_t *Device::tensorBytes(const Program &program, int64_t id) {

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 
 #include <functional>
+#include <string>
 
 namespace neuron::rt {
 
@@ -40,6 +41,14 @@ struct ConstantBytes {
 /// The bytes of a constant tensor.
 using ConstantLoader =
     std::function<absl::StatusOr<ConstantBytes>(const TensorDesc &)>;
+
+class Executable;
+
+/// The loader of an executable's constants: each read in place from its
+/// section of `exe`, which must outlive the run. A missing section is an
+/// error naming it and the constant, after "`origin`: " when `origin` (the
+/// file, say) is not empty.
+ConstantLoader sectionConstants(const Executable &exe, std::string origin = "");
 
 struct DeviceOptions {
   /// HBM the device may allocate for a program's tensors, in bytes; also

@@ -464,15 +464,7 @@ static absl::Status writeResults(const std::string &dir,
 static absl::StatusOr<SpmdResult>
 runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
   // Constants are read in place from the mapped executable.
-  auto loadConstant =
-      [&](const TensorDesc &desc) -> absl::StatusOr<ConstantBytes> {
-    const SectionView *section = p.exe->section(desc.section);
-    if (!section)
-      return absl::InvalidArgumentError(o.executable + ": no section '" +
-                                        desc.section + "' for constant '" +
-                                        desc.name + "'");
-    return ConstantBytes{section->data, size_t(section->size)};
-  };
+  ConstantLoader loadConstant = sectionConstants(*p.exe, o.executable);
   if (!p.program.isSpmd() && !exchange && !o.rankResults) {
     std::vector<Tensor> inputs;
     for (InputArray &input : p.inputs)

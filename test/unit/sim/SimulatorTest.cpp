@@ -7,6 +7,8 @@
 
 #include "SimTestUtil.h"
 
+#include "runtime/format/Executable.h"
+
 #include "absl/strings/str_format.h"
 #include <gtest/gtest.h>
 
@@ -744,6 +746,29 @@ TEST(SimulatorTest, ConstantsComeFromTheLoader) {
   out = Device().run(*program, {}, loader);
   EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(out.status().message().find("section \"c0\""), std::string::npos);
+
+  // An executable's constants, read in place from their sections.
+  ExecutableWriter writer(manifest);
+  writer.addSection({"c0", 64, makeTensor(DType::I32, {3}, {7, -8, 9}).data});
+  absl::StatusOr<std::vector<uint8_t>> file = writer.serialize();
+  ASSERT_TRUE(file.ok()) << file.status();
+  absl::StatusOr<Executable> exe = Executable::parse(*file);
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  Device fromFile;
+  out = fromFile.run(*program, {}, sectionConstants(*exe, "model.nxe"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(valuesOf((*out)[0]), (std::vector<double>{7, -8, 9}));
+  EXPECT_EQ(fromFile.tensorBytes(*program, 0), exe->section("c0")->data);
+  // A constant whose section is missing names both.
+  ExecutableWriter bare(manifest);
+  absl::StatusOr<Executable> noSection = Executable::parse(*bare.serialize());
+  ASSERT_TRUE(noSection.ok()) << noSection.status();
+  out = Device().run(*program, {}, sectionConstants(*noSection, "model.nxe"));
+  EXPECT_EQ(out.status(), absl::InvalidArgumentError(
+                              "model.nxe: no section 'c0' for constant ''"));
+  out = Device().run(*program, {}, sectionConstants(*noSection));
+  EXPECT_EQ(out.status(),
+            absl::InvalidArgumentError("no section 'c0' for constant ''"));
 
   // A kernel that writes the constant (directly or through a view) is
   // rejected before anything runs: constants are read in place, from a
