@@ -64,13 +64,8 @@ const char *neuronLastError(void) { return lastError.c_str(); }
 /// Describes `io` of `program` as the caller sees it (whole tensors).
 static IoInfo describeIo(const Program &program, const IoBinding &io) {
   const TensorDesc &t = program.tensors[io.tensor];
-  IoInfo info{io.name, std::string(dtypeName(t.dtype)),
-              wholeShape(program, io), 0};
-  size_t elements = 1;
-  for (int64_t d : info.shape)
-    elements *= size_t(d);
-  info.bytes = elements * elementBytes(t.dtype);
-  return info;
+  return {io.name, std::string(dtypeName(t.dtype)), wholeShape(program, io),
+          size_t(wholeBytes(program, io))};
 }
 
 /// The loaded executable for `exe`, or an error.

@@ -51,6 +51,9 @@ struct TensorDesc {
   /// element `viewOffset` on; -1 otherwise.
   int64_t viewOf = -1;
   int64_t viewOffset = 0;
+
+  /// The bytes its elements take (each tensor below 2^43).
+  int64_t bytes() const { return elements * elementBytes(dtype); }
 };
 
 /// A program argument or result.

@@ -51,7 +51,7 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
   int64_t total = 0;
   for (const TensorDesc &t : program.tensors) {
     if (t.kind != TensorKind::View)
-      total += t.elements * elementBytes(t.dtype); // each below 2^43
+      total += t.bytes(); // each below 2^43
     if (total > options.hbmBytes)
       return absl::ResourceExhaustedError(absl::StrFormat(
           "the program's tensors need more than %d bytes of HBM, the "
@@ -69,12 +69,12 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
     const TensorDesc &t = program.tensors[i];
     if (t.kind != TensorKind::View && t.kind != TensorKind::Constant &&
         !isInput[i])
-      resizeLargeBuffer(hbmTensors[i], t.elements * elementBytes(t.dtype));
+      resizeLargeBuffer(hbmTensors[i], t.bytes());
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorDesc &t = program.tensors[program.inputs[i].tensor];
     Tensor &in = inputs[i];
-    size_t bytes = t.elements * elementBytes(t.dtype);
+    size_t bytes = t.bytes();
     if (in.dtype != dtypeName(t.dtype) || in.shape != t.shape ||
         in.data.size() != bytes)
       return absl::InvalidArgumentError(
@@ -94,7 +94,7 @@ absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
           "was given",
           i, t.section));
     NEURON_ASSIGN_OR_RETURN(bytes, loadConstant(t));
-    size_t expected = t.elements * elementBytes(t.dtype);
+    size_t expected = t.bytes();
     if (bytes.size != expected)
       return absl::InvalidArgumentError(absl::StrFormat(
           "tensor %d (section \"%s\"): expected %d bytes (%s), found %d", i,
@@ -174,7 +174,7 @@ std::vector<Tensor> Device::outputs(const Program &program) {
       out.data = std::move(hbmTensors[io.tensor]);
     } else {
       const uint8_t *bytes = tensorBytes(program, io.tensor);
-      out.data.assign(bytes, bytes + t.elements * elementBytes(t.dtype));
+      out.data.assign(bytes, bytes + t.bytes());
     }
     outputs.push_back(std::move(out));
   }

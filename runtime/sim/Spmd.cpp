@@ -34,12 +34,11 @@ std::vector<int64_t> wholeShape(const Program &program, const IoBinding &io) {
   return shape;
 }
 
-/// The number of elements of a tensor of extents `shape`.
-static int64_t elementsOf(const std::vector<int64_t> &shape) {
-  int64_t elements = 1;
-  for (int64_t d : shape)
-    elements *= d;
-  return elements;
+int64_t wholeBytes(const Program &program, const IoBinding &io) {
+  int64_t bytes = elementBytes(program.tensors[io.tensor].dtype);
+  for (int64_t d : wholeShape(program, io))
+    bytes *= d;
+  return bytes;
 }
 
 /// Where rank `rank`'s shard of `io` starts in the whole tensor.
@@ -98,7 +97,7 @@ Tensor shardOf(const Program &program, const IoBinding &io,
     shard.data.assign(whole.data, whole.data + whole.size);
     return shard;
   }
-  shard.data.resize(t.elements * elementBytes(t.dtype));
+  shard.data.resize(t.bytes());
   copyBlock(const_cast<uint8_t *>(whole.data), wholeShape(program, io),
             shard.data.data(), t.shape, shardOrigin(program, io, rank),
             elementBytes(t.dtype), /*toBlock=*/true);
@@ -263,7 +262,7 @@ static absl::Status checkInputs(const Program &program,
     const IoBinding &io = program.inputs[i];
     const TensorDesc &t = program.tensors[io.tensor];
     std::vector<int64_t> shape = wholeShape(program, io);
-    size_t bytes = elementsOf(shape) * elementBytes(t.dtype);
+    size_t bytes = wholeBytes(program, io);
     const TensorRef &in = inputs[i];
     if (in.dtype != dtypeName(t.dtype) || in.shape != shape ||
         in.size != bytes)
@@ -289,10 +288,6 @@ static bool holdsFirst(const Program &program, const IoBinding &io,
     if (!sharded[a] && coords[a] != 0)
       return false;
   return true;
-}
-
-static int64_t tensorBytesOf(const TensorDesc &t) {
-  return t.elements * elementBytes(t.dtype);
 }
 
 /// Checks that process `p`'s block of an exchange holds `expected` bytes.
@@ -323,13 +318,13 @@ assembleOutputs(const Program &program, const std::vector<Bytes> &blocks) {
       for (size_t o = 0; o < program.outputs.size(); ++o)
         if (holdsFirst(program, program.outputs[o], r)) {
           parts.push_back({o, r});
-          expected += tensorBytesOf(program.tensors[program.outputs[o].tensor]);
+          expected += program.tensors[program.outputs[o].tensor].bytes();
         }
     NEURON_RETURN_IF_ERROR(checkBlock(blocks, p, expected, "outputs"));
     const uint8_t *at = blocks[p].data();
     for (auto [o, r] : parts) {
       held[o][r] = at;
-      at += tensorBytesOf(program.tensors[program.outputs[o].tensor]);
+      at += program.tensors[program.outputs[o].tensor].bytes();
     }
   }
   std::vector<Tensor> outputs;
@@ -338,7 +333,7 @@ assembleOutputs(const Program &program, const std::vector<Bytes> &blocks) {
     const TensorDesc &t = program.tensors[io.tensor];
     std::vector<int64_t> shape = wholeShape(program, io);
     Tensor whole{std::string(dtypeName(t.dtype)), shape,
-                 Bytes(elementsOf(shape) * elementBytes(t.dtype))};
+                 Bytes(wholeBytes(program, io))};
     for (int64_t r = 0; r < ranks; ++r)
       if (held[o][r])
         copyBlock(whole.data.data(), shape, const_cast<uint8_t *>(held[o][r]),
@@ -437,7 +432,7 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
         status = onRank(rankOf(r), devices[r - mine.first].runStep(program, i));
       break;
     case StepKind::CollectiveStart: {
-      int64_t bytes = tensorBytesOf(program.tensors[c.input]);
+      int64_t bytes = program.tensors[c.input].bytes();
       Bytes block;
       if (status.ok()) {
         block.reserve(mine.size() * bytes);
@@ -478,7 +473,7 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
       if (holdsFirst(program, io, r)) {
         const uint8_t *p = devices[r - mine.first].tensorBytes(program, io.tensor);
         block.insert(block.end(), p,
-                     p + tensorBytesOf(program.tensors[io.tensor]));
+                     p + program.tensors[io.tensor].bytes());
       }
   NEURON_ASSIGN_OR_RETURN(
       blocks, exchange->exchange(std::move(block), status, /*toAll=*/false));

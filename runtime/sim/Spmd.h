@@ -37,6 +37,9 @@ namespace neuron::rt {
 /// of its tensor times the grid sizes of the axes sharding it.
 std::vector<int64_t> wholeShape(const Program &program, const IoBinding &io);
 
+/// The bytes of that whole tensor.
+int64_t wholeBytes(const Program &program, const IoBinding &io);
+
 /// Rank `rank`'s shard of the whole tensor `whole` of `io` (copied; only
 /// the shard's bytes of `whole` are read).
 Tensor shardOf(const Program &program, const IoBinding &io,

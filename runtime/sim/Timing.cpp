@@ -444,7 +444,7 @@ static CollectiveTiming timeCollective(const Program &program,
   const TensorDesc &whole =
       program.tensors[c.op == CollectiveOp::AllGather ? c.output : c.input];
   t.query.op = c.op;
-  t.query.bytes = double(whole.elements * elementBytes(whole.dtype));
+  t.query.bytes = double(whole.bytes());
   t.query.cores = int(c.groupSize);
   t.query.chips = chipsSpanned(c.grid, c.axes, links.logicalCoresPerChip);
   double given = c.algorithm ? links.model.ns(t.query, *c.algorithm,

@@ -247,7 +247,7 @@ static void describe(const Executable &exe, const Program &program) {
   for (const TensorDesc &t : program.tensors) {
     ++counts[int(t.kind)];
     if (t.kind == TensorKind::Constant)
-      constantBytes += t.elements * elementBytes(t.dtype);
+      constantBytes += t.bytes();
   }
   std::printf("tensors: %zu (%lld inputs, %lld outputs, %lld constants of "
               "%lld bytes, %lld scratch, %lld views)\n",
