@@ -243,4 +243,59 @@ def ConvertShardToNeuron : Pass<"convert-shard-to-neuron"> {
   ];
 }
 
+def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
+  let summary = "The whole compile of a frontend graph into an executable";
+  let description = [{
+    What `neuron-compile` runs, as one pass a pass manager can replay:
+
+    1. The target (`target`, else the module's `neuron.target`, else trn2)
+       is written on the module for every later pass.
+    2. With `tensor-parallel=N` (or a graph already annotated with upstream
+       `shard`), helpers are inlined, the graph to compile is chosen and the
+       graph is annotated (`neuron-annotate-tensor-parallel`) and
+       partitioned (`neuron-shard`). When nothing can be split, or
+       partitioning fails, a warning says why and the graph is compiled for
+       one core.
+    3. `neuron-import`, then the graph to compile is chosen: `entry`, or the
+       one function on tensors. Other functions with a body, host-side
+       instrumentation (calls of external functions on scalars, with what
+       only consumes their results) and declarations nothing calls any more
+       are removed, the instrumentation with a warning.
+    4. `neuron-kernels` (coverage report to `report`, default
+       `OUTPUT.coverage.json`).
+    5. The executable is written to `output` (`-`: standard output) through
+       a temporary file, so an earlier file at the path stays as it was if
+       the write fails. It records the options and the pipeline, without the
+       paths: the same graph and options give the same bytes wherever they
+       are written.
+
+    ```
+    neuron-opt graph.mlir -o /dev/null \
+      -p 'builtin.module(neuron-compile{target=trn2 output=graph.nxe})'
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Chip or instance, optionally ',lnc=N' (default: the module's "
+           "neuron.target, else trn2)">,
+    Option<"fallback", "fallback", "std::string", /*default=*/"\"decompose\"",
+           "Unsupported ops: error, decompose or host">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "The function to compile (default: the one function on tensors)">,
+    Option<"optLevel", "opt-level", "int64_t", /*default=*/"2",
+           "0: no cleanup between stages; 1 and above: canonicalize before "
+           "outlining, fuse before tiling">,
+    Option<"buffers", "buffers", "int64_t", /*default=*/"16",
+           "Buffers each streaming SBUF/PSUM tile rotates through">,
+    Option<"tensorParallel", "tensor-parallel", "int64_t", /*default=*/"0",
+           "Shard the graph's projections over this many logical cores "
+           "(0: keep the graph as it is)">,
+    Option<"output", "output", "std::string", /*default=*/"\"\"",
+           "Write the executable to this file ('-': standard output)">,
+    Option<"report", "report", "std::string", /*default=*/"\"\"",
+           "Write the coverage report to this file (default: "
+           "OUTPUT.coverage.json)">
+  ];
+}
+
 #endif // NEURON_LOWERING_PASSES_TD

@@ -4,23 +4,20 @@
 //                  decompose|host] [-O0..-O3] [--entry=F]
 //                  [--dump-ir-after-each=DIR]
 //
-// Runs the whole pipeline on a frontend graph: import (TOSA or linalg),
-// coverage against the target generation (writing OUT.coverage.json), tiling
-// into nisa kernels, allocation, and emission of the executable.
+// A thin main around the neuron-compile pass (lowering/Pipelines/
+// Compile.cpp), which runs the whole pipeline on a frontend graph: import
+// (TOSA or linalg), coverage against the target generation (writing
+// OUT.coverage.json), tiling into nisa kernels, allocation, and emission of
+// the executable. The driver adds MLIR's pass-manager options, the IR dump
+// and, on a terminal, progress.
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/NisaToExecutable/NisaToExecutable.h"
 #include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
-#include "passes/Passes.h"
-#include "passes/TargetLoading.h"
-#include "runtime/format/FileIO.h"
 
 #include "NeuronVersion.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -31,22 +28,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/Support/xxhash.h"
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <map>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -107,114 +97,6 @@ static void dumpIrAfterEachPass(PassManager &pm) {
       dumpDir);
 }
 
-/// Partitions `module`, annotated by neuron-annotate-tensor-parallel, with
-/// the neuron-shard pipeline; false when that fails. Its diagnostics are
-/// held back: the first error goes to `firstError`, for a warning that says
-/// why the graph builds for one core instead.
-static bool partitionAnnotated(ModuleOp module, std::string &firstError) {
-  MLIRContext *context = module.getContext();
-  ScopedDiagnosticHandler held(context, [&](Diagnostic &d) {
-    if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
-      llvm::raw_string_ostream os(firstError);
-      if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()))
-        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-           << file.getColumn() << ": ";
-      os << d;
-    }
-    return success();
-  });
-  PassManager pm(context);
-  mlir::neuron::buildShardPipeline(pm, mlir::neuron::ShardPipelineOptions());
-  if (!dumpDir.empty())
-    dumpIrAfterEachPass(pm);
-  if (succeeded(pm.run(module)))
-    return true;
-  if (firstError.empty())
-    firstError = "no diagnostic";
-  return false;
-}
-
-/// The functions of `module` with a body that take or return tensors.
-static SmallVector<func::FuncOp> graphFunctions(ModuleOp module) {
-  SmallVector<func::FuncOp> funcs;
-  for (func::FuncOp f : module.getOps<func::FuncOp>())
-    if (!f.isDeclaration() &&
-        llvm::any_of(llvm::concat<const Type>(f.getArgumentTypes(),
-                                              f.getResultTypes()),
-                     [](Type t) { return isa<RankedTensorType>(t); }))
-      funcs.push_back(f);
-  return funcs;
-}
-
-/// Removes host-side instrumentation from the graph, saying so: calls to
-/// external functions on scalars (timers) and what only consumes their
-/// results (arithmetic, vector.print). They touch no tensor, so the device
-/// program is the same without them.
-static void stripInstrumentation(func::FuncOp graph) {
-  llvm::SetVector<Operation *> dead;
-  graph.walk([&](func::CallOp call) {
-    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        call, call.getCalleeAttr());
-    bool scalar = llvm::none_of(
-        llvm::concat<const Type>(call.getOperandTypes(), call.getResultTypes()),
-        [](Type t) { return isa<ShapedType>(t); });
-    if (callee && callee.isDeclaration() && scalar)
-      dead.insert(call);
-  });
-  // Users of removed results go too (the timing arithmetic and its print).
-  for (size_t i = 0; i < dead.size(); ++i)
-    for (Operation *user : dead[i]->getUsers())
-      if (llvm::none_of(user->getResultTypes(),
-                        [](Type t) { return isa<ShapedType>(t); }))
-        dead.insert(user);
-  if (dead.empty())
-    return;
-  std::map<std::string, int> counts;
-  for (Operation *op : dead)
-    ++counts[op->getName().getStringRef().str()];
-  InFlightDiagnostic note = emitWarning(graph.getLoc())
-                            << "neuron-compile: removed host-side "
-                               "instrumentation:";
-  for (auto &[name, count] : counts)
-    note << " " << name << " x" << count;
-  for (Operation *op : llvm::reverse(dead))
-    if (op->use_empty())
-      op->erase();
-}
-
-/// The one function to compile (`--entry`, or the only one on tensors),
-/// with every other function with a body and every declaration nothing
-/// calls any more removed, and its instrumentation stripped; failure after
-/// an error naming the candidates.
-static FailureOr<func::FuncOp> selectGraph(ModuleOp module) {
-  SmallVector<func::FuncOp> candidates;
-  for (func::FuncOp f : graphFunctions(module))
-    if (entry.empty() || f.getName() == entry)
-      candidates.push_back(f);
-  if (candidates.size() != 1) {
-    std::string names;
-    for (func::FuncOp f : graphFunctions(module))
-      names += " @" + f.getName().str();
-    fail("expected one function to compile" +
-         (entry.empty() ? std::string(" (choose one with --entry)")
-                        : " named @" + entry) +
-         ", found " + std::to_string(candidates.size()) +
-         "; functions on tensors:" + names);
-    return failure();
-  }
-  func::FuncOp graph = candidates.front();
-  for (func::FuncOp f :
-       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (f != graph && !f.isDeclaration())
-      f.erase();
-  stripInstrumentation(graph);
-  for (func::FuncOp f :
-       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (f.isDeclaration() && SymbolTable::symbolKnownUseEmpty(f, module))
-      f.erase();
-  return graph;
-}
-
 /// Hides every option but the driver's, MLIR's (--mlir-*) and the generic
 /// ones (--help, --version): the LLVM backends' are not this tool's.
 static void hideUnrelatedOptions() {
@@ -229,18 +111,16 @@ static void hideUnrelatedOptions() {
 
 namespace {
 /// On a terminal, the stage a compile is at, overwritten in place
-/// ("neuron-compile: [7/15] nisa-schedule"), and the time it took at the
-/// end; nothing when standard error is not a terminal.
+/// ("neuron-compile: [7] nisa-schedule"), and the time it took at the end;
+/// nothing when standard error is not a terminal.
 class Progress : public PassInstrumentation {
 public:
   Progress() : shown(llvm::sys::Process::StandardErrIsDisplayed()) {}
 
-  /// Counts `pm`'s passes and reports them as they start.
+  /// Reports the stages `pm` runs (neuron-compile's) as they start.
   void watch(PassManager &pm) {
-    if (!shown)
-      return;
-    total += pm.size();
-    pm.addInstrumentation(std::make_unique<Forward>(*this));
+    if (shown)
+      pm.addInstrumentation(std::make_unique<Forward>(*this));
   }
   /// Clears the stage line (before a diagnostic or the end).
   void clear() {
@@ -263,19 +143,21 @@ private:
   struct Forward : PassInstrumentation {
     explicit Forward(Progress &to) : to(to) {}
     void runBeforePass(Pass *pass, Operation *op) override {
-      if (!isa<ModuleOp>(op)) // passes nested in functions: their adaptor
-        return;
       StringRef name = pass->getArgument();
+      // Passes nested in functions show as their adaptor; the compile
+      // itself is the stages it runs.
+      if (!isa<ModuleOp>(op) || name == "neuron-compile")
+        return;
       to.clear();
-      llvm::errs() << "neuron-compile: [" << ++to.done << "/" << to.total
-                   << "] " << (name.empty() ? pass->getName() : name);
+      llvm::errs() << "neuron-compile: [" << ++to.done << "] "
+                   << (name.empty() ? pass->getName() : name);
       to.onLine = true;
     }
     Progress &to;
   };
 
   bool shown, onLine = false;
-  int64_t total = 0, done = 0;
+  int64_t done = 0;
   std::chrono::steady_clock::time_point start =
       std::chrono::steady_clock::now();
 };
@@ -292,9 +174,6 @@ int main(int argc, char **argv) {
     os << "neuron-compile: " << NEURON_VERSION_LINE << "\n";
   });
   cl::ParseCommandLineOptions(argc, argv, "neuron-mlir compiler driver\n");
-  if (fallback != "error" && fallback != "decompose" && fallback != "host")
-    return fail("unknown fallback policy '" + fallback +
-                "'; expected error, decompose or host");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -309,8 +188,6 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
   if (!input)
     return fail(error);
-  std::string hash = llvm::utohexstr(llvm::xxh3_64bits(
-      llvm::arrayRefFromStringRef(input->getBuffer())));
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sources, &context);
@@ -323,152 +200,32 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
   if (!module)
     return 1;
-  // Every pass reads the target from the module: --target, or the one the
-  // module names (neuron.target), which --target must then agree with.
-  StringRef given =
-      target.getNumOccurrences() ? StringRef(target.getValue()) : StringRef();
-  FailureOr<mlir::neuron::LoadedTarget> loaded =
-      mlir::neuron::loadTarget(*module, "neuron-compile", given, /*dir=*/"",
-                               target.getDefault().getValue());
-  if (failed(loaded))
-    return 1;
-  mlir::neuron::setModuleTarget(*module, loaded->target);
-  std::string targetSpec = loaded->target.spec();
-
-  // Import first, then keep only the graph to compile: benchmark harnesses
-  // and helpers (inlined by now) are not part of the executable.
-  PassManager importPm(&context);
-  auto hasShardOps = [&] {
-    return module
-        ->walk([](Operation *op) {
-          return op->getDialect() &&
-                         op->getDialect()->getNamespace() == "shard"
-                     ? WalkResult::interrupt()
-                     : WalkResult::advance();
-        })
-        .wasInterrupted();
-  };
-  if (tensorParallel > 0 || hasShardOps()) {
-    // Partitioning sees every function: keep only the graph (helpers
-    // inlined, harness and instrumentation gone) before it runs.
-    PassManager inlinePm(&context);
-    inlinePm.addPass(createInlinerPass());
-    if (failed(inlinePm.run(*module)) || failed(selectGraph(*module)))
-      return 1;
-  }
-  bool partitioned = false;
-  if (tensorParallel > 0) {
-    // The graph as it is, to build for one core if partitioning fails.
-    OwningOpRef<ModuleOp> whole = module->clone();
-    PassManager annotatePm(&context);
-    // Sharding reads linalg: a TOSA graph is lowered first.
-    annotatePm.addPass(mlir::neuron::createNeuronLowerTosa());
-    mlir::neuron::NeuronAnnotateTensorParallelOptions annotate;
-    annotate.cores = tensorParallel;
-    annotate.summary = true;
-    annotatePm.addPass(mlir::neuron::createNeuronAnnotateTensorParallel(annotate));
-    if (failed(annotatePm.run(*module)))
-      return 1;
-    bool annotated = false;
-    module->walk([&](shard::ShardOp) { annotated = true; });
-    if (!annotated) {
-      // Nothing could be split (the remark says why): one core.
-      for (auto grid : llvm::make_early_inc_range(module->getOps<shard::GridOp>()))
-        grid.erase();
-      llvm::errs() << "neuron-compile: warning: --tensor-parallel="
-                   << tensorParallel
-                   << ": nothing of the graph could be split; compiling it "
-                      "for one core\n";
-    } else {
-      std::string firstError;
-      partitioned = partitionAnnotated(*module, firstError);
-      if (!partitioned) {
-        llvm::errs() << "neuron-compile: warning: --tensor-parallel="
-                     << tensorParallel << ": partitioning failed (" << firstError
-                     << "); compiling the graph for one core\n";
-        module = std::move(whole);
-      }
-    }
-  }
-  // A graph annotated with upstream `shard` is partitioned first: each
-  // core's program on its shards, with collectives between them.
-  if (!partitioned && hasShardOps())
-    mlir::neuron::buildShardPipeline(importPm, mlir::neuron::ShardPipelineOptions());
-  mlir::neuron::ImportPipelineOptions import;
-  mlir::neuron::buildImportPipeline(importPm, import);
-  std::string report = outputFile + ".coverage.json";
-  auto buildKernels = [&](PassManager &p, StringRef reportPath) {
-    mlir::neuron::KernelPipelineOptions kernels;
-    kernels.fallback = fallback;
-    kernels.report = reportPath.str();
-    kernels.optLevel = static_cast<int64_t>(optLevel.getValue());
-    kernels.buffers = buffers;
-    mlir::neuron::buildKernelPipeline(p, kernels);
-  };
+  // The whole compile is one pass (neuron-compile), which neuron-opt and
+  // the C API run the same way.
+  mlir::neuron::NeuronCompileOptions options;
+  if (target.getNumOccurrences())
+    options.target = target;
+  options.fallback = fallback;
+  options.entry = entry;
+  options.optLevel = static_cast<int64_t>(optLevel.getValue());
+  options.buffers = buffers;
+  options.tensorParallel = tensorParallel;
+  options.output = outputFile;
   PassManager pm(&context);
-  buildKernels(pm, report);
-  // The executable records the pipeline without the report's path: the same
-  // graph and options give the same bytes wherever they are written.
-  PassManager recorded(&context);
-  buildKernels(recorded, "");
+  pm.addPass(mlir::neuron::createNeuronCompile(options));
   // MLIR's pass-manager options (--mlir-timing, IR printing, statistics,
-  // crash reproducers); one timing report for both pipelines.
+  // crash reproducers) apply to the stages it runs too.
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
   DefaultTimingManager timing;
   applyDefaultTimingManagerCLOptions(timing);
   TimingScope compileTime = timing.getRootScope();
-  for (PassManager *p : {&importPm, &pm}) {
-    if (failed(applyPassManagerCLOptions(*p)))
-      return 1;
-    p->enableTiming(compileTime);
-    progress.watch(*p);
-    if (!dumpDir.empty())
-      dumpIrAfterEachPass(*p);
-  }
-  if (failed(importPm.run(*module)))
-    return 1;
-  FailureOr<func::FuncOp> selected = selectGraph(*module);
-  if (failed(selected))
-    return 1;
-  func::FuncOp graph = *selected;
-  // Tiling replaces the function by its kernel: keep the name, not the op.
-  std::string kernelName = graph.getName().str();
+  pm.enableTiming(compileTime);
+  progress.watch(pm);
+  if (!dumpDir.empty())
+    dumpIrAfterEachPass(pm);
   if (failed(pm.run(*module)))
     return 1;
-
-  mlir::neuron::ExecutableInfo info;
-  info.targetSpec = targetSpec;
-  info.inputHash = hash;
-  info.requireRunnable = true;
-  info.options = "target=" + targetSpec + " fallback=" + fallback +
-                 " O" + std::to_string(static_cast<int>(optLevel.getValue())) +
-                 " buffers=" + std::to_string(buffers) +
-                 (tensorParallel > 0
-                      ? " tensor-parallel=" + std::to_string(tensorParallel)
-                      : std::string());
-  llvm::raw_string_ostream pipeline(info.pipeline);
-  importPm.printAsTextualPipeline(pipeline);
-  pipeline << ",";
-  recorded.printAsTextualPipeline(pipeline);
-  if (auto text = llvm::MemoryBuffer::getFile(report)) {
-    auto json = nlohmann::json::parse((*text)->getBuffer().str(), nullptr,
-                                      false);
-    if (!json.is_discarded() && json.contains("totals"))
-      info.coverageTotals = json["totals"].dump();
-  }
-  FailureOr<std::vector<uint8_t>> executable =
-      mlir::neuron::buildExecutable(*module, kernelName, info);
-  if (failed(executable))
-    return 1;
-  if (outputFile == "-") {
-    llvm::outs().write(reinterpret_cast<const char *>(executable->data()),
-                       executable->size());
-  } else if (absl::Status written = ::neuron::rt::writeBinaryFile(
-                 outputFile, *executable, "executable");
-             !written.ok()) {
-    // The bytes go through a temporary file: an earlier executable at the
-    // path stays as it was.
-    return fail(std::string(written.message()));
-  }
   progress.finish(outputFile);
   return 0;
 }

@@ -1,0 +1,356 @@
+//===- Compile.cpp - neuron-compile as one pass ---------------------------===//
+//
+// The whole compile of a frontend graph (target, tensor-parallel
+// partitioning, import, choice of the graph, kernels, executable) as a
+// module pass running the named pipelines dynamically, so neuron-opt, the
+// C API and any pass manager replay exactly what the neuron-compile driver
+// runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/NisaToExecutable/NisaToExecutable.h"
+#include "lowering/Passes.h"
+#include "lowering/Pipelines/Pipelines.h"
+#include "passes/Passes.h"
+#include "passes/TargetLoading.h"
+#include "runtime/format/FileIO.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NEURONCOMPILE
+#include "lowering/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+
+namespace {
+
+/// The functions of `module` with a body that take or return tensors.
+SmallVector<func::FuncOp> graphFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (func::FuncOp f : module.getOps<func::FuncOp>())
+    if (!f.isDeclaration() &&
+        llvm::any_of(llvm::concat<const Type>(f.getArgumentTypes(),
+                                              f.getResultTypes()),
+                     [](Type t) { return isa<RankedTensorType>(t); }))
+      funcs.push_back(f);
+  return funcs;
+}
+
+/// Removes host-side instrumentation from the graph, saying so: calls to
+/// external functions on scalars (timers) and what only consumes their
+/// results (arithmetic, vector.print). They touch no tensor, so the device
+/// program is the same without them.
+void stripInstrumentation(func::FuncOp graph) {
+  llvm::SetVector<Operation *> dead;
+  graph.walk([&](func::CallOp call) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    bool scalar = llvm::none_of(
+        llvm::concat<const Type>(call.getOperandTypes(), call.getResultTypes()),
+        [](Type t) { return isa<ShapedType>(t); });
+    if (callee && callee.isDeclaration() && scalar)
+      dead.insert(call);
+  });
+  // Users of removed results go too (the timing arithmetic and its print).
+  for (size_t i = 0; i < dead.size(); ++i)
+    for (Operation *user : dead[i]->getUsers())
+      if (llvm::none_of(user->getResultTypes(),
+                        [](Type t) { return isa<ShapedType>(t); }))
+        dead.insert(user);
+  if (dead.empty())
+    return;
+  std::map<std::string, int> counts;
+  for (Operation *op : dead)
+    ++counts[op->getName().getStringRef().str()];
+  InFlightDiagnostic note = emitWarning(graph.getLoc())
+                            << "neuron-compile: removed host-side "
+                               "instrumentation:";
+  for (auto &[name, count] : counts)
+    note << " " << name << " x" << count;
+  for (Operation *op : llvm::reverse(dead))
+    if (op->use_empty())
+      op->erase();
+}
+
+/// The one function to compile (`entry`, or the only one on tensors), with
+/// every other function with a body and every declaration nothing calls any
+/// more removed, and its instrumentation stripped; failure after an error
+/// naming the candidates.
+FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
+  SmallVector<func::FuncOp> candidates;
+  for (func::FuncOp f : graphFunctions(module))
+    if (entry.empty() || f.getName() == entry)
+      candidates.push_back(f);
+  if (candidates.size() != 1) {
+    InFlightDiagnostic error =
+        module.emitError("neuron-compile: expected one function to compile");
+    if (entry.empty())
+      error << " (choose one with entry=, --entry in the driver)";
+    else
+      error << " named @" << entry;
+    error << ", found " << candidates.size() << "; functions on tensors:";
+    for (func::FuncOp f : graphFunctions(module))
+      error << " @" << f.getName();
+    return failure();
+  }
+  func::FuncOp graph = candidates.front();
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (f != graph && !f.isDeclaration())
+      f.erase();
+  stripInstrumentation(graph);
+  for (func::FuncOp f :
+       llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (f.isDeclaration() && SymbolTable::symbolKnownUseEmpty(f, module))
+      f.erase();
+  return graph;
+}
+
+bool hasShardOps(ModuleOp module) {
+  return module
+      ->walk([](Operation *op) {
+        return op->getDialect() && op->getDialect()->getNamespace() == "shard"
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// A hash of `module` as the pass receives it (its bytecode), recorded in
+/// the executable as the compiled input's.
+std::string moduleHash(ModuleOp module) {
+  std::string bytes;
+  llvm::raw_string_ostream os(bytes);
+  if (failed(writeBytecodeToFile(module, os)))
+    return "";
+  return llvm::utohexstr(llvm::xxh3_64bits(llvm::arrayRefFromStringRef(bytes)));
+}
+
+/// Replaces the contents of `module` (body and attributes) by `from`'s.
+void replaceModuleContents(ModuleOp module, ModuleOp from) {
+  module.getBody()->clear();
+  module.getBody()->getOperations().splice(module.getBody()->end(),
+                                           from.getBody()->getOperations());
+  module->setAttrs(from->getAttrDictionary());
+}
+
+struct NeuronCompilePass
+    : public mlir::neuron::impl::NeuronCompileBase<NeuronCompilePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    OpPassManager pm(ModuleOp::getOperationName());
+    buildShardPipeline(pm, ShardPipelineOptions());
+    buildImportPipeline(pm, ImportPipelineOptions());
+    addKernelPipeline(pm, "");
+    pm.addPass(createNeuronAnnotateTensorParallel());
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(compile(module)))
+      signalPassFailure();
+    // The module now holds the kernels, not the graph.
+    markAllAnalysesPreserved();
+  }
+
+private:
+  /// Adds neuron-kernels with this pass's options to `pm`.
+  void addKernelPipeline(OpPassManager &pm, StringRef reportPath) const {
+    KernelPipelineOptions kernels;
+    kernels.fallback = fallback;
+    kernels.report = reportPath.str();
+    kernels.optLevel = optLevel;
+    kernels.buffers = buffers;
+    buildKernelPipeline(pm, kernels);
+  }
+
+  LogicalResult compile(ModuleOp module);
+  FailureOr<bool> partition(ModuleOp module);
+  LogicalResult writeExecutable(ModuleOp module, StringRef kernelName,
+                                ExecutableInfo info);
+};
+
+/// Partitions `module`, annotated by neuron-annotate-tensor-parallel, with
+/// neuron-shard; whether it was partitioned. When nothing can be split or
+/// partitioning fails, the module is the graph as it was before the
+/// annotation, with a warning saying why it builds for one core; failure
+/// only when annotating fails.
+FailureOr<bool> NeuronCompilePass::partition(ModuleOp module) {
+  OwningOpRef<ModuleOp> whole = module.clone();
+  OpPassManager annotatePm(ModuleOp::getOperationName());
+  // Sharding reads linalg: a TOSA graph is lowered first.
+  annotatePm.addPass(createNeuronLowerTosa());
+  NeuronAnnotateTensorParallelOptions annotate;
+  annotate.cores = tensorParallel;
+  annotate.summary = true;
+  annotatePm.addPass(createNeuronAnnotateTensorParallel(annotate));
+  if (failed(runPipeline(annotatePm, module)))
+    return failure();
+  bool annotated = false;
+  module.walk([&](shard::ShardOp) { annotated = true; });
+  if (!annotated) {
+    // Nothing could be split (the remark says why): one core.
+    for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
+      grid.erase();
+    llvm::errs() << "neuron-compile: warning: --tensor-parallel="
+                 << tensorParallel
+                 << ": nothing of the graph could be split; compiling it "
+                    "for one core\n";
+    return false;
+  }
+  // Partitioning's diagnostics are held back: the first error says why the
+  // graph builds for one core instead.
+  std::string firstError;
+  LogicalResult partitioned = success();
+  {
+    ScopedDiagnosticHandler held(&getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
+        llvm::raw_string_ostream os(firstError);
+        if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()))
+          os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+             << file.getColumn() << ": ";
+        os << d;
+      }
+      return success();
+    });
+    OpPassManager shardPm(ModuleOp::getOperationName());
+    buildShardPipeline(shardPm, ShardPipelineOptions());
+    partitioned = runPipeline(shardPm, module);
+  }
+  if (succeeded(partitioned))
+    return true;
+  llvm::errs() << "neuron-compile: warning: --tensor-parallel="
+               << tensorParallel << ": partitioning failed ("
+               << (firstError.empty() ? "no diagnostic" : firstError)
+               << "); compiling the graph for one core\n";
+  replaceModuleContents(module, *whole);
+  return false;
+}
+
+LogicalResult NeuronCompilePass::compile(ModuleOp module) {
+  if (output.empty())
+    return module.emitError(
+        "neuron-compile: no output: give the executable's path (output=FILE, "
+        "or '-' for standard output)");
+  if (fallback != "error" && fallback != "decompose" && fallback != "host")
+    return module.emitError("neuron-compile: unknown fallback policy '")
+           << fallback << "'; expected error, decompose or host";
+  std::string inputHash = moduleHash(module);
+  // Every pass reads the target from the module: `target`, or the one the
+  // module names (neuron.target), which `target` must then agree with.
+  FailureOr<LoadedTarget> loaded =
+      loadTarget(module, "neuron-compile", target, /*dir=*/"");
+  if (failed(loaded))
+    return failure();
+  setModuleTarget(module, loaded->target);
+
+  // Partitioning sees every function: keep only the graph (helpers
+  // inlined, harness and instrumentation gone) before it runs.
+  bool sharded = hasShardOps(module);
+  if (tensorParallel > 0 || sharded) {
+    OpPassManager inlinePm(ModuleOp::getOperationName());
+    inlinePm.addPass(createInlinerPass());
+    if (failed(runPipeline(inlinePm, module)) ||
+        failed(selectGraph(module, entry)))
+      return failure();
+  }
+  bool partitioned = false;
+  if (tensorParallel > 0) {
+    FailureOr<bool> split = partition(module);
+    if (failed(split))
+      return failure();
+    partitioned = *split;
+  }
+
+  // Import, with a graph the user annotated with upstream `shard`
+  // partitioned first: each core's program on its shards, with collectives
+  // between them.
+  OpPassManager importPm(ModuleOp::getOperationName());
+  if (!partitioned && sharded)
+    buildShardPipeline(importPm, ShardPipelineOptions());
+  buildImportPipeline(importPm, ImportPipelineOptions());
+  if (failed(runPipeline(importPm, module)))
+    return failure();
+  FailureOr<func::FuncOp> selected = selectGraph(module, entry);
+  if (failed(selected))
+    return failure();
+  // Tiling replaces the function by its kernel: keep the name, not the op.
+  std::string kernelName = selected->getName().str();
+  std::string reportPath = report.empty() ? output + ".coverage.json"
+                                          : std::string(report);
+  OpPassManager kernelPm(ModuleOp::getOperationName());
+  addKernelPipeline(kernelPm, reportPath);
+  if (failed(runPipeline(kernelPm, module)))
+    return failure();
+
+  ExecutableInfo info;
+  info.targetSpec = loaded->target.spec();
+  info.inputHash = inputHash;
+  info.requireRunnable = true;
+  info.options = "target=" + info.targetSpec + " fallback=" + fallback +
+                 " O" + std::to_string(optLevel) +
+                 " buffers=" + std::to_string(buffers) +
+                 (tensorParallel > 0
+                      ? " tensor-parallel=" + std::to_string(tensorParallel)
+                      : std::string());
+  // The pipeline as run, without the report's path: the same graph and
+  // options give the same bytes wherever they are written.
+  OpPassManager recorded(ModuleOp::getOperationName());
+  addKernelPipeline(recorded, "");
+  llvm::raw_string_ostream pipeline(info.pipeline);
+  importPm.printAsTextualPipeline(pipeline);
+  pipeline << ",";
+  recorded.printAsTextualPipeline(pipeline);
+  if (auto text = llvm::MemoryBuffer::getFile(reportPath)) {
+    auto json =
+        nlohmann::json::parse((*text)->getBuffer().str(), nullptr, false);
+    if (!json.is_discarded() && json.contains("totals"))
+      info.coverageTotals = json["totals"].dump();
+  }
+  return writeExecutable(module, kernelName, std::move(info));
+}
+
+LogicalResult NeuronCompilePass::writeExecutable(ModuleOp module,
+                                                 StringRef kernelName,
+                                                 ExecutableInfo info) {
+  FailureOr<std::vector<uint8_t>> executable =
+      buildExecutable(module, kernelName, info);
+  if (failed(executable))
+    return failure();
+  if (output == "-") {
+    llvm::outs().write(reinterpret_cast<const char *>(executable->data()),
+                       executable->size());
+    llvm::outs().flush();
+    return success();
+  }
+  // Through a temporary file: an earlier executable at the path stays as
+  // it was when the write fails.
+  if (absl::Status written =
+          ::neuron::rt::writeBinaryFile(output, *executable, "executable");
+      !written.ok())
+    return module.emitError("neuron-compile: ")
+           << std::string(written.message());
+  return success();
+}
+
+} // namespace
