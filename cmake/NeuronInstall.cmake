@@ -24,6 +24,12 @@ target_include_directories(NeuronRuntimeC INTERFACE
   $<INSTALL_INTERFACE:${NEURON_INSTALL_INCLUDEDIR}>)
 install(TARGETS NeuronRuntimeC EXPORT NeuronMLIRTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The compiler's C API: two shared libraries (lowering/CAPI/CMakeLists.txt
+# says why two).
+target_include_directories(NeuronMLIRC INTERFACE
+  $<INSTALL_INTERFACE:${NEURON_INSTALL_INCLUDEDIR}>)
+install(TARGETS NeuronMLIRC NeuronMLIRUpstreamC EXPORT NeuronMLIRTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS neuron-opt neuron-compile neuron-translate neuron-run
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS NeuronPlugin LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -15,7 +15,6 @@
 #include "passes/TargetLoading.h"
 #include "runtime/format/FileIO.h"
 
-#include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -134,14 +133,14 @@ bool hasShardOps(ModuleOp module) {
       .wasInterrupted();
 }
 
-/// A hash of `module` as the pass receives it (its bytecode), recorded in
-/// the executable as the compiled input's.
+/// A hash of `module` as the pass receives it, recorded in the executable
+/// as the compiled input's: of its generic form without locations, so the
+/// same graph has the same hash however it was read or named.
 std::string moduleHash(ModuleOp module) {
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  if (failed(writeBytecodeToFile(module, os)))
-    return "";
-  return llvm::utohexstr(llvm::xxh3_64bits(llvm::arrayRefFromStringRef(bytes)));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().printGenericOpForm());
+  return llvm::utohexstr(llvm::xxh3_64bits(llvm::arrayRefFromStringRef(text)));
 }
 
 /// Replaces the contents of `module` (body and attributes) by `from`'s.
