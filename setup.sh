@@ -12,6 +12,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev libbenchmark-dev
   libopenblas-dev pkg-config libopenmpi-dev openmpi-bin
+  pybind11-dev python3-dev python3-numpy python3-pytest
   clang-22 libclang-rt-22-dev
 )
 

@@ -73,6 +73,12 @@ if config.neuron_have_mpi == "ON" and config.mpiexec:
         ("%mpirun", f"{config.mpiexec} --oversubscribe "
                     "--mca btl_vader_single_copy_mechanism none"))
 
+# The neuron_mlir Python package (python/), for the pytest tests in
+# test/python: %neuron_python is the python3 it is built for.
+if config.neuron_have_python_package == "ON":
+    config.available_features.add("python-package")
+    config.substitutions.append(("%neuron_python", config.neuron_python))
+
 llvm_config.add_tool_substitutions(
     [ToolSubst(tool, unresolved="fatal")
      for tool in ["neuron-opt", "neuron-translate", "neuron-run",

@@ -1,0 +1,228 @@
+"""neuron-mlir from Python: compile a frontend graph and run it on the
+simulated device with NumPy arrays.
+
+    import numpy as np
+    import neuron_mlir
+
+    exe = neuron_mlir.compile("examples/mlp.mlir", target="trn2")
+    x = np.ones((64, 256), np.float32)
+    ...
+    (y,) = exe.run(x, w1, b1, w2, b2)
+
+Element types. Inputs are NumPy arrays of the executable's shapes; f32,
+f16, i8, i32, i64 and i1 (bool) map to NumPy's own types. NumPy has no
+bfloat16 or fp8, so:
+
+- a bf16 input takes a float array, rounded to bf16 (to nearest, ties to
+  even, as the device rounds), or a uint16 array of raw bf16 bits, taken
+  as they are;
+- a bf16 output comes back as float32 (every bf16 value is exactly a
+  float32), or as uint16 raw bits with ``run(..., raw=True)``;
+- fp8 (f8E4M3FN, f8E5M2) inputs and outputs are uint8 arrays of raw bits.
+
+Errors are exceptions: CompileError carries the compiler's diagnostics
+with their locations, NeuronRuntimeError the runtime's status and message.
+"""
+
+import json
+import os
+
+import numpy as np
+
+__all__ = ["compile", "load", "Executable", "CompileError",
+           "NeuronRuntimeError", "Diagnostic"]
+
+
+class Diagnostic(tuple):
+    """One compiler diagnostic: severity ("error", "warning", "remark",
+    "note"), file, line, column (0 without a location) and message."""
+
+    __slots__ = ()
+
+    def __new__(cls, severity, file, line, column, message):
+        return super().__new__(cls, (severity, file, line, column, message))
+
+    severity = property(lambda self: self[0])
+    file = property(lambda self: self[1])
+    line = property(lambda self: self[2])
+    column = property(lambda self: self[3])
+    message = property(lambda self: self[4])
+
+    def __str__(self):
+        where = f"{self.file}:{self.line}:{self.column}: " if self.file else ""
+        return f"{where}{self.severity}: {self.message}"
+
+    def __repr__(self):
+        return f"Diagnostic({str(self)!r})"
+
+
+class CompileError(Exception):
+    """A compile that failed; ``diagnostics`` holds what the compiler said
+    (errors first in the message, every diagnostic in the list)."""
+
+    def __init__(self, diagnostics):
+        self.diagnostics = list(diagnostics)
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        super().__init__("\n".join(str(d) for d in (errors or self.diagnostics))
+                         or "the compile failed without a diagnostic")
+
+
+class NeuronRuntimeError(Exception):
+    """A runtime call that failed: ``status`` is the runtime's NeuronStatus
+    (absl's canonical codes), ``message`` says why."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.message = message
+        super().__init__(f"{message} (status {status})")
+
+
+from . import _core  # noqa: E402  (its errors need the classes above)
+
+_NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8,
+          "i32": np.int32, "i64": np.int64, "i1": np.bool_,
+          "bf16": np.uint16, "f8E4M3FN": np.uint8, "f8E5M2": np.uint8}
+
+
+def _to_bf16_bits(values):
+    """float array -> uint16 bf16 bits, to nearest with ties to even (NaN
+    stays a quiet NaN)."""
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    nan = np.isnan(bits.view(np.float32))
+    return np.where(nan, (bits >> 16) | 0x40, rounded).astype(np.uint16)
+
+
+def _from_bf16_bits(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+class Tensor(tuple):
+    """An executable's input or output: name, dtype (the manifest's, e.g.
+    "bf16"), shape and size in bytes."""
+
+    __slots__ = ()
+    name = property(lambda self: self[0])
+    dtype = property(lambda self: self[1])
+    shape = property(lambda self: tuple(self[2]))
+    nbytes = property(lambda self: self[3])
+
+
+class Executable:
+    """A compiled program (.nxe), loaded and validated by the runtime."""
+
+    def __init__(self, data, coverage=None, diagnostics=()):
+        self._bytes = bytes(data)
+        self._exe = _core.Executable.from_bytes(self._bytes)
+        #: the coverage report (a dict) when compiled in this process
+        self.coverage = coverage
+        #: the compiler's remarks and warnings when compiled in this process
+        self.diagnostics = list(diagnostics)
+
+    @property
+    def inputs(self):
+        return [Tensor(t) for t in self._exe.inputs()]
+
+    @property
+    def outputs(self):
+        return [Tensor(t) for t in self._exe.outputs()]
+
+    def to_bytes(self):
+        return self._bytes
+
+    def save(self, path):
+        """Writes the executable (the bytes neuron-run reads) to ``path``."""
+        with open(path, "wb") as f:
+            f.write(self._bytes)
+
+    def describe(self):
+        """What the program takes and gives, as Python data."""
+        def one(t):
+            return {"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
+                    "bytes": t.nbytes}
+        return {"target": self._exe.target(), "ranks": self._exe.ranks(),
+                "inputs": [one(t) for t in self.inputs],
+                "outputs": [one(t) for t in self.outputs]}
+
+    def profile(self):
+        """The program timed on its target's cost model: neuron-run
+        --profile's document (per step and engine) as Python data."""
+        return json.loads(self._exe.profile())
+
+    def _input(self, index, tensor, value):
+        value = np.asarray(value)
+        if tuple(value.shape) != tensor.shape:
+            raise ValueError(f"input {index} ('{tensor.name}'): shape "
+                             f"{tuple(value.shape)}, expected {tensor.shape}")
+        if tensor.dtype == "bf16" and value.dtype != np.uint16:
+            if value.dtype.kind != "f":
+                raise TypeError(f"input {index} ('{tensor.name}') is bf16: "
+                                f"give floats or uint16 bits, not {value.dtype}")
+            return _to_bf16_bits(value)
+        want = _NUMPY.get(tensor.dtype)
+        if want is None:
+            raise TypeError(f"input {index} ('{tensor.name}'): dtype "
+                            f"{tensor.dtype} has no NumPy form here")
+        if value.dtype != want:
+            raise TypeError(f"input {index} ('{tensor.name}') is "
+                            f"{tensor.dtype}: expected a {np.dtype(want)} "
+                            f"array, got {value.dtype}")
+        return np.ascontiguousarray(value)
+
+    def run(self, *arrays, raw=False):
+        """Runs the program on the simulated device (every rank, in this
+        process); returns a tuple with one array per output. ``raw=True``
+        returns bf16 outputs as uint16 bits instead of float32."""
+        inputs = self.inputs
+        if len(arrays) != len(inputs):
+            raise TypeError(f"the executable takes {len(inputs)} inputs, "
+                            f"got {len(arrays)}")
+        buffers = [self._input(i, t, a)
+                   for i, (t, a) in enumerate(zip(inputs, arrays))]
+        results = []
+        for t, data in zip(self.outputs, self._exe.run(buffers)):
+            value = np.frombuffer(data, dtype=_NUMPY[t.dtype]).reshape(t.shape)
+            if t.dtype == "bf16" and not raw:
+                value = _from_bf16_bits(value)
+            results.append(value)
+        return tuple(results)
+
+
+def _graph_text(graph):
+    """(text, name) of a graph given as MLIR text, a path or an object whose
+    str() is MLIR (as an MLIR Python module's is)."""
+    if isinstance(graph, os.PathLike) or (
+            isinstance(graph, str) and "\n" not in graph
+            and os.path.isfile(graph)):
+        path = os.fspath(graph)
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    if isinstance(graph, bytes):
+        return graph.decode("utf-8"), "<bytes>"
+    return str(graph), "<string>"
+
+
+def compile(graph, target="trn2", fallback="decompose", tensor_parallel=0,
+            entry=None, opt_level=2, buffers=16):
+    """Compiles a frontend graph (linalg-on-tensors or TOSA) as
+    neuron-compile does: ``graph`` is MLIR text, a path to a .mlir file, or
+    an object whose str() is MLIR. Returns an Executable; raises
+    CompileError with the compiler's located diagnostics."""
+    text, name = _graph_text(graph)
+    options = [f"target={target}", f"fallback={fallback}",
+               f"opt-level={int(opt_level)}", f"buffers={int(buffers)}",
+               f"tensor-parallel={int(tensor_parallel)}"]
+    if entry:
+        options.append(f"entry={entry}")
+    result = _core.compile(text, name, " ".join(options))
+    diagnostics = [Diagnostic(*d) for d in result.diagnostics]
+    if not result.ok:
+        raise CompileError(diagnostics)
+    coverage = json.loads(result.coverage) if result.coverage else None
+    return Executable(result.executable, coverage, diagnostics)
+
+
+def load(path):
+    """Loads an executable written by neuron-compile or Executable.save."""
+    with open(path, "rb") as f:
+        return Executable(f.read())
