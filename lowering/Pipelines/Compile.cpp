@@ -211,10 +211,9 @@ FailureOr<bool> NeuronCompilePass::partition(ModuleOp module) {
     // Nothing could be split (the remark says why): one core.
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
       grid.erase();
-    llvm::errs() << "neuron-compile: warning: --tensor-parallel="
-                 << tensorParallel
-                 << ": nothing of the graph could be split; compiling it "
-                    "for one core\n";
+    emitWarning(module.getLoc())
+        << "neuron-compile: tensor-parallel=" << int64_t(tensorParallel)
+        << ": nothing of the graph could be split; compiling it for one core";
     return false;
   }
   // Partitioning's diagnostics are held back: the first error says why the
@@ -238,10 +237,11 @@ FailureOr<bool> NeuronCompilePass::partition(ModuleOp module) {
   }
   if (succeeded(partitioned))
     return true;
-  llvm::errs() << "neuron-compile: warning: --tensor-parallel="
-               << tensorParallel << ": partitioning failed ("
-               << (firstError.empty() ? "no diagnostic" : firstError)
-               << "); compiling the graph for one core\n";
+  emitWarning(module.getLoc())
+      << "neuron-compile: tensor-parallel=" << int64_t(tensorParallel)
+      << ": partitioning failed ("
+      << (firstError.empty() ? "no diagnostic" : firstError)
+      << "); compiling the graph for one core";
   replaceModuleContents(module, *whole);
   return false;
 }

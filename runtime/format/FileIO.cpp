@@ -225,6 +225,11 @@ absl::Status writeBinaryFile(const std::string &path,
   return writeFile(path, bytes.data(), bytes.size(), what);
 }
 
+absl::Status writeBinaryFile(const std::string &path, std::string_view bytes,
+                             std::string_view what) {
+  return writeFile(path, bytes.data(), bytes.size(), what);
+}
+
 absl::Status writeTextFile(const std::string &path, std::string_view text,
                            std::string_view what) {
   return writeFile(path, text.data(), text.size(), what);

@@ -54,6 +54,8 @@ private:
 absl::Status writeBinaryFile(const std::string &path,
                              const std::vector<uint8_t> &bytes,
                              std::string_view what);
+absl::Status writeBinaryFile(const std::string &path, std::string_view bytes,
+                             std::string_view what);
 
 /// Writes `text` to `path`, replacing it whole as writeBinaryFile does.
 absl::Status writeTextFile(const std::string &path, std::string_view text,

@@ -9,6 +9,7 @@ Writes DIR/<fuzzer>/ for each fuzz target of test/fuzz:
                        collectives, bf16, several targets)
   manifest/            their manifests, as JSON text
   npy/                 the inputs and results neuron-run writes for them
+  cache-entry/         the compile cache entries of those compiles
   target-description/  runtime/target/data/*.json
   capabilities/        runtime/target/data/capabilities/*.json
 """
@@ -52,8 +53,8 @@ def main() -> int:
 
     shutil.rmtree(args.out, ignore_errors=True)
     dirs = {name: args.out / name for name in
-            ["executable", "manifest", "npy", "target-description",
-             "capabilities"]}
+            ["executable", "manifest", "npy", "cache-entry",
+             "target-description", "capabilities"]}
     for d in dirs.values():
         d.mkdir(parents=True)
     work = args.out / "work"
@@ -63,7 +64,8 @@ def main() -> int:
         run.mkdir(parents=True)
         nxe = run / f"{name}.nxe"
         subprocess.run([str(args.tools / "neuron-compile"),
-                        str(args.source / graph), *options, "-o", str(nxe)],
+                        str(args.source / graph), *options, "-o", str(nxe),
+                        f"--cache-dir={work / 'cache'}"],
                        check=True, stderr=subprocess.DEVNULL)
         shutil.copy(nxe, dirs["executable"])
         (dirs["manifest"] / f"{name}.json").write_bytes(
@@ -74,6 +76,8 @@ def main() -> int:
                        check=True, stdout=subprocess.DEVNULL)
         for npy in sorted(run.glob("*.npy")):
             shutil.copy(npy, dirs["npy"] / f"{name}_{npy.name}")
+    for entry in sorted((work / "cache").glob("*.nxc")):
+        shutil.copy(entry, dirs["cache-entry"])
     shutil.rmtree(work)
 
     data = args.source / "runtime" / "target" / "data"

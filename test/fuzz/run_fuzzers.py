@@ -17,8 +17,8 @@ import re
 import subprocess
 import sys
 
-FUZZERS = ["executable", "manifest", "npy", "target-description",
-           "capabilities"]
+FUZZERS = ["executable", "manifest", "npy", "cache-entry",
+           "target-description", "capabilities"]
 
 
 def run(args, name) -> bool:

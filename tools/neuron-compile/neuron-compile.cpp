@@ -15,6 +15,7 @@
 
 #include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
+#include "tools/neuron-compile/Cache.h"
 
 #include "NeuronVersion.h"
 
@@ -37,6 +38,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <optional>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -73,6 +75,17 @@ static cl::opt<int64_t> tensorParallel(
              "(column- then row-parallel; neuron-annotate-tensor-parallel) "
              "before partitioning; 0 keeps the graph as it is"),
     cl::init(0), cl::cat(compileCategory));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Keep compiles in this folder and reuse them when the input, "
+             "options, compiler and target files are the same (default: "
+             "$NEURON_CACHE_DIR; none without it)"),
+    cl::value_desc("DIR"), cl::cat(compileCategory));
+static cl::opt<uint64_t> cacheMaxMiB(
+    "cache-max-mib",
+    cl::desc("Bound the cache to this many MiB, evicting the least recently "
+             "used compiles"),
+    cl::init(1024), cl::cat(compileCategory));
 enum OptLevel { O0, O1, O2, O3 };
 static cl::opt<OptLevel> optLevel(
     cl::desc("Optimisation level"),
@@ -163,6 +176,31 @@ private:
 };
 } // namespace
 
+/// Writes to standard error and keeps a copy.
+class TeeStream : public llvm::raw_ostream {
+public:
+  explicit TeeStream(std::string &copy) : copy(copy) { SetUnbuffered(); }
+
+private:
+  void write_impl(const char *data, size_t size) override {
+    llvm::errs().write(data, size);
+    copy.append(data, size);
+  }
+  uint64_t current_pos() const override { return copy.size(); }
+  std::string &copy;
+};
+
+/// The options that decide what a compile makes, as the cache keys them.
+static std::string optionsText() {
+  return llvm::formatv("target={0} fallback={1} entry={2} O{3} buffers={4} "
+                       "tensor-parallel={5}",
+                       target.getNumOccurrences() ? target.getValue() : "",
+                       fallback.getValue(), entry.getValue(),
+                       static_cast<int>(optLevel.getValue()),
+                       buffers.getValue(), tensorParallel.getValue())
+      .str();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM y(argc, argv);
   registerMLIRContextCLOptions();
@@ -175,6 +213,39 @@ int main(int argc, char **argv) {
   });
   cl::ParseCommandLineOptions(argc, argv, "neuron-mlir compiler driver\n");
 
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
+  if (!input)
+    return fail(error);
+  Progress progress;
+
+  // A compile of the same input with the same options by the same compiler
+  // is replayed from the cache (not with -o -, or when the IR is dumped:
+  // both need the compile itself).
+  std::string reportPath = outputFile + ".coverage.json";
+  std::string dir = cacheDir.getNumOccurrences()
+                        ? cacheDir.getValue()
+                        : std::string(llvm::sys::Process::GetEnv(
+                                          "NEURON_CACHE_DIR")
+                                          .value_or(""));
+  std::optional<::neuron::rt::CompileCache> cache;
+  if (!dir.empty() && outputFile != "-" && dumpDir.empty())
+    cache = ::neuron::driver::openCache(dir, cacheMaxMiB);
+  ::neuron::rt::CacheKey key;
+  if (cache) {
+    key = ::neuron::driver::compileKey(input->getBuffer(), inputFile,
+                                       optionsText());
+    switch (::neuron::driver::replayHit(*cache, key, outputFile, reportPath)) {
+    case ::neuron::driver::Replay::Done:
+      progress.finish(outputFile);
+      return 0;
+    case ::neuron::driver::Replay::Failed:
+      return 1;
+    case ::neuron::driver::Replay::Miss:
+      break;
+    }
+  }
+
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
@@ -184,15 +255,14 @@ int main(int argc, char **argv) {
   // Diagnostics carry source locations; a whole graph after each is noise.
   context.printOpOnDiagnostic(false);
 
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFile, &error);
-  if (!input)
-    return fail(error);
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sources, &context);
+  // Diagnostics go to standard error and, for the cache to replay them on
+  // a hit, to `log`.
+  std::string log;
+  TeeStream diagnostics(log);
+  SourceMgrDiagnosticHandler handler(sources, &context, diagnostics);
   // A diagnostic starts on a clean line, then the handler above prints it.
-  Progress progress;
   context.getDiagEngine().registerHandler([&](Diagnostic &) {
     progress.clear();
     return failure();
@@ -226,6 +296,8 @@ int main(int argc, char **argv) {
     dumpIrAfterEachPass(pm);
   if (failed(pm.run(*module)))
     return 1;
+  if (cache)
+    ::neuron::driver::storeCompile(*cache, key, outputFile, reportPath, log);
   progress.finish(outputFile);
   return 0;
 }

@@ -196,6 +196,23 @@ TEST(Checksum, KnownVectors) {
   // Continuing a checksum equals checksumming the whole.
   EXPECT_EQ(crc32c(check.data() + 4, 5, crc32c(check.data(), 4)),
             crc32c(check.data(), 9));
+  EXPECT_EQ(crc32cPortable(check.data(), check.size()), 0xE3069283u);
+}
+
+TEST(Checksum, HardwareAndTableAgree) {
+  // Every length up to 64 and a long one, at every alignment of 8: the
+  // eight-byte steps, the tail and unaligned starts.
+  std::vector<uint8_t> bytes(4096 + 8);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = uint8_t(i * 131 + 7);
+  for (size_t offset = 0; offset < 8; ++offset) {
+    for (size_t size = 0; size <= 64; ++size)
+      ASSERT_EQ(crc32c(bytes.data() + offset, size, 0x1234u),
+                crc32cPortable(bytes.data() + offset, size, 0x1234u))
+          << "offset " << offset << ", size " << size;
+    EXPECT_EQ(crc32c(bytes.data() + offset, 4096),
+              crc32cPortable(bytes.data() + offset, 4096));
+  }
 }
 
 //===----------------------------------------------------------------------===//
