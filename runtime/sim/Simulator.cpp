@@ -191,8 +191,11 @@ Device::run(const Program &program, std::vector<Tensor> inputs,
           "run)",
           i, program.steps[i].collective.id));
   NEURON_RETURN_IF_ERROR(load(program, std::move(inputs), loadConstant));
-  for (size_t i = 0; i < program.steps.size(); ++i)
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    if (options.onStep)
+      options.onStep(i);
     NEURON_RETURN_IF_ERROR(runStep(program, i));
+  }
   return outputs(program);
 }
 

@@ -50,10 +50,16 @@ class Executable;
 /// file, say) is not empty.
 ConstantLoader sectionConstants(const Executable &exe, std::string origin = "");
 
+/// Called before each step of a run with the step's index (for progress
+/// reports); an SPMD run calls it once per step, not once per rank.
+using StepObserver = std::function<void(size_t step)>;
+
 struct DeviceOptions {
   /// HBM the device may allocate for a program's tensors, in bytes; also
   /// the host memory one host_call step's values may take.
   int64_t hbmBytes = int64_t(16) << 30;
+  /// Told of each step as it starts; may be empty.
+  StepObserver onStep;
 };
 
 /// A simulated device with one NeuronCore.

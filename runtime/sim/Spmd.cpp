@@ -423,6 +423,8 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
   };
   std::map<size_t, InFlight> inFlight;
   for (size_t i = 0; i < program.steps.size(); ++i) {
+    if (options.device.onStep)
+      options.device.onStep(i);
     const Step &step = program.steps[i];
     const Collective &c = step.collective;
     switch (step.kind) {

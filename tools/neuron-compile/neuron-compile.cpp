@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
@@ -124,7 +125,8 @@ static void hideUnrelatedOptions() {
 
 namespace {
 /// On a terminal, the stage a compile is at, overwritten in place
-/// ("neuron-compile: [7] nisa-schedule"), and the time it took at the end;
+/// ("neuron-compile: [7] nisa-schedule", "[4] convert-linalg-to-neuron
+/// @forward" for a pass on one function), and the time it took at the end;
 /// nothing when standard error is not a terminal.
 class Progress : public PassInstrumentation {
 public:
@@ -157,13 +159,15 @@ private:
     explicit Forward(Progress &to) : to(to) {}
     void runBeforePass(Pass *pass, Operation *op) override {
       StringRef name = pass->getArgument();
-      // Passes nested in functions show as their adaptor; the compile
-      // itself is the stages it runs.
-      if (!isa<ModuleOp>(op) || name == "neuron-compile")
+      // The compile itself is the stages it runs; an adaptor running
+      // passes on functions (it has no argument) shows as those passes,
+      // each with its function.
+      if (name == "neuron-compile" || name.empty())
         return;
       to.clear();
-      llvm::errs() << "neuron-compile: [" << ++to.done << "] "
-                   << (name.empty() ? pass->getName() : name);
+      llvm::errs() << "neuron-compile: [" << ++to.done << "] " << name;
+      if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+        llvm::errs() << " @" << symbol.getName();
       to.onLine = true;
     }
     Progress &to;

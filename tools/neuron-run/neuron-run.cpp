@@ -52,7 +52,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -459,10 +462,10 @@ static absl::Status writeResults(const std::string &dir,
   return absl::OkStatus();
 }
 
-/// Runs this process's part of the program. Every process of an MPI run
-/// returns the same error, agreed through the run's exchanges.
+/// Runs this process's part of the program, telling `onStep` of each step.
 static absl::StatusOr<SpmdResult>
-runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
+runFunctionally(const Options &o, Prepared &p, RankExchange *exchange,
+                StepObserver onStep) {
   // Constants are read in place from the mapped executable.
   ConstantLoader loadConstant = sectionConstants(*p.exe, o.executable);
   if (!p.program.isSpmd() && !exchange && !o.rankResults) {
@@ -470,13 +473,17 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
     for (InputArray &input : p.inputs)
       inputs.push_back(input.take());
     p.inputs.clear();
-    NEURON_ASSIGN_OR_RETURN(
-        outputs, Device().run(p.program, std::move(inputs), loadConstant));
+    DeviceOptions device;
+    device.onStep = std::move(onStep);
+    NEURON_ASSIGN_OR_RETURN(outputs, Device(device).run(p.program,
+                                                       std::move(inputs),
+                                                       loadConstant));
     SpmdResult result;
     result.outputs = std::move(outputs);
     return result;
   }
   SpmdOptions options;
+  options.device.onStep = std::move(onStep);
   options.exchange = exchange;
   options.gatherOutputs = !o.rankResults;
   options.rankOutputs = o.rankResults;
@@ -484,6 +491,61 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
   for (const InputArray &input : p.inputs)
     inputs.push_back(input.ref());
   return runSpmdProcess(p.program, inputs, loadConstant, options);
+}
+
+namespace {
+/// On a terminal, the step a run is at, overwritten in place ("neuron-run:
+/// step 3/35: forward_kernel2"), and the time the run took at the end;
+/// nothing when standard error is not a terminal (or on the processes of
+/// an MPI run but the first).
+class RunProgress {
+public:
+  RunProgress(const Program &program, bool first)
+      : program(program), shown(first && isatty(STDERR_FILENO)) {}
+
+  /// The observer to give the device (empty when nothing is shown).
+  StepObserver observer() {
+    if (!shown)
+      return nullptr;
+    return [this](size_t i) {
+      const Step &step = program.steps[i];
+      std::string what = step.isKernel()   ? program.kernels[step.kernel].name
+                         : step.isHostCall() ? "host call " + step.hostCall
+                         : step.kind == StepKind::CollectiveStart
+                             ? std::string("collective start")
+                             : std::string("collective done");
+      absl::FPrintF(stderr, "\r\x1b[Kneuron-run: step %d/%d: %s", i + 1,
+                    program.steps.size(), what);
+    };
+  }
+  void finish() {
+    if (!shown)
+      return;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    absl::FPrintF(stderr, "\r\x1b[Kneuron-run: ran %d steps in %.2f s\n",
+                  program.steps.size(), seconds);
+  }
+
+private:
+  const Program &program;
+  bool shown;
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
+};
+} // namespace
+
+/// Runs this process's part of the program. Every process of an MPI run
+/// returns the same error, agreed through the run's exchanges.
+static absl::StatusOr<SpmdResult>
+runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
+  RunProgress progress(p.program, !exchange || exchange->process() == 0);
+  absl::StatusOr<SpmdResult> result =
+      runFunctionally(o, p, exchange, progress.observer());
+  if (result.ok())
+    progress.finish();
+  return result;
 }
 
 /// Writes the whole results (on process 0) or, with --per-rank-results,
