@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks operator coverage on every corpus file for trn1, trn2 and inf2.
+"""Checks operator coverage on every corpus file for trn1, trn2, inf2 and trn3.
 
 For each file and target it imports the graph and runs neuron-check-coverage
 with each policy:
@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 
-TARGETS = ["trn1", "trn2", "inf2"]
+TARGETS = ["trn1", "trn2", "inf2", "trn3"]
 POLICIES = ["error", "decompose", "host"]
 
 

@@ -16,7 +16,7 @@ func.func @gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
 // Tests that an op with no decomposition stays an error after decompose,
 // with the generations that support it and the host fallback as hints.
 func.func @erf(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'neuron.erf' (tensor<4xf32>) -> tensor<4xf32> is not supported on inf2: the generation has no such op [op]; hint: supported on trn1, trn2; fallback=host runs it on the host}}
+  // expected-error@+1 {{'neuron.erf' (tensor<4xf32>) -> tensor<4xf32> is not supported on inf2: the generation has no such op [op]; hint: supported on trn1, trn2, trn3; fallback=host runs it on the host}}
   %0 = neuron.erf %x : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -20,8 +20,8 @@ func.func @int8_matmul(%a: tensor<4x8xi8>, %b: tensor<8x16xi8>) -> tensor<4x16xi
 // -----
 
 // A fused RMS norm: native on trn2 only.
-// TRN1-DAG: error: 'neuron.rms_norm' (tensor<4x8xf32>) -> tensor<4x8xf32> is not supported on trn1: the generation has no such op [op]; hint: supported on trn2; fallback=decompose rewrites it into supported ops; fallback=host runs it on the host
-// INF2-DAG: error: 'neuron.rms_norm' (tensor<4x8xf32>) -> tensor<4x8xf32> is not supported on inf2: the generation has no such op [op]; hint: supported on trn2;
+// TRN1-DAG: error: 'neuron.rms_norm' (tensor<4x8xf32>) -> tensor<4x8xf32> is not supported on trn1: the generation has no such op [op]; hint: supported on trn2, trn3; fallback=decompose rewrites it into supported ops; fallback=host runs it on the host
+// INF2-DAG: error: 'neuron.rms_norm' (tensor<4x8xf32>) -> tensor<4x8xf32> is not supported on inf2: the generation has no such op [op]; hint: supported on trn2, trn3;
 func.func @rms_norm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = neuron.rms_norm %x axis 1 epsilon 1.0e-06 : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>

@@ -57,7 +57,7 @@ std::string errorFor(const json &doc) {
 
 TEST(Capabilities, LoadsBuiltin) {
   CapabilityRegistry registry = builtin();
-  EXPECT_EQ(registry.generations(), (Names{"inf2", "trn1", "trn2"}));
+  EXPECT_EQ(registry.generations(), (Names{"inf2", "trn1", "trn2", "trn3"}));
   EXPECT_EQ(registry.forGeneration("trn9"), nullptr);
   for (const std::string &g : registry.generations()) {
     const CapabilityTable &t = *registry.forGeneration(g);
@@ -130,11 +130,13 @@ TEST(Capabilities, GatherTakesI32IndicesOnly) {
 
 TEST(Capabilities, GenerationsWithOp) {
   CapabilityRegistry registry = builtin();
-  Names all = {"inf2", "trn1", "trn2"};
-  EXPECT_EQ(registry.generationsWithOp("neuron.rms_norm"), (Names{"trn2"}));
+  Names all = {"inf2", "trn1", "trn2", "trn3"};
+  EXPECT_EQ(registry.generationsWithOp("neuron.rms_norm"),
+            (Names{"trn2", "trn3"}));
   EXPECT_EQ(registry.generationsWithOp("neuron.reduce_mean"), Names{});
   EXPECT_EQ(registry.generationsWithOp("neuron.pow"), Names{});
-  EXPECT_EQ(registry.generationsWithOp("neuron.erf"), (Names{"trn1", "trn2"}));
+  EXPECT_EQ(registry.generationsWithOp("neuron.erf"),
+            (Names{"trn1", "trn2", "trn3"}));
   EXPECT_EQ(registry.generationsWithOp("neuron.softmax"), all);
   EXPECT_EQ(registry.generationsWithOp("neuron.layer_norm"), all);
   EXPECT_EQ(registry.generationsWithOp("neuron.host_call"), all);

@@ -50,8 +50,9 @@ std::string errorFor(const json &doc) {
 TEST(TargetRegistry, LoadsBuiltin) {
   TargetRegistry registry = builtin();
   EXPECT_EQ(registry.chipNames(),
-            (std::vector<std::string>{"inferentia2", "trainium", "trainium2"}));
-  EXPECT_EQ(registry.instanceNames().size(), 9u);
+            (std::vector<std::string>{"inferentia2", "trainium", "trainium2",
+                                      "trainium3"}));
+  EXPECT_EQ(registry.instanceNames().size(), 11u);
 }
 
 TEST(TargetRegistry, LoadDirectoryMatchesBuiltin) {
@@ -121,12 +122,13 @@ TEST(TargetRegistry, Trn1RejectsLnc2) {
 
 TEST(TargetRegistry, UnknownTargetListsKnownNames) {
   TargetRegistry registry = builtin();
-  absl::StatusOr<ResolvedTarget> t = registry.resolve("trn3");
+  absl::StatusOr<ResolvedTarget> t = registry.resolve("trn4");
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().code(), absl::StatusCode::kNotFound);
   std::string msg = messageOf(t.status());
-  for (const char *name : {"'trn3'", "trainium2 (trn2)", "inferentia2 (inf2)",
-                           "trn1.32xlarge", "inf2.xlarge", "trn2u.48xlarge"})
+  for (const char *name : {"'trn4'", "trainium2 (trn2)", "inferentia2 (inf2)",
+                           "trainium3 (trn3)", "trn1.32xlarge", "inf2.xlarge",
+                           "trn2u.48xlarge", "trn3-gen2-ultraserver"})
     EXPECT_NE(msg.find(name), std::string::npos) << name << " in " << msg;
 }
 
