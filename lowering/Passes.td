@@ -262,7 +262,8 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
        only consumes their results) and declarations nothing calls any more
        are removed, the instrumentation with a warning.
     4. `neuron-kernels` (coverage report to `report`, default
-       `OUTPUT.coverage.json`).
+       `OUTPUT.coverage.json`; a temporary file, removed, when the
+       executable goes to standard output).
     5. The executable is written to `output` (`-`: standard output) through
        a temporary file, so an earlier file at the path stays as it was if
        the write fails. It records the options and the pipeline, without the
@@ -294,7 +295,7 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
            "Write the executable to this file ('-': standard output)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the coverage report to this file (default: "
-           "OUTPUT.coverage.json)">
+           "OUTPUT.coverage.json; a temporary file with output=-)">
   ];
 }
 

@@ -14,10 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -104,9 +101,7 @@ CompileResult compile(const std::string &text, const std::string &name,
   {
     py::gil_scoped_release released;
     DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    neuron::registerNeuronDialects(registry);
+    neuron::registerAllNeuronDialects(registry);
     MLIRContext context(registry);
     context.loadAllAvailableDialects();
     // Diagnostics carry source locations; a whole graph after each is noise.
@@ -132,20 +127,10 @@ CompileResult compile(const std::string &text, const std::string &name,
     llvm::SmallString<128> output(dir), report(dir);
     llvm::sys::path::append(output, "graph.nxe");
     llvm::sys::path::append(report, "coverage.json");
-    PassManager pm(&context);
-    std::string error;
-    llvm::raw_string_ostream errors(error);
-    std::string pipeline = "neuron-compile{" + options + " output=" +
-                           output.str().str() + " report=" +
-                           report.str().str() + "}";
-    if (failed(parsePassPipeline(pipeline, pm, errors))) {
-      result.diagnostics.emplace_back(
-          "error", "", 0, 0,
-          "bad options '" + options + "': " +
-              llvm::StringRef(error).split('\n').first.str());
-    } else {
-      result.ok = succeeded(pm.run(*module));
-    }
+    // Quoted: the temporary folder's path may hold spaces.
+    result.ok = succeeded(neuron::runNeuronCompile(
+        *module, options + " output=\"" + output.str().str() +
+                     "\" report=\"" + report.str().str() + "\""));
     executable = readAndRemove(output);
     coverage = readAndRemove(report);
     llvm::sys::fs::remove(dir);

@@ -10,12 +10,6 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 
@@ -26,10 +20,7 @@ MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Neuron, neuron,
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Nisa, nisa, mlir::nisa::NisaDialect)
 
 void neuronMlirRegisterAllDialects(MlirDialectRegistry registry) {
-  DialectRegistry &r = *unwrap(registry);
-  registerAllDialects(r);
-  registerAllExtensions(r);
-  neuron::registerNeuronDialects(r);
+  neuron::registerAllNeuronDialects(*unwrap(registry));
 }
 
 void neuronMlirRegisterPasses(void) {
@@ -41,17 +32,5 @@ MlirLogicalResult neuronMlirCompile(MlirModule module, MlirStringRef options) {
   if (mlirModuleIsNull(module))
     return mlirLogicalResultFailure();
   neuronMlirRegisterPasses();
-  ModuleOp op = unwrap(module);
-  std::string text = "neuron-compile{" + unwrap(options).str() + "}";
-  PassManager pm(op->getContext());
-  std::string error;
-  llvm::raw_string_ostream errors(error);
-  if (failed(parsePassPipeline(text, pm, errors))) {
-    // The parser's first line says what is wrong.
-    emitError(op.getLoc()) << "neuronMlirCompile: bad options '"
-                           << unwrap(options) << "': "
-                           << StringRef(error).split('\n').first;
-    return mlirLogicalResultFailure();
-  }
-  return wrap(pm.run(op));
+  return wrap(neuron::runNeuronCompile(unwrap(module), unwrap(options)));
 }

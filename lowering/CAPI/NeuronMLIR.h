@@ -5,9 +5,10 @@
 |* frontend graph uses, register the passes (so mlirParsePassPipeline finds  *|
 |* `neuron-compile{...}` and every other neuron pass), and run the whole     *|
 |* compile on a module. Diagnostics go to the context's handlers            *|
-|* (mlirContextAttachDiagnosticHandler); no C++ exception or abort crosses   *|
-|* it. Link libNeuronMLIRC.so (or NeuronMLIR::NeuronMLIRC), which also      *|
-|* exports upstream's mlir* IR and pass functions.                          *|
+|* (mlirContextAttachDiagnosticHandler); errors are results, not C++        *|
+|* exceptions (the project builds without them). Link libNeuronMLIRC.so and *|
+|* libNeuronMLIRUpstreamC.so, which has upstream's mlir* IR and pass        *|
+|* functions (NeuronMLIR::NeuronMLIRC brings both).                         *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

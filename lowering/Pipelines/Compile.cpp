@@ -20,9 +20,12 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -30,6 +33,9 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONCOMPILE
@@ -139,7 +145,10 @@ bool hasShardOps(ModuleOp module) {
 std::string moduleHash(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  module->print(os, OpPrintingFlags().printGenericOpForm());
+  // Flags of their own, not the command line's (--mlir-print-debuginfo,
+  // --mlir-elide-elementsattrs-if-larger...): every attribute in full, no
+  // locations.
+  module->print(os, OpPrintingFlags(std::nullopt).printGenericOpForm());
   return llvm::utohexstr(llvm::xxh3_64bits(llvm::arrayRefFromStringRef(text)));
 }
 
@@ -166,10 +175,9 @@ struct NeuronCompilePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // The module then holds the kernels, not the graph.
     if (failed(compile(module)))
       signalPassFailure();
-    // The module now holds the kernels, not the graph.
-    markAllAnalysesPreserved();
   }
 
 private:
@@ -216,13 +224,17 @@ FailureOr<bool> NeuronCompilePass::partition(ModuleOp module) {
         << ": nothing of the graph could be split; compiling it for one core";
     return false;
   }
-  // Partitioning's diagnostics are held back: the first error says why the
-  // graph builds for one core instead.
+  // Partitioning's diagnostics are held back: on failure the first error
+  // says why the graph builds for one core instead; on success the
+  // warnings and remarks are given as they were.
   std::string firstError;
+  std::vector<std::tuple<Location, DiagnosticSeverity, std::string>> kept;
   LogicalResult partitioned = success();
   {
     ScopedDiagnosticHandler held(&getContext(), [&](Diagnostic &d) {
-      if (d.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
+      if (d.getSeverity() != DiagnosticSeverity::Error) {
+        kept.emplace_back(d.getLocation(), d.getSeverity(), d.str());
+      } else if (firstError.empty()) {
         llvm::raw_string_ostream os(firstError);
         if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()))
           os << file.getFilename().getValue() << ":" << file.getLine() << ":"
@@ -235,8 +247,11 @@ FailureOr<bool> NeuronCompilePass::partition(ModuleOp module) {
     buildShardPipeline(shardPm, ShardPipelineOptions());
     partitioned = runPipeline(shardPm, module);
   }
-  if (succeeded(partitioned))
+  if (succeeded(partitioned)) {
+    for (auto &[loc, severity, message] : kept)
+      getContext().getDiagEngine().emit(loc, severity) << message;
     return true;
+  }
   emitWarning(module.getLoc())
       << "neuron-compile: tensor-parallel=" << int64_t(tensorParallel)
       << ": partitioning failed ("
@@ -295,8 +310,21 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
     return failure();
   // Tiling replaces the function by its kernel: keep the name, not the op.
   std::string kernelName = selected->getName().str();
-  std::string reportPath = report.empty() ? output + ".coverage.json"
-                                          : std::string(report);
+  // Beside the executable; when that goes to standard output, to a
+  // temporary file removed after the executable has taken its totals.
+  std::string reportPath = !report.empty() ? std::string(report)
+                                           : output + ".coverage.json";
+  std::optional<llvm::FileRemover> temporaryReport;
+  if (report.empty() && output == "-") {
+    llvm::SmallString<128> path;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "neuron-coverage", "json", path))
+      return module.emitError("neuron-compile: cannot create a temporary "
+                              "coverage report: ")
+             << ec.message();
+    reportPath = path.str().str();
+    temporaryReport.emplace(reportPath);
+  }
   OpPassManager kernelPm(ModuleOp::getOperationName());
   addKernelPipeline(kernelPm, reportPath);
   if (failed(runPipeline(kernelPm, module)))
@@ -353,3 +381,16 @@ LogicalResult NeuronCompilePass::writeExecutable(ModuleOp module,
 }
 
 } // namespace
+
+LogicalResult mlir::neuron::runNeuronCompile(ModuleOp module,
+                                             StringRef options) {
+  PassManager pm(module.getContext());
+  std::string error;
+  llvm::raw_string_ostream errors(error);
+  if (failed(parsePassPipeline(("neuron-compile{" + options + "}").str(), pm,
+                               errors)))
+    // The parser's first line says what is wrong.
+    return module.emitError("neuron-compile: bad options '")
+           << options << "': " << StringRef(error).split('\n').first;
+  return pm.run(module);
+}

@@ -10,9 +10,12 @@
 #define NEURON_LOWERING_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/LogicalResult.h"
 
 namespace mlir {
 class DialectRegistry;
+class ModuleOp;
 class OpPassManager;
 
 namespace neuron {
@@ -91,6 +94,16 @@ void buildKernelPipeline(OpPassManager &pm,
 
 /// Adds the neuron and nisa dialects to `registry`.
 void registerNeuronDialects(DialectRegistry &registry);
+
+/// Adds every upstream dialect and extension (what frontend graphs use) and
+/// neuron's to `registry`, as neuron-opt and neuron-compile have them.
+void registerAllNeuronDialects(DialectRegistry &registry);
+
+/// Runs the neuron-compile pass (lowering/Pipelines/Compile.cpp) on
+/// `module` with `options`, the pass's option text ("target=trn2
+/// output=x.nxe"); options that do not parse are an error on the module.
+/// The pass must be registered (registerNeuronPassesAndPipelines).
+LogicalResult runNeuronCompile(ModuleOp module, llvm::StringRef options);
 
 /// Registers every neuron pass and pipeline with the global registry.
 void registerNeuronPassesAndPipelines();

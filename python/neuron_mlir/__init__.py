@@ -202,18 +202,29 @@ def _graph_text(graph):
     return str(graph), "<string>"
 
 
-def compile(graph, target="trn2", fallback="decompose", tensor_parallel=0,
+def _quoted(value):
+    value = str(value)
+    if '"' in value:
+        raise ValueError(f"option value {value!r} holds a double quote")
+    return f'"{value}"'
+
+
+def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
             entry=None, opt_level=2, buffers=16):
     """Compiles a frontend graph (linalg-on-tensors or TOSA) as
     neuron-compile does: ``graph`` is MLIR text, a path to a .mlir file, or
-    an object whose str() is MLIR. Returns an Executable; raises
-    CompileError with the compiler's located diagnostics."""
+    an object whose str() is MLIR; ``target`` a chip or instance with an
+    optional ",lnc=N" (default: the graph's neuron.target, else trn2).
+    Returns an Executable; raises CompileError with the compiler's located
+    diagnostics."""
     text, name = _graph_text(graph)
-    options = [f"target={target}", f"fallback={fallback}",
-               f"opt-level={int(opt_level)}", f"buffers={int(buffers)}",
+    options = [f"fallback={_quoted(fallback)}", f"opt-level={int(opt_level)}",
+               f"buffers={int(buffers)}",
                f"tensor-parallel={int(tensor_parallel)}"]
+    if target:
+        options.append(f"target={_quoted(target)}")
     if entry:
-        options.append(f"entry={entry}")
+        options.append(f"entry={_quoted(entry)}")
     result = _core.compile(text, name, " ".join(options))
     diagnostics = [Diagnostic(*d) for d in result.diagnostics]
     if not result.ok:

@@ -1,6 +1,7 @@
 //===- Checksum.cpp - CRC-32C of byte ranges ------------------------------===//
 //
-// A byte-at-a-time table-driven CRC-32C; the table is built at compile time.
+// CRC-32C by SSE4.2's crc32 instruction where the processor has it, else
+// byte at a time from a table built at compile time.
 //
 //===----------------------------------------------------------------------===//
 

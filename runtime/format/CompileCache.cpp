@@ -157,7 +157,10 @@ void listFiles(const std::string &dir, std::vector<FileInfo> &entries,
                std::vector<fs::path> &stale) {
   std::error_code ec;
   auto now = fs::file_time_type::clock::now();
-  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
+  // Stepped with error codes: the project is built without exceptions.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const fs::directory_entry &e = *it;
     std::error_code fileEc;
     if (!e.is_regular_file(fileEc))
       continue;
@@ -259,10 +262,11 @@ CompileCache::Lookup CompileCache::lookup(const CacheKey &key) const {
   std::string path = entryPath(key);
   std::error_code ec;
   if (fs::exists(path, ec)) {
-    // Mapped: a hit's executable goes to its output without a copy. A
-    // store renames a new file over the path, which leaves this mapping
-    // whole; an eviction unlinks it, which does too.
-    absl::StatusOr<MappedFile> file = MappedFile::open(path, "cache entry");
+    // Read, not mapped: another host of a network file system may evict
+    // the entry while it is read, which would end the process at the next
+    // touch of a mapped page.
+    absl::StatusOr<std::vector<uint8_t>> file =
+        readBinaryFile(path, "cache entry");
     absl::StatusOr<std::pair<CacheKey, CacheEntry>> parsed =
         file.ok() ? parseCacheEntry(file->data(), file->size(), path)
                   : absl::StatusOr<std::pair<CacheKey, CacheEntry>>(

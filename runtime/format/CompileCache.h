@@ -25,8 +25,6 @@
 #ifndef NEURON_RUNTIME_FORMAT_COMPILECACHE_H
 #define NEURON_RUNTIME_FORMAT_COMPILECACHE_H
 
-#include "runtime/format/FileIO.h"
-
 #include "absl/status/statusor.h"
 
 #include <cstdint>
@@ -71,9 +69,10 @@ public:
   static absl::StatusOr<CompileCache> open(std::string dir, uint64_t maxBytes);
 
   struct Lookup {
-    /// The entry on a hit, its views into `file`.
+    /// The entry on a hit, its views into `file` (whose buffer a move of
+    /// the Lookup keeps).
     std::optional<CacheEntry> entry;
-    std::optional<MappedFile> file;
+    std::vector<uint8_t> file;
     /// The entry's file on a hit.
     std::string path;
     /// Why there was no hit: the parts that differ from the nearest entry.

@@ -9,9 +9,16 @@
 #include "NeuronVersion.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
+
+#include <cstdint>
+
+#include <elf.h>
+#include <link.h>
 
 namespace neuron::driver {
 
@@ -23,13 +30,52 @@ std::string hashOf(std::string_view bytes) {
          llvm::utohexstr(hash.low64, /*LowerCase=*/true, 16);
 }
 
-/// The running compiler: its version line and a hash of its binary, so a
-/// rebuilt compiler (a "-dirty" tree rebuilt is the same version) misses.
+/// The GNU build ids of the shared objects loaded from LLVM's library
+/// folder (libMLIR.so, libLLVM.so), read from their notes in memory: an
+/// upgraded MLIR, which the compiler binary links dynamically, changes them.
+std::string llvmBuildIds() {
+  std::string ids;
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *out) {
+        llvm::StringRef name(info->dlpi_name ? info->dlpi_name : "");
+        if (!name.contains("libMLIR") && !name.contains("libLLVM"))
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE)
+            continue;
+          const char *p =
+              reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+          const char *end = p + ph.p_memsz;
+          while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const auto *note = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *desc =
+                p + sizeof(ElfW(Nhdr)) + ((note->n_namesz + 3) & ~3u);
+            if (note->n_type == NT_GNU_BUILD_ID && desc + note->n_descsz <= end)
+              *static_cast<std::string *>(out) +=
+                  " " + llvm::sys::path::filename(name).str() + ":" +
+                  llvm::toHex(llvm::StringRef(desc, note->n_descsz),
+                              /*LowerCase=*/true);
+            p = desc + ((note->n_descsz + 3) & ~3u);
+          }
+        }
+        return 0;
+      },
+      &ids);
+  return ids;
+}
+
+/// The running compiler: its version line, a hash of its binary (a
+/// "-dirty" tree rebuilt is the same version) and the build ids of the
+/// MLIR and LLVM libraries it loaded.
 std::string compilerIdentity() {
   std::string identity = NEURON_VERSION_LINE;
   if (auto self = llvm::MemoryBuffer::getFile("/proc/self/exe",
                                               /*IsText=*/false))
     identity += ", binary " + hashOf((*self)->getBuffer());
+  std::string libraries = llvmBuildIds();
+  if (!libraries.empty())
+    identity += ", libraries" + libraries;
   return identity;
 }
 
@@ -47,7 +93,10 @@ std::string targetFilesHash() {
 
 rt::CacheKey compileKey(std::string_view input, const std::string &source,
                         const std::string &options) {
+  // The source's path is part of the key: the diagnostics replayed and
+  // the coverage report name it.
   return {{{"input", hashOf(input)},
+           {"source", source},
            {"options", options},
            {"compiler", compilerIdentity()},
            {"target files", targetFilesHash()}},
@@ -56,8 +105,8 @@ rt::CacheKey compileKey(std::string_view input, const std::string &source,
 
 std::optional<rt::CompileCache> openCache(const std::string &dir,
                                           uint64_t maxMiB) {
-  absl::StatusOr<rt::CompileCache> cache =
-      rt::CompileCache::open(dir, maxMiB << 20);
+  uint64_t maxBytes = maxMiB > (UINT64_MAX >> 20) ? UINT64_MAX : maxMiB << 20;
+  absl::StatusOr<rt::CompileCache> cache = rt::CompileCache::open(dir, maxBytes);
   if (cache.ok())
     return std::move(*cache);
   llvm::errs() << "neuron-compile: warning: " << std::string(cache.status().message())
@@ -80,9 +129,13 @@ Replay replayHit(const rt::CompileCache &cache, const rt::CacheKey &key,
   llvm::errs() << "neuron-compile: cache hit: " << lookup.path << "\n";
   absl::Status written =
       rt::writeBinaryFile(output, lookup.entry->executable, "executable");
-  if (written.ok() && !lookup.entry->report.empty())
+  if (written.ok() && !lookup.entry->report.empty()) {
     written = rt::writeTextFile(report, lookup.entry->report,
                                 "coverage report");
+  } else if (written.ok()) {
+    // The compile wrote none: neither does its replay leave an old one.
+    llvm::sys::fs::remove(report);
+  }
   if (!written.ok()) {
     llvm::errs() << "neuron-compile: error: " << std::string(written.message()) << "\n";
     return Replay::Failed;

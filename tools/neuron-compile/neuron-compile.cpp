@@ -24,8 +24,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -194,6 +192,15 @@ private:
   std::string &copy;
 };
 
+/// The first --mlir-* option given (IR printing, timing, statistics...),
+/// or "".
+static std::string mlirOptionGiven() {
+  for (auto &[name, option] : cl::getRegisteredOptions())
+    if (name.starts_with("mlir-") && option->getNumOccurrences())
+      return name.str();
+  return "";
+}
+
 /// The options that decide what a compile makes, as the cache keys them.
 static std::string optionsText() {
   return llvm::formatv("target={0} fallback={1} entry={2} O{3} buffers={4} "
@@ -233,7 +240,11 @@ int main(int argc, char **argv) {
                                           "NEURON_CACHE_DIR")
                                           .value_or(""));
   std::optional<::neuron::rt::CompileCache> cache;
-  if (!dir.empty() && outputFile != "-" && dumpDir.empty())
+  std::string printing = mlirOptionGiven();
+  if (!dir.empty() && !printing.empty())
+    llvm::errs() << "neuron-compile: compiling without the cache: --"
+                 << printing << " shows what a replayed compile would not\n";
+  else if (!dir.empty() && outputFile != "-" && dumpDir.empty())
     cache = ::neuron::driver::openCache(dir, cacheMaxMiB);
   ::neuron::rt::CacheKey key;
   if (cache) {
@@ -251,9 +262,7 @@ int main(int argc, char **argv) {
   }
 
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  mlir::neuron::registerNeuronDialects(registry);
+  mlir::neuron::registerAllNeuronDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics carry source locations; a whole graph after each is noise.

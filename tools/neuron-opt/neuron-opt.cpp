@@ -13,8 +13,6 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
@@ -60,9 +58,7 @@ int main(int argc, char **argv) {
   registerAllPasses();
   mlir::neuron::registerNeuronPassesAndPipelines();
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  mlir::neuron::registerNeuronDialects(registry);
+  mlir::neuron::registerAllNeuronDialects(registry);
 
   llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &os) {
     os << NEURON_VERSION_LINE << "\n";

@@ -518,9 +518,15 @@ public:
                     program.steps.size(), what);
     };
   }
-  void finish() {
+  /// Ends the line: with the run's time when it succeeded, else cleared
+  /// for the error that follows.
+  void finish(bool succeeded) {
     if (!shown)
       return;
+    if (!succeeded) {
+      absl::FPrintF(stderr, "\r\x1b[K");
+      return;
+    }
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
@@ -543,8 +549,7 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
   RunProgress progress(p.program, !exchange || exchange->process() == 0);
   absl::StatusOr<SpmdResult> result =
       runFunctionally(o, p, exchange, progress.observer());
-  if (result.ok())
-    progress.finish();
+  progress.finish(result.ok());
   return result;
 }
 
