@@ -42,6 +42,7 @@ StringRef mlir::neuron::dtypeNameOf(Type type) {
   if (isa<Float8E5M2Type>(type)) return "f8E5M2";
   if (type.isInteger(1)) return "i1";
   if (type.isInteger(8)) return "i8";
+  if (type.isInteger(16)) return "i16";
   if (type.isInteger(32)) return "i32";
   if (type.isInteger(64)) return "i64";
   return "";

@@ -72,6 +72,8 @@ static std::string dtypeOf(Type type) {
     return "i1";
   if (type.isInteger(8))
     return "i8";
+  if (type.isInteger(16))
+    return "i16";
   if (type.isInteger(32))
     return "i32";
   return "";
@@ -352,7 +354,7 @@ bool ReferenceWriter::writeScalar(Operation *op, json &list) {
     operands.push_back(idOf(v));
   if (!define(op->getResult(0)))
     return unsupported(op, "its type is not a manifest dtype (f32 bf16 f16 "
-                           "f8E4M3FN f8E5M2 i1 i8 i32 i64 index)");
+                           "f8E4M3FN f8E5M2 i1 i8 i16 i32 i64 index)");
   json entry = {{"op", opName.str()}};
   if (!operands.empty())
     entry["operands"] = operands;

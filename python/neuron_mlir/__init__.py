@@ -10,7 +10,7 @@ simulated device with NumPy arrays.
     (y,) = exe.run(x, w1, b1, w2, b2)
 
 Element types. Inputs are NumPy arrays of the executable's shapes; f32,
-f16, i8, i32, i64 and i1 (bool) map to NumPy's own types. NumPy has no
+f16, i8, i16, i32, i64 and i1 (bool) map to NumPy's own types. NumPy has no
 bfloat16 or fp8, so:
 
 - a bf16 input takes a float array, rounded to bf16 (to nearest, ties to
@@ -79,7 +79,7 @@ class NeuronRuntimeError(Exception):
 
 from . import _core  # noqa: E402  (its errors need the classes above)
 
-_NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8,
+_NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i16": np.int16,
           "i32": np.int32, "i64": np.int64, "i1": np.bool_,
           "bf16": np.uint16, "f8E4M3FN": np.uint8, "f8E5M2": np.uint8}
 

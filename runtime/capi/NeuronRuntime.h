@@ -72,7 +72,7 @@ typedef struct NeuronTensorInfo {
   /** The name the graph gave it, or "". */
   const char *name;
   /** A manifest dtype: "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2", "i8",
-   *  "i32", "i64" or "i1". */
+   *  "i16", "i32", "i64" or "i1". */
   const char *dtype;
   size_t rank;
   const int64_t *shape;

@@ -47,6 +47,7 @@ static constexpr DtypeInfo kDtypes[] = {
     {"f8E4M3FN", 1, "float8_e4m3fn", {"float8_e4m3fn"}},
     {"f8E5M2", 1, "float8_e5m2", {"float8_e5m2", "<f1"}},
     {"i8", 1, "|i1", {"|i1", "<i1"}},
+    {"i16", 2, "<i2", {"<i2"}},
     {"i32", 4, "<i4", {"<i4"}},
     {"i64", 8, "<i8", {"<i8"}},
     {"i1", 1, "|b1", {"|b1"}},

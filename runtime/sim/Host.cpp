@@ -27,6 +27,8 @@ int integerBits(DType type) {
     return 1;
   case DType::I8:
     return 8;
+  case DType::I16:
+    return 16;
   case DType::I32:
     return 32;
   case DType::I64:

@@ -129,7 +129,8 @@ uint8_t f32ToF8E5M2(float value) { return uint8_t(encode(kF8E5M2, value)); }
 std::optional<DType> parseDType(std::string_view name) {
   constexpr DType all[] = {DType::F32,      DType::BF16,   DType::F16,
                            DType::F8E4M3FN, DType::F8E5M2, DType::I8,
-                           DType::I32,      DType::I64,    DType::I1};
+                           DType::I16,      DType::I32,    DType::I64,
+                           DType::I1};
   for (DType t : all)
     if (dtypeName(t) == name)
       return t;
@@ -138,12 +139,13 @@ std::optional<DType> parseDType(std::string_view name) {
 
 std::string_view dtypeName(DType type) {
   constexpr std::string_view names[] = {
-      "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2", "i8", "i32", "i64", "i1"};
+      "f32", "bf16", "f16", "f8E4M3FN", "f8E5M2",
+      "i8",  "i16",  "i32", "i64",      "i1"};
   return names[static_cast<int>(type)];
 }
 
 std::string_view dtypeNames() {
-  return "one of f32 bf16 f16 f8E4M3FN f8E5M2 i8 i32 i64 i1";
+  return "one of f32 bf16 f16 f8E4M3FN f8E5M2 i8 i16 i32 i64 i1";
 }
 
 int64_t elementBytes(DType type) {
@@ -153,6 +155,7 @@ int64_t elementBytes(DType type) {
     return 4;
   case DType::BF16:
   case DType::F16:
+  case DType::I16:
     return 2;
   case DType::I64:
     return 8;
@@ -212,6 +215,8 @@ double loadElement(DType type, const uint8_t *p) {
     return decode(kF8E5M2, uint32_t(bits));
   case DType::I8:
     return int8_t(bits);
+  case DType::I16:
+    return int16_t(bits);
   case DType::I32:
     return int32_t(bits);
   case DType::I64:
@@ -264,6 +269,7 @@ void storeElement(DType type, double value, uint8_t *p) {
     bits = encode(kF8E5M2, value);
     break;
   case DType::I8:
+  case DType::I16:
   case DType::I32:
   case DType::I64:
     bits = wrapToUnsigned(value);

@@ -20,9 +20,20 @@
 
 namespace neuron::rt {
 
-/// An element type of the manifest (`f32 bf16 f16 f8E4M3FN f8E5M2 i8 i32 i64
+/// An element type of the manifest (`f32 bf16 f16 f8E4M3FN f8E5M2 i8 i16 i32 i64
 /// i1`).
-enum class DType { F32, BF16, F16, F8E4M3FN, F8E5M2, I8, I32, I64, I1 };
+enum class DType {
+  F32,
+  BF16,
+  F16,
+  F8E4M3FN,
+  F8E5M2,
+  I8,
+  I16,
+  I32,
+  I64,
+  I1
+};
 
 /// The dtype spelled `name`, or nullopt.
 std::optional<DType> parseDType(std::string_view name);

@@ -3,7 +3,7 @@
 // A shared library that mlir-runner loads (--shared-libs) for the harness
 // test/e2e/oracle.py generates, so inputs and results of any size and
 // element type travel as .npy files instead of literals and printed text.
-// For each element type T in f32 bf16 f16 i64 i32 i8 i1 it exports
+// For each element type T in f32 bf16 f16 i64 i32 i16 i8 i1 it exports
 //
 //   _mlir_ciface_neuron_oracle_load_T(int64_t i, UnrankedMemRefType *m)
 //       fills m with $NEURON_ORACLE_DIR/input<i>.npy
@@ -178,6 +178,7 @@ NEURON_ORACLE_IO(bf16)
 NEURON_ORACLE_IO(f16)
 NEURON_ORACLE_IO(i64)
 NEURON_ORACLE_IO(i32)
+NEURON_ORACLE_IO(i16)
 NEURON_ORACLE_IO(i8)
 NEURON_ORACLE_IO(i1)
 

@@ -144,6 +144,17 @@ def test_corpus_graph(tmp_path, name, entry, dtype):
     assert [r.tobytes() for r in results] == [e.tobytes() for e in expected]
 
 
+def test_i16_inputs_and_results(tmp_path):
+    graph = os.path.join(ROOT, "test", "e2e", "Inputs", "int8_i16.mlir")
+    exe, path = compile_both(graph, tmp_path, "--fallback=host",
+                             fallback="host")
+    assert [t.dtype for t in exe.inputs] == ["i8", "i8", "i16"]
+    inputs, expected = neuron_run(path, tmp_path)
+    results = exe.run(*inputs)
+    assert [r.dtype for r in results] == [np.int8, np.int16]
+    assert [r.tobytes() for r in results] == [e.tobytes() for e in expected]
+
+
 def test_compile_errors_carry_locations():
     bad = ("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
            "  %0 = tosa.abs %a : (tensor<4xf32>) -> tensor<5xf32>\n"

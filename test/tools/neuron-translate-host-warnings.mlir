@@ -53,7 +53,7 @@ func.func @floordiv_map(%x: tensor<4xf32>) -> tensor<8xf32> attributes {neuron.p
 // -----
 
 // A scalar type the manifest has no dtype for.
-func.func @i16(%x: tensor<4xi32>) -> tensor<4xi32> attributes {neuron.program} {
+func.func @i4(%x: tensor<4xi32>) -> tensor<4xi32> attributes {neuron.program} {
   %r = neuron.host_call(%x) : (tensor<4xi32>) -> tensor<4xi32> {
   ^bb0(%a: tensor<4xi32>):
     %e = tensor.empty() : tensor<4xi32>
@@ -61,9 +61,9 @@ func.func @i16(%x: tensor<4xi32>) -> tensor<4xi32> attributes {neuron.program} {
         ins(%a : tensor<4xi32>) outs(%e : tensor<4xi32>) {
     ^bb0(%u: i32, %o: i32):
       // expected-warning@+2 {{host_call host0: 'arith.trunci' has no reference kernel}}
-      // expected-note@+1 {{its type is not a manifest dtype (f32 bf16 f16 f8E4M3FN f8E5M2 i1 i8 i32 i64 index)}}
-      %t = arith.trunci %u : i32 to i16
-      %w = arith.extsi %t : i16 to i32
+      // expected-note@+1 {{its type is not a manifest dtype (f32 bf16 f16 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64 index)}}
+      %t = arith.trunci %u : i32 to i4
+      %w = arith.extsi %t : i4 to i32
       linalg.yield %w : i32
     } -> tensor<4xi32>
     neuron.yield %g : tensor<4xi32>

@@ -96,6 +96,7 @@ TEST(Npy, RoundTripEachDtype) {
   expectRoundTrip({"f32", {2, 3, 4}, rawBytes(f)});
   expectRoundTrip({"i32", {5}, rawBytes<int32_t>({-2, -1, 0, 1, 1 << 30})});
   expectRoundTrip({"i8", {2, 2}, rawBytes<int8_t>({-128, -1, 0, 127})});
+  expectRoundTrip({"i16", {3}, rawBytes<int16_t>({-32768, -1, 32767})});
   expectRoundTrip(
       {"bf16",
        {1, 2, 3},
@@ -116,6 +117,7 @@ TEST(Npy, DescrsWritten) {
            {"f8E4M3FN", "'float8_e4m3fn'"},
            {"f8E5M2", "'float8_e5m2'"},
            {"i8", "'|i1'"},
+           {"i16", "'<i2'"},
            {"i32", "'<i4'"},
            {"i64", "'<i8'"},
            {"i1", "'|b1'"}}) {

@@ -214,8 +214,8 @@ TEST(NumericsTest, BulkConversionsMatchTheElementwiseOnes) {
   // loadElements and storeElements over strided runs give what the one-
   // element forms give, for every dtype.
   for (DType type : {DType::F32, DType::BF16, DType::F16, DType::F8E4M3FN,
-                     DType::F8E5M2, DType::I8, DType::I32, DType::I64,
-                     DType::I1}) {
+                     DType::F8E5M2, DType::I8, DType::I16, DType::I32,
+                     DType::I64, DType::I1}) {
     int64_t bytes = elementBytes(type), step = 3 * bytes;
     std::vector<double> values;
     for (int i = -40; i < 40; ++i)
@@ -261,6 +261,12 @@ TEST(NumericsTest, IntegersWrapAndTruncate) {
   EXPECT_EQ(int8_t(stored(DType::I8, -129)), 127);
   EXPECT_EQ(int8_t(stored(DType::I8, 3.7)), 3);
   EXPECT_EQ(int8_t(stored(DType::I8, -3.7)), -3);
+  EXPECT_EQ(int16_t(stored(DType::I16, 32768)), -32768);
+  EXPECT_EQ(int16_t(stored(DType::I16, -32769)), 32767);
+  EXPECT_EQ(int16_t(stored(DType::I16, -300.9)), -300);
+  int16_t x = -12345;
+  EXPECT_EQ(loadElement(DType::I16, reinterpret_cast<const uint8_t *>(&x)),
+            -12345);
   EXPECT_EQ(int32_t(stored(DType::I32, 4294967296.0 + 5)), 5);
   EXPECT_EQ(int32_t(stored(DType::I32, -2147483649.0)), 2147483647);
   EXPECT_EQ(int64_t(stored(DType::I64, -1)), -1);

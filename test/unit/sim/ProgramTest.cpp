@@ -121,7 +121,7 @@ TEST(ProgramTest, BadDType) {
   json m = baseManifest();
   m["tensors"][1]["dtype"] = "f64";
   EXPECT_EQ(errorOf(m), "manifest: tensors[1].dtype: expected one of f32 bf16 "
-                        "f16 f8E4M3FN f8E5M2 i8 i32 i64 i1, found a string "
+                        "f16 f8E4M3FN f8E5M2 i8 i16 i32 i64 i1, found a string "
                         "\"f64\"");
   m = baseManifest();
   inst(m, 1)["moving"]["dtype"] = 3;
