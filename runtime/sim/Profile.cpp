@@ -43,6 +43,10 @@ static StepClock stepClock(const Program &program,
     const Step &step = program.steps[s];
     c.observedStart.push_back(timing.steps[s].startNs);
     c.predictedStart.push_back(c.predictedTotal);
+    // A host call takes the same time on both clocks (the host link and
+    // its measured compute).
+    if (step.isHostCall())
+      c.predictedTotal += timing.steps[s].durationNs;
     if (!step.isKernel())
       continue;
     const Kernel &kernel = program.kernels[step.kernel];
@@ -238,17 +242,30 @@ json profileJson(const Program &program, const ProgramTiming &timing,
                       {"steps", program.steps.size()},
                       {"host_calls", hostCalls}};
   if (hostCalls)
-    programJson["note"] = "host_call steps count 0 ns: host time is not "
-                          "modelled; predicted_ns and bound_ns sum the "
-                          "scheduled kernel steps";
+    programJson["note"] = "predicted_ns and bound_ns sum the scheduled "
+                          "kernel steps; observed_ns also has the host calls "
+                          "(host_calls: their tensors over the host link, "
+                          "and their host compute as a functional run "
+                          "measured it, null when none did)";
   else
     programJson["note"] = "predicted_ns and bound_ns sum the scheduled "
                           "kernel steps";
+  json hostCallsJson = json::array();
+  for (const HostCallTiming &h : timing.hostCalls)
+    hostCallsJson.push_back(
+        {{"step", h.step},
+         {"name", program.steps[h.step].hostCall},
+         {"bytes", h.bytes},
+         {"transfer_ns", h.transferNs},
+         {"compute_ns", h.computeNs ? json(*h.computeNs) : json(nullptr)},
+         {"ns", h.ns()}});
   json doc = {{"schema", "neuron-profile/1"},
               {"target", target},
               {"cost_model", std::move(lines)},
               {"program", std::move(programJson)},
               {"kernels", std::move(kernels)}};
+  if (!timing.hostCalls.empty())
+    doc["host_calls"] = std::move(hostCallsJson);
   if (resolved)
     doc["cores"] = coresJson(*resolved);
   if (program.isSpmd())
@@ -325,6 +342,32 @@ json traceJson(const Program &program, const ProgramTiming &timing,
         event(predictedPid, unit, opName(inst.op),
               clock.predictedStart[s] + *inst.startNs,
               clock.predictedStart[s] + *inst.endNs, kernel.name, s, i);
+    }
+  }
+  // Host calls, on a "host" thread of each observed rank and of the
+  // predicted clock, after the units and the collective thread.
+  if (!timing.hostCalls.empty()) {
+    int64_t hostTid = units + 1;
+    for (int64_t pid = 1; pid <= ranks + 1; ++pid)
+      meta(pid, hostTid, "thread_name", {{"name", "host"}});
+    for (const HostCallTiming &h : timing.hostCalls) {
+      json args = {{"step", h.step},
+                   {"bytes", h.bytes},
+                   {"transfer_ns", h.transferNs},
+                   {"compute_ns", h.computeNs ? json(*h.computeNs)
+                                              : json(nullptr)}};
+      auto add = [&](int64_t pid, double start) {
+        events.push_back({{"ph", "X"},
+                          {"pid", pid},
+                          {"tid", hostTid},
+                          {"name", "host_call " + program.steps[h.step].hostCall},
+                          {"ts", start * 1e-3},
+                          {"dur", h.ns() * 1e-3},
+                          {"args", args}});
+      };
+      for (int64_t r = 0; r < ranks; ++r)
+        add(r + 1, timing.rankSteps[r][h.step].startNs);
+      add(predictedPid, clock.predictedStart[h.step]);
     }
   }
   if (timing.collectives.empty())
@@ -481,6 +524,7 @@ struct Lanes {
 /// At most this many ranks get an observed group; a line counts the rest.
 static constexpr int64_t kMaxRanksDrawn = 8;
 static constexpr std::string_view kCollectiveColour = "#e15759";
+static constexpr std::string_view kHostColour = "#9c755f";
 
 /// A group's bold label and its rows' labels, the first row 16 below `y0`.
 static void drawGroupLabels(std::string &svg, const Lanes &lanes, double y0,
@@ -546,6 +590,33 @@ static void drawUnitRows(std::string &svg, const Program &program,
     for (size_t k = 0; k < row.size(); ++k)
       out.add(lanes.left + std::get<0>(row[k]) * lanes.scale,
               lanes.left + std::get<1>(row[k]) * lanes.scale, k);
+  }
+}
+
+/// The host row at `y`: rank `rank`'s host calls on its observed clock, or
+/// without a rank on the predicted one.
+static void drawHostRow(std::string &svg, const Program &program,
+                        const ProgramTiming &timing, const StepClock &clock,
+                        const Lanes &lanes, double y,
+                        std::optional<size_t> rank) {
+  Row out(
+      svg, y + 1, lanes.rowHeight - 2, kHostColour,
+      [&](size_t k) {
+        const HostCallTiming &h = timing.hostCalls[k];
+        return absl::StrFormat(
+            "host_call %s, step %d: %d bytes over the host link %.1f ns, "
+            "host compute %s",
+            program.steps[h.step].hostCall, h.step, h.bytes, h.transferNs,
+            h.computeNs ? absl::StrFormat("%.1f ns", *h.computeNs)
+                        : std::string("not measured"));
+      },
+      "host calls");
+  for (size_t k = 0; k < timing.hostCalls.size(); ++k) {
+    const HostCallTiming &h = timing.hostCalls[k];
+    double start = rank ? timing.rankSteps[*rank][h.step].startNs
+                        : clock.predictedStart[h.step];
+    out.add(lanes.left + start * lanes.scale,
+            lanes.left + (start + h.ns()) * lanes.scale, k);
   }
 }
 
@@ -630,6 +701,9 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
     rowLabels.emplace_back(unitName(u));
   if (collectives)
     rowLabels.emplace_back("collective");
+  bool hostCalls = !timing.hostCalls.empty();
+  if (hostCalls)
+    rowLabels.emplace_back("host");
   const double top = 60, omittedHeight = 18;
   const double groupHeight = lanes.rowHeight * rowLabels.size() + 24;
   int64_t groups = (spmd ? ranksDrawn : 1) + (anyPredicted ? 1 : 0);
@@ -688,6 +762,12 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
     if (collectives)
       drawCollectiveRow(svg, program, timing, clock, lanes,
                         y0 + 16 + lanes.rows.size() * lanes.rowHeight, rank);
+    if (hostCalls)
+      drawHostRow(svg, program, timing, clock, lanes,
+                  y0 + 16 +
+                      (lanes.rows.size() + (collectives ? 1 : 0)) *
+                          lanes.rowHeight,
+                  rank);
     if (spmd)
       svg += "</g>\n";
     y0 += groupHeight;
@@ -744,9 +824,9 @@ std::string timingSummary(const Program &program, const ProgramTiming &timing) {
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
     if (step.isHostCall()) {
-      absl::StrAppendFormat(&out, "%-5d %-24s %12s %12s %14s %14s %14s %14s\n",
+      absl::StrAppendFormat(&out, "%-5d %-24s %12s %12s %14s %14.3f %14s %14s\n",
                             s, "host_call " + step.hostCall, "-", "-", "-",
-                            "(not modelled)", "-", "-");
+                            timing.steps[s].durationNs * 1e-3, "-", "-");
       continue;
     }
     if (step.isCollective()) {

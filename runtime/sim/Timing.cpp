@@ -470,6 +470,9 @@ static double layOut(const Program &program, ProgramTiming &out,
                      bool serialise) {
   int64_t ranks = program.ranks();
   std::vector<double> clock(ranks, 0), engineFree(ranks, 0);
+  std::map<size_t, double> hostNs;
+  for (const HostCallTiming &h : out.hostCalls)
+    hostNs[size_t(h.step)] = h.ns();
   out.rankSteps.assign(ranks, std::vector<StepTiming>(program.steps.size()));
   std::map<int64_t, CollectiveTiming *> byStart;
   for (CollectiveTiming &c : out.collectives) {
@@ -492,7 +495,8 @@ static double layOut(const Program &program, ProgramTiming &out,
     switch (step.kind) {
     case StepKind::Kernel:
     case StepKind::HostCall: {
-      double d = step.isKernel() ? out.kernels[step.kernel].observedNs : 0.0;
+      double d = step.isKernel() ? out.kernels[step.kernel].observedNs
+                                 : hostNs.at(s);
       for (int64_t r = 0; r < ranks; ++r) {
         out.rankSteps[r][s] = {clock[r], d};
         clock[r] += d;
@@ -565,6 +569,24 @@ simulateProgramTiming(const Program &program, const CostModel &model,
       return timing.status();
     out.kernels[step.kernel] = *std::move(timing);
     simulated[step.kernel] = true;
+  }
+  // Host calls: their tensors over the host link, and their compute when a
+  // functional run measured it.
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    if (!step.isHostCall())
+      continue;
+    HostCallTiming h;
+    h.step = int64_t(s);
+    for (const std::vector<int64_t> *ids : {&step.inputs, &step.outputs})
+      for (int64_t id : *ids)
+        h.bytes += program.tensors[id].bytes();
+    if (model.hostLinkBytesPerNs() > 0)
+      h.transferNs = double(h.bytes) / model.hostLinkBytesPerNs();
+    if (auto it = options.hostComputeNs.find(s);
+        it != options.hostComputeNs.end())
+      h.computeNs = it->second;
+    out.hostCalls.push_back(h);
   }
   // The observed layout comes last: it leaves the per-rank fields.
   out.serialisedNs = layOut(program, out, /*serialise=*/true);

@@ -30,6 +30,7 @@
 #include "absl/status/statusor.h"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,19 @@ struct TimingOptions {
   /// Instances recorded one by one (for traces, timelines and the order
   /// check), the first ones to end; the rest are only counted.
   int64_t recordInstances = int64_t(1) << 20;
+  /// Host compute of host_call steps by step index, as a functional run
+  /// measured it (per rank); a step without one counts its transfers only.
+  std::map<size_t, double> hostComputeNs;
+};
+
+/// One host_call step: its inputs and results over the host link, and its
+/// host compute when measured.
+struct HostCallTiming {
+  int64_t step = 0;
+  int64_t bytes = 0;
+  double transferNs = 0;
+  std::optional<double> computeNs;
+  double ns() const { return transferNs + computeNs.value_or(0); }
 };
 
 /// The observed timing of one kernel, from its start.
@@ -121,8 +135,8 @@ struct ProgramTiming {
   /// Per kernel of the program (a kernel's time does not depend on its
   /// bindings, so every launch takes the same).
   std::vector<KernelTiming> kernels;
-  /// Per step on rank 0's clock. A host_call step takes 0 ns: host time is
-  /// not modelled; a collective_done takes the time its rank waits.
+  /// Per step on rank 0's clock. A host_call step takes its HostCallTiming;
+  /// a collective_done takes the time its rank waits.
   std::vector<StepTiming> steps;
   /// The same per rank (one rank without `spmd`).
   std::vector<std::vector<StepTiming>> rankSteps;
@@ -130,6 +144,8 @@ struct ProgramTiming {
   double totalNs = 0;
   /// In program order of their starts.
   std::vector<CollectiveTiming> collectives;
+  /// In program order.
+  std::vector<HostCallTiming> hostCalls;
   /// totalNs had every collective's done come right after its start.
   double serialisedNs = 0;
 };

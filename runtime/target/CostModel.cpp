@@ -142,6 +142,7 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
         absl::StrFormat("cost model: %s: no HBM bandwidth", chip.file));
   m.hbmPerNs = hbm * 1e-9 / target.physicalCoresPerChip() * m.cores;
   m.dmaFixed = kDmaFixedNs;
+  m.hostLinkPerNs = std::max(0.0, target.hostLinkBytesPerSecond()) * 1e-9;
   return m;
 }
 
@@ -202,10 +203,13 @@ std::string CostModel::assumptions() const {
       "engine); %.1f B/ns of HBM per logical core shared by its engines\n"
       "logical core: %d physical cores; an instruction's streaming splits "
       "evenly over their engines (its fixed cycles are paid once), and the "
-      "DMA engines and HBM share are all of theirs\n",
+      "DMA engines and HBM share are all of theirs\n"
+      "host call: its inputs and results cross the host link at %.1f B/ns "
+      "each way, plus its host compute as measured by a functional run "
+      "(none measured: 0)\n",
       kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
       cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, engines,
-      engineBytesPerNs, dmaFixed, hbmPerNs, cores);
+      engineBytesPerNs, dmaFixed, hbmPerNs, cores, hostLinkPerNs);
 }
 
 } // namespace neuron::rt

@@ -94,6 +94,9 @@ public:
   /// One logical core's share of its chip's HBM bandwidth: what all its engines
   /// together can move when every core of the chip streams.
   double hbmBytesPerNs() const { return hbmPerNs; }
+  /// The host-device link of the chip, each way (host_call transfers); 0
+  /// when the target gives none.
+  double hostLinkBytesPerNs() const { return hostLinkPerNs; }
   /// Peak tensor-engine operations per ns for a matmul dtype.
   double tensorPeakOpsPerNs(std::string_view dtype) const;
   /// One line per modelling assumption, for reports.
@@ -110,7 +113,7 @@ private:
   /// Physical cores per logical core.
   int cores = 1;
   int engines = 16;
-  double engineBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0;
+  double engineBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0, hostLinkPerNs = 0;
 };
 
 } // namespace neuron::rt

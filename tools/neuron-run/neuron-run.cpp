@@ -339,6 +339,9 @@ struct Prepared {
   std::vector<InputArray> inputs;
   /// When the run is timed.
   std::optional<TargetModels> models;
+  /// Host compute per host_call step, per rank, as the functional run
+  /// measured it (none with --timing-only).
+  std::map<size_t, double> hostComputeNs;
 };
 } // namespace
 
@@ -494,20 +497,22 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange,
 }
 
 namespace {
-/// On a terminal, the step a run is at, overwritten in place ("neuron-run:
-/// step 3/35: forward_kernel2"), and the time the run took at the end;
-/// nothing when standard error is not a terminal (or on the processes of
-/// an MPI run but the first).
+/// When each step of a run starts, for the host calls' measured compute,
+/// and on a terminal the step a run is at, overwritten in place
+/// ("neuron-run: step 3/35: forward_kernel2"), and the time the run took
+/// at the end; nothing shown when standard error is not a terminal (or on
+/// the processes of an MPI run but the first).
 class RunProgress {
 public:
   RunProgress(const Program &program, bool first)
       : program(program), shown(first && isatty(STDERR_FILENO)) {}
 
-  /// The observer to give the device (empty when nothing is shown).
+  /// The observer to give the device.
   StepObserver observer() {
-    if (!shown)
-      return nullptr;
     return [this](size_t i) {
+      starts.emplace_back(i, std::chrono::steady_clock::now());
+      if (!shown)
+        return;
       const Step &step = program.steps[i];
       std::string what = step.isKernel()   ? program.kernels[step.kernel].name
                          : step.isHostCall() ? "host call " + step.hostCall
@@ -518,6 +523,23 @@ public:
                     program.steps.size(), what);
     };
   }
+  /// Each host_call step's wall time (until the next step starts or the
+  /// run ends), divided over the `ranks` this process ran it for.
+  std::map<size_t, double> hostComputeNs(int64_t ranks) const {
+    std::map<size_t, double> out;
+    auto end = std::chrono::steady_clock::now();
+    for (size_t k = 0; k < starts.size(); ++k) {
+      auto [step, start] = starts[k];
+      if (!program.steps[step].isHostCall())
+        continue;
+      auto next = k + 1 < starts.size() ? starts[k + 1].second : end;
+      out[step] = std::chrono::duration<double, std::nano>(next - start)
+                      .count() /
+                  double(std::max<int64_t>(1, ranks));
+    }
+    return out;
+  }
+
   /// Ends the line: with the run's time when it succeeded, else cleared
   /// for the error that follows.
   void finish(bool succeeded) {
@@ -537,6 +559,7 @@ public:
 private:
   const Program &program;
   bool shown;
+  std::vector<std::pair<size_t, std::chrono::steady_clock::time_point>> starts;
   std::chrono::steady_clock::time_point start =
       std::chrono::steady_clock::now();
 };
@@ -549,6 +572,11 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
   RunProgress progress(p.program, !exchange || exchange->process() == 0);
   absl::StatusOr<SpmdResult> result =
       runFunctionally(o, p, exchange, progress.observer());
+  if (result.ok())
+    p.hostComputeNs = progress.hostComputeNs(
+        result->ranks.end > result->ranks.first
+            ? result->ranks.end - result->ranks.first
+            : 1);
   progress.finish(result.ok());
   return result;
 }
@@ -579,6 +607,7 @@ static absl::Status timeProgram(const Options &o, const Prepared &p) {
   // Instances one by one for the pictures (a bounded number of them) and
   // for the order check (all of them).
   TimingOptions timingOptions;
+  timingOptions.hostComputeNs = p.hostComputeNs;
   if (o.checkOrder)
     timingOptions.recordInstances = std::numeric_limits<int64_t>::max();
   else if (o.trace.empty() && o.timeline.empty())

@@ -10,6 +10,10 @@
 
 #include "SimTestUtil.h"
 
+#include "runtime/sim/Profile.h"
+#include "runtime/sim/Timing.h"
+#include "runtime/target/Target.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -128,6 +132,46 @@ json &refOf(json &m) { return m["program"][0]["reference"]; }
 json &bodyOp(json &m, int i) { return refOf(m)["ops"][10]["body"]["ops"][i]; }
 
 constexpr const char *kPath = "manifest: program[0].reference.";
+
+//===----------------------------------------------------------------------===//
+// Timing
+//===----------------------------------------------------------------------===//
+
+// A host call's time on the program clock: its inputs and results over the
+// target's host link (trn2: 32 GB/s), plus its host compute when a
+// functional run measured it.
+TEST(HostTest, HostCallTimeIsItsTransfersAndMeasuredCompute) {
+  absl::StatusOr<Program> program = parseProgram(requantManifest());
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
+  ASSERT_TRUE(registry.ok());
+  absl::StatusOr<ResolvedTarget> target = registry->resolve("trn2");
+  ASSERT_TRUE(target.ok());
+  absl::StatusOr<CostModel> model = CostModel::forTarget(*target);
+  ASSERT_TRUE(model.ok());
+  // i32[10] in, i8[10] and i64[10] out: 130 bytes at 32 B/ns.
+  const double transfer = 130 / 32.0;
+
+  absl::StatusOr<ProgramTiming> unmeasured =
+      simulateProgramTiming(*program, *model);
+  ASSERT_TRUE(unmeasured.ok()) << unmeasured.status();
+  ASSERT_EQ(unmeasured->hostCalls.size(), 1u);
+  EXPECT_EQ(unmeasured->hostCalls[0].bytes, 130);
+  EXPECT_DOUBLE_EQ(unmeasured->hostCalls[0].transferNs, transfer);
+  EXPECT_FALSE(unmeasured->hostCalls[0].computeNs.has_value());
+  EXPECT_DOUBLE_EQ(unmeasured->totalNs, transfer);
+
+  TimingOptions options;
+  options.hostComputeNs[0] = 1000;
+  absl::StatusOr<ProgramTiming> measured =
+      simulateProgramTiming(*program, *model, std::nullopt, options);
+  ASSERT_TRUE(measured.ok()) << measured.status();
+  EXPECT_DOUBLE_EQ(measured->steps[0].durationNs, transfer + 1000);
+  EXPECT_DOUBLE_EQ(measured->totalNs, transfer + 1000);
+  json profile = profileJson(*program, *measured, *model, json::object());
+  EXPECT_EQ(profile["host_calls"][0]["compute_ns"], 1000.0);
+  EXPECT_EQ(profile["host_calls"][0]["transfer_ns"], transfer);
+}
 
 //===----------------------------------------------------------------------===//
 // Execution
