@@ -165,10 +165,14 @@ PyTensor describe(const NeuronTensorInfo &info) {
 /// A loaded executable (the runtime C API's), owned.
 class Executable {
 public:
-  static std::unique_ptr<Executable> fromBytes(const py::bytes &bytes) {
+  static std::unique_ptr<Executable> fromBytes(const py::bytes &bytes,
+                                               bool allowHostCode) {
     std::string_view view = bytes;
     NeuronExecutable *e = nullptr;
-    check(neuronExecutableLoadBytes(view.data(), view.size(), &e));
+    check(neuronExecutableLoadBytesFlags(
+        view.data(), view.size(),
+        allowHostCode ? NEURON_LOAD_DEFAULT : NEURON_LOAD_REFUSE_HOST_CODE,
+        &e));
     return std::unique_ptr<Executable>(new Executable(e));
   }
   static std::unique_ptr<Executable> fromFile(const std::string &path) {
@@ -186,6 +190,7 @@ public:
   }
   std::string target() const { return neuronExecutableTarget(e.get()); }
   int64_t ranks() const { return neuronExecutableRanks(e.get()); }
+  size_t hostCalls() const { return neuronExecutableHostCalls(e.get()); }
 
   /// Runs on whole inputs given as buffers of exactly their bytes; returns
   /// each output's bytes.
@@ -268,12 +273,14 @@ PYBIND11_MODULE(_core, m) {
         "Compiles MLIR text with the neuron-compile pass's options.");
 
   py::class_<Executable>(m, "Executable")
-      .def_static("from_bytes", &Executable::fromBytes)
+      .def_static("from_bytes", &Executable::fromBytes, py::arg("bytes"),
+                  py::arg("allow_host_code") = true)
       .def_static("from_file", &Executable::fromFile)
       .def("inputs", &Executable::inputs)
       .def("outputs", &Executable::outputs)
       .def("target", &Executable::target)
       .def("ranks", &Executable::ranks)
+      .def("host_calls", &Executable::hostCalls)
       .def("run", &Executable::run)
       .def("profile", &Executable::profile);
 }

@@ -109,11 +109,15 @@ class Tensor(tuple):
 
 
 class Executable:
-    """A compiled program (.nxe), loaded and validated by the runtime."""
+    """A compiled program (.nxe), loaded and validated by the runtime.
+    ``allow_host_code=False`` refuses (NeuronRuntimeError, status 7) one
+    whose host calls would run on this machine: for executables you did not
+    compile."""
 
-    def __init__(self, data, coverage=None, diagnostics=()):
+    def __init__(self, data, coverage=None, diagnostics=(),
+                 allow_host_code=True):
         self._bytes = bytes(data)
-        self._exe = _core.Executable.from_bytes(self._bytes)
+        self._exe = _core.Executable.from_bytes(self._bytes, allow_host_code)
         #: the coverage report (a dict) when compiled in this process
         self.coverage = coverage
         #: the compiler's remarks and warnings when compiled in this process
@@ -141,6 +145,7 @@ class Executable:
             return {"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
                     "bytes": t.nbytes}
         return {"target": self._exe.target(), "ranks": self._exe.ranks(),
+                "host_calls": self._exe.host_calls(),
                 "inputs": [one(t) for t in self.inputs],
                 "outputs": [one(t) for t in self.outputs]}
 
@@ -233,7 +238,15 @@ def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
     return Executable(result.executable, coverage, diagnostics)
 
 
-def load(path):
-    """Loads an executable written by neuron-compile or Executable.save."""
+def load(path, allow_host_code=True):
+    """Loads an executable written by neuron-compile or Executable.save;
+    ``allow_host_code=False`` refuses one that carries host code."""
     with open(path, "rb") as f:
-        return Executable(f.read())
+        data = f.read()
+    try:
+        return Executable(data, allow_host_code=allow_host_code)
+    except NeuronRuntimeError as error:
+        # The runtime read bytes; the caller knows them by the file's name.
+        raise NeuronRuntimeError(
+            error.status, error.message.replace("<memory>", os.fspath(path),
+                                                1)) from None

@@ -82,32 +82,59 @@ static absl::StatusOr<NeuronExecutable *> adopt(Executable exe) {
   return e;
 }
 
-static NeuronStatus load(absl::StatusOr<Executable> exe,
-                         NeuronExecutable **out) {
+static NeuronStatus load(absl::StatusOr<Executable> exe, unsigned flags,
+                         std::string_view origin, NeuronExecutable **out) {
   if (!exe.ok())
     return report(exe.status());
   absl::StatusOr<NeuronExecutable *> adopted = adopt(*std::move(exe));
   if (!adopted.ok())
     return report(adopted.status());
+  if (flags & NEURON_LOAD_REFUSE_HOST_CODE)
+    if (absl::Status refused = refuseHostCode(
+            (*adopted)->program, origin, "NEURON_LOAD_REFUSE_HOST_CODE");
+        !refused.ok()) {
+      delete *adopted;
+      return report(refused);
+    }
   *out = *adopted;
   return NEURON_OK;
 }
 
-NeuronStatus neuronExecutableLoadFile(const char *path,
-                                      NeuronExecutable **out) {
+NeuronStatus neuronExecutableLoadFileFlags(const char *path, unsigned flags,
+                                           NeuronExecutable **out) {
   if (!path || !out)
     return invalid("neuronExecutableLoadFile: path and out must not be NULL");
-  return load(Executable::readFile(path), out);
+  return load(Executable::readFile(path), flags, path, out);
 }
 
-NeuronStatus neuronExecutableLoadBytes(const void *data, size_t size,
-                                       NeuronExecutable **out) {
+NeuronStatus neuronExecutableLoadFile(const char *path,
+                                      NeuronExecutable **out) {
+  return neuronExecutableLoadFileFlags(path, NEURON_LOAD_DEFAULT, out);
+}
+
+NeuronStatus neuronExecutableLoadBytesFlags(const void *data, size_t size,
+                                            unsigned flags,
+                                            NeuronExecutable **out) {
   if ((!data && size) || !out)
     return invalid("neuronExecutableLoadBytes: data (unless size is 0) and "
                    "out must not be NULL");
   const auto *bytes = static_cast<const uint8_t *>(data);
   return load(Executable::parse(std::vector<uint8_t>(bytes, bytes + size)),
-              out);
+              flags, "<memory>", out);
+}
+
+NeuronStatus neuronExecutableLoadBytes(const void *data, size_t size,
+                                       NeuronExecutable **out) {
+  return neuronExecutableLoadBytesFlags(data, size, NEURON_LOAD_DEFAULT, out);
+}
+
+size_t neuronExecutableHostCalls(const NeuronExecutable *e) {
+  if (!e)
+    return 0;
+  size_t calls = 0;
+  for (const Step &step : e->program.steps)
+    calls += step.isHostCall();
+  return calls;
 }
 
 void neuronExecutableDestroy(NeuronExecutable *e) { delete e; }

@@ -63,6 +63,26 @@ NEURON_CAPI NeuronStatus neuronExecutableLoadFile(const char *path,
 NEURON_CAPI NeuronStatus neuronExecutableLoadBytes(const void *data,
                                                    size_t size,
                                                    NeuronExecutable **out);
+/** Flags of the ...Flags loads. */
+typedef enum NeuronLoadFlags {
+  NEURON_LOAD_DEFAULT = 0,
+  /** Refuse (NEURON_PERMISSION_DENIED) an executable that carries host
+   *  code: its host calls would run on this machine. For executables the
+   *  caller did not compile. */
+  NEURON_LOAD_REFUSE_HOST_CODE = 1
+} NeuronLoadFlags;
+
+/** neuronExecutableLoadFile and neuronExecutableLoadBytes with `flags`, a
+ *  bitwise or of NeuronLoadFlags. */
+NEURON_CAPI NeuronStatus neuronExecutableLoadFileFlags(const char *path,
+                                                       unsigned flags,
+                                                       NeuronExecutable **out);
+NEURON_CAPI NeuronStatus neuronExecutableLoadBytesFlags(
+    const void *data, size_t size, unsigned flags, NeuronExecutable **out);
+
+/** How many host calls the program makes (0: it runs on the device alone). */
+NEURON_CAPI size_t neuronExecutableHostCalls(const NeuronExecutable *e);
+
 /** Frees it (NULL is ignored). */
 NEURON_CAPI void neuronExecutableDestroy(NeuronExecutable *executable);
 

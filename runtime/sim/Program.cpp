@@ -1846,4 +1846,19 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
   return program;
 }
 
+absl::Status refuseHostCode(const Program &program, std::string_view origin,
+                            std::string_view option) {
+  std::vector<std::string> calls;
+  for (const Step &step : program.steps)
+    if (step.isHostCall())
+      calls.push_back(step.hostCall);
+  if (calls.empty())
+    return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrFormat(
+      "%s%scarries host code: %d host call%s (%s) would run on this machine; "
+      "refused (%s)",
+      origin, origin.empty() ? "" : ": ", calls.size(),
+      calls.size() == 1 ? "" : "s", absl::StrJoin(calls, ", "), option));
+}
+
 } // namespace neuron::rt

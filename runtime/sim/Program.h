@@ -396,6 +396,13 @@ struct Program {
 /// ..., found ...".
 absl::StatusOr<Program> parseProgram(const nlohmann::json &manifest);
 
+/// PermissionDenied naming `program`'s host calls when it has any (their
+/// regions run on the machine that runs the program: users who run
+/// executables they did not compile refuse them), after "`origin`: ";
+/// OK otherwise. `option` names the option that asked for the refusal.
+absl::Status refuseHostCode(const Program &program, std::string_view origin,
+                            std::string_view option);
+
 } // namespace neuron::rt
 
 #endif // NEURON_RUNTIME_SIM_PROGRAM_H

@@ -130,6 +130,12 @@ int main(int argc, char **argv) {
   printf("bytes: %d %s\n", (int)s, neuronLastError());
   s = neuronExecutableLoadFile("/nonexistent/x.nxe", &none);
   printf("missing: %d %s\n", (int)s, neuronLastError());
+  s = neuronExecutableLoadFileFlags(argv[1], NEURON_LOAD_REFUSE_HOST_CODE,
+                                    &none);
+  printf("refuse host code: %d, %zu host calls %s\n", (int)s,
+         neuronExecutableHostCalls(exe), s ? neuronLastError() : "");
+  if (s == NEURON_OK)
+    neuronExecutableDestroy(none);
   NeuronTensorInfo info;
   s = neuronExecutableInput(exe, nIn + 5, &info);
   printf("index: %d %s\n", (int)s, neuronLastError());

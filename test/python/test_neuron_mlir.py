@@ -155,6 +155,22 @@ def test_i16_inputs_and_results(tmp_path):
     assert [r.tobytes() for r in results] == [e.tobytes() for e in expected]
 
 
+def test_refusing_host_code(tmp_path):
+    graph = os.path.join(ROOT, "test", "e2e", "Inputs", "int8_i16.mlir")
+    exe = neuron_mlir.compile(graph, fallback="host")
+    assert exe.describe()["host_calls"] == 1
+    exe.save(tmp_path / "host.nxe")
+    with pytest.raises(neuron_mlir.NeuronRuntimeError,
+                       match=r"host.nxe: carries host code: 1 host call "
+                             r"\(host0\) would run on this machine; refused"
+                       ) as error:
+        neuron_mlir.load(tmp_path / "host.nxe", allow_host_code=False)
+    assert error.value.status == 7
+    device_only = neuron_mlir.compile(MLP)
+    assert device_only.describe()["host_calls"] == 0
+    neuron_mlir.Executable(device_only.to_bytes(), allow_host_code=False)
+
+
 def test_compile_errors_carry_locations():
     bad = ("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
            "  %0 = tosa.abs %a : (tensor<4xf32>) -> tensor<5xf32>\n"

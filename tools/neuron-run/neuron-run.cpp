@@ -76,7 +76,8 @@ struct Options {
   /// --help or --version answered: nothing to run.
   bool exitEarly = false;
   std::map<std::string, std::string> inputs; // position or name -> path
-  bool random = false, bf16AsF32 = false, describe = false;
+  bool random = false, bf16AsF32 = false, describe = false,
+       noHostCode = false;
   /// Each rank's own results instead of the whole ones.
   bool rankResults = false;
   uint64_t seed = 0;
@@ -132,6 +133,9 @@ Runs an executable on the simulated device and writes its results as .npy.
   --per-rank-results   SPMD: each rank's own results (its shards), as
                        DIR/rankR/resultI.npy, instead of the whole ones
   --describe           print the executable's tensors, kernels and program
+  --no-host-code       refuse an executable that carries host code (host
+                       calls, which run on this machine): for executables
+                       you did not compile
   --timing-only        time the program on the cost model, computing nothing
   --check-order        check the timed run against program order
   --profile=P.json     per-engine busy time, predicted and observed time
@@ -188,6 +192,8 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       o.rankResults = true;
     } else if (a == "--describe") {
       o.describe = true;
+    } else if (a == "--no-host-code") {
+      o.noHostCode = true;
     } else if (std::string *report = reportOption(a, o)) {
       *report = std::string(a.substr(a.find('=') + 1));
       if (report->empty())
@@ -406,6 +412,9 @@ static absl::StatusOr<Prepared> prepare(const Options &o, const MpiRun *mpi) {
     return absl::InvalidArgumentError(
         o.executable + ": " + std::string(program.status().message()));
   p.program = *std::move(program);
+  if (o.noHostCode)
+    NEURON_RETURN_IF_ERROR(
+        refuseHostCode(p.program, o.executable, "--no-host-code"));
   if (o.describe)
     return p;
   if (mpi && !o.timingOnly && mpi->processes() > p.program.ranks())
