@@ -31,6 +31,5 @@ void neuronMlirRegisterPasses(void) {
 MlirLogicalResult neuronMlirCompile(MlirModule module, MlirStringRef options) {
   if (mlirModuleIsNull(module))
     return mlirLogicalResultFailure();
-  neuronMlirRegisterPasses();
   return wrap(neuron::runNeuronCompile(unwrap(module), unwrap(options)));
 }

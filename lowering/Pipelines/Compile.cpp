@@ -11,6 +11,7 @@
 #include "lowering/NisaToExecutable/NisaToExecutable.h"
 #include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
+#include "passes/Coverage.h"
 #include "passes/Passes.h"
 #include "passes/TargetLoading.h"
 #include "runtime/format/FileIO.h"
@@ -384,13 +385,17 @@ LogicalResult NeuronCompilePass::writeExecutable(ModuleOp module,
 
 LogicalResult mlir::neuron::runNeuronCompile(ModuleOp module,
                                              StringRef options) {
-  PassManager pm(module.getContext());
+  // The pass itself, not its registration: callers need not register it.
+  std::unique_ptr<Pass> pass = createNeuronCompile();
   std::string error;
-  llvm::raw_string_ostream errors(error);
-  if (failed(parsePassPipeline(("neuron-compile{" + options + "}").str(), pm,
-                               errors)))
+  if (failed(pass->initializeOptions(options, [&](const Twine &message) {
+        error = message.str();
+        return failure();
+      })))
     // The parser's first line says what is wrong.
     return module.emitError("neuron-compile: bad options '")
            << options << "': " << StringRef(error).split('\n').first;
+  PassManager pm(module.getContext());
+  pm.addPass(std::move(pass));
   return pm.run(module);
 }

@@ -102,7 +102,6 @@ void registerAllNeuronDialects(DialectRegistry &registry);
 /// Runs the neuron-compile pass (lowering/Pipelines/Compile.cpp) on
 /// `module` with `options`, the pass's option text ("target=trn2
 /// output=x.nxe"); options that do not parse are an error on the module.
-/// The pass must be registered (registerNeuronPassesAndPipelines).
 LogicalResult runNeuronCompile(ModuleOp module, llvm::StringRef options);
 
 /// Registers every neuron pass and pipeline with the global registry.
