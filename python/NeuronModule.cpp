@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
 #include "runtime/capi/NeuronRuntime.h"
+#include "runtime/support/Bf16.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -23,6 +23,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -101,7 +102,7 @@ CompileResult compile(const std::string &text, const std::string &name,
   {
     py::gil_scoped_release released;
     DialectRegistry registry;
-    neuron::registerAllNeuronDialects(registry);
+    mlir::neuron::registerAllNeuronDialects(registry);
     MLIRContext context(registry);
     context.loadAllAvailableDialects();
     // Diagnostics carry source locations; a whole graph after each is noise.
@@ -128,7 +129,7 @@ CompileResult compile(const std::string &text, const std::string &name,
     llvm::sys::path::append(output, "graph.nxe");
     llvm::sys::path::append(report, "coverage.json");
     // Quoted: the temporary folder's path may hold spaces.
-    result.ok = succeeded(neuron::runNeuronCompile(
+    result.ok = succeeded(mlir::neuron::runNeuronCompile(
         *module, options + " output=\"" + output.str().str() +
                      "\" report=\"" + report.str().str() + "\""));
     executable = readAndRemove(output);
@@ -256,12 +257,28 @@ private:
   std::unique_ptr<NeuronExecutable, Destroy> e;
 };
 
+/// The bf16 bits of `values` (f32, native byte order), rounded as the
+/// device rounds (runtime/support/Bf16.h).
+py::bytes bf16Bits(const py::buffer &values) {
+  py::buffer_info view = values.request();
+  if (view.itemsize != 4 || !PyBuffer_IsContiguous(view.view(), 'C'))
+    throw py::value_error("expected a C-contiguous float32 buffer");
+  std::string out(view.size * 2, '\0');
+  const auto *in = static_cast<const uint32_t *>(view.ptr);
+  for (py::ssize_t i = 0; i < view.size; ++i) {
+    uint16_t bits = ::neuron::rt::f32BitsToBf16(in[i]);
+    std::memcpy(out.data() + 2 * i, &bits, 2);
+  }
+  return py::bytes(out);
+}
+
 } // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "neuron-mlir's compiler and simulated runtime (use neuron_mlir)";
-  // The compile runs as the registered neuron-compile pass.
-  neuron::registerNeuronPassesAndPipelines();
+
+  m.def("bf16_bits", &bf16Bits, py::arg("values"),
+        "bf16 bits of float32 values, rounded to nearest even.");
 
   py::class_<CompileResult>(m, "CompileResult")
       .def_readonly("ok", &CompileResult::ok)

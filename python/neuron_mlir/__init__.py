@@ -85,12 +85,11 @@ _NUMPY = {"f32": np.float32, "f16": np.float16, "i8": np.int8, "i16": np.int16,
 
 
 def _to_bf16_bits(values):
-    """float array -> uint16 bf16 bits, to nearest with ties to even (NaN
-    stays a quiet NaN)."""
-    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    nan = np.isnan(bits.view(np.float32))
-    return np.where(nan, (bits >> 16) | 0x40, rounded).astype(np.uint16)
+    """float array -> uint16 bf16 bits, rounded as the device rounds (to
+    nearest, ties to even; the runtime's own conversion)."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    return np.frombuffer(_core.bf16_bits(values),
+                         dtype=np.uint16).reshape(values.shape)
 
 
 def _from_bf16_bits(bits):
