@@ -117,9 +117,8 @@ std::unique_ptr<Loaded> NeuronCheckCoverage::load() {
     module.emitError() << "neuron-check-coverage: " << message;
     return nullptr;
   };
-  if (fallback != "error" && fallback != "decompose" && fallback != "host")
-    return fail("unknown fallback policy '" + fallback +
-                "'; expected error, decompose or host");
+  if (failed(checkFallbackPolicy(module, "neuron-check-coverage", fallback)))
+    return nullptr;
   FailureOr<LoadedTarget> t =
       loadTarget(module, "neuron-check-coverage", target, targetDir);
   if (failed(t))

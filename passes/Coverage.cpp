@@ -48,6 +48,14 @@ bool CoverageChecker::isJudged(Operation *op) {
   return isa<NeuronDialect>(op->getDialect()) || hasTensors(op);
 }
 
+LogicalResult mlir::neuron::checkFallbackPolicy(Operation *op, StringRef pass,
+                                              StringRef policy) {
+  if (policy == "error" || policy == "decompose" || policy == "host")
+    return success();
+  return op->emitError() << pass << ": unknown fallback policy '" << policy
+                         << "'; expected error, decompose or host";
+}
+
 std::string mlir::neuron::describeOp(Operation *op) {
   std::string text;
   llvm::raw_string_ostream os(text);

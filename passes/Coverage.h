@@ -61,6 +61,11 @@ private:
 /// `'neuron.matmul' (tensor<4x8xi8>, tensor<8x16xi8>) -> tensor<4x16xi32>`.
 std::string describeOp(Operation *op);
 
+/// An error on `op` from `pass` unless `policy` is a fallback policy
+/// (error, decompose or host).
+LogicalResult checkFallbackPolicy(Operation *op, StringRef pass,
+                                  StringRef policy);
+
 /// Whether `fallback=decompose` has a rewrite for `op` as it is (the same
 /// conditions the rewrites check).
 bool hasDecomposition(Operation *op);

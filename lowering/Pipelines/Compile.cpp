@@ -21,7 +21,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -267,9 +266,8 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
     return module.emitError(
         "neuron-compile: no output: give the executable's path (output=FILE, "
         "or '-' for standard output)");
-  if (fallback != "error" && fallback != "decompose" && fallback != "host")
-    return module.emitError("neuron-compile: unknown fallback policy '")
-           << fallback << "'; expected error, decompose or host";
+  if (failed(checkFallbackPolicy(module, "neuron-compile", fallback)))
+    return failure();
   std::string inputHash = moduleHash(module);
   // Every pass reads the target from the module: `target`, or the one the
   // module names (neuron.target), which `target` must then agree with.
