@@ -260,31 +260,33 @@ std::string CompileCache::entryPath(const CacheKey &key) const {
 CompileCache::Lookup CompileCache::lookup(const CacheKey &key) const {
   Lookup result;
   std::string path = entryPath(key);
-  std::error_code ec;
-  if (fs::exists(path, ec)) {
-    // Read, not mapped: another host of a network file system may evict
-    // the entry while it is read, which would end the process at the next
-    // touch of a mapped page.
-    absl::StatusOr<std::vector<uint8_t>> file =
-        readBinaryFile(path, "cache entry");
+  // Read, not mapped: another host of a network file system may evict the
+  // entry while it is read, which would end the process at the next touch
+  // of a mapped page.
+  absl::StatusOr<std::vector<uint8_t>> file =
+      readBinaryFile(path, "cache entry");
+  absl::Status problem = file.status();
+  if (file.ok()) {
     absl::StatusOr<std::pair<CacheKey, CacheEntry>> parsed =
-        file.ok() ? parseCacheEntry(file->data(), file->size(), path)
-                  : absl::StatusOr<std::pair<CacheKey, CacheEntry>>(
-                        file.status());
+        parseCacheEntry(file->data(), file->size(), path);
     if (parsed.ok() && parsed->first.parts == key.parts) {
       // A hit is a use: it moves the entry to the back of the eviction
       // queue.
+      std::error_code ec;
       fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
       result.entry = parsed->second;
       result.file = std::move(*file);
       result.path = path;
       return result;
     }
-    if (!parsed.ok() && !absl::IsNotFound(parsed.status())) {
-      result.warnings.push_back(absl::StrFormat(
-          "discarding corrupt cache entry: %s", parsed.status().message()));
-      fs::remove(path, ec);
-    }
+    // Another key under the same digest is a miss, not a corruption.
+    problem = parsed.status();
+  }
+  if (!problem.ok() && !absl::IsNotFound(problem)) {
+    result.warnings.push_back(absl::StrFormat(
+        "discarding corrupt cache entry: %s", problem.message()));
+    std::error_code ec;
+    fs::remove(path, ec);
   }
   result.missReason = explainMiss(key);
   return result;

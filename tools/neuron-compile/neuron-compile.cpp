@@ -233,6 +233,8 @@ int main(int argc, char **argv) {
   // A compile of the same input with the same options by the same compiler
   // is replayed from the cache (not with -o -, or when the IR is dumped:
   // both need the compile itself).
+  // Where the coverage report goes, which the cache stores and replays
+  // (the pass writes none beside standard output).
   std::string reportPath = outputFile + ".coverage.json";
   std::string dir = cacheDir.getNumOccurrences()
                         ? cacheDir.getValue()
@@ -294,6 +296,8 @@ int main(int argc, char **argv) {
   options.buffers = buffers;
   options.tensorParallel = tensorParallel;
   options.output = outputFile;
+  if (outputFile != "-")
+    options.report = reportPath;
   PassManager pm(&context);
   pm.addPass(mlir::neuron::createNeuronCompile(options));
   // MLIR's pass-manager options (--mlir-timing, IR printing, statistics,
