@@ -10,7 +10,7 @@ set(NEURON_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/neuron-mlir)
 set(NEURON_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/NeuronMLIR)
 set(NEURON_INSTALLED_LIBRARIES
   NeuronDialect NisaDialect NeuronTransforms NeuronLowering NeuronPipelines
-  NeuronNisaToExecutable NeuronRuntimeTarget NeuronRuntimeFormat
+  NeuronHostCode NeuronNisaToExecutable NeuronRuntimeTarget NeuronRuntimeFormat
   NeuronRuntimeSim NeuronRuntimeMpi)
 
 foreach(library ${NEURON_INSTALLED_LIBRARIES})

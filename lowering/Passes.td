@@ -243,6 +243,31 @@ def ConvertShardToNeuron : Pass<"convert-shard-to-neuron"> {
   ];
 }
 
+def ConvertNeuronToLinalg : Pass<"convert-neuron-to-linalg"> {
+  let summary = "Lower neuron ops to linalg/tensor/arith, for the host";
+  let description = [{
+    The first step of compiling a host region (`neuron.host_call`) for the
+    CPU: each neuron op becomes what linalg would write for it, a
+    `linalg.generic` whose body is arith/math on elements (elementwise ops,
+    matmuls, reductions, normalisations, softmax, gather, convolution and
+    pooling) or a tensor op (slice, concat, pad, reshape), with the dialect's
+    semantics: i1 orders false below true, a cast to an integer saturates and
+    maps NaN to 0, a gather index outside the input reads 0. Upstream MLIR's
+    CPU pipeline then compiles the region.
+
+    ```mlir
+    // Before: %0 = neuron.exp %x : tensor<4x8xf32>
+    // After:  %0 = linalg.generic {...} ins(%x : tensor<4x8xf32>) ... {
+    //           %1 = math.exp %in : f32
+    //           linalg.yield %1 : f32 } -> tensor<4x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
   let summary = "The whole compile of a frontend graph into an executable";
   let description = [{

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -104,8 +105,7 @@ private:
         return true;
     Operation *first = nullptr;
     for (Operation *member : ops)
-      if (inRegionOf(member, a) &&
-          (!first || member->isBeforeInBlock(first)))
+      if (inRegionOf(member, a) && (!first || member->isBeforeInBlock(first)))
         first = member;
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
@@ -164,7 +164,9 @@ static FailureOr<HostCallOp> outlineRegion(ArrayRef<Operation *> region,
   for (Operation *op : region)
     for (Value r : op->getResults())
       if (llvm::any_of(r.getUsers(), [&](Operation *user) {
-            return !members.contains(user);
+            // A use in a member's body (a linalg region) is inside.
+            return !members.contains(
+                op->getBlock()->findAncestorOpInBlock(*user));
           })) {
         if (!canCross(r))
           return failure();
@@ -196,8 +198,7 @@ static FailureOr<HostCallOp> outlineRegion(ArrayRef<Operation *> region,
   for (Value v : outputs)
     resultTypes.push_back(v.getType());
   auto call = HostCallOp::create(b, region.front()->getLoc(), resultTypes,
-                                 inputs.getArrayRef(),
-                                 b.getStringAttr(reason));
+                                 inputs.getArrayRef(), b.getStringAttr(reason));
   Block *body = b.createBlock(&call.getBody());
   IRMapping mapping;
   for (Value v : inputs)
@@ -223,9 +224,49 @@ static FailureOr<HostCallOp> outlineRegion(ArrayRef<Operation *> region,
   return call;
 }
 
+/// Gives each op that uses a scalar made by an unsupported op (an LLM's
+/// position, read with tensor.extract) its own copy of the producer, when
+/// the producer is pure and reads only values that can cross: a host region
+/// then computes the scalar itself instead of receiving it, which it could
+/// not (a host_call passes tensors). Returns the ops with the copies.
+static llvm::SetVector<Operation *>
+copyScalarProducers(const llvm::SetVector<Operation *> &unsupported) {
+  llvm::SetVector<Operation *> ops = unsupported;
+  for (Operation *op : unsupported) {
+    if (op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
+        llvm::all_of(op->getResults(), canCross) ||
+        !llvm::all_of(op->getOperands(), [](Value v) {
+          Operation *def = v.getDefiningOp();
+          return canCross(v) || (def && def->hasTrait<OpTrait::ConstantLike>());
+        }))
+      continue;
+    // The top-level users, in block order; the first keeps the original.
+    llvm::SetVector<Operation *> users;
+    for (Value r : op->getResults())
+      for (Operation *user : r.getUsers())
+        if (Operation *top = op->getBlock()->findAncestorOpInBlock(*user))
+          users.insert(top);
+    SmallVector<Operation *> sorted(users.begin(), users.end());
+    llvm::sort(sorted, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *user : llvm::drop_begin(sorted)) {
+      OpBuilder b(user);
+      Operation *copy = b.clone(*op);
+      for (auto [from, to] : llvm::zip(op->getResults(), copy->getResults()))
+        from.replaceUsesWithIf(to, [&](OpOperand &use) {
+          return user->isAncestor(use.getOwner());
+        });
+      ops.insert(copy);
+    }
+  }
+  return ops;
+}
+
 SmallVector<HostCallOp> mlir::neuron::outlineToHost(
-    const llvm::SetVector<Operation *> &unsupported,
+    const llvm::SetVector<Operation *> &requested,
     llvm::function_ref<std::string(ArrayRef<Operation *>)> reasonOf) {
+  llvm::SetVector<Operation *> unsupported = copyScalarProducers(requested);
   RegionBuilder builder(unsupported);
   for (Operation *op : unsupported)
     for (Value v : usedValues(op))
@@ -235,8 +276,9 @@ SmallVector<HostCallOp> mlir::neuron::outlineToHost(
   SmallVector<HostCallOp> calls;
   for (SmallVector<Operation *> &region : builder.regions()) {
     // Outlining an earlier region moves ops: take the order as it is now.
-    llvm::sort(region,
-               [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(region, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     if (FailureOr<HostCallOp> call = outlineRegion(region, reasonOf(region));
         succeeded(call))
       calls.push_back(*call);

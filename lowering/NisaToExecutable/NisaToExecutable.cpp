@@ -8,8 +8,8 @@
 // entry whose tile references carry the element offset and strides of
 // their memref views (HBM) or the partitions and byte offset
 // `nisa-allocate` gave them (SBUF, PSUM); constants go in sections. A host
-// call carries its region's MLIR text and, for the runtime, its reference
-// form (HostReference.h).
+// call carries its region's MLIR text and the name of its entry point in
+// the shared library of the `host_code` section (lowering/HostCode).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +19,7 @@
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
-#include "lowering/NisaToExecutable/HostReference.h"
+#include "lowering/HostCode/HostCode.h"
 #include "runtime/format/Executable.h"
 #include "runtime/target/Target.h"
 
@@ -46,6 +46,9 @@ using namespace mlir;
 using namespace mlir::nisa;
 namespace rt = ::neuron::rt;
 using json = nlohmann::json;
+
+/// The section holding the host calls' shared library.
+static constexpr const char *kHostCodeSection = "host_code";
 
 /// `v` as a manifest number: JSON holds no NaN or infinity, which are the
 /// strings "nan", "inf" and "-inf".
@@ -99,20 +102,19 @@ struct EmittedKernel {
 /// Builds the manifest's tensors, kernels and program.
 class ProgramEmitter {
 public:
-  explicit ProgramEmitter(bool requireRunnable)
-      : requireRunnable(requireRunnable) {}
   /// A program function (`neuron.program`) of launches and host calls.
   LogicalResult emitProgram(func::FuncOp program);
   /// A lone kernel as the whole program.
   LogicalResult emitKernelProgram(func::FuncOp kernel);
+  /// Compiles the host calls' regions into the `host_code` section.
+  LogicalResult emitHostCode(json &manifest);
   void finish(json &manifest, SmallVector<rt::Section> &sections);
 
 private:
   FailureOr<int64_t> addTensor(Location loc, ShapedType type,
                                StringRef kind, std::string name = "");
   LogicalResult addConstantData(int64_t id, Attribute value, Operation *owner);
-  /// The step of host call `h`: its tensors, MLIR text and, when every op
-  /// of it has a reference kernel, its reference form.
+  /// The step of host call `h`: its tensors, MLIR text and entry point.
   LogicalResult
   emitHostCall(mlir::neuron::HostCallOp h, const std::string &name,
                json inputs,
@@ -125,8 +127,9 @@ private:
                                     function_ref<FailureOr<json>(ValueRange)>
                                         newTensors);
 
-  /// ExecutableInfo::requireRunnable.
-  bool requireRunnable;
+  /// The host calls, in program order, and their entry points.
+  SmallVector<mlir::neuron::HostCallOp> hostCalls;
+  SmallVector<std::string> hostSymbols;
   json tensors = json::array(), kernels = json::array(),
        steps = json::array(), inputs = json::array(),
        outputs = json::array();
@@ -556,29 +559,33 @@ LogicalResult ProgramEmitter::emitHostCall(
   std::string text;
   llvm::raw_string_ostream os(text);
   h->print(os, OpPrintingFlags().useLocalScope());
-  json step = {{"host_call", name},
-               {"reason", h.getReason().value_or("").str()},
-               {"inputs", std::move(inputs)},
-               {"outputs", *results},
-               {"ops", text}};
-  // Constants too large to inline become program constants.
-  auto storeConstant = [&](Operation *owner,
-                           ElementsAttr value) -> FailureOr<int64_t> {
-    FailureOr<int64_t> id =
-        addTensor(owner->getLoc(), cast<ShapedType>(value.getType()),
-                  "constant");
-    if (failed(id) || failed(addConstantData(*id, value, owner)))
-      return failure();
-    return *id;
-  };
-  FailureOr<std::optional<json>> reference =
-      mlir::neuron::writeHostReference(h, name, storeConstant,
-                                       requireRunnable);
-  if (failed(reference))
+  std::string symbol = "neuron_" + name;
+  steps.push_back({{"host_call", name},
+                   {"reason", h.getReason().value_or("").str()},
+                   {"inputs", std::move(inputs)},
+                   {"outputs", *results},
+                   {"ops", text},
+                   {"symbol", symbol}});
+  hostCalls.push_back(h);
+  hostSymbols.push_back(symbol);
+  return success();
+}
+
+LogicalResult ProgramEmitter::emitHostCode(json &manifest) {
+  if (hostCalls.empty())
+    return success();
+  FailureOr<mlir::neuron::HostCode> code =
+      mlir::neuron::compileHostCode(hostCalls, hostSymbols);
+  if (failed(code))
     return failure();
-  if (*reference)
-    step["reference"] = std::move(**reference);
-  steps.push_back(std::move(step));
+  rt::Section section;
+  section.name = kHostCodeSection;
+  section.alignment = 64;
+  section.data.assign(code->library.begin(), code->library.end());
+  manifest["host_code"] = {{"section", kHostCodeSection},
+                           {"triple", code->triple},
+                           {"format", "elf-shared-object"}};
+  sections.push_back(std::move(section));
   return success();
 }
 
@@ -701,7 +708,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
             arg.getArgNumber(), "neuron.sharding"))
       inputs.back()["sharding"] = shardingRecord(sharding);
   }
-  int64_t hostCalls = 0;
+  int64_t hostCount = 0;
   for (Operation &op : program.getBody().front()) {
     LogicalResult result =
         llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -759,7 +766,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               FailureOr<json> inputs = shapedIdsOf(h.getInputs());
               if (failed(inputs))
                 return failure();
-              return emitHostCall(h, "host" + std::to_string(hostCalls++),
+              return emitHostCall(h, "host" + std::to_string(hostCount++),
                                   std::move(*inputs), newTensors);
             })
             .Case([&](mlir::neuron::CollectiveStartOp start) {
@@ -848,7 +855,7 @@ mlir::neuron::buildExecutable(ModuleOp module, StringRef entry,
       loadTarget(module, "nisa-to-executable", info.targetSpec, "");
   if (failed(target))
     return failure();
-  json manifest = {{"schema", "neuron-executable/2"},
+  json manifest = {{"schema", "neuron-executable/3"},
                    {"compiler",
                     {{"name", "neuron-mlir"},
                      {"version", NEURON_VERSION},
@@ -863,9 +870,10 @@ mlir::neuron::buildExecutable(ModuleOp module, StringRef entry,
     if (!totals.is_discarded())
       manifest["coverage"] = totals;
   }
-  ProgramEmitter emitter(info.requireRunnable);
+  ProgramEmitter emitter;
   if (failed(program ? emitter.emitProgram(program)
-                     : emitter.emitKernelProgram(lone)))
+                     : emitter.emitKernelProgram(lone)) ||
+      failed(emitter.emitHostCode(manifest)))
     return failure();
   SmallVector<rt::Section> sections;
   emitter.finish(manifest, sections);

@@ -29,10 +29,6 @@ struct ExecutableInfo {
   std::string options, pipeline, inputHash;
   /// The coverage report's totals as JSON text; empty when unknown.
   std::string coverageTotals;
-  /// Whether a host call the runtime cannot run (an op of its region has no
-  /// reference kernel) is an error rather than a warning: neuron-compile
-  /// writes no executable that cannot run.
-  bool requireRunnable = false;
 };
 
 /// The bytes of the executable (docs/executable.md, runtime/format/FORMAT.md)

@@ -332,7 +332,6 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
   ExecutableInfo info;
   info.targetSpec = loaded->target.spec();
   info.inputHash = inputHash;
-  info.requireRunnable = true;
   info.options = "target=" + info.targetSpec + " fallback=" + fallback +
                  " O" + std::to_string(optLevel) +
                  " buffers=" + std::to_string(buffers) +

@@ -89,14 +89,17 @@ static NeuronStatus load(absl::StatusOr<Executable> exe, unsigned flags,
   absl::StatusOr<NeuronExecutable *> adopted = adopt(*std::move(exe));
   if (!adopted.ok())
     return report(adopted.status());
+  NeuronExecutable *e = *adopted;
+  absl::Status status = absl::OkStatus();
   if (flags & NEURON_LOAD_REFUSE_HOST_CODE)
-    if (absl::Status refused = refuseHostCode(
-            (*adopted)->program, origin, "NEURON_LOAD_REFUSE_HOST_CODE");
-        !refused.ok()) {
-      delete *adopted;
-      return report(refused);
-    }
-  *out = *adopted;
+    status = refuseHostCode(e->program, origin, "NEURON_LOAD_REFUSE_HOST_CODE");
+  if (status.ok())
+    status = loadHostCode(e->program, *e->exe, origin);
+  if (!status.ok()) {
+    delete e;
+    return report(status);
+  }
+  *out = e;
   return NEURON_OK;
 }
 

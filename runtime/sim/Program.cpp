@@ -1730,15 +1730,15 @@ static absl::Status readStep(ObjectReader &r, Program &program,
     if (!ops->is_string())
       return r.error("ops", "a string", describeJson(*ops));
     step.ops = ops->get<std::string>();
-    NEURON_ASSIGN_OR_RETURN(reference,
-                            r.field("reference", "", /*required=*/false));
-    if (reference) {
-      NEURON_ASSIGN_OR_RETURN(
-          parsed, parseHostReference(*reference, r.pathOf("reference"),
-                                     program.tensors, step.inputs,
-                                     step.outputs));
-      step.reference = std::move(parsed);
-    }
+    NEURON_RETURN_IF_ERROR(r.string("symbol", step.symbol));
+    if (step.symbol.size() > 256 ||
+        !std::all_of(step.symbol.begin(), step.symbol.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }))
+      return r.error("symbol",
+                     "an entry point name of at most 256 letters, digits "
+                     "and underscores",
+                     foundString(step.symbol));
     return r.finish();
   }
   std::string name;
@@ -1796,6 +1796,30 @@ int64_t offsetAt(const TileRef &ref, const int64_t *iv, const int64_t *trips) {
   return offset;
 }
 
+/// `host_code`, which a program has exactly when it has host calls.
+static absl::Status readHostCode(ObjectReader &root, Program &program) {
+  bool calls = std::any_of(program.steps.begin(), program.steps.end(),
+                           [](const Step &s) { return s.isHostCall(); });
+  NEURON_ASSIGN_OR_RETURN(node, root.field("host_code", "", /*required=*/false));
+  if (!node) {
+    if (calls)
+      return root.error("host_code",
+                        "the host calls' code (a host_code object)", "none");
+    return absl::OkStatus();
+  }
+  if (!calls)
+    return root.error("host_code", "no host code (the program has no host "
+                      "calls)", "a host_code entry");
+  NEURON_ASSIGN_OR_RETURN(r, root.object("host_code", "a host code object"));
+  HostCodeDesc desc;
+  NEURON_RETURN_IF_ERROR(r.string("section", desc.section));
+  NEURON_RETURN_IF_ERROR(r.string("triple", desc.triple));
+  NEURON_RETURN_IF_ERROR(r.constant("format", "elf-shared-object"));
+  NEURON_RETURN_IF_ERROR(r.finish());
+  program.hostCode = std::move(desc);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Program> parseProgram(const json &manifest) {
   if (!manifest.is_object())
     return jsonError(kFile, "(root)", "an object", describeJson(manifest));
@@ -1804,7 +1828,7 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
   if (schema && *schema != kExecutableSchema)
     return root.error(
         "schema",
-        absl::StrFormat("\"%s\" (this runtime's format: kernels with loops; "
+        absl::StrFormat("\"%s\" (this runtime's format: host calls as native code; "
                         "recompile an older executable with this "
                         "neuron-compile)",
                         kExecutableSchema),
@@ -1840,6 +1864,7 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
     NEURON_RETURN_IF_ERROR(readStep(r, program, kernelIndex, step));
     program.steps.push_back(std::move(step));
   }
+  NEURON_RETURN_IF_ERROR(readHostCode(root, program));
   NEURON_RETURN_IF_ERROR(pairCollectives(steps, program));
   NEURON_RETURN_IF_ERROR(checkInFlight(steps, program));
   NEURON_RETURN_IF_ERROR(checkConstantsReadOnly(program));

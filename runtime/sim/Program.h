@@ -14,7 +14,7 @@
 #ifndef NEURON_RUNTIME_SIM_PROGRAM_H
 #define NEURON_RUNTIME_SIM_PROGRAM_H
 
-#include "runtime/sim/Host.h"
+#include "runtime/sim/HostCode.h"
 #include "runtime/sim/Numerics.h"
 #include "runtime/support/LoopNests.h"
 #include "runtime/target/CollectiveModel.h"
@@ -31,7 +31,7 @@
 namespace neuron::rt {
 
 /// The manifest schema this runtime reads (docs/executable.md).
-inline constexpr std::string_view kExecutableSchema = "neuron-executable/2";
+inline constexpr std::string_view kExecutableSchema = "neuron-executable/3";
 
 /// `kind` of a manifest tensor.
 enum class TensorKind { Input, Output, Constant, Scratch, View };
@@ -360,9 +360,10 @@ struct Step {
   std::string hostCall, reason;
   std::vector<int64_t> inputs, outputs;
   std::string ops;
-  /// Host call: the region in the form the runtime runs; absent when the
-  /// compiler could not express an op of it.
-  std::optional<HostReference> reference;
+  /// Host call: its entry point's name in the program's host code, and the
+  /// entry point once the host code is loaded (loadHostCode).
+  std::string symbol;
+  HostEntry entry = nullptr;
   /// collective_start: its fields; collective_done: a copy of its start's.
   Collective collective;
   /// The step index of the matching done (for a start) or start (for a
@@ -379,6 +380,10 @@ struct Program {
   /// `spmd.grid`: one rank per logical core, rank = row-major index of the
   /// coordinates; empty when the program runs on one core.
   std::vector<int64_t> grid;
+  /// `host_code`: where the host calls' native code is; present exactly
+  /// when the program has host calls. The library once loaded.
+  std::optional<HostCodeDesc> hostCode;
+  std::shared_ptr<HostLibrary> hostLibrary;
 
   bool isSpmd() const { return !grid.empty(); }
   /// The number of ranks (1 without `spmd`).

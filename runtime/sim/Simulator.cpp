@@ -5,7 +5,7 @@
 // rounding per the destination dtype. Program validation has already checked
 // every address; what it cannot check is data used as an address (a gather's
 // indices), which is checked as it is read. host_call steps run their
-// reference on the host (runtime/sim/Host.h), reading and writing HBM.
+// native code (runtime/sim/HostCode.h) on HBM's bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,11 +38,10 @@ static std::string describeTensor(std::string_view dtype,
 absl::Status Device::load(const Program &program, std::vector<Tensor> inputs,
                           const ConstantLoader &loadConstant) {
   for (size_t i = 0; i < program.steps.size(); ++i)
-    if (program.steps[i].isHostCall() && !program.steps[i].reference)
-      return absl::UnimplementedError(absl::StrFormat(
-          "program[%d]: host_call \"%s\" has no reference form (the "
-          "compiler warned that an op of its region has no reference "
-          "kernel), so it cannot run here",
+    if (program.steps[i].isHostCall() && !program.steps[i].entry)
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "program[%d]: host_call \"%s\": its host code is not loaded (the "
+          "executable's host_code section; loadHostCode)",
           i, program.steps[i].hostCall));
   if (inputs.size() != program.inputs.size())
     return absl::InvalidArgumentError(
@@ -139,7 +138,7 @@ absl::Status Device::runStep(const Program &program, size_t index) {
     status = runKernel(program, program.kernels[step.kernel], step.bindings);
     break;
   case StepKind::HostCall:
-    status = runHostReference(step, bytesOf, options.hbmBytes);
+    status = runHostCall(step, program, bytesOf);
     if (!status.ok())
       status = absl::Status(status.code(),
                             absl::StrFormat("host_call \"%s\": %s",

@@ -3,8 +3,8 @@
 // Runs a validated Program on a simulated device: HBM tensors and the SBUF
 // and PSUM of one NeuronCore are real byte arrays, and every instruction of
 // every kernel step executes in program order with the semantics of
-// docs/executable.md; host_call steps run their reference kernels between
-// them (runtime/sim/Host.h). Functional only: instructions run one by one
+// docs/executable.md; host_call steps run their native code between them
+// (runtime/sim/HostCode.h). Functional only: instructions run one by one
 // in list order (which the compiler keeps a valid order even when it
 // schedules them onto overlapping units); time is modelled separately,
 // independent of the data, by runtime/sim/Timing.h.

@@ -417,6 +417,8 @@ static absl::StatusOr<Prepared> prepare(const Options &o, const MpiRun *mpi) {
         refuseHostCode(p.program, o.executable, "--no-host-code"));
   if (o.describe)
     return p;
+  if (!o.timingOnly)
+    NEURON_RETURN_IF_ERROR(loadHostCode(p.program, *p.exe, o.executable));
   if (mpi && !o.timingOnly && mpi->processes() > p.program.ranks())
     return absl::FailedPreconditionError(absl::StrFormat(
         "the program has %d ranks, fewer than the run's %d processes: start "

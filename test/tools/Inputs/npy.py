@@ -1,6 +1,7 @@
 """Writes and prints small .npy files without numpy, for neuron-run tests.
 
   npy.py write FILE DTYPE SHAPE VALUE...   e.g. write ids.npy i32 2x3 0 1 2 3 4 5
+                                           (SHAPE "scalar" for rank 0)
   npy.py print FILE                        dtype, shape, then one value a line
 
 DTYPE is a manifest dtype (f32, i32, i64, i8); files are C-order,
@@ -17,7 +18,8 @@ DTYPES = {"f32": ("<f4", "f"), "i32": ("<i4", "i"), "i64": ("<i8", "q"),
 
 def write(path, dtype, shape_text, values):
     descr, code = DTYPES[dtype]
-    shape = tuple(int(d) for d in shape_text.split("x"))
+    shape = () if shape_text == "scalar" else tuple(
+        int(d) for d in shape_text.split("x"))
     count = 1
     for d in shape:
         count *= d

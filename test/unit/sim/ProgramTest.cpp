@@ -19,7 +19,7 @@ namespace {
 /// SBUF, multiplies by an SBUF tile, and writes y [4, 4] f32.
 json baseManifest() {
   return parseJson(R"json({
-    "schema": "neuron-executable/2",
+    "schema": "neuron-executable/3",
     "tensors": [
       {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input", "name": "x"},
       {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],

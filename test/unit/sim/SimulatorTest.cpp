@@ -693,23 +693,6 @@ TEST(SimulatorTest, SelectByANonBooleanPredicate) {
     EXPECT_EQ(got[i], kA[i] != 0 ? kB[i] : kA[i]) << i;
 }
 
-TEST(SimulatorTest, HostCallWithoutReferenceIsUnimplemented) {
-  json manifest = parseJson(R"json({
-    "tensors": [{"id": 0, "dtype": "f32", "shape": [2], "kind": "input"},
-                {"id": 1, "dtype": "f32", "shape": [2], "kind": "output"}],
-    "inputs": [{"tensor": 0}], "outputs": [{"tensor": 1}], "kernels": [],
-    "program": [{"host_call": "sort", "inputs": [0], "outputs": [1],
-                 "ops": "func.func @sort() { return }"}]})json");
-  absl::StatusOr<Program> program = parseProgram(manifest);
-  ASSERT_TRUE(program.ok()) << program.status();
-  absl::StatusOr<std::vector<Tensor>> out =
-      Device().run(*program, {makeTensor(DType::F32, {2}, {1, 2})});
-  EXPECT_EQ(out.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_NE(out.status().message().find("program[0]: host_call \"sort\""),
-            std::string::npos)
-      << out.status();
-}
-
 TEST(SimulatorTest, ConstantsComeFromTheLoader) {
   json manifest = parseJson(R"json({
     "tensors": [{"id": 0, "dtype": "i32", "shape": [3], "kind": "constant",
