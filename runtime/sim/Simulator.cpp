@@ -482,7 +482,8 @@ static void activateTile(ActivationFn fn, double *x, int64_t n) {
   case ActivationFn::Sigmoid:
     return each([](double v) { return 1 / (1 + std::exp(-v)); });
   case ActivationFn::Relu:
-    return each([](double v) { return v > 0 ? v : 0; });
+    // max(v, 0) as arith.maximumf: NaN propagates.
+    return each([](double v) { return std::isnan(v) || v > 0 ? v : 0; });
   case ActivationFn::Gelu:
     return each(
         [](double v) { return 0.5 * v * (1 + std::erf(v * kSqrt1_2)); });

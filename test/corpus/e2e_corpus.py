@@ -11,6 +11,7 @@ with seeded weights (test/e2e/materialize_elided.py) in a temporary folder.
 
 import argparse
 import array
+import ast
 import collections
 import concurrent.futures
 import pathlib
@@ -21,11 +22,14 @@ import tempfile
 import time
 
 # One graph: its function, the oracle's tolerance, whether its weights are
-# elided, and for token-id inputs (shape, vocabulary size) to draw them from
-# instead of neuron-run's random integers in [-8, 8).
+# elided, for token-id inputs (shape, vocabulary size) to draw them from
+# instead of neuron-run's random integers in [-8, 8), the fallback policy it
+# compiles with (neuron-compile's default when None), and whether its 1-D f32 inputs (batch-norm parameters,
+# variances among them) take their random values' magnitudes.
 Graph = collections.namedtuple(
-    "Graph", "name function rtol atol elided token_ids",
-    defaults=(1e-4, 1e-4, False, None))
+    "Graph",
+    "name function rtol atol elided token_ids fallback positive_vectors",
+    defaults=(1e-4, 1e-4, False, None, None, False))
 
 GRAPHS = [
     Graph("tpp_torch_dynamo_mlp3_fp32_linalg", "forward"),
@@ -55,6 +59,13 @@ GRAPHS = [
     # Token ids: 1x12 in BERT's 30522-word vocabulary.
     Graph("buddy_bert_linalg", "forward", elided=True,
           token_ids=((1, 12), 30522)),
+    # TFLite's int8 sine model: its requantisation (i64 multiplies and
+    # shifts) runs on the host as native code; integers are exact.
+    Graph("heir_tflite_hello_world_i8_linalg", "main", 0.0, 0.0,
+          fallback="host"),
+    # JAX's ResNet takes its batch-norm variances as inputs: they must be
+    # positive (a negative one gives NaN through rsqrt).
+    Graph("heir_resnet_jax_linalg", "main", positive_vectors=True),
 ]
 
 # Graphs expected to compile and run later, each with the work it waits on
@@ -92,6 +103,24 @@ def write_token_ids(path, shape, vocabulary, seed):
                      + header.encode("latin1") + ids.tobytes())
 
 
+def make_vectors_positive(out):
+    """Replaces each 1-D f32 input out/inputI.npy by its absolute values;
+    returns neuron-run's --input flags for every input."""
+    flags = []
+    for path in sorted(out.glob("input*.npy"),
+                       key=lambda p: int(p.stem[len("input"):])):
+        data = bytearray(path.read_bytes())
+        length = int.from_bytes(data[8:10], "little")
+        header = ast.literal_eval(data[10:10 + length].decode())
+        if header["descr"] == "<f4" and len(header["shape"]) == 1:
+            values = array.array("f", data[10 + length:])
+            values = array.array("f", (abs(v) for v in values))
+            data[10 + length:] = values.tobytes()
+            path.write_bytes(bytes(data))
+        flags.append(f"--input={path.stem[len('input'):]}={path}")
+    return flags
+
+
 def check(graph, args, tmp):
     """Compiles, runs and checks one graph: the row's cells (compile, run,
     oracle), and whether a step failed."""
@@ -108,8 +137,9 @@ def check(graph, args, tmp):
         if code:
             return ["FAILED", log.strip()[-300:]], True
         source = copy
+    fallback = [f"--fallback={graph.fallback}"] if graph.fallback else []
     code, log = run([str(args.bin / "neuron-compile"), str(source),
-                     "--target=trn2", "-o", str(exe)])
+                     "--target=trn2", *fallback, "-o", str(exe)])
     if code:
         return ["FAILED", log.strip()[-300:]], True
     cells = ["ok"]
@@ -119,6 +149,9 @@ def check(graph, args, tmp):
         inputs.append(f"--input=0={out / 'input0.npy'}")
     code, log = run([str(args.bin / "neuron-run"), str(exe), *inputs,
                      f"--output-dir={out}"])
+    if not code and graph.positive_vectors:
+        code, log = run([str(args.bin / "neuron-run"), str(exe),
+                         *make_vectors_positive(out), f"--output-dir={out}"])
     if code:
         return cells + ["FAILED", log.strip()[-300:]], True
     cells.append("ok")

@@ -10,31 +10,25 @@
 """
 
 import argparse
-import sys
 import os
 import random
 import shutil
 import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "tools", "Inputs"))
+import npy  # noqa: E402  (test/tools/Inputs/npy.py)
 
 ROWS, WIDTH = 16, 64
-
-
-def write(path, descr, shape, code, values):
-    header = repr({"descr": descr, "fortran_order": False,
-                   "shape": shape}).encode()
-    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header)
-        f.write(struct.pack(f"<{len(values)}{code}", *values))
 
 
 def floats(path, shape, rng, scale):
     count = 1
     for d in shape:
         count *= d
-    write(path, "<f4", shape, "f",
-          [rng.uniform(-scale, scale) for _ in range(count)])
+    npy.write(path, "f32", "x".join(map(str, shape)),
+              [rng.uniform(-scale, scale) for _ in range(count)])
 
 
 def rows(path):
@@ -49,12 +43,12 @@ def inputs(args):
     os.makedirs(args.dir, exist_ok=True)
     path = lambda i: os.path.join(args.dir, f"input{i}.npy")
     floats(path(0), (1, WIDTH), random.Random(args.pos), 1.0)
-    write(path(1), "<i8", (), "q", [args.pos])
+    npy.write(path(1), "i64", "scalar", [args.pos])
     for i, result in ((2, "result1.npy"), (3, "result2.npy")):
         if args.caches_from:
             shutil.copy(os.path.join(args.caches_from, result), path(i))
         else:
-            write(path(i), "<f4", (ROWS, WIDTH), "f", [0.0] * ROWS * WIDTH)
+            npy.write(path(i), "f32", f"{ROWS}x{WIDTH}", [0.0] * ROWS * WIDTH)
     weights = random.Random(0)
     for i in (4, 5, 6):
         floats(path(i), (WIDTH, WIDTH), weights, 0.2)

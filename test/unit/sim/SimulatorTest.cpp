@@ -368,6 +368,24 @@ TEST(SimulatorTest, ActivationWithScaleAndBias) {
   }
 }
 
+// relu is max(x, 0) as arith.maximumf computes it (and the ALU's max): NaN
+// stays NaN, as frontends' graphs (JAX's relu is arith.maximumf) expect.
+TEST(SimulatorTest, ReluPropagatesNaNAsMaxDoes) {
+  const double nan = std::nan("");
+  std::vector<double> x(32, -3.0);
+  x[0] = nan, x[1] = 4.0, x[2] = -0.0;
+  std::vector<Tensor> out = runManifest(
+      activationManifest("relu"),
+      {makeTensor(DType::F32, {4, 8}, x),
+       makeTensor(DType::F32, {4, 1}, {0, 0, 0, 0})});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> y = valuesOf(out[0]);
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_EQ(y[1], 2.0);
+  EXPECT_EQ(y[2], 0.0);
+  EXPECT_EQ(y[3], 0.0);
+}
+
 /// A kernel applying one vector-engine instruction `inst` (its operands at
 /// SBUF byte 0 = a [4, 6] f32, 64 = b [4, 6] f32, 128 = the result) to a and
 /// b and writing the result's [4, cols] `dtype` tile to output tensor 2.
