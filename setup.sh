@@ -9,7 +9,7 @@ build=${NEURON_BUILD_DIR:-$root/build}
 
 packages=(
   cmake ninja-build ccache g++ python3
-  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools liblld-22-dev
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev libbenchmark-dev
   libopenblas-dev pkg-config libopenmpi-dev openmpi-bin
   pybind11-dev python3-dev python3-numpy python3-pytest

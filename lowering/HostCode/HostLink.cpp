@@ -1,7 +1,10 @@
-//===- HostLink.cpp - Linking host code with lld, in process --------------===//
+//===- HostLink.cpp - Linking host code with lld --------------------------===//
 //
-// lld's ELF driver runs in this process on temporary files, so compiling
-// needs no linker installed. The library names libm and libgcc_s as
+// LLVM's ld.lld (Debian's lld-22, beside the LLVM tools this was built
+// with) links the object into a shared library, as a child process on
+// temporary files: lld's driver in this process would reset every LLVM
+// command-line option to its default (it parses its -mllvm options that
+// way), the tools' own among them. The library names libm and libgcc_s as
 // needed (by soname, found where this process loaded them): the loader of
 // the runtime then resolves the entry points' calls to them itself.
 //
@@ -12,15 +15,13 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 
-#include "lld/Common/Driver.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <dlfcn.h>
 #include <link.h>
-
-LLD_HAS_DRIVER(elf)
 
 using namespace mlir;
 
@@ -78,28 +79,41 @@ mlir::neuron::linkSharedLibrary(ArrayRef<char> object, Location loc) {
                             << ", which host code links against";
     libraries.push_back(path);
   }
-  std::vector<const char *> args = {"ld.lld",
-                                    "-shared",
-                                    "--as-needed",
-                                    "-z",
-                                    "noexecstack",
-                                    "-z",
-                                    "now",
-                                    "--hash-style=gnu",
-                                    "-soname",
-                                    "neuron-host-code.so",
-                                    "-o",
-                                    output.path.c_str(),
-                                    input.path.c_str()};
+  // The linker this was built beside, else one on the PATH.
+  std::string linker = NEURON_LD_LLD;
+  if (!llvm::sys::fs::can_execute(linker)) {
+    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ld.lld");
+    if (!found)
+      return emitError(loc) << "host code: no linker: " << NEURON_LD_LLD
+                            << " is missing and no ld.lld is on the PATH "
+                               "(Debian's lld-22 provides it)";
+    linker = *found;
+  }
+  TempFile messages;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "neuron-host", "log", messages.path))
+    return emitError(loc) << "host code: cannot create a temporary file: "
+                          << ec.message();
+  SmallVector<StringRef> args = {
+      linker,        "-shared",     "--as-needed",         "-z",
+      "noexecstack", "-z",          "now",                 "--hash-style=gnu",
+      "-soname",     "neuron-host-code.so", "-o", output.path, input.path};
   for (const std::string &path : libraries)
-    args.push_back(path.c_str());
-
-  std::string messages;
-  llvm::raw_string_ostream diagnostics(messages);
-  lld::Result result = lld::lldMain(args, diagnostics, diagnostics,
-                                    {{lld::Gnu, &lld::elf::link}});
-  if (result.retCode != 0)
-    return emitError(loc) << "host code: linking failed: " << messages;
+    args.push_back(path);
+  std::optional<StringRef> redirects[] = {StringRef(""),
+                                          StringRef(messages.path),
+                                          StringRef(messages.path)};
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(linker, args, std::nullopt,
+                                         redirects, 0, 0, &error);
+  if (status != 0) {
+    std::string log;
+    if (auto text = llvm::MemoryBuffer::getFile(messages.path))
+      log = (*text)->getBuffer().trim().str();
+    return emitError(loc) << "host code: linking with " << linker
+                          << " failed" << (error.empty() ? "" : ": ") << error
+                          << (log.empty() ? "" : ": ") << log;
+  }
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked =
       llvm::MemoryBuffer::getFile(output.path);
