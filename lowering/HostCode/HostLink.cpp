@@ -95,23 +95,22 @@ mlir::neuron::linkSharedLibrary(ArrayRef<char> object, Location loc) {
     return emitError(loc) << "host code: cannot create a temporary file: "
                           << ec.message();
   SmallVector<StringRef> args = {
-      linker,        "-shared",     "--as-needed",         "-z",
-      "noexecstack", "-z",          "now",                 "--hash-style=gnu",
-      "-soname",     "neuron-host-code.so", "-o", output.path, input.path};
+      linker, "-shared",   "--as-needed",      "-z",      "noexecstack",
+      "-z",   "now",       "--hash-style=gnu", "-soname", "neuron-host-code.so",
+      "-o",   output.path, input.path};
   for (const std::string &path : libraries)
     args.push_back(path);
-  std::optional<StringRef> redirects[] = {StringRef(""),
-                                          StringRef(messages.path),
-                                          StringRef(messages.path)};
+  std::optional<StringRef> redirects[] = {
+      StringRef(""), StringRef(messages.path), StringRef(messages.path)};
   std::string error;
-  int status = llvm::sys::ExecuteAndWait(linker, args, std::nullopt,
-                                         redirects, 0, 0, &error);
+  int status = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects,
+                                         0, 0, &error);
   if (status != 0) {
     std::string log;
     if (auto text = llvm::MemoryBuffer::getFile(messages.path))
       log = (*text)->getBuffer().trim().str();
-    return emitError(loc) << "host code: linking with " << linker
-                          << " failed" << (error.empty() ? "" : ": ") << error
+    return emitError(loc) << "host code: linking with " << linker << " failed"
+                          << (error.empty() ? "" : ": ") << error
                           << (log.empty() ? "" : ": ") << log;
   }
 

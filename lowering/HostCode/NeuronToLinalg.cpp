@@ -727,15 +727,20 @@ static Value lowerPool(Lowering &l, Pool2DOp op) {
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(2, utils::IteratorType::reduction);
   bool isInt = isIntegerLike(element);
+  // A window operand makes the loops over the kernel appear alone in a map
+  // (linalg requires the maps to determine every loop), as linalg's pooling
+  // ops do; its elements are never read.
+  Value window = tensor::EmptyOp::create(l.b, l.loc, k, element);
   Value pooled = l.generic(
-      result, input, l.filled(result, l.scalar(element, fill)),
-      {AffineMap::get(6, 0, in, ctx), AffineMap::get(6, 0, out, ctx)},
+      result, {input, window}, l.filled(result, l.scalar(element, fill)),
+      {AffineMap::get(6, 0, in, ctx), AffineMap::get(6, 0, {kh, kw}, ctx),
+       AffineMap::get(6, 0, out, ctx)},
       iterators, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
         if (isMax)
-          return isInt ? Value(arith::MaxSIOp::create(b, loc, a[1], a[0]))
-                       : Value(arith::MaximumFOp::create(b, loc, a[1], a[0]));
-        return isInt ? Value(arith::AddIOp::create(b, loc, a[1], a[0]))
-                     : Value(arith::AddFOp::create(b, loc, a[1], a[0]));
+          return isInt ? Value(arith::MaxSIOp::create(b, loc, a[2], a[0]))
+                       : Value(arith::MaximumFOp::create(b, loc, a[2], a[0]));
+        return isInt ? Value(arith::AddIOp::create(b, loc, a[2], a[0]))
+                     : Value(arith::AddFOp::create(b, loc, a[2], a[0]));
       });
   if (op.getKind() != PoolKind::avg)
     return pooled;
