@@ -109,10 +109,24 @@ Value mlir::neuron::createElementwise(OpBuilder &b, Location loc,
       .Case<arith::MulFOp, arith::MulIOp>([&](auto) { return binary(MulOp()); })
       .Case<arith::DivFOp, arith::DivSIOp>(
           [&](auto) { return binary(DivOp()); })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(
+      .Case<arith::MaximumFOp, arith::MaxSIOp>(
           [&](auto) { return binary(MaxOp()); })
-      .Case<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(
+      .Case<arith::MinimumFOp, arith::MinSIOp>(
           [&](auto) { return binary(MinOp()); })
+      .Case<arith::MaxNumFOp, arith::MinNumFOp>([&](auto) -> Value {
+        // neuron.max and min propagate NaN; maxnumf and minnumf take the
+        // other operand where one is NaN (x != x only for NaN).
+        Value extreme = isa<arith::MaxNumFOp>(op) ? binary(MaxOp())
+                                                  : binary(MinOp());
+        auto maskType = RankedTensorType::get(shape, b.getI1Type());
+        auto isNan = [&](Value v) -> Value {
+          return CompareOp::create(b, loc, maskType, ComparePredicate::ne, v,
+                                   v);
+        };
+        Value lhsNan = isNan(args[0]), rhsNan = isNan(args[1]);
+        Value rhsOr = SelectOp::create(b, loc, type, rhsNan, args[0], extreme);
+        return SelectOp::create(b, loc, type, lhsNan, args[1], rhsOr);
+      })
       .Case<arith::NegFOp>([&](auto) { return unary(NegOp()); })
       .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp,
             arith::ExtSIOp, arith::TruncIOp>(

@@ -100,6 +100,30 @@ func.func @generic_divf(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8x
 
 // -----
 
+// Tests that arith.maxnumf, which ignores a NaN operand, becomes neuron.max
+// (which propagates NaN) with the other operand selected where one is NaN.
+// CHECK-LABEL: func.func @generic_maxnumf
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>)
+// CHECK: %[[M:.*]] = neuron.max %[[X]], %[[Y]] : tensor<4x8xf32>
+// CHECK: %[[XN:.*]] = neuron.compare ne %[[X]], %[[X]]
+// CHECK: %[[YN:.*]] = neuron.compare ne %[[Y]], %[[Y]]
+// CHECK: %[[S:.*]] = neuron.select %[[YN]], %[[X]], %[[M]]
+// CHECK: %[[R:.*]] = neuron.select %[[XN]], %[[Y]], %[[S]]
+// CHECK: return %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @generic_maxnumf(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %v = arith.maxnumf %a, %b : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
 // Tests that an identity-map generic computing arith.maximumf becomes neuron.max.
 // CHECK-LABEL: func.func @generic_maximumf
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>)
