@@ -90,6 +90,29 @@ bool mlir::neuron::isRaisableElementwise(Operation *op) {
              math::ErfOp, math::AbsFOp, math::AbsIOp, math::PowFOp>(op);
 }
 
+/// An i1 mask of `value`'s NaNs (x != x only for NaN).
+static Value isNaN(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return CompareOp::create(b, loc, type.clone(b.getI1Type()),
+                           ComparePredicate::ne, value, value);
+}
+
+Value mlir::neuron::ignoreNaN(OpBuilder &b, Location loc, Value extreme,
+                              Value lhs, Value rhs) {
+  Type type = extreme.getType();
+  Value rhsOr =
+      SelectOp::create(b, loc, type, isNaN(b, loc, rhs), lhs, extreme);
+  return SelectOp::create(b, loc, type, isNaN(b, loc, lhs), rhs, rhsOr);
+}
+
+Value mlir::neuron::replaceNaN(OpBuilder &b, Location loc, Value value,
+                               double number) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Value splat = createSplat(b, loc, type.getElementType(), number,
+                            type.getShape());
+  return SelectOp::create(b, loc, type, isNaN(b, loc, value), splat, value);
+}
+
 Value mlir::neuron::createElementwise(OpBuilder &b, Location loc,
                                       Operation *op, ValueRange args,
                                       ArrayRef<int64_t> shape) {
@@ -114,18 +137,9 @@ Value mlir::neuron::createElementwise(OpBuilder &b, Location loc,
       .Case<arith::MinimumFOp, arith::MinSIOp>(
           [&](auto) { return binary(MinOp()); })
       .Case<arith::MaxNumFOp, arith::MinNumFOp>([&](auto) -> Value {
-        // neuron.max and min propagate NaN; maxnumf and minnumf take the
-        // other operand where one is NaN (x != x only for NaN).
         Value extreme = isa<arith::MaxNumFOp>(op) ? binary(MaxOp())
                                                   : binary(MinOp());
-        auto maskType = RankedTensorType::get(shape, b.getI1Type());
-        auto isNan = [&](Value v) -> Value {
-          return CompareOp::create(b, loc, maskType, ComparePredicate::ne, v,
-                                   v);
-        };
-        Value lhsNan = isNan(args[0]), rhsNan = isNan(args[1]);
-        Value rhsOr = SelectOp::create(b, loc, type, rhsNan, args[0], extreme);
-        return SelectOp::create(b, loc, type, lhsNan, args[1], rhsOr);
+        return ignoreNaN(b, loc, extreme, args[0], args[1]);
       })
       .Case<arith::NegFOp>([&](auto) { return unary(NegOp()); })
       .Case<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::FPToSIOp,

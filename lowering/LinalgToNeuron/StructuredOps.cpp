@@ -209,6 +209,8 @@ struct ResultPlan {
   unsigned index;
   Value value;
   std::optional<Combiner> combiner;
+  /// The combiner is maxnumf or minnumf: NaN-ignoring.
+  bool ignoresNaN = false;
 };
 
 struct RaiseStructuredOp : OpInterfaceRewritePattern<linalg::LinalgOp> {
@@ -337,7 +339,8 @@ private:
       return failure();
     if (!writesLoops(outMap, result.getShape(), parallelLoops(op)))
       return failure();
-    return ResultPlan{index, partial, combiner};
+    return ResultPlan{index, partial, combiner,
+                      isa<arith::MaxNumFOp, arith::MinNumFOp>(def)};
   }
 
   static FailureOr<Value> emitResult(PatternRewriter &rewriter,
@@ -363,6 +366,9 @@ private:
       reducedShape.push_back(loopShape[p]);
     SmallVector<int64_t> axes(reduction.begin(), reduction.end());
     auto reducedType = valueType.clone(reducedShape);
+    // A NaN-ignoring max or min reduces as if each NaN were its identity.
+    if (plan.ignoresNaN)
+      value = replaceNaN(rewriter, loc, value, identityOf(*plan.combiner));
     switch (*plan.combiner) {
     case Combiner::sum:
       value = ReduceSumOp::create(rewriter, loc, reducedType, value, axes);
@@ -387,11 +393,17 @@ private:
       return AddOp::create(rewriter, loc, resultType, *shaped, start)
           .getResult();
     case Combiner::max:
-      return MaxOp::create(rewriter, loc, resultType, *shaped, start)
-          .getResult();
-    case Combiner::min:
-      return MinOp::create(rewriter, loc, resultType, *shaped, start)
-          .getResult();
+    case Combiner::min: {
+      Value extreme =
+          *plan.combiner == Combiner::max
+              ? MaxOp::create(rewriter, loc, resultType, *shaped, start)
+                    .getResult()
+              : MinOp::create(rewriter, loc, resultType, *shaped, start)
+                    .getResult();
+      return plan.ignoresNaN
+                 ? ignoreNaN(rewriter, loc, extreme, *shaped, start)
+                 : extreme;
+    }
     }
     llvm_unreachable("unknown combiner");
   }

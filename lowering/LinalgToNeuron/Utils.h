@@ -105,6 +105,15 @@ bool isNearestEvenRounding(arith::TruncFOp op);
 /// and its types are ones neuron computes in.
 bool isRaisableElementwise(Operation *op);
 
+/// `extreme` (neuron.max or min of `lhs` and `rhs`, which propagate NaN) as
+/// arith.maxnumf and minnumf compute it: where one operand is NaN, the other.
+Value ignoreNaN(OpBuilder &b, Location loc, Value extreme, Value lhs,
+                Value rhs);
+
+/// `value` with every NaN replaced by `number` (a reduction's identity, so
+/// that a NaN-ignoring reduction can be a NaN-propagating one).
+Value replaceNaN(OpBuilder &b, Location loc, Value value, double number);
+
 /// Creates the neuron counterpart of `op` at `loc` on tensors of `shape`,
 /// with `args` the operands already as tensors. `isRaisableElementwise(op)`
 /// must hold.

@@ -105,9 +105,9 @@ func.func @generic_divf(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8x
 // CHECK-LABEL: func.func @generic_maxnumf
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>)
 // CHECK: %[[M:.*]] = neuron.max %[[X]], %[[Y]] : tensor<4x8xf32>
-// CHECK: %[[XN:.*]] = neuron.compare ne %[[X]], %[[X]]
 // CHECK: %[[YN:.*]] = neuron.compare ne %[[Y]], %[[Y]]
 // CHECK: %[[S:.*]] = neuron.select %[[YN]], %[[X]], %[[M]]
+// CHECK: %[[XN:.*]] = neuron.compare ne %[[X]], %[[X]]
 // CHECK: %[[R:.*]] = neuron.select %[[XN]], %[[Y]], %[[S]]
 // CHECK: return %[[R]]
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -467,3 +467,27 @@ func.func @sum_transposed_output(%x: tensor<2x3x8xf32>) -> tensor<3x2xf32> {
   } -> tensor<3x2xf32>
   return %r : tensor<3x2xf32>
 }
+
+// -----
+
+// Tests that a reduction combining with arith.maxnumf (NaN-ignoring)
+// replaces each NaN by the identity before neuron.reduce_max.
+// CHECK-LABEL: func.func @reduce_maxnumf
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[NINF:.*]] = neuron.constant dense<0xFF800000> : tensor<4x8xf32>
+// CHECK-DAG: %[[NAN:.*]] = neuron.compare ne %[[X]], %[[X]]
+// CHECK: %[[CLEAN:.*]] = neuron.select %[[NAN]], %[[NINF]], %[[X]]
+// CHECK: %[[R:.*]] = neuron.reduce_max %[[CLEAN]] axes [1]
+// CHECK: return %[[R]]
+func.func @reduce_maxnumf(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %i = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%i : tensor<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %v = arith.maxnumf %a, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
