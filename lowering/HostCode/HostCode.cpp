@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -239,6 +240,9 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module) {
 
   PassManager loops(ctx);
   loops.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // complex arithmetic as arith/math on the parts (complex.create, re and im
+  // become LLVM structs below).
+  loops.addPass(createConvertComplexToStandardPass());
   loops.addPass(createLowerAffinePass());
   loops.addPass(createSCFToControlFlowPass());
   loops.addPass(memref::createExpandStridedMetadataPass());
@@ -255,7 +259,8 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module) {
   if (failed(loops.run(module)) ||
       failed(checkLowered(module, "to loops", [](Operation *op) {
         return isa<arith::ArithDialect, cf::ControlFlowDialect,
-                   func::FuncDialect, LLVM::LLVMDialect, math::MathDialect,
+                   complex::ComplexDialect, func::FuncDialect,
+                   LLVM::LLVMDialect, math::MathDialect,
                    memref::MemRefDialect>(op->getDialect());
       })))
     return failure();
@@ -266,6 +271,7 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module) {
   // LLVM's intrinsics first; libm for what has none (erf).
   llvm.addPass(createConvertMathToLLVMPass());
   llvm.addPass(createConvertMathToLibmPass());
+  llvm.addPass(createConvertComplexToLLVMPass());
   llvm.addPass(createFinalizeMemRefToLLVMConversionPass());
   llvm.addPass(createConvertFuncToLLVMPass());
   llvm.addPass(createArithToLLVMConversionPass());

@@ -560,12 +560,16 @@ LogicalResult ProgramEmitter::emitHostCall(
   llvm::raw_string_ostream os(text);
   h->print(os, OpPrintingFlags().useLocalScope());
   std::string symbol = "neuron_" + name;
-  steps.push_back({{"host_call", name},
-                   {"reason", h.getReason().value_or("").str()},
-                   {"inputs", std::move(inputs)},
-                   {"outputs", *results},
-                   {"ops", text},
-                   {"symbol", symbol}});
+  json step = {{"host_call", name},
+               {"inputs", std::move(inputs)},
+               {"outputs", *results},
+               {"ops", text},
+               {"symbol", symbol}};
+  // The manifest's reason is optional, and never empty.
+  std::optional<StringRef> reason = h.getReason();
+  if (reason && !reason->empty())
+    step["reason"] = reason->str();
+  steps.push_back(std::move(step));
   hostCalls.push_back(h);
   hostSymbols.push_back(symbol);
   return success();

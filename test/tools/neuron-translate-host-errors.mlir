@@ -1,7 +1,8 @@
 // A host call whose region upstream MLIR's CPU pipeline cannot compile is a
 // located error at the op, then at the host call; no executable is
 // written. Everything else upstream lowers runs: a gather, which the
-// runtime's former interpreter could not run, does (below).
+// runtime's former interpreter could not run, does (below), and complex
+// arithmetic.
 
 // RUN: neuron-translate --nisa-to-executable %s -split-input-file -verify-diagnostics -o /dev/null
 
@@ -21,6 +22,18 @@
 // CHECK-NEXT: 62.0
 // CHECK-NEXT: 63.0
 // CHECK-NEXT: 0.0
+
+// So does complex arithmetic inside a region (and a host call without a
+// reason): |u + u i| = |u| sqrt(2).
+// RUN: neuron-translate --nisa-to-executable %S/Inputs/host_complex.mlir -o %t.complex.nxe
+// RUN: %python %S/Inputs/npy.py write %t.run/c.npy f32 4 3 -4 0 1.5
+// RUN: neuron-run %t.complex.nxe --input=0=%t.run/c.npy --output-dir=%t.run/complex
+// RUN: %python %S/Inputs/npy.py print %t.run/complex/result0.npy | FileCheck %s --check-prefix=COMPLEX
+// COMPLEX:      f32 4
+// COMPLEX-NEXT: 4.24264
+// COMPLEX-NEXT: 5.65685
+// COMPLEX-NEXT: 0.0
+// COMPLEX-NEXT: 2.12132
 
 // A region that compiles (linking runs in a child process, so the options
 // of this tool, -verify-diagnostics among them, still hold for the splits
@@ -44,27 +57,6 @@ func.func @bitcast(%x: tensor<4xi32>) -> tensor<4xf32> attributes {neuron.progra
     // expected-error@+1 {{op was not bufferized}}
     %b = tensor.bitcast %a : tensor<4xi32> to tensor<4xf32>
     neuron.yield %b : tensor<4xf32>
-  }
-  return %r : tensor<4xf32>
-}
-
-// -----
-
-// A scalar op the pipeline does not lower.
-func.func @complex(%x: tensor<4xf32>) -> tensor<4xf32> attributes {neuron.program} {
-  // expected-error@+1 {{host code: upstream MLIR's CPU pipeline could not compile the host calls}}
-  %r = neuron.host_call(%x) : (tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%a: tensor<4xf32>):
-    %e = tensor.empty() : tensor<4xf32>
-    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
-        ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
-    ^bb0(%u: f32, %o: f32):
-      // expected-error@+1 {{host code: upstream MLIR's CPU pipeline cannot lower 'complex.create' to loops}}
-      %c = complex.create %u, %u : complex<f32>
-      %t = complex.abs %c : complex<f32>
-      linalg.yield %t : f32
-    } -> tensor<4xf32>
-    neuron.yield %g : tensor<4xf32>
   }
   return %r : tensor<4xf32>
 }
