@@ -35,6 +35,34 @@ namespace mlir::neuron {
 using namespace mlir;
 using namespace mlir::neuron;
 
+static bool isIntegerLike(Type t) { return isa<IntegerType, IndexType>(t); }
+
+/// `value` as an attribute of scalar type `t`: an integer truncates toward
+/// zero, i1 is `value != 0`.
+static TypedAttr scalarAttr(Type t, double value) {
+  if (isa<FloatType>(t))
+    return FloatAttr::get(t, value);
+  if (t.isInteger(1))
+    return IntegerAttr::get(t, value != 0);
+  return IntegerAttr::get(t, int64_t(value));
+}
+
+static Value scalarConstant(OpBuilder &b, Location loc, Type t, double value) {
+  return arith::ConstantOp::create(b, loc, scalarAttr(t, value));
+}
+
+/// The neutral element of a max (`max`) or min reduction over `t`, exact:
+/// infinities, an integer type's extremes (i1 orders false below true).
+static TypedAttr extremeAttr(Type t, bool max) {
+  if (auto f = dyn_cast<FloatType>(t))
+    return FloatAttr::get(t, APFloat::getInf(f.getFloatSemantics(), max));
+  unsigned bits = t.getIntOrFloatBitWidth();
+  if (bits == 1)
+    return IntegerAttr::get(t, max ? 0 : 1);
+  return IntegerAttr::get(t, max ? APInt::getSignedMinValue(bits)
+                                 : APInt::getSignedMaxValue(bits));
+}
+
 namespace {
 using BodyFn = function_ref<Value(OpBuilder &, Location, ValueRange)>;
 
@@ -46,9 +74,10 @@ public:
 
   /// A scalar constant of `type` (an integer or float type).
   Value scalar(Type type, double value) {
-    if (isa<FloatType>(type))
-      return arith::ConstantOp::create(b, loc, FloatAttr::get(type, value));
-    return arith::ConstantOp::create(b, loc, IntegerAttr::get(type, value));
+    return scalarConstant(b, loc, type, value);
+  }
+  Value constant(TypedAttr value) {
+    return arith::ConstantOp::create(b, loc, value);
   }
 
   Value empty(RankedTensorType type) {
@@ -147,24 +176,29 @@ public:
 };
 } // namespace
 
-static bool isIntegerLike(Type t) { return isa<IntegerType, IndexType>(t); }
+enum class Combine { add, max, min };
 
-/// The extremes of integer type `t` (i1: 0 and 1, ordered as the device
-/// orders them).
-static std::pair<double, double> integerRange(Type t) {
-  unsigned bits = t.getIntOrFloatBitWidth();
-  if (bits == 1)
-    return {0, 1};
-  return {-std::ldexp(1.0, bits - 1), std::ldexp(1.0, bits - 1) - 1};
-}
-
-/// The neutral element of a max (`max`) or min reduction over `t`.
-static double extremeOf(Type t, bool max) {
-  if (isIntegerLike(t)) {
-    auto [lo, hi] = integerRange(t);
-    return max ? lo : hi;
+/// `lhs` and `rhs` added, or their max or min: integers signed (i1
+/// unsigned: false below true), floats as arith.maximumf and minimumf do
+/// (NaN propagates).
+static Value combine(OpBuilder &b, Location loc, Combine kind, Value lhs,
+                     Value rhs) {
+  Type t = lhs.getType();
+  bool isInt = isIntegerLike(t), isBool = t.isInteger(1);
+  switch (kind) {
+  case Combine::add:
+    return isInt ? Value(arith::AddIOp::create(b, loc, lhs, rhs))
+                 : Value(arith::AddFOp::create(b, loc, lhs, rhs));
+  case Combine::max:
+    return isBool  ? Value(arith::MaxUIOp::create(b, loc, lhs, rhs))
+           : isInt ? Value(arith::MaxSIOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MaximumFOp::create(b, loc, lhs, rhs));
+  case Combine::min:
+    return isBool  ? Value(arith::MinUIOp::create(b, loc, lhs, rhs))
+           : isInt ? Value(arith::MinSIOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MinimumFOp::create(b, loc, lhs, rhs));
   }
-  return max ? -INFINITY : INFINITY;
+  llvm_unreachable("unknown combination");
 }
 
 /// `x` of type `from` converted to `to` as neuron.cast defines it.
@@ -174,10 +208,7 @@ static Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
     return x;
   bool intFrom = isIntegerLike(from), intTo = isIntegerLike(to);
   if (to.isInteger(1)) {
-    Value zero = intFrom ? Value(arith::ConstantOp::create(
-                               b, loc, IntegerAttr::get(from, 0)))
-                         : Value(arith::ConstantOp::create(
-                               b, loc, FloatAttr::get(from, 0.0)));
+    Value zero = scalarConstant(b, loc, from, 0);
     return intFrom
                ? Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                              x, zero))
@@ -195,34 +226,52 @@ static Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
     return from.isInteger(1) ? Value(arith::UIToFPOp::create(b, loc, to, x))
                              : Value(arith::SIToFPOp::create(b, loc, to, x));
   if (intTo) {
-    // Saturate: out of range goes to the extremes, NaN to 0 (fptosi alone
-    // is undefined there).
-    auto [lo, hi] = integerRange(to);
+    // Saturate: from 2^(bits-1) up, and below -2^(bits-1), the extremes
+    // (both bounds are exact in f64, whatever the width); NaN gives 0.
+    // fptosi is undefined on all of those, so it converts 0 there.
     Value wide = from.getIntOrFloatBitWidth() < 64
                      ? Value(arith::ExtFOp::create(b, loc, b.getF64Type(), x))
                      : x;
+    double limit = std::ldexp(1.0, to.getIntOrFloatBitWidth() - 1);
     auto f64 = [&](double v) {
       return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(v));
     };
-    auto i = [&](double v) {
-      return arith::ConstantOp::create(b, loc, IntegerAttr::get(to, v));
+    auto compare = [&](arith::CmpFPredicate p, Value bound) -> Value {
+      return arith::CmpFOp::create(b, loc, p, wide, bound);
     };
-    Value truncated = arith::FPToSIOp::create(
-        b, loc, to,
-        arith::MaximumFOp::create(
-            b, loc, f64(lo), arith::MinimumFOp::create(b, loc, f64(hi), wide)));
-    Value isNan =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-    return arith::SelectOp::create(b, loc, isNan, i(0), truncated);
+    Value tooBig = compare(arith::CmpFPredicate::OGE, f64(limit));
+    Value tooSmall = compare(arith::CmpFPredicate::OLT, f64(-limit));
+    Value isNan = compare(arith::CmpFPredicate::UNO, wide);
+    Value outside = arith::OrIOp::create(
+        b, loc, isNan, arith::OrIOp::create(b, loc, tooBig, tooSmall));
+    Value converted = arith::FPToSIOp::create(
+        b, loc, to, arith::SelectOp::create(b, loc, outside, f64(0), wide));
+    Value high = arith::SelectOp::create(
+        b, loc, tooBig,
+        arith::ConstantOp::create(b, loc, extremeAttr(to, false)), converted);
+    return arith::SelectOp::create(
+        b, loc, tooSmall,
+        arith::ConstantOp::create(b, loc, extremeAttr(to, true)), high);
   }
   if (to.getIntOrFloatBitWidth() > from.getIntOrFloatBitWidth())
     return arith::ExtFOp::create(b, loc, to, x);
   return arith::TruncFOp::create(b, loc, to, x);
 }
 
+/// `acc + x * y` in `acc`'s type, `x` and `y` converted to it.
+static Value multiplyAccumulate(OpBuilder &b, Location loc, Value acc, Value x,
+                                Value y) {
+  Type t = acc.getType();
+  x = castScalar(b, loc, x, t);
+  y = castScalar(b, loc, y, t);
+  Value product = isIntegerLike(t) ? Value(arith::MulIOp::create(b, loc, x, y))
+                                   : Value(arith::MulFOp::create(b, loc, x, y));
+  return combine(b, loc, Combine::add, acc, product);
+}
+
 /// 1 / (1 + e^-x).
 static Value sigmoid(OpBuilder &b, Location loc, Value x) {
-  Value one = arith::ConstantOp::create(b, loc, FloatAttr::get(x.getType(), 1));
+  Value one = scalarConstant(b, loc, x.getType(), 1);
   Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
   return arith::DivFOp::create(b, loc, one,
                                arith::AddFOp::create(b, loc, one, e));
@@ -237,16 +286,9 @@ static Value elementwise(Operation *op, OpBuilder &b, Location loc,
   bool isInt = isIntegerLike(element);
   bool isBool = operand.isInteger(1);
   Value x = args[0];
-  auto constant = [&](double v) -> Value {
-    if (isInt)
-      return arith::ConstantOp::create(b, loc, IntegerAttr::get(element, v));
-    return arith::ConstantOp::create(b, loc, FloatAttr::get(element, v));
-  };
+  auto constant = [&](double v) { return scalarConstant(b, loc, element, v); };
   return llvm::TypeSwitch<Operation *, Value>(op)
-      .Case([&](AddOp) -> Value {
-        return isInt ? Value(arith::AddIOp::create(b, loc, x, args[1]))
-                     : Value(arith::AddFOp::create(b, loc, x, args[1]));
-      })
+      .Case([&](AddOp) { return combine(b, loc, Combine::add, x, args[1]); })
       .Case([&](SubOp) -> Value {
         return isInt ? Value(arith::SubIOp::create(b, loc, x, args[1]))
                      : Value(arith::SubFOp::create(b, loc, x, args[1]));
@@ -259,18 +301,8 @@ static Value elementwise(Operation *op, OpBuilder &b, Location loc,
         return isInt ? Value(arith::DivSIOp::create(b, loc, x, args[1]))
                      : Value(arith::DivFOp::create(b, loc, x, args[1]));
       })
-      .Case([&](MaxOp) -> Value {
-        if (isBool)
-          return arith::MaxUIOp::create(b, loc, x, args[1]);
-        return isInt ? Value(arith::MaxSIOp::create(b, loc, x, args[1]))
-                     : Value(arith::MaximumFOp::create(b, loc, x, args[1]));
-      })
-      .Case([&](MinOp) -> Value {
-        if (isBool)
-          return arith::MinUIOp::create(b, loc, x, args[1]);
-        return isInt ? Value(arith::MinSIOp::create(b, loc, x, args[1]))
-                     : Value(arith::MinimumFOp::create(b, loc, x, args[1]));
-      })
+      .Case([&](MaxOp) { return combine(b, loc, Combine::max, x, args[1]); })
+      .Case([&](MinOp) { return combine(b, loc, Combine::min, x, args[1]); })
       .Case([&](PowOp) -> Value {
         if (isInt)
           return math::IPowIOp::create(b, loc, x, args[1]);
@@ -361,7 +393,6 @@ static Value elementwise(Operation *op, OpBuilder &b, Location loc,
 static Value lowerMatmul(Lowering &l, Operation *op, unsigned batch) {
   auto result = cast<RankedTensorType>(op->getResult(0).getType());
   Type element = result.getElementType();
-  bool isInt = isIntegerLike(element);
   unsigned count = batch + 3, m = batch, n = batch + 1, k = batch + 2;
   SmallVector<int64_t> lhs = llvm::to_vector(llvm::seq<int64_t>(0, batch));
   SmallVector<int64_t> rhs = lhs, out = lhs;
@@ -374,43 +405,24 @@ static Value lowerMatmul(Lowering &l, Operation *op, unsigned batch) {
   return l.generic(
       result, op->getOperands(), l.filled(result, l.scalar(element, 0)),
       {l.project(count, lhs), l.project(count, rhs), l.project(count, out)},
-      iterators, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-        Value a = castScalar(b, loc, args[0], element);
-        Value c = castScalar(b, loc, args[1], element);
-        if (isInt)
-          return arith::AddIOp::create(b, loc, args[2],
-                                       arith::MulIOp::create(b, loc, a, c));
-        return arith::AddFOp::create(b, loc, args[2],
-                                     arith::MulFOp::create(b, loc, a, c));
+      iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+        return multiplyAccumulate(b, loc, args[2], args[0], args[1]);
       });
-}
-
-static Value combineFor(OpBuilder &b, Location loc, Operation *op, Value acc,
-                        Value x) {
-  Type t = x.getType();
-  bool isInt = isIntegerLike(t), isBool = t.isInteger(1);
-  if (isa<ReduceMaxOp>(op))
-    return isBool  ? Value(arith::MaxUIOp::create(b, loc, acc, x))
-           : isInt ? Value(arith::MaxSIOp::create(b, loc, acc, x))
-                   : Value(arith::MaximumFOp::create(b, loc, acc, x));
-  if (isa<ReduceMinOp>(op))
-    return isBool  ? Value(arith::MinUIOp::create(b, loc, acc, x))
-           : isInt ? Value(arith::MinSIOp::create(b, loc, acc, x))
-                   : Value(arith::MinimumFOp::create(b, loc, acc, x));
-  return isInt ? Value(arith::AddIOp::create(b, loc, acc, x))
-               : Value(arith::AddFOp::create(b, loc, acc, x));
 }
 
 static Value lowerReduce(Lowering &l, Operation *op, ArrayRef<int64_t> axes,
                          bool keepDims) {
   Value x = op->getOperand(0);
   Type element = getElementTypeOrSelf(x.getType());
-  double identity = isa<ReduceMaxOp>(op)   ? extremeOf(element, true)
-                    : isa<ReduceMinOp>(op) ? extremeOf(element, false)
-                                           : 0.0;
-  Value r = l.reduce(x, axes, keepDims, l.scalar(element, identity),
+  Combine kind = isa<ReduceMaxOp>(op)   ? Combine::max
+                 : isa<ReduceMinOp>(op) ? Combine::min
+                                        : Combine::add;
+  TypedAttr identity = kind == Combine::add
+                           ? scalarAttr(element, 0)
+                           : extremeAttr(element, kind == Combine::max);
+  Value r = l.reduce(x, axes, keepDims, l.constant(identity),
                      [&](OpBuilder &b, Location loc, Value acc, Value v) {
-                       return combineFor(b, loc, op, acc, v);
+                       return combine(b, loc, kind, acc, v);
                      });
   if (!isa<ReduceMeanOp>(op))
     return r;
@@ -558,15 +570,6 @@ Value Lowering::reshapeTo(Value x, RankedTensorType type) {
   return tensor::ExpandShapeOp::create(b, loc, type, flat, all(type.getRank()));
 }
 
-/// `value` as an attribute of element type `t`.
-static TypedAttr padValue(Type t, double value) {
-  if (isa<FloatType>(t))
-    return FloatAttr::get(t, value);
-  if (t.isInteger(1))
-    return IntegerAttr::get(t, value != 0);
-  return IntegerAttr::get(t, int64_t(value));
-}
-
 static Value pad(Lowering &l, Value x, ArrayRef<int64_t> low,
                  ArrayRef<int64_t> high, TypedAttr value) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -615,7 +618,7 @@ static Value lowerGather(Lowering &l, GatherOp op) {
         }
         Value v = tensor::ExtractOp::create(b, loc, table, at);
         Value none = arith::ConstantOp::create(
-            b, loc, padValue(result.getElementType(), 0));
+            b, loc, scalarAttr(result.getElementType(), 0));
         return arith::SelectOp::create(b, loc, inside, v, none);
       });
 }
@@ -634,7 +637,7 @@ static Value lowerConv(Lowering &l, Conv2DOp op) {
   unsigned hDim = nchw ? 2 : 1, wDim = nchw ? 3 : 2;
   low[hDim] = p[0], high[hDim] = p[1], low[wDim] = p[2], high[wDim] = p[3];
   if (llvm::any_of(p, [](int64_t v) { return v != 0; }))
-    input = pad(l, input, low, high, padValue(inType.getElementType(), 0));
+    input = pad(l, input, low, high, scalarAttr(inType.getElementType(), 0));
   int64_t groups = op.getGroups();
   int64_t f = nchw ? result.getDimSize(1) : result.getDimSize(3);
   int64_t cPerGroup = nchw ? filter.getDimSize(1)
@@ -670,19 +673,12 @@ static Value lowerConv(Lowering &l, Conv2DOp op) {
   auto map = [&](ArrayRef<AffineExpr> e) {
     return AffineMap::get(7, 0, e, ctx);
   };
-  bool isInt = isIntegerLike(element);
-  Value conv = l.generic(
-      result, {input, op.getFilter()}, l.filled(result, l.scalar(element, 0)),
-      {map(in), map(fil), map(out)}, iterators,
-      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-        Value x = castScalar(b, loc, a[0], element);
-        Value k = castScalar(b, loc, a[1], element);
-        if (isInt)
-          return arith::AddIOp::create(b, loc, a[2],
-                                       arith::MulIOp::create(b, loc, x, k));
-        return arith::AddFOp::create(b, loc, a[2],
-                                     arith::MulFOp::create(b, loc, x, k));
-      });
+  Value conv = l.generic(result, {input, op.getFilter()},
+                         l.filled(result, l.scalar(element, 0)),
+                         {map(in), map(fil), map(out)}, iterators,
+                         [](OpBuilder &b, Location loc, ValueRange a) {
+                           return multiplyAccumulate(b, loc, a[2], a[0], a[1]);
+                         });
   if (!op.getBias())
     return conv;
   unsigned fDim = nchw ? 1 : 3;
@@ -691,10 +687,9 @@ static Value lowerConv(Lowering &l, Conv2DOp op) {
       result, {conv, op.getBias()}, l.empty(result),
       {id, l.project(4, {fDim}), id},
       SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-        Value bias = castScalar(b, loc, a[1], element);
-        return isInt ? Value(arith::AddIOp::create(b, loc, a[0], bias))
-                     : Value(arith::AddFOp::create(b, loc, a[0], bias));
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        return combine(b, loc, Combine::add, a[0],
+                       castScalar(b, loc, a[1], element));
       });
 }
 
@@ -713,9 +708,10 @@ static Value lowerPool(Lowering &l, Pool2DOp op) {
   SmallVector<int64_t> low(4, 0), high(4, 0);
   low[hDim] = p[0], high[hDim] = p[1], low[wDim] = p[2], high[wDim] = p[3];
   Value input = op.getInput();
-  double fill = isMax ? extremeOf(element, true) : 0.0;
+  TypedAttr fill =
+      isMax ? extremeAttr(element, /*max=*/true) : scalarAttr(element, 0);
   if (llvm::any_of(p, [](int64_t v) { return v != 0; }))
-    input = pad(l, input, low, high, padValue(element, fill));
+    input = pad(l, input, low, high, fill);
   MLIRContext *ctx = l.ctx;
   auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   AffineExpr kh = dim(4), kw = dim(5);
@@ -732,15 +728,11 @@ static Value lowerPool(Lowering &l, Pool2DOp op) {
   // ops do; its elements are never read.
   Value window = tensor::EmptyOp::create(l.b, l.loc, k, element);
   Value pooled = l.generic(
-      result, {input, window}, l.filled(result, l.scalar(element, fill)),
+      result, {input, window}, l.filled(result, l.constant(fill)),
       {AffineMap::get(6, 0, in, ctx), AffineMap::get(6, 0, {kh, kw}, ctx),
        AffineMap::get(6, 0, out, ctx)},
-      iterators, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-        if (isMax)
-          return isInt ? Value(arith::MaxSIOp::create(b, loc, a[2], a[0]))
-                       : Value(arith::MaximumFOp::create(b, loc, a[2], a[0]));
-        return isInt ? Value(arith::AddIOp::create(b, loc, a[2], a[0]))
-                     : Value(arith::AddFOp::create(b, loc, a[2], a[0]));
+      iterators, [&](OpBuilder &b, Location loc, ValueRange a) {
+        return combine(b, loc, isMax ? Combine::max : Combine::add, a[2], a[0]);
       });
   if (op.getKind() != PoolKind::avg)
     return pooled;
@@ -881,7 +873,7 @@ static Value lower(RewriterBase &rewriter, Operation *op) {
         auto type = cast<RankedTensorType>(p.getType());
         return pad(
             l, p.getInput(), p.getLow(), p.getHigh(),
-            padValue(type.getElementType(), p.getValue().convertToDouble()));
+            scalarAttr(type.getElementType(), p.getValue().convertToDouble()));
       })
       .Case([&](GatherOp g) { return lowerGather(l, g); })
       .Case([&](Conv2DOp c) { return lowerConv(l, c); })

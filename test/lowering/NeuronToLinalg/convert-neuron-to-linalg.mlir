@@ -13,14 +13,20 @@ func.func @exp(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// A cast to an integer saturates and maps NaN to 0.
+// A cast to an integer saturates and maps NaN to 0: from 2^7 up the
+// maximum, below -2^7 the minimum, and fptosi only ever sees values in range.
 // CHECK-LABEL: func.func @cast_to_int
 // CHECK:         linalg.generic
-// CHECK:           arith.minimumf
-// CHECK:           arith.maximumf
-// CHECK:           arith.fptosi {{.*}} : f64 to i8
-// CHECK:           arith.cmpf uno
-// CHECK:           arith.select
+// CHECK:           %[[W:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK:           %[[BIG:.*]] = arith.cmpf oge, %[[W]], %{{.*}} : f64
+// CHECK:           %[[SMALL:.*]] = arith.cmpf olt, %[[W]], %{{.*}} : f64
+// CHECK:           %[[NAN:.*]] = arith.cmpf uno, %[[W]], %[[W]] : f64
+// CHECK:           %[[IN:.*]] = arith.select %{{.*}}, %{{.*}}, %[[W]] : f64
+// CHECK:           %[[T:.*]] = arith.fptosi %[[IN]] : f64 to i8
+// CHECK:           %[[MAX:.*]] = arith.constant 127 : i8
+// CHECK:           %[[HIGH:.*]] = arith.select %[[BIG]], %[[MAX]], %[[T]] : i8
+// CHECK:           %[[MIN:.*]] = arith.constant -128 : i8
+// CHECK:           arith.select %[[SMALL]], %[[MIN]], %[[HIGH]] : i8
 func.func @cast_to_int(%x: tensor<4xf32>) -> tensor<4xi8> {
   %0 = neuron.cast %x : tensor<4xf32> -> tensor<4xi8>
   return %0 : tensor<4xi8>
