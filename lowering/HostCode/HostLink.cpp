@@ -16,6 +16,7 @@
 #include "mlir/IR/Location.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,35 +42,38 @@ static std::string loadedPath(const char *soname) {
   return path;
 }
 
-namespace {
-/// A temporary file, removed when this goes.
-struct TempFile {
-  llvm::SmallString<128> path;
-  ~TempFile() {
-    if (!path.empty())
-      llvm::sys::fs::remove(path);
-  }
-};
-} // namespace
+/// A new temporary file "neuron-host-*.`suffix`" at `path`, which
+/// `remover` removes when it goes.
+static LogicalResult temporaryFile(StringRef suffix,
+                                   SmallVectorImpl<char> &path,
+                                   llvm::FileRemover &remover, Location loc) {
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("neuron-host", suffix, path))
+    return emitError(loc) << "host code: cannot create a temporary file: "
+                          << ec.message();
+  remover.setFile(path);
+  return success();
+}
 
 FailureOr<std::vector<char>>
 mlir::neuron::linkSharedLibrary(ArrayRef<char> object, Location loc) {
-  TempFile input, output;
-  int fd = -1;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "neuron-host", "o", fd, input.path))
-    return emitError(loc) << "host code: cannot create a temporary file: "
-                          << ec.message();
+  SmallString<128> input, output, messages;
+  llvm::FileRemover removeInput, removeOutput, removeMessages;
+  if (failed(temporaryFile("o", input, removeInput, loc)) ||
+      failed(temporaryFile("so", output, removeOutput, loc)) ||
+      failed(temporaryFile("log", messages, removeMessages, loc)))
+    return failure();
   {
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os.write(object.data(), object.size());
-    if (os.has_error())
-      return emitError(loc) << "host code: cannot write " << input.path;
+    std::error_code ec;
+    llvm::raw_fd_ostream os(input, ec);
+    if (!ec)
+      os.write(object.data(), object.size());
+    if (ec || os.has_error()) {
+      // Handled here: an error left set would end the process.
+      os.clear_error();
+      return emitError(loc) << "host code: cannot write " << input;
+    }
   }
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("neuron-host", "so", output.path))
-    return emitError(loc) << "host code: cannot create a temporary file: "
-                          << ec.message();
 
   std::vector<std::string> libraries;
   for (const char *soname : {"libm.so.6", "libgcc_s.so.1"}) {
@@ -89,25 +93,23 @@ mlir::neuron::linkSharedLibrary(ArrayRef<char> object, Location loc) {
                                "(Debian's lld-22 provides it)";
     linker = *found;
   }
-  TempFile messages;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "neuron-host", "log", messages.path))
-    return emitError(loc) << "host code: cannot create a temporary file: "
-                          << ec.message();
-  SmallVector<StringRef> args = {
-      linker, "-shared",   "--as-needed",      "-z",      "noexecstack",
-      "-z",   "now",       "--hash-style=gnu", "-soname", "neuron-host-code.so",
-      "-o",   output.path, input.path};
+  SmallVector<StringRef> args = {linker,        "-shared",
+                                 "--as-needed", "-z",
+                                 "noexecstack", "-z",
+                                 "now",         "--hash-style=gnu",
+                                 "-soname",     "neuron-host-code.so",
+                                 "-o",          output,
+                                 input};
   for (const std::string &path : libraries)
     args.push_back(path);
-  std::optional<StringRef> redirects[] = {
-      StringRef(""), StringRef(messages.path), StringRef(messages.path)};
+  std::optional<StringRef> redirects[] = {StringRef(""), StringRef(messages),
+                                          StringRef(messages)};
   std::string error;
   int status = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects,
                                          0, 0, &error);
   if (status != 0) {
     std::string log;
-    if (auto text = llvm::MemoryBuffer::getFile(messages.path))
+    if (auto text = llvm::MemoryBuffer::getFile(messages))
       log = (*text)->getBuffer().trim().str();
     return emitError(loc) << "host code: linking with " << linker << " failed"
                           << (error.empty() ? "" : ": ") << error
@@ -115,7 +117,7 @@ mlir::neuron::linkSharedLibrary(ArrayRef<char> object, Location loc) {
   }
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> linked =
-      llvm::MemoryBuffer::getFile(output.path);
+      llvm::MemoryBuffer::getFile(output);
   if (!linked)
     return emitError(loc) << "host code: cannot read the linked library: "
                           << linked.getError().message();
