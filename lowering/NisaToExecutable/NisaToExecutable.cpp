@@ -297,7 +297,10 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
           })
           .Case([&](TensorScalarOp o) {
             inst["alu"] = stringifyAluOp(o.getOp());
-            inst["scalar"] = number(o.getScalar().convertToDouble());
+            if (std::optional<APFloat> scalar = o.getScalar())
+              inst["scalar"] = number(scalar->convertToDouble());
+            else if (failed(add("scalars", o.getScalars())))
+              return failure();
             return success(succeeded(add("src", o.getSrc())) &&
                            succeeded(add("dst", o.getDst())));
           })

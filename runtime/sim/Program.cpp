@@ -133,6 +133,8 @@ TileRef *operandRef(Instruction &inst, std::string_view name) {
     return &inst.onFalse;
   if (name == "bias")
     return inst.bias ? &*inst.bias : nullptr;
+  if (name == "scalars")
+    return inst.scalars ? &*inst.scalars : nullptr;
   return nullptr;
 }
 
@@ -688,7 +690,14 @@ static absl::Status readTensorScalar(ObjectReader &r, const Scope &scope,
   NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", scope, {}));
   NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
-  NEURON_RETURN_IF_ERROR(readNumber(r, "scalar", inst.scalar));
+  NEURON_ASSIGN_OR_RETURN(scalars, r.field("scalars", "", /*required=*/false));
+  if (scalars) {
+    NEURON_ASSIGN_OR_RETURN(scalarsRef, readRef(r, "scalars", scope, {}));
+    NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "scalars", scalarsRef, src));
+    inst.scalars = std::move(scalarsRef);
+  } else {
+    NEURON_RETURN_IF_ERROR(readNumber(r, "scalar", inst.scalar));
+  }
   inst.src = std::move(src);
   inst.dst = std::move(dst);
   return absl::OkStatus();

@@ -219,6 +219,8 @@ struct Instruction {
   TileRef predicate, onTrue, onFalse;
   /// activation: optional [P, 1] per-partition bias.
   std::optional<TileRef> bias;
+  /// tensor_scalar: the [P, 1] per-partition scalars, when not an immediate.
+  std::optional<TileRef> scalars;
   bool accumulate = false;
   /// matmul: loop levels over which it accumulates: on the iterations where
   /// all their induction variables are 0 it overwrites `dst` instead (the

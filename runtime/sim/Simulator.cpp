@@ -653,10 +653,18 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
   }
   case Opcode::TensorScalar: {
     std::vector<double> a = load(inst.src);
-    double scalar = inst.scalar;
-    aluTile(
-        inst.alu, a.data(), [scalar](int64_t) { return scalar; },
-        int64_t(a.size()));
+    if (inst.scalars) {
+      std::vector<double> scalars = load(*inst.scalars);
+      int64_t free = inst.src.freeElements();
+      aluTile(
+          inst.alu, a.data(), [&](int64_t i) { return scalars[i / free]; },
+          int64_t(a.size()));
+    } else {
+      double scalar = inst.scalar;
+      aluTile(
+          inst.alu, a.data(), [scalar](int64_t) { return scalar; },
+          int64_t(a.size()));
+    }
     store(inst.dst, a);
     break;
   }

@@ -155,20 +155,26 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+/// Checks that `column` is a [P, 1] tile of `src`'s partitions in SBUF.
+static LogicalResult verifyPerPartition(Operation *op, StringRef name,
+                                        Value column, Value src) {
+  if (failed(verifyTile(op, name, column, kSbuf)))
+    return failure();
+  auto c = cast<MemRefType>(column.getType());
+  int64_t p = cast<MemRefType>(src.getType()).getDimSize(0);
+  if (c.getRank() != 2 || c.getDimSize(0) != p || c.getDimSize(1) != 1)
+    return op->emitOpError() << "expected " << name << " of shape " << p
+                             << "x1 (one value per partition), found " << c;
+  return success();
+}
+
 LogicalResult ActivationOp::verify() {
   if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
       failed(verifyTile(*this, "the result", getDst(), kSbuf)) ||
       failed(verifySameShape(*this, {getSrc(), getDst()})))
     return failure();
-  if (Value bias = getBias()) {
-    if (failed(verifyTile(*this, "the bias", bias, kSbuf)))
-      return failure();
-    auto b = cast<MemRefType>(bias.getType());
-    int64_t p = getSrc().getType().getDimSize(0);
-    if (b.getRank() != 2 || b.getDimSize(0) != p || b.getDimSize(1) != 1)
-      return emitOpError() << "expected a per-partition bias of shape " << p
-                           << "x1, found " << b;
-  }
+  if (Value bias = getBias())
+    return verifyPerPartition(*this, "the bias", bias, getSrc());
   return success();
 }
 
@@ -182,9 +188,16 @@ LogicalResult TensorTensorOp::verify() {
 
 LogicalResult TensorScalarOp::verify() {
   if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
-      failed(verifyTile(*this, "the result", getDst(), kOnChip)))
+      failed(verifyTile(*this, "the result", getDst(), kOnChip)) ||
+      failed(verifySameShape(*this, {getSrc(), getDst()})))
     return failure();
-  return verifySameShape(*this, {getSrc(), getDst()});
+  if (bool(getScalar()) == bool(getScalars()))
+    return emitOpError() << "expected either an immediate 'scalar' or a "
+                            "per-partition 'scalars' tile, found "
+                         << (getScalar() ? "both" : "neither");
+  if (Value scalars = getScalars())
+    return verifyPerPartition(*this, "the scalars", scalars, getSrc());
+  return success();
 }
 
 LogicalResult SelectOp::verify() {

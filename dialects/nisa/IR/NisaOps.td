@@ -131,18 +131,32 @@ def Nisa_TensorTensorOp : Nisa_EngineOp<"tensor_tensor", "vector"> {
 def Nisa_TensorScalarOp : Nisa_EngineOp<"tensor_scalar", "vector"> {
   let summary = "Vector engine: dst = src op scalar, elementwise";
   let description = [{
-    The scalar is an immediate.
+    The scalar is an immediate (`scalar`), or one value per partition read
+    from a [P, 1] tile (`scalars`), as NKI's `tensor_scalar` takes a
+    constant or a vector: partition `p` of `src` is combined with
+    `scalars[p, 0]`. Scaling each row of a tile by its own factor (a norm's
+    reciprocal, a softmax's denominator) is one instruction.
 
     ```mlir
     nisa.tensor_scalar multiply %a, %b scalar 0.125 : memref<128x512xf32, #nisa.memory<sbuf>>,
         memref<128x512xf32, #nisa.memory<sbuf>>
+    nisa.tensor_scalar divide %a, %b scalars %sum : memref<128x512xf32, #nisa.memory<sbuf>>,
+        memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
     ```
   }];
-  let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst, Nisa_AluOpAttr:$op,
-                   F64Attr:$scalar);
+  let arguments = (ins Nisa_Tile:$src, Optional<Nisa_Tile>:$scalars,
+                   Nisa_Tile:$dst, Nisa_AluOpAttr:$op,
+                   OptionalAttr<F64Attr>:$scalar);
   let assemblyFormat = [{
-    $op $src `,` $dst `scalar` $scalar attr-dict `:` type($src) `,` type($dst)
+    $op $src `,` $dst (`scalar` $scalar^)? (`scalars` $scalars^)? attr-dict
+    `:` type($src) `,` type($dst) (`,` type($scalars)^)?
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$src, "::mlir::Value":$dst,
+                   "::mlir::nisa::AluOpAttr":$op, "::mlir::FloatAttr":$scalar), [{
+      build($_builder, $_state, src, ::mlir::Value(), dst, op, scalar);
+    }]>
+  ];
 }
 
 def Nisa_SelectOp : Nisa_EngineOp<"select", "vector"> {

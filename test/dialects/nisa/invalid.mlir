@@ -98,11 +98,44 @@ func.func @no_space(%a: memref<128x4xf32>) {
 // -----
 
 #sbuf = #nisa.memory<sbuf>
+
+// Tests a tensor_scalar with neither an immediate nor per-partition scalars.
+func.func @no_scalar(%a: memref<128x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.tensor_scalar' op expected either an immediate 'scalar' or a per-partition 'scalars' tile, found neither}}
+  nisa.tensor_scalar <add> %a, %a : memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a tensor_scalar with both an immediate and per-partition scalars.
+func.func @both_scalars(%a: memref<128x8xf32, #sbuf>, %s: memref<128x1xf32, #sbuf>) {
+  // expected-error@+1 {{found both}}
+  nisa.tensor_scalar <add> %a, %a scalar 1.0 scalars %s : memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>, memref<128x1xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests per-partition scalars spanning other partitions than the source.
+func.func @scalars_shape(%a: memref<128x8xf32, #sbuf>, %s: memref<64x1xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.tensor_scalar' op expected the scalars of shape 128x1 (one value per partition), found 'memref<64x1xf32, #nisa.memory<sbuf>>'}}
+  nisa.tensor_scalar <multiply> %a, %a scalars %s : memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>, memref<64x1xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
 #psum = #nisa.memory<psum>
 
 // Tests an activation whose bias is not one value per partition.
 func.func @bias_shape(%a: memref<128x8xf32, #psum>, %o: memref<128x8xf32, #sbuf>, %b: memref<128x2xf32, #sbuf>) {
-  // expected-error@+1 {{'nisa.activation' op expected a per-partition bias of shape 128x1, found 'memref<128x2xf32, #nisa.memory<sbuf>>'}}
+  // expected-error@+1 {{'nisa.activation' op expected the bias of shape 128x1 (one value per partition), found 'memref<128x2xf32, #nisa.memory<sbuf>>'}}
   nisa.activation <exp> %a, %o bias %b : memref<128x8xf32, #psum>, memref<128x8xf32, #sbuf>, memref<128x2xf32, #sbuf>
   return
 }

@@ -64,6 +64,7 @@ TEST(IsaTest, EveryTileOperandIsAFieldTheRuntimeFills) {
     Instruction inst;
     inst.op = op;
     inst.bias = TileRef();
+    inst.scalars = TileRef();
     const std::vector<TileOperand> &operands = tileOperandsOf(op);
     ASSERT_FALSE(operands.empty()) << opName(op);
     EXPECT_EQ(countDst(operands), 1) << opName(op);
