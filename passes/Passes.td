@@ -83,6 +83,59 @@ def NeuronSetTarget : Pass<"neuron-set-target", "::mlir::ModuleOp"> {
   ];
 }
 
+def NeuronBindKernels : Pass<"neuron-bind-kernels", "::mlir::ModuleOp"> {
+  let summary = "Replace graph ops bound to user-written nisa kernels by those kernels";
+  let description = [{
+    A user kernel is a function in the nisa dialect (NKI's role): one HBM
+    buffer per input, then one per result, no results; its body allocates
+    SBUF/PSUM tiles and issues engine instructions, in `affine.for` loops.
+    Kernels come from the module itself and from every `.mlir` file of the
+    `library` directory. An op is bound to a kernel
+
+    - by the attribute `neuron.custom_kernel = @kernel` on the op, on a
+      `func.call`, or on the called function (every call of it);
+    - by the kernel's `nisa.implements = @function`: every call of that
+      function (its body, if any, is the reference the oracle runs);
+    - by the kernel's `nisa.implements = "dialect.op"`: every op of that
+      name whose types match the kernel's signature. Several kernels may
+      implement one op for different shapes; an op none fits is left to
+      the compiler, with a remark saying why.
+
+    A bound op becomes `neuron.custom_kernel @kernel(inputs)`; its inputs
+    are the op's tensor operands (for a linalg op, its inputs and the
+    outputs its body reads). An explicit binding (attribute or function)
+    whose kernel does not fit the op's types is an error at the op. The
+    kernels used are copied into the module (private, `neuron.kernel`,
+    `nisa.custom` naming their file, `nisa.num_inputs`);
+    `convert-neuron-to-nisa` verifies them against the target's limits, and
+    the kernel passes allocate, schedule and synchronise them like the
+    compiler's own. The pass binds what it can where it runs: before the
+    inliner for calls, after `convert-linalg-to-neuron` for neuron ops
+    (`neuron-import` runs it at both points).
+
+    ```mlir
+    // Before, with a kernel @rms_norm {nisa.implements = "neuron.rms_norm"}:
+    %y = neuron.rms_norm %x, %w {axis = 1 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<128x512xf32>, tensor<512xf32>) -> tensor<128x512xf32>
+    // After:
+    %y = neuron.custom_kernel @rms_norm(%x, %w) {op = "neuron.rms_norm"}
+        : (tensor<128x512xf32>, tensor<512xf32>) -> tensor<128x512xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect",
+                           "::mlir::nisa::NisaDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"library", "library", "std::string", /*default=*/"\"\"",
+           "A directory whose .mlir files hold nisa kernels">
+  ];
+  let statistics = [
+    Statistic<"numBound", "bound-ops", "Ops replaced by user kernels">
+  ];
+}
+
 def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Split each graph into kernels, one per distinct layer, and a program that launches them";
   let description = [{

@@ -37,6 +37,10 @@ def Neuron_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The module attribute naming the target every pass compiles for.
     static constexpr ::llvm::StringLiteral kTargetAttrName = "neuron.target";
+    /// On a graph op, a call or a function: the user kernel (@name) that
+    /// computes it on the device instead of the compiler's tiling.
+    static constexpr ::llvm::StringLiteral kCustomKernelAttrName =
+        "neuron.custom_kernel";
   }];
 }
 

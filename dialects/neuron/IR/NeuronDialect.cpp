@@ -56,6 +56,13 @@ std::string TargetAttr::getSpec() const {
 
 LogicalResult NeuronDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == kCustomKernelAttrName) {
+    if (isa<FlatSymbolRefAttr>(attr.getValue()))
+      return success();
+    return op->emitError() << "expected 'neuron.custom_kernel' to name a "
+                              "kernel (@name), found "
+                           << attr.getValue();
+  }
   if (attr.getName() != kTargetAttrName)
     return success();
   if (!isa<TargetAttr>(attr.getValue()))

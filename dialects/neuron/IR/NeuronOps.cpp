@@ -575,6 +575,38 @@ static bool isBufferOf(Type buffer, Type tensor) {
          memref.getElementType() == ranked.getElementType();
 }
 
+std::optional<std::string>
+mlir::neuron::nisaKernelMismatch(FunctionType kernel, TypeRange inputs,
+                                 TypeRange results) {
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (kernel.getNumResults() != 0) {
+    os << "expected no results (a kernel writes its output buffers), found "
+       << kernel.getNumResults();
+    return why;
+  }
+  size_t expected = inputs.size() + results.size();
+  if (kernel.getNumInputs() != expected) {
+    os << "expected " << expected << " buffer arguments (" << inputs.size()
+       << " inputs, then " << results.size() << " results), found "
+       << kernel.getNumInputs();
+    return why;
+  }
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(
+           kernel.getInputs(), llvm::concat<const Type>(inputs, results)))) {
+    auto [buffer, tensor] = pair;
+    auto memref = dyn_cast<MemRefType>(buffer);
+    if (isBufferOf(buffer, tensor) && memref.getLayout().isIdentity())
+      continue;
+    bool input = i < inputs.size();
+    os << "expected argument #" << i << " to be a buffer of " << tensor
+       << " (" << (input ? "input " : "result ")
+       << (input ? i : i - inputs.size()) << "), found " << buffer;
+    return why;
+  }
+  return std::nullopt;
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel = symbolTable.lookupNearestSymbolFrom<FunctionOpInterface>(
       *this, getKernelAttr());
@@ -599,6 +631,21 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                                                          getResultTypes())
                        << " do not match kernel '" << getKernel() << "' of type "
                        << kernel.getFunctionType();
+}
+
+LogicalResult
+CustomKernelOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto kernel = symbolTable.lookupNearestSymbolFrom<FunctionOpInterface>(
+      *this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not name a function";
+  std::optional<std::string> mismatch =
+      nisaKernelMismatch(cast<FunctionType>(kernel.getFunctionType()),
+                         getInputs().getTypes(), getResultTypes());
+  if (!mismatch)
+    return success();
+  return emitOpError() << "kernel '" << getKernel() << "': " << *mismatch;
 }
 
 #define GET_OP_CLASSES

@@ -18,6 +18,15 @@
 #include "dialects/neuron/IR/NeuronOps.h.inc"
 
 namespace mlir::neuron {
+/// Why a kernel of type `kernel` in nisa form (a buffer of each input's
+/// shape and element type, then of each result's, and no results) cannot
+/// compute `inputs` -> `results`; nullopt when it can.
+std::optional<std::string> nisaKernelMismatch(FunctionType kernel,
+                                              TypeRange inputs,
+                                              TypeRange results);
+} // namespace mlir::neuron
+
+namespace mlir::neuron {
 
 /// The attributes of a collective, whichever op carries them (one of the
 /// four synchronous ones or collective_start).

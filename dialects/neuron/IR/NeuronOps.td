@@ -602,6 +602,32 @@ def Neuron_LaunchOp : Neuron_Op<"launch", [Pure,
   }];
 }
 
+def Neuron_CustomKernelOp : Neuron_Op<"custom_kernel", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Computes its results with a user-written nisa kernel";
+  let description = [{
+    An op of the graph that a user kernel computes on the device instead of
+    the compiler's tiling (`neuron-bind-kernels` writes it). `@kernel` is a
+    function in nisa form: one HBM buffer of the shape and element type of
+    each input, then one of each result, and no results. `op` names what
+    it replaces (an op name, or the called function's `@name`), for the
+    coverage report and the remarks. The kernel is verified against the
+    target's limits, allocated, scheduled and synchronised like the
+    compiler's own; it is launched as a kernel of its own.
+
+    ```mlir
+    %y = neuron.custom_kernel @rms_norm(%x, %w) {op = "neuron.rms_norm"}
+        : (tensor<128x512xf32>, tensor<512xf32>) -> tensor<128x512xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, StrAttr:$op,
+                   Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+  }];
+}
+
 include "dialects/neuron/IR/NeuronCollectives.td"
 
 #endif // NEURON_OPS_TD

@@ -58,6 +58,8 @@ def Nisa_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSchedule = "nisa.schedule";
     static constexpr ::llvm::StringLiteral kSemaphores = "nisa.semaphores";
     static constexpr ::llvm::StringLiteral kTiling = "nisa.tiling";
+    static constexpr ::llvm::StringLiteral kImplements = "nisa.implements";
+    static constexpr ::llvm::StringLiteral kCustom = "nisa.custom";
   }];
 }
 

@@ -142,6 +142,21 @@ LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
                   "a dictionary with op, partition and tile on a "
                   "memref.alloc");
   }
+  if (name == kImplements) {
+    // A user kernel's binding: an op name ("neuron.rms_norm") or a function
+    // (@attention) whose calls it replaces.
+    auto opName = dyn_cast<StringAttr>(value);
+    return expect(isa<func::FuncOp>(op) &&
+                      (isa<FlatSymbolRefAttr>(value) ||
+                       (opName && opName.getValue().contains('.'))),
+                  "an op name (\"dialect.op\") or a function (@name) on a "
+                  "kernel");
+  }
+  if (name == kCustom) {
+    auto origin = dyn_cast<StringAttr>(value);
+    return expect(isa<func::FuncOp>(op) && origin && !origin.empty(),
+                  "the file a user kernel came from, on a kernel");
+  }
   return op->emitError() << "unknown nisa attribute '" << name << "'";
 }
 
