@@ -281,8 +281,10 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
        partitioned (`neuron-shard`). When nothing can be split, or
        partitioning fails, a warning says why and the graph is compiled for
        one core.
-    3. `neuron-import`, then the graph to compile is chosen: `entry`, or the
-       one function on tensors. Other functions with a body, host-side
+    3. `neuron-import` (binding user kernels from the module and from
+       `kernel-library`), then the graph to compile is chosen: `entry`, or
+       the one function on tensors. Other functions with a body but the
+       kernels the graph uses, host-side
        instrumentation (calls of external functions on scalars, with what
        only consumes their results) and declarations nothing calls any more
        are removed, the instrumentation with a warning.
@@ -320,7 +322,11 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
            "Write the executable to this file ('-': standard output)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "Write the coverage report to this file (default: "
-           "OUTPUT.coverage.json; a temporary file with output=-)">
+           "OUTPUT.coverage.json; a temporary file with output=-)">,
+    Option<"kernelLibrary", "kernel-library", "std::string",
+           /*default=*/"\"\"",
+           "A directory of .mlir files holding user nisa kernels bound to "
+           "the graph's ops (neuron-bind-kernels)">
   ];
 }
 

@@ -11,6 +11,7 @@
 #include "passes/Passes.h"
 
 #include "passes/Coverage.h"
+#include "passes/KernelLibrary.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
@@ -22,13 +23,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -123,20 +122,13 @@ LogicalResult BindKernels::addKernel(func::FuncOp func, StringRef origin) {
 /// Parses the library's files into `parsed`, adding their kernels.
 LogicalResult
 BindKernels::loadLibrary(std::vector<OwningOpRef<ModuleOp>> &parsedFiles) {
-  std::error_code ec;
   std::vector<std::string> files;
-  for (llvm::sys::fs::directory_iterator it(library, ec), end;
-       !ec && it != end; it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".mlir")
-      files.push_back(it->path());
-  if (ec)
+  if (std::error_code ec = kernelLibraryFiles(library, files))
     return getOperation().emitError()
-           << "neuron-bind-kernels: cannot read the kernel library '"
-           << library << "': " << ec.message();
-  // In name order: the same library binds the same way on every machine.
-  std::sort(files.begin(), files.end());
-  llvm::SourceMgr sources;
+           << "neuron-bind-kernels: cannot read the kernel library '" << library
+           << "': " << ec.message();
   for (const std::string &file : files) {
+    llvm::SourceMgr sources; // the parser reads a manager's first buffer
     OwningOpRef<ModuleOp> parsed =
         parseSourceFile<ModuleOp>(file, sources, ParserConfig(&getContext()));
     if (!parsed)
@@ -163,23 +155,23 @@ BindKernels::loadLibrary(std::vector<OwningOpRef<ModuleOp>> &parsedFiles) {
   return success();
 }
 
-Kernel *BindKernels::kernelNamed(Operation *user,
-                                       FlatSymbolRefAttr name) {
+Kernel *BindKernels::kernelNamed(Operation *user, FlatSymbolRefAttr name) {
   auto it = kernels.find(name.getValue());
   if (it != kernels.end())
     return &it->second;
-  if (auto func = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(user, name))
+  if (auto func =
+          SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(user, name))
     user->emitError() << "neuron-bind-kernels: " << name
                       << " is not a kernel: expected a function on memrefs "
                          "with a body and no results, found "
                       << func.getFunctionType();
   else
     user->emitError() << "neuron-bind-kernels: no kernel named " << name
-                    << " in the module"
-                    << (library.empty() ? std::string(" (no kernel library "
-                                                      "given)")
-                                        : " or in the kernel library '" +
-                                              library + "'");
+                      << " in the module"
+                      << (library.empty()
+                              ? std::string(" (no kernel library "
+                                            "given)")
+                              : " or in the kernel library '" + library + "'");
   return nullptr;
 }
 
@@ -213,8 +205,7 @@ FailureOr<SmallVector<Binding>> BindKernels::bindingsOf(Operation *op) {
 
 /// Copies `kernel` into the module the first time it is used, marked as a
 /// kernel of `numInputs` inputs; the copy.
-FailureOr<func::FuncOp> BindKernels::useKernel(Kernel &kernel,
-                                               Operation *op,
+FailureOr<func::FuncOp> BindKernels::useKernel(Kernel &kernel, Operation *op,
                                                unsigned numInputs) {
   ModuleOp module = getOperation();
   func::FuncOp func = kernel.func;
@@ -240,9 +231,8 @@ FailureOr<func::FuncOp> BindKernels::useKernel(Kernel &kernel,
       marked && marked.getInt() != numInputs) {
     InFlightDiagnostic error =
         op->emitError() << "neuron-bind-kernels: kernel @" << func.getSymName()
-                        << " takes " << numInputs
-                        << " inputs here and " << marked.getInt()
-                        << " elsewhere";
+                        << " takes " << numInputs << " inputs here and "
+                        << marked.getInt() << " elsewhere";
     error.attachNote(func.getLoc()) << "the kernel";
     return failure();
   }
@@ -267,11 +257,11 @@ LogicalResult BindKernels::bind(Operation *op) {
   std::string why;
   for (const Binding &binding : *bindings) {
     std::optional<std::string> mismatch =
-        onTensors ? nisaKernelMismatch(binding.kernel->func.getFunctionType(),
-                                       TypeRange(ValueRange(inputs)),
-                                       op->getResultTypes())
-                  : std::optional<std::string>(
-                        "expected an op on ranked tensors");
+        onTensors
+            ? nisaKernelMismatch(binding.kernel->func.getFunctionType(),
+                                 TypeRange(ValueRange(inputs)),
+                                 op->getResultTypes())
+            : std::optional<std::string>("expected an op on ranked tensors");
     if (!mismatch) {
       chosen = &binding;
       break;
@@ -338,7 +328,8 @@ void BindKernels::runOnOperation() {
       return signalPassFailure();
     }
     std::string origin = "the graph";
-    if (auto custom = func->getAttrOfType<StringAttr>(nisa::NisaDialect::kCustom))
+    if (auto custom =
+            func->getAttrOfType<StringAttr>(nisa::NisaDialect::kCustom))
       origin = custom.str();
     else if (auto file = dyn_cast<FileLineColLoc>(func.getLoc()))
       origin = file.getFilename().str();
@@ -362,10 +353,26 @@ void BindKernels::runOnOperation() {
         candidates.push_back(op);
     });
   }
-  for (Operation *op : candidates)
+  llvm::SetVector<StringAttr> callees;
+  for (Operation *op : candidates) {
+    if (auto call = dyn_cast<func::CallOp>(op))
+      callees.insert(call.getCalleeAttr().getAttr());
     if (failed(bind(op))) {
       kernels.clear();
       return signalPassFailure();
     }
+  }
   kernels.clear();
+  // Every call of a function a kernel implements is bound now: the
+  // reference to it goes, and a private function whose calls all became
+  // kernels with it (it was the reference for the oracle).
+  for (func::FuncOp func : module.getOps<func::FuncOp>())
+    if (isa_and_present<FlatSymbolRefAttr>(
+            func->getAttr(nisa::NisaDialect::kImplements)))
+      func->removeAttr(nisa::NisaDialect::kImplements);
+  for (StringAttr name : callees)
+    if (auto callee = module.lookupSymbol<func::FuncOp>(name);
+        callee && callee.isPrivate() &&
+        SymbolTable::symbolKnownUseEmpty(callee, module))
+      callee.erase();
 }

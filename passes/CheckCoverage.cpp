@@ -85,7 +85,7 @@ struct Loaded {
 
 /// Counts by op kind for the report.
 struct KindCounts {
-  int64_t native = 0, decomposed = 0, host = 0, unsupported = 0;
+  int64_t native = 0, decomposed = 0, host = 0, custom = 0, unsupported = 0;
 };
 
 struct NeuronCheckCoverage
@@ -216,7 +216,10 @@ void NeuronCheckCoverage::runOnOperation() {
   int64_t judged = 0;
   for (Operation *op : judgedOps()) {
     ++judged;
-    if (!checker.check(op))
+    // A user kernel counts as what it replaced.
+    if (auto custom = dyn_cast<CustomKernelOp>(op))
+      ++kinds[custom.getOp().str()].custom;
+    else if (!checker.check(op))
       ++kinds[op->getName().getStringRef().str()].native;
   }
 
@@ -260,14 +263,16 @@ void NeuronCheckCoverage::runOnOperation() {
     transferUs += call["estimated_transfer_us"].get<double>();
   }
   int64_t finalOps = device + hostOps + failing;
-  int64_t native = 0, decomposed = 0;
+  int64_t native = 0, decomposed = 0, custom = 0;
   json byOp = json::object();
   for (const auto &[name, c] : kinds) {
     native += c.native;
     decomposed += c.decomposed;
+    custom += c.custom;
     byOp[name] = {{"native", c.native},
                   {"decomposed", c.decomposed},
                   {"host", c.host},
+                  {"custom", c.custom},
                   {"unsupported", c.unsupported}};
   }
 
@@ -285,6 +290,7 @@ void NeuronCheckCoverage::runOnOperation() {
       {"native", native},
       {"decomposed", decomposed},
       {"host", hostOps},
+      {"custom", custom},
       {"unsupported", failing},
       {"device_ops_after_policy", device},
       {"coverage_percent",
@@ -321,32 +327,33 @@ void NeuronCheckCoverage::printSummary(const json &report) {
       report["target"]["generation"].get<std::string>(),
       report["policy"].get<std::string>(),
       totals["coverage_percent"].get<double>());
-  os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", "op", "native",
-                      "decomposed", "host", "unsupported");
-  // Only the op kinds that needed a fallback or failed get a row.
+  os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,6} {5,11}\n", "op",
+                      "native", "decomposed", "host", "custom", "unsupported");
+  auto row = [&](StringRef name, const json &c) {
+    os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,6} {5,11}\n", name,
+                        c["native"].get<int64_t>(),
+                        c["decomposed"].get<int64_t>(),
+                        c["host"].get<int64_t>(), c["custom"].get<int64_t>(),
+                        c["unsupported"].get<int64_t>());
+  };
+  // Only the op kinds that needed a fallback, a user kernel or failed get
+  // a row.
   int64_t quietKinds = 0, quietOps = 0;
   for (const auto &[name, c] : report["by_op"].items()) {
-    int64_t native = c["native"].get<int64_t>();
     if (c["decomposed"].get<int64_t>() == 0 && c["host"].get<int64_t>() == 0 &&
+        c["custom"].get<int64_t>() == 0 &&
         c["unsupported"].get<int64_t>() == 0) {
       ++quietKinds;
-      quietOps += native;
+      quietOps += c["native"].get<int64_t>();
       continue;
     }
-    os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", name, native,
-                        c["decomposed"].get<int64_t>(),
-                        c["host"].get<int64_t>(),
-                        c["unsupported"].get<int64_t>());
+    row(name, c);
   }
   if (quietKinds)
     os << llvm::formatv("  {0,-28} {1,7}\n",
                         "(" + std::to_string(quietKinds) + " other op kinds)",
                         quietOps);
-  os << llvm::formatv("  {0,-28} {1,7} {2,10} {3,5} {4,11}\n", "total",
-                      totals["native"].get<int64_t>(),
-                      totals["decomposed"].get<int64_t>(),
-                      totals["host"].get<int64_t>(),
-                      totals["unsupported"].get<int64_t>());
+  row("total", totals);
   if (!report["host_calls"].empty())
     os << llvm::formatv("  host calls: {0}, {1} bytes cross, ~{2:F1} us over "
                         "the host link\n",

@@ -18,6 +18,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONOUTLINEKERNELS
@@ -178,10 +179,12 @@ static bool isContiguous(SliceOp slice) {
 }
 
 /// Program steps that split the device ops into separate kernels: host
-/// calls and collectives (which move data between cores).
+/// calls, collectives (which move data between cores) and user kernels
+/// (kernels already).
 static bool isProgramStep(Operation *op) {
-  return isa<HostCallOp, AllReduceOp, AllGatherOp, ReduceScatterOp,
-             AllToAllOp, AllSliceOp, CollectiveStartOp, CollectiveDoneOp>(op);
+  return isa<HostCallOp, CustomKernelOp, AllReduceOp, AllGatherOp,
+             ReduceScatterOp, AllToAllOp, AllSliceOp, CollectiveStartOp,
+             CollectiveDoneOp>(op);
 }
 
 /// Whether `op` stays in the program: program steps, constants, and views
@@ -277,11 +280,25 @@ struct OutlineKernels
     int64_t launches = 0;
     for (Segment segment : segments)
       launch(graph, segment), ++launches;
+    // A user kernel is launched as it is.
+    graph.walk([&](CustomKernelOp custom) {
+      OpBuilder b(custom);
+      auto step =
+          LaunchOp::create(b, custom.getLoc(), custom.getResultTypes(),
+                           custom.getKernel(), custom.getInputs());
+      custom.replaceAllUsesWith(step.getResults());
+      customKernels.insert(custom.getKernel());
+      custom.erase();
+      ++launches;
+    });
     if (summary) {
       InFlightDiagnostic remark = graph.emitRemark()
                                   << "neuron-outline-kernels: " << launches
-                                  << " launches of " << byBody.size()
+                                  << " launches of "
+                                  << byBody.size() + customKernels.size()
                                   << " kernels";
+      if (!customKernels.empty())
+        remark << " (" << customKernels.size() << " written by the user)";
       if (largest)
         remark << "; a layer of " << largest->period << " ops repeats "
                << largest->count << " times";
@@ -353,5 +370,7 @@ struct OutlineKernels
 
   /// Kernels by their printed body.
   llvm::StringMap<func::FuncOp> byBody;
+  /// The user kernels launched.
+  llvm::StringSet<> customKernels;
 };
 } // namespace

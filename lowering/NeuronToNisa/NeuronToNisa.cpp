@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::neuron {
@@ -131,10 +132,27 @@ struct ConvertNeuronToNisa
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     // A program (neuron-outline-kernels) stays on tensors; its kernels and
     // any other function become kernels.
-    for (func::FuncOp func : funcs)
-      if (!func.isDeclaration() && !func->hasAttr("neuron.program") &&
-          failed(convert(func, *config)))
+    for (func::FuncOp func : funcs) {
+      if (func.isDeclaration() || func->hasAttr("neuron.program"))
+        continue;
+      if (failed(func->hasAttr(nisa::NisaDialect::kCustom)
+                     ? verifyCustom(func, *config)
+                     : convert(func, *config)))
         return signalPassFailure();
+    }
+  }
+
+  /// A user kernel is already nisa: it is checked against the target's
+  /// limits (partitions, bytes per partition, operand sizes), which its
+  /// instructions' verifiers read from `nisa.limits`.
+  LogicalResult verifyCustom(func::FuncOp kernel, const TileConfig &config) {
+    kernel->setAttr(nisa::NisaDialect::kLimits, config.limits);
+    if (succeeded(verify(kernel)))
+      return success();
+    auto origin = kernel->getAttrOfType<StringAttr>(nisa::NisaDialect::kCustom);
+    return kernel.emitError()
+           << "convert-neuron-to-nisa: user kernel @" << kernel.getSymName()
+           << " (" << origin.getValue() << ") does not fit the target";
   }
 
   /// The tile limits of the target option, from its description.

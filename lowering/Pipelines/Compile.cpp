@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/neuron/IR/NeuronDialect.h"
+#include "dialects/nisa/IR/NisaDialect.h"
 #include "lowering/NisaToExecutable/NisaToExecutable.h"
 #include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
@@ -26,6 +28,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -117,9 +120,10 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
     return failure();
   }
   func::FuncOp graph = candidates.front();
+  // User kernels the graph launches stay (neuron-bind-kernels).
   for (func::FuncOp f :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (f != graph && !f.isDeclaration())
+    if (f != graph && !f.isDeclaration() && !f->hasAttr("neuron.kernel"))
       f.erase();
   stripInstrumentation(graph);
   for (func::FuncOp f :
@@ -127,6 +131,18 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
     if (f.isDeclaration() && SymbolTable::symbolKnownUseEmpty(f, module))
       f.erase();
   return graph;
+}
+
+/// Whether `module` binds ops to user kernels in the graph itself.
+bool hasKernelBindings(ModuleOp module) {
+  return module
+      ->walk([](Operation *op) {
+        return op->hasAttr(NeuronDialect::kCustomKernelAttrName) ||
+                       op->hasAttr(nisa::NisaDialect::kImplements)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 bool hasShardOps(ModuleOp module) {
@@ -280,6 +296,12 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
   // Partitioning sees every function: keep only the graph (helpers
   // inlined, harness and instrumentation gone) before it runs.
   bool sharded = hasShardOps(module);
+  if ((tensorParallel > 0 || sharded) &&
+      (!kernelLibrary.empty() || hasKernelBindings(module)))
+    return module.emitError(
+        "neuron-compile: user kernels cannot be combined with tensor-parallel "
+        "partitioning yet (the partitioner cannot split a user kernel); "
+        "compile for one core, or drop the kernel bindings");
   if (tensorParallel > 0 || sharded) {
     OpPassManager inlinePm(ModuleOp::getOperationName());
     inlinePm.addPass(createInlinerPass());
@@ -301,7 +323,9 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
   OpPassManager importPm(ModuleOp::getOperationName());
   if (!partitioned && sharded)
     buildShardPipeline(importPm, ShardPipelineOptions());
-  buildImportPipeline(importPm, ImportPipelineOptions());
+  ImportPipelineOptions import;
+  import.kernelLibrary = kernelLibrary;
+  buildImportPipeline(importPm, import);
   if (failed(runPipeline(importPm, module)))
     return failure();
   FailureOr<func::FuncOp> selected = selectGraph(module, entry);
@@ -335,6 +359,10 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
   info.options = "target=" + info.targetSpec + " fallback=" + fallback +
                  " O" + std::to_string(optLevel) +
                  " buffers=" + std::to_string(buffers) +
+                 (kernelLibrary.empty()
+                      ? std::string()
+                      : " kernel-library=" +
+                            llvm::sys::path::filename(kernelLibrary).str()) +
                  (tensorParallel > 0
                       ? " tensor-parallel=" + std::to_string(tensorParallel)
                       : std::string());

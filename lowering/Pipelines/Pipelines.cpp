@@ -21,11 +21,15 @@ using namespace mlir::neuron;
 void mlir::neuron::buildImportPipeline(OpPassManager &pm,
                                        const ImportPipelineOptions &options) {
   pm.addPass(createNeuronLowerTosa());
+  NeuronBindKernelsOptions bind;
+  bind.library = options.kernelLibrary;
+  pm.addPass(createNeuronBindKernels(bind));
   if (options.inlineCalls)
     pm.addPass(createInlinerPass());
   ConvertLinalgToNeuronOptions convert;
   convert.summary = options.summary;
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToNeuron(convert));
+  pm.addPass(createNeuronBindKernels(bind));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -33,10 +33,16 @@ struct ImportPipelineOptions
       llvm::cl::desc("Emit a remark per function with the compute ops "
                      "raised to neuron and those left"),
       llvm::cl::init(false)};
+  Option<std::string> kernelLibrary{
+      *this, "kernel-library",
+      llvm::cl::desc("A directory of .mlir files holding user nisa kernels "
+                     "(neuron-bind-kernels)"),
+      llvm::cl::init("")};
 };
 
-/// TOSA lowering when present, inlining, convert-linalg-to-neuron on every
-/// function, then canonicalize and cse to drop the dead glue.
+/// TOSA lowering when present, user kernels bound (before inlining, for
+/// calls; after raising, for neuron ops), inlining, convert-linalg-to-neuron
+/// on every function, then canonicalize and cse to drop the dead glue.
 void buildImportPipeline(OpPassManager &pm,
                          const ImportPipelineOptions &options);
 

@@ -86,8 +86,9 @@ func.func @square(%x: memref<4x8xf32, #hbm>, %y: memref<4x8xf32, #hbm>) {
 
 // -----
 
-// Tests calls of a function a kernel implements (the function stays: it is
-// the reference), and calls of a function naming its kernel.
+// Tests calls of a function a kernel implements (the function, private and
+// no longer called, goes, and the kernel stops naming it), and calls of a
+// function naming its kernel.
 
 #hbm = #nisa.memory<hbm>
 // CHECK-LABEL: func.func @calls
@@ -98,7 +99,10 @@ func.func @calls(%x: tensor<16xf32>) -> tensor<16xf32> {
   %b = func.call @triple(%a) : (tensor<16xf32>) -> tensor<16xf32>
   return %b : tensor<16xf32>
 }
-// CHECK: func.func private @double(
+// CHECK-NOT: func.func private @double(
+// CHECK: func.func private @double_kernel(
+// CHECK-NOT: nisa.implements
+// CHECK-SAME: {
 func.func private @double(%x: tensor<16xf32>) -> tensor<16xf32> {
   %y = neuron.add %x, %x : tensor<16xf32>
   return %y : tensor<16xf32>

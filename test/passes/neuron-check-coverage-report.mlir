@@ -36,9 +36,9 @@
 // ERROR:   "rule": "op",
 
 // SUMMARY: coverage on inf2.48xlarge,lnc=1 (inf2), policy error: 50.0% of ops on the device
-// SUMMARY: op native decomposed host unsupported
-// SUMMARY: neuron.erf 0 0 0 1
-// SUMMARY: total 2 0 0 2
+// SUMMARY: op native decomposed host custom unsupported
+// SUMMARY: neuron.erf 0 0 0 0 1
+// SUMMARY: total 2 0 0 0 2
 
 // HOST: "policy": "host",
 // HOST: "judged_ops": 4,

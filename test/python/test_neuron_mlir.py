@@ -72,6 +72,16 @@ def test_mlp_matches_neuron_compile_and_neuron_run(tmp_path):
     assert any(d.severity == "remark" and d.line == 11 for d in exe.diagnostics)
 
 
+def test_custom_kernel_library(tmp_path):
+    graph = os.path.join(ROOT, "examples", "rms_norm.mlir")
+    library = os.path.join(ROOT, "examples", "kernels")
+    exe, path = compile_both(graph, tmp_path, f"--kernel-library={library}",
+                             kernel_library=library)
+    inputs, expected = neuron_run(path, tmp_path)
+    assert exe.run(*inputs)[0].tobytes() == expected[0].tobytes()
+    assert exe.coverage["by_op"]["@rms_norm"]["custom"] == 1
+
+
 def test_graph_as_text_or_object_or_saved_file(tmp_path):
     text = open(MLP).read()
     from_text = neuron_mlir.compile(text)

@@ -2,6 +2,7 @@
 
 #include "tools/neuron-compile/Cache.h"
 
+#include "passes/KernelLibrary.h"
 #include "runtime/format/FileIO.h"
 #include "runtime/target/Capabilities.h"
 #include "runtime/target/Target.h"
@@ -15,7 +16,9 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include <elf.h>
 #include <link.h>
@@ -89,18 +92,40 @@ std::string targetFilesHash() {
     all.append(f.fileName).append(f.text);
   return hashOf(all);
 }
+
+/// A hash of the kernel library's .mlir files, names and contents: editing
+/// a kernel is a new compile. An unreadable folder hashes as such; the
+/// compile then fails and stores nothing.
+std::string kernelLibraryHash(const std::string &dir) {
+  std::vector<std::string> files;
+  if (std::error_code ec = mlir::neuron::kernelLibraryFiles(dir, files))
+    return "unreadable: " + ec.message();
+  std::string all;
+  for (const std::string &file : files) {
+    all.append(llvm::sys::path::filename(file)).push_back('\0');
+    if (auto text = llvm::MemoryBuffer::getFile(file))
+      all.append((*text)->getBuffer()).push_back('\0');
+    else
+      all.append("unreadable").push_back('\0');
+  }
+  return hashOf(all);
+}
 } // namespace
 
 rt::CacheKey compileKey(std::string_view input, const std::string &source,
-                        const std::string &options) {
+                        const std::string &options,
+                        const std::string &kernelLibrary) {
   // The source's path is part of the key: the diagnostics replayed and
   // the coverage report name it.
-  return {{{"input", hashOf(input)},
-           {"source", source},
-           {"options", options},
-           {"compiler", compilerIdentity()},
-           {"target files", targetFilesHash()}},
-          source};
+  rt::CacheKey key{{{"input", hashOf(input)},
+                    {"source", source},
+                    {"options", options},
+                    {"compiler", compilerIdentity()},
+                    {"target files", targetFilesHash()}},
+                   source};
+  if (!kernelLibrary.empty())
+    key.parts.emplace_back("kernel library", kernelLibraryHash(kernelLibrary));
+  return key;
 }
 
 std::optional<rt::CompileCache> openCache(const std::string &dir,

@@ -18,10 +18,12 @@
 
 namespace neuron::driver {
 
-/// What a compile depends on: `input`'s bytes (read from `source`) and the
-/// driver's `options`, as text.
+/// What a compile depends on: `input`'s bytes (read from `source`), the
+/// driver's `options`, as text, and the kernel library's files when one is
+/// given.
 rt::CacheKey compileKey(std::string_view input, const std::string &source,
-                        const std::string &options);
+                        const std::string &options,
+                        const std::string &kernelLibrary);
 
 /// The cache in `dir` bounded to `maxMiB` MiB, or nothing after a warning
 /// saying why it cannot be used.

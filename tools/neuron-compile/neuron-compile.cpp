@@ -74,6 +74,12 @@ static cl::opt<int64_t> tensorParallel(
              "(column- then row-parallel; neuron-annotate-tensor-parallel) "
              "before partitioning; 0 keeps the graph as it is"),
     cl::init(0), cl::cat(compileCategory));
+static cl::opt<std::string> kernelLibrary(
+    "kernel-library",
+    cl::desc("A folder of .mlir files holding user nisa kernels, bound to "
+             "the graph's ops by their nisa.implements (see "
+             "neuron-bind-kernels)"),
+    cl::value_desc("DIR"), cl::cat(compileCategory));
 static cl::opt<std::string> cacheDir(
     "cache-dir",
     cl::desc("Keep compiles in this folder and reuse them when the input, "
@@ -251,7 +257,7 @@ int main(int argc, char **argv) {
   ::neuron::rt::CacheKey key;
   if (cache) {
     key = ::neuron::driver::compileKey(input->getBuffer(), inputFile,
-                                       optionsText());
+                                       optionsText(), kernelLibrary);
     switch (::neuron::driver::replayHit(*cache, key, outputFile, reportPath)) {
     case ::neuron::driver::Replay::Done:
       progress.finish(outputFile);
@@ -295,6 +301,7 @@ int main(int argc, char **argv) {
   options.optLevel = static_cast<int64_t>(optLevel.getValue());
   options.buffers = buffers;
   options.tensorParallel = tensorParallel;
+  options.kernelLibrary = kernelLibrary;
   options.output = outputFile;
   if (outputFile != "-")
     options.report = reportPath;

@@ -543,6 +543,29 @@ TEST(SimulatorTest, TensorScalarAndMemset) {
   EXPECT_EQ(runVector(memset, 6, "i8"), std::vector<double>(24, 44)); // wraps
 }
 
+TEST(SimulatorTest, TensorScalarPerPartition) {
+  // scalars: the first column of b, one value per partition {1, -1, 0, 9}.
+  json inst = {{"op", "tensor_scalar"}, {"engine", "vector"},
+               {"alu", "multiply"},     {"scalars", tile(64, 1)},
+               {"src", tile(0, 6)},     {"dst", tile(128, 6)}};
+  std::vector<double> got = runVector(inst, 6);
+  ASSERT_EQ(got.size(), 24u);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] * kB[i / 6 * 6]) << i;
+  inst["alu"] = "subtract";
+  got = runVector(inst, 6);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] - kB[i / 6 * 6]) << i;
+  // Anything but one value per partition is refused when read.
+  inst["scalars"] = tile(64, 2);
+  absl::StatusOr<Program> program = parseProgram(vectorManifest(inst, 6, "f32"));
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(std::string(program.status().message())
+                .find("instructions[2].scalars: expected a [4, 1] tile"),
+            std::string::npos)
+      << program.status();
+}
+
 TEST(SimulatorTest, Iota) {
   json inst = {{"op", "iota"},
                {"engine", "gpsimd"},
