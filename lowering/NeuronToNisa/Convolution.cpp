@@ -5,7 +5,8 @@
 // stationary operand is w[f-tile, c-tile, kh, kw]^T and the moving one the
 // image read at that tap's offset with the stride, [c-tile, pixels]; the
 // taps and channel tiles accumulate in PSUM. Groups convolve their own
-// channel ranges. pool2d (nchw or nhwc, no padding) puts channels on
+// channel ranges; a depthwise conv2d runs on the vector engine instead
+// (DepthwiseOnVector). pool2d (nchw or nhwc, no padding) puts channels on
 // partitions and output pixels in the free dimension; each window tap is a
 // strided DMA of the image combined on the vector engine into a tile that
 // starts at the operation's identity (max: -inf, sums: 0); an average then
@@ -15,10 +16,30 @@
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::neuron;
+
+/// Whether `op` has a form the tiler takes: nchw_fchw, float, no bias, no
+/// padding (the import pads separately).
+static bool isTiled(Conv2DOp op) {
+  return op.getLayout() == ConvLayout::nchw_fchw && !op.getBias() &&
+         llvm::all_of(op.getPadding(), [](int64_t p) { return p == 0; }) &&
+         isa<FloatType>(op.getInput().getType().getElementType());
+}
+
+/// Whether `op` is depthwise (one input channel per group, any channel
+/// multiplier up to the partition count): each output channel is a
+/// weighted sum of its own channel's taps, which the vector engine
+/// computes; on the tensor engine it would contract over one partition.
+static bool isDepthwise(Conv2DOp op, int64_t partitions) {
+  int64_t c = op.getInput().getType().getDimSize(1);
+  int64_t f = op.getFilter().getType().getDimSize(0);
+  int64_t groups = op.getGroups();
+  return c == groups && f / groups <= partitions;
+}
 
 namespace {
 
@@ -30,13 +51,12 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
     Location loc = op.getLoc();
     auto in = op.getInput().getType(), w = op.getFilter().getType(),
          out = op.getType();
-    ArrayRef<int64_t> pad = op.getPadding();
-    if (op.getLayout() != ConvLayout::nchw_fchw || op.getBias() ||
-        llvm::any_of(pad, [](int64_t p) { return p != 0; }) ||
-        !isa<FloatType>(in.getElementType()))
+    if (!isTiled(op))
       return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
                                "float convolutions without bias or padding "
                                "are tiled yet";
+    if (isDepthwise(op, k.partitions()))
+      return rewriter.notifyMatchFailure(op, "depthwise: on the vector engine");
     int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
             wd = in.getDimSize(3);
     int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3);
@@ -122,6 +142,142 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
                     {ft, rt, ow}, {oh * ow, ow, 1}));
         });
     k.markTiling(firstAcc, op, "input channels", {p, tileF, maxPixels});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// A depthwise conv2d on the vector engine: blocks of output rows and
+/// output channels share the partitions (block-major; a channel alone
+/// would leave most of them idle), pixels run along the free dimension.
+/// Each filter tap is a strided DMA of the image, one transfer per block
+/// (so the blocks load side by side on several DMA engines), scaled by
+/// that tap's weight of each partition (tensor_scalar with per-partition
+/// scalars) and added into an fp32 accumulator; the weights of a tile are
+/// loaded once, one row per partition.
+struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isTiled(op) || !isDepthwise(op, k.partitions()))
+      return rewriter.notifyMatchFailure(op, "not a tiled depthwise conv2d");
+    Location loc = op.getLoc();
+    auto in = op.getInput().getType(), out = op.getType();
+    int64_t n = in.getDimSize(0), h = in.getDimSize(2), wd = in.getDimSize(3);
+    int64_t f = out.getDimSize(1), oh = out.getDimSize(2),
+            ow = out.getDimSize(3);
+    int64_t groups = op.getGroups(), fg = f / groups;
+    auto filterType = op.getFilter().getType();
+    int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3),
+            taps = kh * kw;
+    int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+    int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
+    int64_t p = k.partitions();
+    // Rows per partition: as many as the elementwise tile budget holds.
+    int64_t maxRows = std::max<int64_t>(
+        1, k.config.elementwiseBytes / 4 / std::max<int64_t>(ow, 1));
+    Type element = in.getElementType(), f32 = rewriter.getF32Type();
+    auto alu = [&](nisa::AluOp a) {
+      return nisa::AluOpAttr::get(rewriter.getContext(), a);
+    };
+    Value image = adaptor.getInput(), filter = adaptor.getFilter();
+    Value result = k.resultBuffer(rewriter, op.getResult());
+    Value firstAcc;
+
+    // One tile: output channels [g0 * fg, (g0 + gt) * fg) of image b0, and
+    // `blocks` blocks of `rows` rows from output row `r0`; partition
+    // (block, channel).
+    auto computeTile = [&](OpBuilder &b, OpFoldResult b0, OpFoldResult g0,
+                           int64_t gt, OpFoldResult r0, int64_t blocks,
+                           int64_t rows) {
+      int64_t ft = gt * fg, parts = ft * blocks, pixels = rows * ow;
+      Value weights = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps},
+                             element);
+      k.dma(b, loc,
+            KernelLowering::stridedView(
+                b, loc, filter, KernelLowering::affineSum(b, loc, {{g0, fg * taps}}),
+                {blocks, ft, taps}, {0, taps, 1}),
+            weights);
+      Value acc = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, pixels}, f32);
+      firstAcc = firstAcc ? firstAcc : acc;
+      nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
+      KernelLowering::forEachTile(
+          b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
+            OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+            // x[b0, g0 + g, (r0 + block * rows + r) * sh + i * dh,
+            //   q * sw + j * dw], the same for each of a group's fg outputs.
+            Value window = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                  {parts, pixels}, element);
+            for (int64_t block = 0; block < blocks; ++block)
+              k.dma(b, loc,
+                    KernelLowering::stridedView(
+                        b, loc, image,
+                        KernelLowering::affineSum(b, loc,
+                                                  {{b0, groups * h * wd},
+                                                   {g0, h * wd},
+                                                   {r0, sh * wd},
+                                                   {i, dh * wd},
+                                                   {j, dw}},
+                                                  block * rows * sh * wd),
+                        {gt, fg, rows, ow}, {h * wd, 0, sh * wd, sw}),
+                    KernelLowering::view(
+                        b, loc, window,
+                        {b.getIndexAttr(block * ft), b.getIndexAttr(0)},
+                        {ft, pixels}));
+            Value weight = KernelLowering::view(
+                b, loc, weights,
+                {b.getIndexAttr(0),
+                 KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
+                {parts, 1});
+            Value product =
+                k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, pixels}, f32);
+            nisa::TensorScalarOp::create(b, loc, window, weight, product,
+                                         alu(nisa::AluOp::multiply),
+                                         FloatAttr());
+            nisa::TensorTensorOp::create(b, loc, acc, product, acc,
+                                         alu(nisa::AluOp::add));
+          });
+      Value stored = acc;
+      if (out.getElementType() != f32) {
+        stored = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, pixels},
+                        out.getElementType());
+        k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
+      }
+      k.dma(b, loc, stored,
+            KernelLowering::stridedView(
+                b, loc, result,
+                KernelLowering::affineSum(
+                    b, loc, {{b0, f * oh * ow}, {g0, fg * oh * ow}, {r0, ow}}),
+                {blocks, ft, rows, ow}, {rows * ow, oh * ow, ow, 1}));
+    };
+
+    KernelLowering::forEachTile(
+        rewriter, loc, {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}},
+        [&](OpBuilder &b, const TilePosition &at) {
+          OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1];
+          int64_t gt = at.sizes[1];
+          int64_t maxBlocks = std::max<int64_t>(1, p / (gt * fg));
+          // Rows [first, first + count) in chunks of `blocks` x `rows`
+          // rows, the remainder in smaller chunks after them.
+          for (int64_t first = 0, count = oh; count > 0;) {
+            int64_t rows = std::clamp<int64_t>(count / maxBlocks, 1, maxRows);
+            int64_t blocks = std::min(maxBlocks, count / rows);
+            int64_t chunk = blocks * rows, whole = count / chunk * chunk;
+            KernelLowering::forEachTile(
+                b, loc, {{whole, chunk}},
+                [&](OpBuilder &b, const TilePosition &row) {
+                  computeTile(
+                      b, b0, g0, gt,
+                      KernelLowering::affineSum(b, loc, {{row.offsets[0], 1}},
+                                                first),
+                      blocks, rows);
+                });
+            first += whole;
+            count -= whole;
+          }
+        });
+    k.markTiling(firstAcc, op, "channels x row groups", {p, maxRows * ow});
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -222,6 +378,6 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
 void mlir::neuron::populateConvolutionPatterns(RewritePatternSet &patterns,
                                                const TypeConverter &converter,
                                                KernelLowering &lowering) {
-  patterns.add<Conv2DToMatmuls, Pool2DToTaps>(converter, patterns.getContext(),
-                                              lowering);
+  patterns.add<Conv2DToMatmuls, DepthwiseOnVector, Pool2DToTaps>(
+      converter, patterns.getContext(), lowering);
 }

@@ -116,10 +116,16 @@ Value KernelLowering::stridedView(OpBuilder &b, Location loc, Value buffer,
   auto source = cast<MemRefType>(buffer.getType());
   std::optional<int64_t> fixed = getConstantIntValue(offset);
   bool identity = fixed && *fixed == 0;
+  // A dimension of size 1 takes the contiguous stride: it is never
+  // stepped, and the type and the cast must agree on it.
+  SmallVector<int64_t> normalized(strides);
   for (int64_t i = int64_t(sizes.size()) - 1, run = 1; i >= 0; --i) {
-    identity &= sizes[i] == 1 || strides[i] == run;
+    if (sizes[i] == 1)
+      normalized[i] = run;
+    identity &= normalized[i] == run;
     run *= sizes[i];
   }
+  strides = normalized;
   MemRefLayoutAttrInterface layout =
       identity ? MemRefLayoutAttrInterface()
                : StridedLayoutAttr::get(

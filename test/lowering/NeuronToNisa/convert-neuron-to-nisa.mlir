@@ -176,6 +176,34 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 
 // -----
 
+// Tests a depthwise convolution on the vector engine: 32 channels leave
+// room for 4 blocks of 2 output rows on the 128 partitions (block-major);
+// the weights are loaded once as one row of 9 taps per partition; each tap
+// loads its window one block per transfer, is scaled by the tap's weight
+// column (per-partition scalars) and added into the fp32 accumulator; no
+// matmul.
+// CHECK-LABEL: func.func @depthwise
+// CHECK: %[[W:.*]] = memref.alloc() : memref<128x9xf32, #nisa.memory<sbuf>>
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 32, 9], strides: [0, 9, 1]
+// CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{.*}}partition = "channels x row groups"{{.*}}} : memref<128x32xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.memset %[[ACC]] value 0.0
+// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:     %[[WIN:.*]] = memref.alloc() : memref<128x32xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-4: sizes: [32, 1, 2, 16], strides: [180, 32, 18, 1]
+// CHECK:     %[[TAP:.*]] = memref.subview %[[W]][0, %{{.*}}] [128, 1] [1, 1]
+// CHECK:     nisa.tensor_scalar <multiply> %[[WIN]], %[[P:.*]] scalars %[[TAP]]
+// CHECK:     nisa.tensor_tensor <add> %[[ACC]], %[[P]], %[[ACC]]
+// CHECK: sizes: [4, 32, 2, 16], strides: [32, 128, 16, 1]
+// CHECK-NOT: nisa.matmul
+// CHECK: return
+func.func @depthwise(%x: tensor<1x32x10x18xf32>, %w: tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw groups 32 : (tensor<1x32x10x18xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32>
+  return %0 : tensor<1x32x8x16xf32>
+}
+
+// -----
+
 // Tests a pad whose result (1 x 131 = 131 elements, a prime) is not a
 // multiple of the partitions: the fill covers its first 128 elements as
 // [128, 1] and the last 3 as one row of 3, then the input goes to its

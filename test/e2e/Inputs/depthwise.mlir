@@ -1,0 +1,34 @@
+// Depthwise convolutions on shapes the vector-engine tiling must cut
+// unevenly (test/e2e/depthwise.test): 160 channels (a full tile of 128 and
+// one of 32), 11 output rows; a channel multiplier of 3 in NHWC with
+// stride 2 on two images; dilation 2 (@depthwise); bf16 in and out,
+// accumulated in fp32 (@depthwise_bf16).
+
+func.func @depthwise(%a: tensor<1x160x13x11xf32>, %wa: tensor<160x3x3xf32>,
+                     %b: tensor<2x9x9x8xf32>, %wb: tensor<3x3x8x3xf32>,
+                     %c: tensor<1x40x20x20xf32>, %wc: tensor<40x3x3xf32>)
+    -> (tensor<1x160x11x9xf32>, tensor<2x4x4x8x3xf32>, tensor<1x40x16x16xf32>) {
+  %z = arith.constant 0.0 : f32
+  %ea = tensor.empty() : tensor<1x160x11x9xf32>
+  %fa = linalg.fill ins(%z : f32) outs(%ea : tensor<1x160x11x9xf32>) -> tensor<1x160x11x9xf32>
+  %ya = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%a, %wa : tensor<1x160x13x11xf32>, tensor<160x3x3xf32>) outs(%fa : tensor<1x160x11x9xf32>) -> tensor<1x160x11x9xf32>
+  %eb = tensor.empty() : tensor<2x4x4x8x3xf32>
+  %fb = linalg.fill ins(%z : f32) outs(%eb : tensor<2x4x4x8x3xf32>) -> tensor<2x4x4x8x3xf32>
+  %yb = linalg.depthwise_conv_2d_nhwc_hwcm {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%b, %wb : tensor<2x9x9x8xf32>, tensor<3x3x8x3xf32>) outs(%fb : tensor<2x4x4x8x3xf32>) -> tensor<2x4x4x8x3xf32>
+  %ec = tensor.empty() : tensor<1x40x16x16xf32>
+  %fc = linalg.fill ins(%z : f32) outs(%ec : tensor<1x40x16x16xf32>) -> tensor<1x40x16x16xf32>
+  %yc = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%c, %wc : tensor<1x40x20x20xf32>, tensor<40x3x3xf32>) outs(%fc : tensor<1x40x16x16xf32>) -> tensor<1x40x16x16xf32>
+  return %ya, %yb, %yc : tensor<1x160x11x9xf32>, tensor<2x4x4x8x3xf32>, tensor<1x40x16x16xf32>
+}
+
+func.func @depthwise_bf16(%d: tensor<1x64x10x10xbf16>, %wd: tensor<64x3x3xbf16>) -> tensor<1x64x8x8xbf16> {
+  %zb = arith.constant 0.0 : bf16
+  %ed = tensor.empty() : tensor<1x64x8x8xbf16>
+  %fd = linalg.fill ins(%zb : bf16) outs(%ed : tensor<1x64x8x8xbf16>) -> tensor<1x64x8x8xbf16>
+  %yd = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%d, %wd : tensor<1x64x10x10xbf16>, tensor<64x3x3xbf16>) outs(%fd : tensor<1x64x8x8xbf16>) -> tensor<1x64x8x8xbf16>
+  return %yd : tensor<1x64x8x8xbf16>
+}
