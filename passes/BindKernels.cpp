@@ -17,6 +17,7 @@
 #include "dialects/nisa/IR/NisaOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -62,6 +63,9 @@ struct BindKernels : mlir::neuron::impl::NeuronBindKernelsBase<BindKernels> {
   void runOnOperation() override;
 
 private:
+  LogicalResult bindAll(ModuleOp module);
+  LogicalResult addModuleKernels(ModuleOp module);
+  LogicalResult bindOps(ModuleOp module, bool calls);
   LogicalResult loadLibrary(std::vector<OwningOpRef<ModuleOp>> &files);
   LogicalResult addKernel(func::FuncOp func, StringRef origin);
   Kernel *kernelNamed(Operation *user, FlatSymbolRefAttr name);
@@ -70,7 +74,8 @@ private:
   FailureOr<func::FuncOp> useKernel(Kernel &kernel, Operation *op,
                                     unsigned numInputs);
 
-  /// Every kernel by name (during a run).
+  /// Every kernel by name, during a run (some point into library files
+  /// parsed for it).
   llvm::StringMap<Kernel> kernels;
 };
 
@@ -90,8 +95,8 @@ static SmallVector<Value> kernelInputs(Operation *op) {
   return inputs;
 }
 
-/// The name a kernel's `nisa.implements` gives `op`: its op name, or, for
-/// a call, the callee.
+/// Whether `kernel`'s `nisa.implements` names `op`: its op name, or, for a
+/// call, the callee.
 static bool implementsOp(func::FuncOp kernel, Operation *op) {
   Attribute implements = kernel->getAttr(nisa::NisaDialect::kImplements);
   if (auto name = dyn_cast_or_null<StringAttr>(implements))
@@ -105,6 +110,29 @@ static bool implementsOp(func::FuncOp kernel, Operation *op) {
 static bool isKernelFunction(func::FuncOp func) {
   return !func.isDeclaration() && func.getNumResults() == 0 &&
          llvm::all_of(func.getArgumentTypes(), llvm::IsaPred<MemRefType>);
+}
+
+/// Why `kernel` cannot compute `op` on `inputs`; nullopt when it can: its
+/// signature in nisa form, every buffer in HBM.
+static std::optional<std::string> mismatch(func::FuncOp kernel, Operation *op,
+                                           ValueRange inputs) {
+  auto isTensor = llvm::IsaPred<RankedTensorType>;
+  if (!llvm::all_of(inputs.getTypes(), isTensor) ||
+      !llvm::all_of(op->getResultTypes(), isTensor))
+    return std::string("expected an op on ranked tensors");
+  if (std::optional<std::string> why = nisaKernelMismatch(
+          kernel.getFunctionType(), inputs.getTypes(), op->getResultTypes()))
+    return why;
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    if (nisa::getMemorySpace(cast<MemRefType>(type)) == nisa::MemorySpace::hbm)
+      continue;
+    std::string why;
+    llvm::raw_string_ostream os(why);
+    os << "expected argument #" << i << " in HBM (#nisa.memory<hbm>), found "
+       << type;
+    return why;
+  }
+  return std::nullopt;
 }
 
 LogicalResult BindKernels::addKernel(func::FuncOp func, StringRef origin) {
@@ -192,10 +220,13 @@ FailureOr<SmallVector<Binding>> BindKernels::bindingsOf(Operation *op) {
       return failure();
     return SmallVector<Binding>{{kernel, true}};
   }
+  // By a function's name: explicit; by an op name: a candidate.
   SmallVector<Binding> candidates;
   for (auto &entry : kernels)
     if (implementsOp(entry.second.func, op))
-      candidates.push_back({&entry.second, call != nullptr});
+      candidates.push_back(
+          {&entry.second, isa<FlatSymbolRefAttr>(entry.second.func->getAttr(
+                              nisa::NisaDialect::kImplements))});
   // In name order, for the same choice on every run.
   llvm::sort(candidates, [](const Binding &a, const Binding &b) {
     return a.kernel->func.getSymName() < b.kernel->func.getSymName();
@@ -250,19 +281,12 @@ LogicalResult BindKernels::bind(Operation *op) {
   if (bindings->empty())
     return success();
   SmallVector<Value> inputs = kernelInputs(op);
-  auto isTensor = llvm::IsaPred<RankedTensorType>;
-  bool onTensors = llvm::all_of(TypeRange(ValueRange(inputs)), isTensor) &&
-                   llvm::all_of(op->getResultTypes(), isTensor);
   const Binding *chosen = nullptr;
   std::string why;
   for (const Binding &binding : *bindings) {
-    std::optional<std::string> mismatch =
-        onTensors
-            ? nisaKernelMismatch(binding.kernel->func.getFunctionType(),
-                                 TypeRange(ValueRange(inputs)),
-                                 op->getResultTypes())
-            : std::optional<std::string>("expected an op on ranked tensors");
-    if (!mismatch) {
+    std::optional<std::string> misfit =
+        mismatch(binding.kernel->func, op, inputs);
+    if (!misfit) {
       chosen = &binding;
       break;
     }
@@ -270,13 +294,13 @@ LogicalResult BindKernels::bind(Operation *op) {
       InFlightDiagnostic error = op->emitError()
                                  << "neuron-bind-kernels: kernel @"
                                  << binding.kernel->func.getSymName()
-                                 << " does not fit this op: " << *mismatch;
+                                 << " does not fit this op: " << *misfit;
       error.attachNote(binding.kernel->func.getLoc()) << "the kernel";
       return failure();
     }
     if (!why.empty())
       why += "; ";
-    why += "@" + binding.kernel->func.getSymName().str() + ": " + *mismatch;
+    why += "@" + binding.kernel->func.getSymName().str() + ": " + *misfit;
   }
   if (!chosen) {
     op->emitRemark() << "neuron-bind-kernels: no kernel implementing '"
@@ -301,10 +325,15 @@ LogicalResult BindKernels::bind(Operation *op) {
 }
 
 void BindKernels::runOnOperation() {
-  ModuleOp module = getOperation();
-  kernels.clear();
-  // The module's kernels: bound ones from an earlier run, ones naming what
-  // they implement, and ones an attribute names.
+  LogicalResult result = bindAll(getOperation());
+  kernels.clear(); // some point into library files freed by now
+  if (failed(result))
+    signalPassFailure();
+}
+
+/// Adds the module's kernels: bound ones from an earlier run, ones naming
+/// what they implement, and ones an attribute names.
+LogicalResult BindKernels::addModuleKernels(ModuleOp module) {
   llvm::StringSet<> named;
   module.walk([&](Operation *op) {
     if (auto name = op->getAttrOfType<FlatSymbolRefAttr>(
@@ -312,67 +341,97 @@ void BindKernels::runOnOperation() {
       named.insert(name.getValue());
   });
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
-    bool kernel = func->hasAttr(nisa::NisaDialect::kCustom) ||
-                  func->hasAttr(nisa::NisaDialect::kImplements) ||
-                  named.contains(func.getSymName());
-    if (!kernel)
+    bool custom = func->hasAttr(nisa::NisaDialect::kCustom);
+    bool implements = func->hasAttr(nisa::NisaDialect::kImplements);
+    if (!custom && !implements && !named.contains(func.getSymName()))
       continue;
     if (!isKernelFunction(func)) {
-      if (!func->hasAttr(nisa::NisaDialect::kImplements))
+      if (!implements)
         continue; // named by an attribute: an error where it is used
-      func.emitError() << "neuron-bind-kernels: expected a kernel (a "
-                          "function on memrefs with a body and no results) "
-                          "to carry '"
-                       << nisa::NisaDialect::kImplements << "', found "
-                       << func.getFunctionType();
-      return signalPassFailure();
+      return func.emitError()
+             << "neuron-bind-kernels: expected a kernel (a function on "
+                "memrefs with a body and no results) to carry '"
+             << nisa::NisaDialect::kImplements << "', found "
+             << func.getFunctionType();
     }
+    // Until bound, a kernel stays public: the inliner between two runs
+    // would drop a private one that nothing calls.
+    if (implements && !custom)
+      func.setPublic();
     std::string origin = "the graph";
-    if (auto custom =
-            func->getAttrOfType<StringAttr>(nisa::NisaDialect::kCustom))
-      origin = custom.str();
-    else if (auto file = dyn_cast<FileLineColLoc>(func.getLoc()))
-      origin = file.getFilename().str();
+    if (auto file = func->getAttrOfType<StringAttr>(nisa::NisaDialect::kCustom))
+      origin = file.str();
+    else if (auto loc = dyn_cast<FileLineColLoc>(func.getLoc()))
+      origin = loc.getFilename().str();
     if (failed(addKernel(func, origin)))
-      return signalPassFailure();
+      return failure();
   }
-  // The library's kernels live in their parsed files until copied in.
-  std::vector<OwningOpRef<ModuleOp>> libraryFiles;
-  if (!library.empty() && failed(loadLibrary(libraryFiles)))
-    return signalPassFailure();
-  if (kernels.empty() && named.empty())
-    return;
+  return success();
+}
 
-  // The graph's ops coverage judges (and calls), outside kernels.
+/// Binds the calls (`calls`), or the other ops, of the module's functions
+/// that coverage judges, outside kernels.
+LogicalResult BindKernels::bindOps(ModuleOp module, bool calls) {
   SmallVector<Operation *> candidates;
   for (func::FuncOp func : module.getOps<func::FuncOp>()) {
     if (func.isDeclaration() || isKernelFunction(func))
       continue;
     func.walk([&](Operation *op) {
-      if (CoverageChecker::isJudged(op) && !isa<CustomKernelOp, LaunchOp>(op))
+      if (CoverageChecker::isJudged(op) &&
+          !isa<CustomKernelOp, LaunchOp>(op) && isa<func::CallOp>(op) == calls)
         candidates.push_back(op);
     });
   }
-  llvm::SetVector<StringAttr> callees;
-  for (Operation *op : candidates) {
-    if (auto call = dyn_cast<func::CallOp>(op))
-      callees.insert(call.getCalleeAttr().getAttr());
-    if (failed(bind(op))) {
-      kernels.clear();
-      return signalPassFailure();
-    }
-  }
+  for (Operation *op : candidates)
+    if (failed(bind(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult BindKernels::bindAll(ModuleOp module) {
   kernels.clear();
-  // Every call of a function a kernel implements is bound now: the
-  // reference to it goes, and a private function whose calls all became
-  // kernels with it (it was the reference for the oracle).
+  if (failed(addModuleKernels(module)))
+    return failure();
+  // The library's kernels live in their parsed files until copied in.
+  std::vector<OwningOpRef<ModuleOp>> libraryFiles;
+  if (!library.empty() && failed(loadLibrary(libraryFiles)))
+    return failure();
+
+  // Calls first. Every call of a function a kernel implements is bound
+  // then: the kernel stops naming it, and a private function whose calls
+  // all became kernels goes, with its ops (it was the reference for the
+  // oracle), before the other ops are bound.
+  llvm::SetVector<Operation *> callees;
+  module.walk([&](func::CallOp call) {
+    if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr()))
+      callees.insert(callee);
+  });
+  if (failed(bindOps(module, /*calls=*/true)))
+    return failure();
   for (func::FuncOp func : module.getOps<func::FuncOp>())
     if (isa_and_present<FlatSymbolRefAttr>(
             func->getAttr(nisa::NisaDialect::kImplements)))
       func->removeAttr(nisa::NisaDialect::kImplements);
-  for (StringAttr name : callees)
-    if (auto callee = module.lookupSymbol<func::FuncOp>(name);
-        callee && callee.isPrivate() &&
+  for (Operation *callee : callees)
+    if (SymbolTable::getSymbolVisibility(callee) ==
+            SymbolTable::Visibility::Private &&
         SymbolTable::symbolKnownUseEmpty(callee, module))
-      callee.erase();
+      callee->erase();
+  if (failed(bindOps(module, /*calls=*/false)))
+    return failure();
+
+  // An attribute left is on an op no kernel can replace.
+  WalkResult left = module.walk([&](Operation *op) {
+    auto name = op->getAttrOfType<FlatSymbolRefAttr>(
+        NeuronDialect::kCustomKernelAttrName);
+    if (!name || isa<func::FuncOp>(op))
+      return WalkResult::advance();
+    op->emitError() << "neuron-bind-kernels: cannot replace this op by "
+                    << name
+                    << ": a kernel computes an op or call on tensors in a "
+                       "graph function (not a constant, tensor.empty or an "
+                       "op inside a linalg or host_call body)";
+    return WalkResult::interrupt();
+  });
+  return failure(left.wasInterrupted());
 }

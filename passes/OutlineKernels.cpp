@@ -10,6 +10,7 @@
 #include "passes/Passes.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
+#include "dialects/nisa/IR/NisaDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -246,10 +247,15 @@ struct OutlineKernels
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    byBody.clear();
+    customKernels.clear();
+    nextKernel = 0;
+    // Graphs: not kernels, programs, or user kernels nothing bound.
     SmallVector<func::FuncOp> graphs;
     for (func::FuncOp f : module.getOps<func::FuncOp>())
       if (!f.isDeclaration() && !f->hasAttr("neuron.kernel") &&
-          !f->hasAttr("neuron.program"))
+          !f->hasAttr("neuron.program") &&
+          !f->hasAttr(nisa::NisaDialect::kImplements))
         graphs.push_back(f);
     for (func::FuncOp f : graphs)
       outline(f);
@@ -349,9 +355,12 @@ struct OutlineKernels
     kernel.print(os, OpPrintingFlags().useLocalScope());
     auto [it, inserted] = byBody.try_emplace(text, kernel);
     if (inserted) {
-      std::string name = (graph.getName() + "_kernel" +
-                          std::to_string(byBody.size() - 1))
-                             .str();
+      // Unique among the module's symbols (a user kernel may hold one).
+      std::string name;
+      do
+        name = (graph.getName() + "_kernel" + std::to_string(nextKernel++))
+                   .str();
+      while (SymbolTable::lookupSymbolIn(getOperation(), name));
       kernel.setName(name);
     } else {
       kernel.erase();
@@ -372,5 +381,7 @@ struct OutlineKernels
   llvm::StringMap<func::FuncOp> byBody;
   /// The user kernels launched.
   llvm::StringSet<> customKernels;
+  /// The number the next kernel's name takes.
+  int64_t nextKernel = 0;
 };
 } // namespace

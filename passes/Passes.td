@@ -104,7 +104,12 @@ def NeuronBindKernels : Pass<"neuron-bind-kernels", "::mlir::ModuleOp"> {
     A bound op becomes `neuron.custom_kernel @kernel(inputs)`; its inputs
     are the op's tensor operands (for a linalg op, its inputs and the
     outputs its body reads). An explicit binding (attribute or function)
-    whose kernel does not fit the op's types is an error at the op. The
+    whose kernel does not fit the op's types (its buffers in HBM) is an
+    error at the op, and so is an attribute on an op no kernel can replace
+    (a constant, an op inside a linalg body). Calls are bound first; a
+    private function whose calls all became kernels is removed. A kernel
+    of the module stays public until bound (the inliner would drop a
+    private one between two runs). The
     kernels used are copied into the module (private, `neuron.kernel`,
     `nisa.custom` naming their file, `nisa.num_inputs`);
     `convert-neuron-to-nisa` verifies them against the target's limits, and
@@ -115,7 +120,7 @@ def NeuronBindKernels : Pass<"neuron-bind-kernels", "::mlir::ModuleOp"> {
 
     ```mlir
     // Before, with a kernel @rms_norm {nisa.implements = "neuron.rms_norm"}:
-    %y = neuron.rms_norm %x, %w {axis = 1 : i64, epsilon = 1.0e-05 : f64}
+    %y = neuron.rms_norm %x weight %w axis 1 epsilon 1.0e-05
         : (tensor<128x512xf32>, tensor<512xf32>) -> tensor<128x512xf32>
     // After:
     %y = neuron.custom_kernel @rms_norm(%x, %w) {op = "neuron.rms_norm"}
@@ -126,7 +131,8 @@ def NeuronBindKernels : Pass<"neuron-bind-kernels", "::mlir::ModuleOp"> {
                            "::mlir::nisa::NisaDialect",
                            "::mlir::func::FuncDialect",
                            "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
   let options = [
     Option<"library", "library", "std::string", /*default=*/"\"\"",
            "A directory whose .mlir files hold nisa kernels">

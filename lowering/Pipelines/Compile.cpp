@@ -26,6 +26,7 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
@@ -120,10 +121,16 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
     return failure();
   }
   func::FuncOp graph = candidates.front();
-  // User kernels the graph launches stay (neuron-bind-kernels).
+  // The user kernels the graph launches stay (neuron-bind-kernels).
+  llvm::StringSet<> used;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(graph))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      used.insert(use.getSymbolRef().getRootReference().getValue());
   for (func::FuncOp f :
        llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (f != graph && !f.isDeclaration() && !f->hasAttr("neuron.kernel"))
+    if (f != graph && !f.isDeclaration() &&
+        !(f->hasAttr("neuron.kernel") && used.contains(f.getSymName())))
       f.erase();
   stripInstrumentation(graph);
   for (func::FuncOp f :
@@ -131,6 +138,13 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
     if (f.isDeclaration() && SymbolTable::symbolKnownUseEmpty(f, module))
       f.erase();
   return graph;
+}
+
+/// The kernel library folder's own name ("kernels" for "a/kernels/").
+std::string libraryName(StringRef dir) {
+  while (dir.size() > 1 && llvm::sys::path::is_separator(dir.back()))
+    dir = dir.drop_back();
+  return llvm::sys::path::filename(dir).str();
 }
 
 /// Whether `module` binds ops to user kernels in the graph itself.
@@ -361,8 +375,7 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
                  " buffers=" + std::to_string(buffers) +
                  (kernelLibrary.empty()
                       ? std::string()
-                      : " kernel-library=" +
-                            llvm::sys::path::filename(kernelLibrary).str()) +
+                      : " kernel-library=" + libraryName(kernelLibrary)) +
                  (tensorParallel > 0
                       ? " tensor-parallel=" + std::to_string(tensorParallel)
                       : std::string());

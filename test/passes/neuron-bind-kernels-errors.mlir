@@ -96,3 +96,32 @@ func.func @bad_attr(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = neuron.relu %x {neuron.custom_kernel = "k"} : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a kernel whose buffers are not in HBM.
+func.func @space(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{kernel @k does not fit this op: expected argument #0 in HBM (#nisa.memory<hbm>), found memref<8xf32, #nisa.memory<sbuf>>}}
+  %y = neuron.relu %x {neuron.custom_kernel = @k} : tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+// expected-note@+1 {{the kernel}}
+func.func @k(%x: memref<8xf32, #sbuf>, %y: memref<8xf32, #sbuf>) {
+  return
+}
+
+// -----
+
+#hbm = #nisa.memory<hbm>
+
+// Tests the attribute on an op no kernel can replace (a constant).
+func.func @constant() -> tensor<8xf32> {
+  // expected-error@+1 {{neuron-bind-kernels: cannot replace this op by @k: a kernel computes an op or call on tensors in a graph function}}
+  %c = arith.constant {neuron.custom_kernel = @k} dense<1.0> : tensor<8xf32>
+  return %c : tensor<8xf32>
+}
+func.func @k(%y: memref<8xf32, #hbm>) {
+  return
+}

@@ -101,8 +101,7 @@ func.func @calls(%x: tensor<16xf32>) -> tensor<16xf32> {
 }
 // CHECK-NOT: func.func private @double(
 // CHECK: func.func private @double_kernel(
-// CHECK-NOT: nisa.implements
-// CHECK-SAME: {
+// CHECK-SAME: attributes {neuron.kernel, nisa.custom = "{{[^"]*}}", nisa.num_inputs = 1 : i64} {
 func.func private @double(%x: tensor<16xf32>) -> tensor<16xf32> {
   %y = neuron.add %x, %x : tensor<16xf32>
   return %y : tensor<16xf32>
@@ -112,5 +111,24 @@ func.func @double_kernel(%x: memref<16xf32, #hbm>, %y: memref<16xf32, #hbm>) att
   return
 }
 func.func @triple_kernel(%x: memref<16xf32, #hbm>, %y: memref<16xf32, #hbm>) {
+  return
+}
+
+// -----
+
+// Tests a kernel implementing an op name that calls have (func.call): a
+// candidate like any op-name binding, so a call it does not fit keeps its
+// callee, with a remark, rather than an error.
+
+#hbm = #nisa.memory<hbm>
+// CHECK-LABEL: func.func @by_op_name
+// CHECK: call @f(
+func.func @by_op_name(%x: tensor<16xf32>) -> tensor<16xf32> {
+  // expected-remark@+1 {{no kernel implementing 'func.call' fits this op}}
+  %y = func.call @f(%x) : (tensor<16xf32>) -> tensor<16xf32>
+  return %y : tensor<16xf32>
+}
+func.func private @f(%x: tensor<16xf32>) -> tensor<16xf32>
+func.func @k(%x: memref<8xf32, #hbm>, %y: memref<8xf32, #hbm>) attributes {nisa.implements = "func.call"} {
   return
 }

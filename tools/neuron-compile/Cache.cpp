@@ -93,14 +93,19 @@ std::string targetFilesHash() {
   return hashOf(all);
 }
 
-/// A hash of the kernel library's .mlir files, names and contents: editing
-/// a kernel is a new compile. An unreadable folder hashes as such; the
-/// compile then fails and stores nothing.
+/// The kernel library as a compile depends on it: the folder's name (the
+/// executable records it) and a hash of its .mlir files, names and
+/// contents, so editing a kernel is a new compile. An unreadable folder
+/// says so; the compile then fails and stores nothing.
 std::string kernelLibraryHash(const std::string &dir) {
   std::vector<std::string> files;
   if (std::error_code ec = mlir::neuron::kernelLibraryFiles(dir, files))
     return "unreadable: " + ec.message();
-  std::string all;
+  llvm::StringRef name(dir);
+  while (name.size() > 1 && llvm::sys::path::is_separator(name.back()))
+    name = name.drop_back();
+  std::string all = llvm::sys::path::filename(name).str();
+  all.push_back('\0');
   for (const std::string &file : files) {
     all.append(llvm::sys::path::filename(file)).push_back('\0');
     if (auto text = llvm::MemoryBuffer::getFile(file))
