@@ -281,8 +281,10 @@ LogicalResult BindKernels::bind(Operation *op) {
   if (bindings->empty())
     return success();
   SmallVector<Value> inputs = kernelInputs(op);
+  // The first that fits: several kernels may implement one op or function
+  // for different shapes.
   const Binding *chosen = nullptr;
-  std::string why;
+  SmallVector<std::pair<const Binding *, std::string>> misfits;
   for (const Binding &binding : *bindings) {
     std::optional<std::string> misfit =
         mismatch(binding.kernel->func, op, inputs);
@@ -290,19 +292,32 @@ LogicalResult BindKernels::bind(Operation *op) {
       chosen = &binding;
       break;
     }
-    if (binding.explicitly) {
+    misfits.emplace_back(&binding, *misfit);
+  }
+  if (!chosen && bindings->front().explicitly) {
+    if (misfits.size() == 1) {
+      auto [binding, why] = misfits.front();
       InFlightDiagnostic error = op->emitError()
                                  << "neuron-bind-kernels: kernel @"
-                                 << binding.kernel->func.getSymName()
-                                 << " does not fit this op: " << *misfit;
-      error.attachNote(binding.kernel->func.getLoc()) << "the kernel";
+                                 << binding->kernel->func.getSymName()
+                                 << " does not fit this op: " << why;
+      error.attachNote(binding->kernel->func.getLoc()) << "the kernel";
       return failure();
     }
-    if (!why.empty())
-      why += "; ";
-    why += "@" + binding.kernel->func.getSymName().str() + ": " + *misfit;
+    InFlightDiagnostic error = op->emitError()
+                               << "neuron-bind-kernels: none of the "
+                               << misfits.size()
+                               << " kernels bound to this op fits it";
+    for (auto [binding, why] : misfits)
+      error.attachNote(binding->kernel->func.getLoc())
+          << "@" << binding->kernel->func.getSymName() << ": " << why;
+    return failure();
   }
   if (!chosen) {
+    std::string why;
+    for (auto [binding, misfit] : misfits)
+      why += (why.empty() ? "@" : "; @") +
+             binding->kernel->func.getSymName().str() + ": " + misfit;
     op->emitRemark() << "neuron-bind-kernels: no kernel implementing '"
                      << op->getName() << "' fits this op (" << why
                      << "); the compiler tiles it";

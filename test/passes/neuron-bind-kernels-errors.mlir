@@ -125,3 +125,24 @@ func.func @constant() -> tensor<8xf32> {
 func.func @k(%y: memref<8xf32, #hbm>) {
   return
 }
+
+// -----
+
+#hbm = #nisa.memory<hbm>
+
+// Tests two kernels implementing one function for other shapes than a
+// call's: an error naming each.
+func.func @shapes(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{neuron-bind-kernels: none of the 2 kernels bound to this op fits it}}
+  %y = func.call @f(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+func.func private @f(%x: tensor<8xf32>) -> tensor<8xf32>
+// expected-note@+1 {{@f16: expected argument #0 to be a buffer of tensor<8xf32> (input 0), found memref<16xf32, #nisa.memory<hbm>>}}
+func.func @f16(%x: memref<16xf32, #hbm>, %y: memref<16xf32, #hbm>) attributes {nisa.implements = @f} {
+  return
+}
+// expected-note@+1 {{@f4: expected argument #0 to be a buffer of tensor<8xf32> (input 0), found memref<4xf32, #nisa.memory<hbm>>}}
+func.func @f4(%x: memref<4xf32, #hbm>, %y: memref<4xf32, #hbm>) attributes {nisa.implements = @f} {
+  return
+}
