@@ -173,6 +173,21 @@ LogicalResult lowerMatmul(OpBuilder &b, KernelLowering &k, Operation *op,
                           Value lhs, Value rhs, Value out,
                           const Epilogue *epilogue, Operation *fusion);
 
+/// How a matmul is tiled: with `block` > 0, `block` tiles of one operand
+/// (rhs when `rhsResident`, else lhs) stay in SBUF for all of K while the
+/// other operand's tiles stream past them; `trafficBytes` are what it
+/// reads from HBM. With `block` = 0 nothing fits and both stream.
+struct MatmulPlan {
+  bool rhsResident = false;
+  int64_t block = 0;
+  int64_t trafficBytes = 0;
+};
+
+/// The plan for [m, k] x [k, n] of `elementBytes`-byte elements under
+/// `limits` reading the fewest bytes from HBM.
+MatmulPlan planMatmul(int64_t m, int64_t k, int64_t n, int64_t elementBytes,
+                      nisa::LimitsAttr limits);
+
 /// The first on-chip tile allocated after `before` in `block` (at its start
 /// when null), loops included: the tile a lowering marks with its tiling.
 Value firstTileAfter(Block *block, Operation *before);

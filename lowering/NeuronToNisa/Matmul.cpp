@@ -26,6 +26,47 @@ static OpFoldResult tileIndex(OpBuilder &b, const TilePosition &at, unsigned d,
   return b.getIndexAttr(*getConstantIntValue(at.offsets[d]) / tile);
 }
 
+static int64_t elementBytes(Type element) {
+  return (element.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+MatmulPlan mlir::neuron::planMatmul(int64_t m, int64_t k, int64_t n,
+                                    int64_t elementBytes,
+                                    nisa::LimitsAttr limits) {
+  int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
+  int64_t tileN =
+      std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
+  int64_t kTiles = llvm::divideCeil(k, tileK);
+  int64_t mTiles = llvm::divideCeil(m, tileM), nTiles = llvm::divideCeil(n, tileN);
+  // A block takes a third of SBUF per partition, so the next block can
+  // load into a second slot beside it and the streamed tiles keep the
+  // rest; its sums take half the PSUM banks, the next sums the others.
+  int64_t budget = limits.getSbufBytes() / 3;
+  int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes();
+  int64_t maxBlock = std::max<int64_t>(1, banks / 2);
+  MatmulPlan best;
+  for (bool rhsResident : {false, true}) {
+    int64_t width = rhsResident ? tileN : tileM;
+    int64_t tiles = rhsResident ? nTiles : mTiles;
+    // Held for one streamed tile only, a block saves nothing and loads
+    // all of K before the first matmul.
+    if ((rhsResident ? mTiles : nTiles) < 2)
+      continue;
+    for (int64_t block = 1; block <= std::min(maxBlock, tiles); ++block) {
+      if (kTiles * block * width * elementBytes > budget)
+        break;
+      // The streamed operand is read once per block of the resident one.
+      int64_t blocks = llvm::divideCeil(tiles, block);
+      int64_t traffic = (rhsResident ? k * n + m * k * blocks
+                                     : m * k + k * n * blocks) *
+                        elementBytes;
+      if (best.block == 0 || traffic < best.trafficBytes)
+        best = {rhsResident, block, traffic};
+    }
+  }
+  return best;
+}
+
 LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                         Operation *op, Value a, Value bm,
                                         Value out, const Epilogue *epilogue,
@@ -90,10 +131,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   auto newTile = [&](OpBuilder &b, ArrayRef<int64_t> shape) {
     return k.tile(b, loc, nisa::MemorySpace::sbuf, shape, element);
   };
-  // Tile `index` of a resident [tileK, K tiles, width] array: [kt, width].
+  // Columns [col, col + width) of tile `index` of a resident [tileK, K
+  // tiles, block width] array: [kt, width].
   auto residentAt = [&](OpBuilder &b, Value resident, OpFoldResult index,
-                        int64_t kt, int64_t width) -> Value {
-    SmallVector<OpFoldResult> off{b.getIndexAttr(0), index, b.getIndexAttr(0)};
+                        int64_t kt, int64_t col, int64_t width) -> Value {
+    SmallVector<OpFoldResult> off{b.getIndexAttr(0), index,
+                                  b.getIndexAttr(col)};
     SmallVector<OpFoldResult> sz{b.getIndexAttr(kt), b.getIndexAttr(1),
                                  b.getIndexAttr(width)};
     SmallVector<OpFoldResult> one(3, b.getIndexAttr(1));
@@ -103,25 +146,20 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   };
 
   Value firstAcc;
-  // One [M-tile, N-tile] of the result: accumulate over K in PSUM, then the
-  // scalar engine evacuates it, applying the epilogue's leading activation
-  // on the way when nothing else reads the raw product.
-  using Operand = function_ref<Value(OpBuilder &, const TilePosition &)>;
-  auto outputTile = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult m0,
-                        int64_t mt, OpFoldResult n0, int64_t nt,
-                        Operand stationaryAt, Operand movingAt) {
+  // A new [mt, nt] PSUM accumulator.
+  auto newAcc = [&](OpBuilder &b, int64_t mt, int64_t nt) {
     Value acc =
         k.tile(b, loc, nisa::MemorySpace::psum, {mt, nt}, b.getF32Type());
     firstAcc = firstAcc ? firstAcc : acc;
-    KernelLowering::forEachTile(
-        b, loc, {{kk, tileK}}, [&](OpBuilder &b, const TilePosition &kp) {
-          Value stationary = stationaryAt(b, kp);
-          Value moving = movingAt(b, kp);
-          KernelLowering::Accumulation how =
-              KernelLowering::accumulation(kp, {0});
-          nisa::MatmulOp::create(b, loc, stationary, moving, acc,
-                                 how.accumulate, how.restart);
-        });
+    return acc;
+  };
+  // One [M-tile, N-tile] of the result summed in `acc`: the scalar engine
+  // evacuates it, applying the epilogue's leading activation on the way
+  // when nothing else reads the raw product, then it is stored and the
+  // epilogue computed on it.
+  auto finishTile = [&](OpBuilder &b, Value acc, OpFoldResult bi,
+                        OpFoldResult m0, int64_t mt, OpFoldResult n0,
+                        int64_t nt) {
     Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, nt},
                              resultType.getElementType());
     k.activation(b, loc, acc, evacuated,
@@ -137,28 +175,26 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       });
     }
   };
+  // A matmul of K tile `kp` into `acc`, starting the sum on the first.
+  auto matmulInto = [&](OpBuilder &b, const TilePosition &kp, Value stationary,
+                        Value moving, Value acc) {
+    KernelLowering::Accumulation how = KernelLowering::accumulation(kp, {0});
+    nisa::MatmulOp::create(b, loc, stationary, moving, acc, how.accumulate,
+                           how.restart);
+  };
 
-  // Residency: with rhs resident, rhs is read once and lhs once per column
-  // of output tiles; with lhs resident, the other way round.
-  int64_t elementBytes = (element.getIntOrFloatBitWidth() + 7) / 8;
-  int64_t kTiles = llvm::divideCeil(kk, tileK);
-  int64_t mTiles = llvm::divideCeil(m, tileM), nTiles = llvm::divideCeil(n, tileN);
-  int64_t budget = limits.getSbufBytes() / 4;
-  bool rhsFits = kTiles * tileN * elementBytes <= budget && mTiles > 1;
-  bool lhsFits = kTiles * tileM * elementBytes <= budget && nTiles > 1;
-  int64_t rhsResidentTraffic = kk * n + m * kk * nTiles;
-  int64_t lhsResidentTraffic = m * kk + kk * n * mTiles;
-  bool rhsResident =
-      rhsFits && (!lhsFits || rhsResidentTraffic <= lhsResidentTraffic);
-  bool lhsResident = !rhsResident && lhsFits;
-
-  if (rhsResident || lhsResident) {
-    // Outer: the resident operand's output columns (rows); inner: the
-    // other's.
+  MatmulPlan plan = planMatmul(m, kk, n, elementBytes(element), limits);
+  if (plan.block > 0) {
+    // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles
+    // of the stationary width; rhs: N tiles of the moving width), loaded
+    // once for all K; inner: the other operand's tiles stream past, each
+    // K tile of one feeding the block's matmuls, one PSUM bank each.
+    bool rhsResident = plan.rhsResident;
     int64_t outer = rhsResident ? n : m, outerTile = rhsResident ? tileN : tileM;
     int64_t inner = rhsResident ? m : n, innerTile = rhsResident ? tileM : tileN;
+    int64_t kTiles = llvm::divideCeil(kk, tileK);
     KernelLowering::forEachTile(
-        b, loc, {{batches, 1}, {outer, outerTile}},
+        b, loc, {{batches, 1}, {outer, outerTile * plan.block}},
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult bi = at.offsets[0], o0 = at.offsets[1];
           int64_t ot = at.sizes[1];
@@ -167,33 +203,54 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
               b, loc, {{kk, tileK}}, [&](OpBuilder &b, const TilePosition &kp) {
                 int64_t kt = kp.sizes[0];
                 Value slot = residentAt(b, resident, tileIndex(b, kp, 0, tileK),
-                                        kt, ot);
+                                        kt, 0, ot);
                 if (rhsResident)
                   loadMoving(b, bi, o0, ot, kp.offsets[0], kt, slot);
                 else
                   loadStationary(b, bi, o0, ot, kp.offsets[0], kt, slot);
               });
+          // The block's tiles: [first column, width] in the resident array.
+          SmallVector<std::pair<int64_t, int64_t>> parts;
+          for (int64_t c = 0; c < ot; c += outerTile)
+            parts.push_back({c, std::min(outerTile, ot - c)});
           KernelLowering::forEachTile(
               b, loc, {{inner, innerTile}},
               [&](OpBuilder &b, const TilePosition &in) {
                 OpFoldResult i0 = in.offsets[0];
                 int64_t it = in.sizes[0];
-                auto fromResident = [&](OpBuilder &b, const TilePosition &kp) {
-                  return residentAt(b, resident, tileIndex(b, kp, 0, tileK),
-                                    kp.sizes[0], ot);
-                };
-                auto streamed = [&](OpBuilder &b, const TilePosition &kp) {
-                  Value t = newTile(b, {kp.sizes[0], it});
+                SmallVector<Value> accs;
+                for (auto [c, w] : parts)
+                  accs.push_back(rhsResident ? newAcc(b, it, w)
+                                             : newAcc(b, w, it));
+                KernelLowering::forEachTile(
+                    b, loc, {{kk, tileK}},
+                    [&](OpBuilder &b, const TilePosition &kp) {
+                      int64_t kt = kp.sizes[0];
+                      Value streamed = newTile(b, {kt, it});
+                      if (rhsResident)
+                        loadStationary(b, bi, i0, it, kp.offsets[0], kt,
+                                       streamed);
+                      else
+                        loadMoving(b, bi, i0, it, kp.offsets[0], kt, streamed);
+                      OpFoldResult index = tileIndex(b, kp, 0, tileK);
+                      for (auto [part, acc] : llvm::zip(parts, accs)) {
+                        Value held =
+                            residentAt(b, resident, index, kt, part.first,
+                                       part.second);
+                        if (rhsResident)
+                          matmulInto(b, kp, streamed, held, acc);
+                        else
+                          matmulInto(b, kp, held, streamed, acc);
+                      }
+                    });
+                for (auto [part, acc] : llvm::zip(parts, accs)) {
+                  OpFoldResult p0 = KernelLowering::affineSum(
+                      b, loc, {{o0, 1}}, part.first);
                   if (rhsResident)
-                    loadStationary(b, bi, i0, it, kp.offsets[0], kp.sizes[0], t);
+                    finishTile(b, acc, bi, i0, it, p0, part.second);
                   else
-                    loadMoving(b, bi, i0, it, kp.offsets[0], kp.sizes[0], t);
-                  return t;
-                };
-                if (rhsResident)
-                  outputTile(b, bi, i0, it, o0, ot, streamed, fromResident);
-                else
-                  outputTile(b, bi, o0, ot, i0, it, fromResident, streamed);
+                    finishTile(b, acc, bi, p0, part.second, i0, it);
+                }
               });
         });
   } else {
@@ -203,18 +260,17 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           OpFoldResult bi = at.offsets[0], m0 = at.offsets[1],
                        n0 = at.offsets[2];
           int64_t mt = at.sizes[1], nt = at.sizes[2];
-          outputTile(
-              b, bi, m0, mt, n0, nt,
-              [&](OpBuilder &b, const TilePosition &kp) {
-                Value t = newTile(b, {kp.sizes[0], mt});
-                loadStationary(b, bi, m0, mt, kp.offsets[0], kp.sizes[0], t);
-                return t;
-              },
-              [&](OpBuilder &b, const TilePosition &kp) {
-                Value t = newTile(b, {kp.sizes[0], nt});
-                loadMoving(b, bi, n0, nt, kp.offsets[0], kp.sizes[0], t);
-                return t;
+          Value acc = newAcc(b, mt, nt);
+          KernelLowering::forEachTile(
+              b, loc, {{kk, tileK}}, [&](OpBuilder &b, const TilePosition &kp) {
+                Value stationary = newTile(b, {kp.sizes[0], mt});
+                loadStationary(b, bi, m0, mt, kp.offsets[0], kp.sizes[0],
+                               stationary);
+                Value moving = newTile(b, {kp.sizes[0], nt});
+                loadMoving(b, bi, n0, nt, kp.offsets[0], kp.sizes[0], moving);
+                matmulInto(b, kp, stationary, moving, acc);
               });
+          finishTile(b, acc, bi, m0, mt, n0, nt);
         });
   }
   k.markTiling(firstAcc, fusion ? fusion : op,

@@ -1,6 +1,16 @@
 #!/usr/bin/env python3
 """Kernels against their bounds (issue #13), side by side in one run.
 
+GEMM sweep (`--gemm`): square 512 to 8192, rectangular, tall-skinny and
+sizes that are not multiples of 128, in bf16, fp32 and fp8, on each
+target given (default trn2,lnc=1 and trn1). Each row gives the observed
+time and the roofline bound: the larger of the tensor engine's time at the
+peak of the dtype (from the cost model's cycles per moving column and the
+tensor clock) and the minimum bytes (both operands and the result once) at
+the logical core's HBM bandwidth; "limit" names which, and "share" is
+bound / observed. Cases whose bound is above 50 us are checked against
+85%.
+
 Depthwise convolution: the issue's case (3x3, 32 channels, 112x112 output,
 f32, one image) and two more shapes, compiled with neuron-compile and
 timed with `neuron-run --timing-only --profile`. Each row gives the
@@ -14,6 +24,7 @@ times MobileNet-V2 and EfficientNet-B0 end to end.
 
 Python 3 standard library only. Run from anywhere:
   python3 test/benchmarks/run_kernels.py [--build-dir build] [--target trn2]
+  python3 test/benchmarks/run_kernels.py --gemm [--gemm-target trn1 ...]
 """
 
 import argparse
@@ -34,6 +45,16 @@ DEPTHWISE = {
     "depthwise 3x3, 144 ch, 56x56, stride 2": (144, 56, 56, 3, 2),
     "depthwise 5x5, 672 ch, 14x14": (672, 14, 14, 5, 1),
 }
+# (M, K, N): square, the NKI tutorial's rectangle, wide, tall-skinny,
+# not multiples of 128.
+GEMMS = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),
+         (4096, 4096, 4096), (8192, 8192, 8192), (4096, 8192, 8192),
+         (1024, 4096, 16384), (8192, 1024, 1024), (16384, 512, 256),
+         (1000, 1000, 1000), (3000, 2000, 1500), (4000, 4000, 4000)]
+# dtype -> (MLIR element type, bytes, result type, result bytes, peak name)
+DTYPES = {"bf16": ("bf16", 2, "bf16", 2, "bf16"),
+          "fp32": ("f32", 4, "f32", 4, "fp32"),
+          "fp8": ("f8E4M3FN", 1, "f32", 4, "fp8")}
 CORPUS_GRAPHS = {
     "MobileNet-V2": "nelli_torchvision_mobilenet_v2_linalg.mlir",
     "EfficientNet-B0": "nelli_torchvision_efficientnet_b0_linalg.mlir",
@@ -51,6 +72,20 @@ def depthwise_graph(c, oh, ow, k, s):
   %r = linalg.depthwise_conv_2d_nchw_chw {{dilations = dense<1> : vector<2xi64>,
       strides = dense<{s}> : vector<2xi64>}} ins(%x, %w : {x}, {f}) outs(%o : {y}) -> {y}
   return %r : {y}
+}}
+"""
+
+
+def gemm_graph(m, k, n, dtype):
+    t, _, r, _, _ = DTYPES[dtype]
+    a, b, c = (f"tensor<{m}x{k}x{t}>", f"tensor<{k}x{n}x{t}>",
+               f"tensor<{m}x{n}x{r}>")
+    return f"""func.func @gemm(%a: {a}, %b: {b}) -> {c} {{
+  %z = arith.constant 0.0 : {r}
+  %e = tensor.empty() : {c}
+  %o = linalg.fill ins(%z : {r}) outs(%e : {c}) -> {c}
+  %r = linalg.matmul ins(%a, %b : {a}, {b}) outs(%o : {c}) -> {c}
+  return %r : {c}
 }}
 """
 
@@ -76,12 +111,64 @@ def vector_ghz(bin_dir, target):
     return float(re.search(r"vector ([0-9.]+) GHz", text).group(1))
 
 
+def tensor_ghz(bin_dir, target):
+    text = run([str(bin_dir / "neuron-opt"),
+                f"--print-target={target}"]).stdout
+    return float(re.search(r"tensor ([0-9.]+) GHz", text).group(1))
+
+
+def gemm_sweep(bin_dir, targets):
+    """Prints the sweep; the number of checked cases below 85%."""
+    misses = 0
+    print(f"{'target':14} {'M x K x N':20} {'dtype':5} {'observed_us':>12} "
+          f"{'bound_us':>9} {'limit':>6} {'share':>6}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        for target in targets:
+            ghz = tensor_ghz(bin_dir, target)
+            for dtype in DTYPES:
+                for m, k, n in GEMMS:
+                    graph = work / f"g{m}_{k}_{n}_{dtype}.mlir"
+                    graph.write_text(gemm_graph(m, k, n, dtype))
+                    prog = timed(bin_dir, graph, target, work)
+                    profile = json.loads(graph.with_suffix(".json").read_text())
+                    cores = profile["cores"]["physical_cores_per_logical_core"]
+                    model = " ".join(profile["cost_model"])
+                    cycles = dict(zip(("fp32", "bf16", "fp8"), map(float, re.search(
+                        r"([0-9.]+) cycles per moving column \(fp32\), "
+                        r"([0-9.]+) \(bf16/fp16\), ([0-9.]+) \(fp8", model).groups())))
+                    hbm = float(re.search(r"([0-9.]+) B/ns of HBM", model).group(1))
+                    _, eb, _, rb, peak = DTYPES[dtype]
+                    peak_per_ns = 2 * 128 * 128 * ghz * cores / cycles[peak]
+                    compute = 2 * m * n * k / peak_per_ns
+                    memory = ((m * k + k * n) * eb + m * n * rb) / hbm
+                    bound = max(compute, memory)
+                    share = bound / prog["observed_ns"]
+                    checked = bound > 50e3
+                    mark = "" if not checked else (" ok" if share >= 0.85 else " BELOW")
+                    misses += checked and share < 0.85
+                    print(f"{target:14} {f'{m}x{k}x{n}':20} {dtype:5} "
+                          f"{prog['observed_ns'] / 1e3:12.1f} {bound / 1e3:9.1f} "
+                          f"{'tensor' if compute >= memory else 'hbm':>6} "
+                          f"{share:6.1%}{mark}")
+    return misses
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", default=str(ROOT / "build"))
     parser.add_argument("--target", default="trn2")
+    parser.add_argument("--gemm", action="store_true",
+                        help="run the GEMM sweep instead")
+    parser.add_argument("--gemm-target", action="append",
+                        help="a target of the sweep (default trn2,lnc=1 "
+                             "and trn1)")
     args = parser.parse_args()
     bin_dir = pathlib.Path(args.build_dir).resolve() / "bin"
+    if args.gemm:
+        misses = gemm_sweep(bin_dir, args.gemm_target or ["trn2,lnc=1", "trn1"])
+        print(f"{misses} case(s) above 50 us below 85% of their bound")
+        return 1 if misses else 0
     ghz = vector_ghz(bin_dir, args.target)
     corpus = pathlib.Path(os.environ.get(
         "NEURON_CORPUS_DIR", ROOT.parent / "shared" / "corpus"))

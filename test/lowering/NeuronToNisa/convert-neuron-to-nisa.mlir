@@ -18,8 +18,8 @@
 // CHECK: }
 // CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {buffers = "sbuf,psum", op = "neuron.matmul", partition = "contraction", tile = array<i64: 128, 128, 512>}} : memref<64x512xf32, #nisa.memory<psum>>
 // CHECK: affine.for %[[K2:.*]] = 0 to 2 {
-// CHECK:   %[[S:.*]] = memref.subview %[[RES]][0, %[[K2]], 0]
 // CHECK:   nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xbf16, strided<[640, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK:   %[[S:.*]] = memref.subview %[[RES]][0, %[[K2]], 0]
 // CHECK:   nisa.matmul %[[S]], %[[M]], %[[ACC]] accumulate restart(%[[K2]]) :
 // CHECK: }
 // CHECK: nisa.activation <identity> %[[ACC]], %[[E:.*]] : memref<64x512xf32, #nisa.memory<psum>>, memref<64x512xf32, #nisa.memory<sbuf>>
@@ -33,6 +33,34 @@
 func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<64x640xf32> {
   %0 = neuron.matmul %a, %b : (tensor<64x256xbf16>, tensor<256x640xbf16>) -> tensor<64x640xf32>
   return %0 : tensor<64x640xf32>
+}
+
+// -----
+
+// Tests a blocked matmul: M = 512 is 4 stationary tiles, held in SBUF as
+// one block (all of K = 256 for its 512 columns, loaded once), while each
+// of the 2 N tiles of rhs streams past it: every K tile of rhs feeds 4
+// matmuls into 4 PSUM banks, so rhs is read from HBM once, not 4 times.
+// CHECK-LABEL: func.func @blocked
+// CHECK: %[[RES:.*]] = memref.alloc() : memref<128x2x512xbf16, #nisa.memory<sbuf>>
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK:   nisa.dma_copy %{{.*}}, %{{.*}} : memref<128x512xbf16, strided<[1, 256], offset: ?>, #nisa.memory<hbm>>
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK-COUNT-4: memref.alloc(){{.*}} : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK:   affine.for %[[K:.*]] = 0 to 2 {
+// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:     %[[S0:.*]] = memref.subview %[[RES]][0, %[[K]], 0] [128, 1, 128]
+// CHECK:     nisa.matmul %[[S0]], %[[M]], %{{.*}} accumulate restart(%[[K]])
+// CHECK:     memref.subview %[[RES]][0, %[[K]], 128] [128, 1, 128]
+// CHECK:     memref.subview %[[RES]][0, %[[K]], 256] [128, 1, 128]
+// CHECK:     %[[S3:.*]] = memref.subview %[[RES]][0, %[[K]], 384] [128, 1, 128]
+// CHECK:     nisa.matmul %[[S3]], %[[M]], %{{.*}} accumulate restart(%[[K]])
+// CHECK:   }
+// CHECK-COUNT-4: nisa.activation <identity>
+// CHECK: return
+func.func @blocked(%a: tensor<512x256xbf16>, %b: tensor<256x1024xbf16>) -> tensor<512x1024xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<512x256xbf16>, tensor<256x1024xbf16>) -> tensor<512x1024xf32>
+  return %0 : tensor<512x1024xf32>
 }
 
 // -----

@@ -1,0 +1,21 @@
+// Two matmuls whose tiling holds a block of one operand in SBUF while the
+// other streams past it (test/e2e/matmul_blocked.test), on sizes that are
+// not multiples of the tiles: 1000x200 @ 200x600 keeps rhs resident (two N
+// tiles, the second 88 wide) against 8 M tiles (the last 104 tall);
+// 300x200 @ 200x5000 keeps lhs resident (three M tiles, the last 44 tall)
+// against 10 N tiles (the last 392 wide).
+
+func.func @blocked(%a: tensor<1000x200xf32>, %b: tensor<200x600xf32>,
+                   %c: tensor<300x200xf32>, %d: tensor<200x5000xf32>)
+    -> (tensor<1000x600xf32>, tensor<300x5000xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<1000x600xf32>
+  %f0 = linalg.fill ins(%z : f32) outs(%e0 : tensor<1000x600xf32>) -> tensor<1000x600xf32>
+  %r0 = linalg.matmul ins(%a, %b : tensor<1000x200xf32>, tensor<200x600xf32>)
+                      outs(%f0 : tensor<1000x600xf32>) -> tensor<1000x600xf32>
+  %e1 = tensor.empty() : tensor<300x5000xf32>
+  %f1 = linalg.fill ins(%z : f32) outs(%e1 : tensor<300x5000xf32>) -> tensor<300x5000xf32>
+  %r1 = linalg.matmul ins(%c, %d : tensor<300x200xf32>, tensor<200x5000xf32>)
+                      outs(%f1 : tensor<300x5000xf32>) -> tensor<300x5000xf32>
+  return %r0, %r1 : tensor<1000x600xf32>, tensor<300x5000xf32>
+}
