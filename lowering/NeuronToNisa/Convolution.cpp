@@ -10,7 +10,9 @@
 // partitions and output pixels in the free dimension; each window tap is a
 // strided DMA of the image combined on the vector engine into a tile that
 // starts at the operation's identity (max: -inf, sums: 0); an average then
-// scales by 1 / taps.
+// scales by 1 / taps. (Row blocks beside few channels, as depthwise has,
+// do not pay here: a tap is one vector operation and its transfer
+// dominates, and fewer, larger tiles pipeline worse.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +41,30 @@ static bool isDepthwise(Conv2DOp op, int64_t partitions) {
   int64_t f = op.getFilter().getType().getDimSize(0);
   int64_t groups = op.getGroups();
   return c == groups && f / groups <= partitions;
+}
+
+/// Calls `body(b, r0, blocks, rows)` over output rows [0, count): chunks of
+/// `blocks` blocks of `rows` rows each, at most `maxBlocks` and `maxRows`,
+/// the whole chunks in a loop, the rows left in smaller chunks after it.
+/// The blocks of a chunk take partitions side by side (a channel tile of
+/// few channels leaves room for them), its rows the free dimension.
+static void forEachRowChunk(
+    OpBuilder &b, Location loc, int64_t count, int64_t maxBlocks,
+    int64_t maxRows,
+    function_ref<void(OpBuilder &, OpFoldResult, int64_t, int64_t)> body) {
+  for (int64_t first = 0; count > 0;) {
+    int64_t rows = std::clamp<int64_t>(count / maxBlocks, 1, maxRows);
+    int64_t blocks = std::min(maxBlocks, count / rows);
+    int64_t chunk = blocks * rows, whole = count / chunk * chunk;
+    KernelLowering::forEachTile(
+        b, loc, {{whole, chunk}}, [&](OpBuilder &b, const TilePosition &row) {
+          body(b,
+               KernelLowering::affineSum(b, loc, {{row.offsets[0], 1}}, first),
+               blocks, rows);
+        });
+    first += whole;
+    count -= whole;
+  }
 }
 
 namespace {
@@ -257,25 +283,12 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1];
           int64_t gt = at.sizes[1];
-          int64_t maxBlocks = std::max<int64_t>(1, p / (gt * fg));
-          // Rows [first, first + count) in chunks of `blocks` x `rows`
-          // rows, the remainder in smaller chunks after them.
-          for (int64_t first = 0, count = oh; count > 0;) {
-            int64_t rows = std::clamp<int64_t>(count / maxBlocks, 1, maxRows);
-            int64_t blocks = std::min(maxBlocks, count / rows);
-            int64_t chunk = blocks * rows, whole = count / chunk * chunk;
-            KernelLowering::forEachTile(
-                b, loc, {{whole, chunk}},
-                [&](OpBuilder &b, const TilePosition &row) {
-                  computeTile(
-                      b, b0, g0, gt,
-                      KernelLowering::affineSum(b, loc, {{row.offsets[0], 1}},
-                                                first),
-                      blocks, rows);
-                });
-            first += whole;
-            count -= whole;
-          }
+          forEachRowChunk(b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
+                          maxRows,
+                          [&](OpBuilder &b, OpFoldResult r0, int64_t blocks,
+                              int64_t rows) {
+                            computeTile(b, b0, g0, gt, r0, blocks, rows);
+                          });
         });
     k.markTiling(firstAcc, op, "channels x row groups", {p, maxRows * ow});
     rewriter.replaceOp(op, result);

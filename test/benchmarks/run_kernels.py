@@ -11,14 +11,15 @@ the logical core's HBM bandwidth; "limit" names which, and "share" is
 bound / observed. Cases whose bound is above 50 us are checked against
 85%.
 
-Depthwise convolution: the issue's case (3x3, 32 channels, 112x112 output,
-f32, one image) and two more shapes, compiled with neuron-compile and
-timed with `neuron-run --timing-only --profile`. Each row gives the
-predicted and observed time, the kernel's bound, and the vector-engine
-bound: the cost model's time for one multiply and one add per
-multiply-accumulate on all partitions of the logical core (one element per
-partition per cycle at the vector clock of `--print-target`, the physical
-cores of a logical core splitting it), and observed / that bound. With the
+Depthwise convolution and pooling: the issue's case (3x3, 32 channels,
+112x112 output, f32, one image), two more depthwise shapes and a max pool,
+compiled with neuron-compile and timed with `neuron-run --timing-only
+--profile`. Each row gives the predicted and observed time, the kernel's
+bound, and the vector-engine bound: the cost model's time for one multiply
+and one add per multiply-accumulate (one max per tap for the pool) on all
+partitions of the logical core (one element per partition per cycle at the
+vector clock of `--print-target`, the physical cores of a logical core
+splitting it), and observed / that bound. With the
 corpus (NEURON_CORPUS_DIR or ../shared/corpus beside the checkout) it also
 times MobileNet-V2 and EfficientNet-B0 end to end.
 
@@ -39,12 +40,15 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
-# name -> (channels, output rows, output columns, kernel size, stride)
-DEPTHWISE = {
-    "depthwise 3x3, 32 ch, 112x112": (32, 112, 112, 3, 1),
-    "depthwise 3x3, 144 ch, 56x56, stride 2": (144, 56, 56, 3, 2),
-    "depthwise 5x5, 672 ch, 14x14": (672, 14, 14, 5, 1),
+# name -> (op, channels, output rows, output columns, kernel size, stride)
+WINDOWED = {
+    "depthwise 3x3, 32 ch, 112x112": ("depthwise", 32, 112, 112, 3, 1),
+    "depthwise 3x3, 144 ch, 56x56, stride 2": ("depthwise", 144, 56, 56, 3, 2),
+    "depthwise 5x5, 672 ch, 14x14": ("depthwise", 672, 14, 14, 5, 1),
+    "max pool 3x3, 64 ch, 56x56, stride 2": ("maxpool", 64, 56, 56, 3, 2),
 }
+# Vector-engine operations per tap and output element.
+OPS_PER_TAP = {"depthwise": 2, "maxpool": 1}
 # (M, K, N): square, the NKI tutorial's rectangle, wide, tall-skinny,
 # not multiples of 128.
 GEMMS = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),
@@ -61,10 +65,22 @@ CORPUS_GRAPHS = {
 }
 
 
-def depthwise_graph(c, oh, ow, k, s):
+def windowed_graph(op, c, oh, ow, k, s):
     h, w = (oh - 1) * s + k, (ow - 1) * s + k
     x, y, f = (f"tensor<1x{c}x{h}x{w}xf32>", f"tensor<1x{c}x{oh}x{ow}xf32>",
                f"tensor<{c}x{k}x{k}xf32>")
+    if op == "maxpool":
+        return f"""func.func @pool(%x: {x}) -> {y} {{
+  %m = arith.constant 0xFF800000 : f32
+  %k = tensor.empty() : tensor<{k}x{k}xf32>
+  %e = tensor.empty() : {y}
+  %o = linalg.fill ins(%m : f32) outs(%e : {y}) -> {y}
+  %r = linalg.pooling_nchw_max {{dilations = dense<1> : vector<2xi64>,
+      strides = dense<{s}> : vector<2xi64>}} ins(%x, %k : {x}, tensor<{k}x{k}xf32>)
+      outs(%o : {y}) -> {y}
+  return %r : {y}
+}}
+"""
     return f"""func.func @dw(%x: {x}, %w: {f}) -> {y} {{
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : {y}
@@ -179,14 +195,14 @@ def main():
           f"{'bound_us':>9} {'vector_us':>10} {'obs/vector':>10}")
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
-        for i, (name, (c, oh, ow, k, s)) in enumerate(DEPTHWISE.items()):
+        for i, (name, (op, c, oh, ow, k, s)) in enumerate(WINDOWED.items()):
             graph = work / f"dw{i}.mlir"
-            graph.write_text(depthwise_graph(c, oh, ow, k, s))
+            graph.write_text(windowed_graph(op, c, oh, ow, k, s))
             prog = timed(bin_dir, graph, args.target, work)
             profile = json.loads((work / f"dw{i}.json").read_text())
             cores = profile["cores"]["physical_cores_per_logical_core"]
-            macs = c * oh * ow * k * k
-            vector_ns = 2 * macs / (partitions * cores) / ghz
+            ops = OPS_PER_TAP[op] * c * oh * ow * k * k
+            vector_ns = ops / (partitions * cores) / ghz
             print(f"{name:42} {prog['predicted_ns'] / 1e3:12.1f} "
                   f"{prog['observed_ns'] / 1e3:12.1f} "
                   f"{prog['bound_ns'] / 1e3:9.1f} {vector_ns / 1e3:10.1f} "

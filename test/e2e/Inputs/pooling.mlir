@@ -1,0 +1,27 @@
+// Pooling on the vector engine with blocks of output rows beside the
+// channels on the partitions (test/e2e/pooling.test): a 3x3 stride-2 max
+// pool over 16 channels (8 row blocks), a 2x2 sum pool in NHWC over two
+// images, and a 3x3 max pool over 200 channels (a channel tile of 128 and
+// one of 72) with dilation 2.
+
+func.func @pools(%a: tensor<1x16x15x15xf32>, %b: tensor<2x12x12x24xf32>,
+                 %c: tensor<1x200x9x9xf32>)
+    -> (tensor<1x16x7x7xf32>, tensor<2x6x6x24xf32>, tensor<1x200x5x5xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %z = arith.constant 0.0 : f32
+  %k3 = tensor.empty() : tensor<3x3xf32>
+  %k2 = tensor.empty() : tensor<2x2xf32>
+  %ea = tensor.empty() : tensor<1x16x7x7xf32>
+  %fa = linalg.fill ins(%ninf : f32) outs(%ea : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %ya = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%a, %k3 : tensor<1x16x15x15xf32>, tensor<3x3xf32>) outs(%fa : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %eb = tensor.empty() : tensor<2x6x6x24xf32>
+  %fb = linalg.fill ins(%z : f32) outs(%eb : tensor<2x6x6x24xf32>) -> tensor<2x6x6x24xf32>
+  %yb = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%b, %k2 : tensor<2x12x12x24xf32>, tensor<2x2xf32>) outs(%fb : tensor<2x6x6x24xf32>) -> tensor<2x6x6x24xf32>
+  %ec = tensor.empty() : tensor<1x200x5x5xf32>
+  %fc = linalg.fill ins(%ninf : f32) outs(%ec : tensor<1x200x5x5xf32>) -> tensor<1x200x5x5xf32>
+  %yc = linalg.pooling_nchw_max {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%c, %k3 : tensor<1x200x9x9xf32>, tensor<3x3xf32>) outs(%fc : tensor<1x200x5x5xf32>) -> tensor<1x200x5x5xf32>
+  return %ya, %yb, %yc : tensor<1x16x7x7xf32>, tensor<2x6x6x24xf32>, tensor<1x200x5x5xf32>
+}
