@@ -73,12 +73,18 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
     as `nisa.tiling` (partition dimension, tile shape, buffers).
 
     Tiled so far: matmul and batch_matmul (K on partitions, accumulation in
-    PSUM, evacuation by the scalar engine), elementwise unary ops and casts
-    (scalar engine), elementwise binary ops (vector engine), reductions
-    (kept dimensions on partitions, vector engine), transpose, broadcast,
-    slice and concat (DMA access patterns), reshape and constant; softmax and
-    the norms are first expanded into those. Any other op is an error
-    naming it.
+    PSUM, evacuation by the scalar engine; a block of one operand's tiles
+    resident in SBUF while the other streams, side and block chosen to read
+    the fewest bytes from HBM), conv2d (shifted matmuls; depthwise on the
+    vector engine, row blocks and channels on partitions), pool2d (vector
+    engine), elementwise unary ops and casts (scalar engine), elementwise
+    binary ops (vector engine), reductions (kept dimensions on partitions,
+    vector engine), softmax along the last axis, transpose, broadcast,
+    slice, concat, pad and gather (DMA access patterns), reshape and
+    constant; the norms are first expanded into those. A user kernel
+    (`nisa.custom`) is checked against the target's limits instead. Any
+    other op is an error naming it. `summary` emits a remark per matmul:
+    the plan chosen, the bytes it reads from HBM, and the runner-up.
 
     ```mlir
     // Before:
@@ -103,7 +109,9 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
            "module's neuron.target, else trn2)">,
     Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
            "Read target descriptions from this folder instead of the "
-           "built-in ones">
+           "built-in ones">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per matmul with its tiling plan and the runner-up">
   ];
 }
 

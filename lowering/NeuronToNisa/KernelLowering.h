@@ -32,10 +32,15 @@ namespace mlir::neuron {
 struct TileConfig {
   nisa::LimitsAttr limits;
   int64_t dmaQueues = 1;
-  /// Bytes per partition one elementwise tile may take (an eighth of SBUF,
-  /// at most 2 KiB: a 256 KiB transfer over 128 partitions), so a large
-  /// tensor moves as many transfers that pipeline with the engines.
+  /// Bytes per partition one elementwise tile may take: what a transfer
+  /// needs for peak DMA bandwidth (the target's dma.peak_bytes_per_partition)
+  /// within an eighth of SBUF, so a large tensor moves as many transfers
+  /// that pipeline with the engines.
   int64_t elementwiseBytes = 0;
+  /// HBM bytes per ns of the logical core, for the remarks' estimates.
+  double hbmBytesPerNs = 1;
+  /// Emit a remark per op saying how it was tiled.
+  bool summary = false;
 };
 
 /// One dimension of an iteration space cut into tiles: `extent` elements
@@ -175,18 +180,24 @@ LogicalResult lowerMatmul(OpBuilder &b, KernelLowering &k, Operation *op,
 
 /// How a matmul is tiled: with `block` > 0, `block` tiles of one operand
 /// (rhs when `rhsResident`, else lhs) stay in SBUF for all of K while the
-/// other operand's tiles stream past them; `trafficBytes` are what it
-/// reads from HBM. With `block` = 0 nothing fits and both stream.
+/// other operand's tiles stream past them; with `block` = 0 both stream.
+/// `trafficBytes` are what it reads from HBM.
 struct MatmulPlan {
   bool rhsResident = false;
   int64_t block = 0;
   int64_t trafficBytes = 0;
 };
 
-/// The plan for [m, k] x [k, n] of `elementBytes`-byte elements under
-/// `limits` reading the fewest bytes from HBM.
-MatmulPlan planMatmul(int64_t m, int64_t k, int64_t n, int64_t elementBytes,
-                      nisa::LimitsAttr limits);
+/// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte
+/// elements under `limits`, each output tile taking `finishBytes` per
+/// partition to finish, those reading the fewest bytes from HBM first
+/// (never empty: streaming both always fits).
+SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
+                                    int64_t batches, int64_t elementBytes,
+                                    int64_t finishBytes,
+                                    nisa::LimitsAttr limits);
+/// "lhs resident in blocks of 4 M tiles", for remarks.
+std::string describe(const MatmulPlan &plan);
 
 /// The first on-chip tile allocated after `before` in `block` (at its start
 /// when null), loops included: the tile a lowering marks with its tiling.

@@ -4,15 +4,18 @@
 // each [M-tile, N-tile] of the result accumulates over the K tiles in one
 // PSUM bank (the first K tile starts the sum) and is evacuated to SBUF by
 // the scalar engine, converting to the result type and applying a fused
-// epilogue's leading activation. One operand's K tiles stay resident in
-// SBUF for a whole row (or column) of output tiles when they fit in a
-// quarter of SBUF, choosing the one that moves fewer bytes from HBM.
+// epilogue's leading activation. A block of one operand's tiles (lhs: M
+// tiles, rhs: N tiles) stays resident in SBUF for all of K while the other
+// operand's tiles stream past it, each streamed K tile feeding the block's
+// matmuls into one PSUM bank each; the side and block are those reading
+// the fewest bytes from HBM (matmulPlans).
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -30,21 +33,28 @@ static int64_t elementBytes(Type element) {
   return (element.getIntOrFloatBitWidth() + 7) / 8;
 }
 
-MatmulPlan mlir::neuron::planMatmul(int64_t m, int64_t k, int64_t n,
-                                    int64_t elementBytes,
-                                    nisa::LimitsAttr limits) {
+SmallVector<MatmulPlan>
+mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
+                          int64_t elementBytes, int64_t finishBytes,
+                          nisa::LimitsAttr limits) {
   int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
   int64_t kTiles = llvm::divideCeil(k, tileK);
   int64_t mTiles = llvm::divideCeil(m, tileM), nTiles = llvm::divideCeil(n, tileN);
+  // Both streaming: lhs read once per N tile, rhs once per M tile.
+  SmallVector<MatmulPlan> plans{
+      {false, 0, (m * k * nTiles + k * n * mTiles) * elementBytes}};
   // A block takes a third of SBUF per partition, so the next block can
   // load into a second slot beside it and the streamed tiles keep the
-  // rest; its sums take half the PSUM banks, the next sums the others.
+  // rest. The tiles finishing its outputs take a sixth. Its sums take one
+  // PSUM bank per tile, and the allocator holds every accumulator of a
+  // loop nest at once: the full inner tiles' and the partial last one's,
+  // and, in a loop over batches, those of the partial last block too.
   int64_t budget = limits.getSbufBytes() / 3;
   int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes();
-  int64_t maxBlock = std::max<int64_t>(1, banks / 2);
-  MatmulPlan best;
+  int64_t variants = batches > 1 ? 4 : 2;
+  int64_t maxBlock = std::max<int64_t>(1, banks / variants);
   for (bool rhsResident : {false, true}) {
     int64_t width = rhsResident ? tileN : tileM;
     int64_t tiles = rhsResident ? nTiles : mTiles;
@@ -53,18 +63,34 @@ MatmulPlan mlir::neuron::planMatmul(int64_t m, int64_t k, int64_t n,
     if ((rhsResident ? mTiles : nTiles) < 2)
       continue;
     for (int64_t block = 1; block <= std::min(maxBlock, tiles); ++block) {
-      if (kTiles * block * width * elementBytes > budget)
+      if (kTiles * block * width * elementBytes > budget ||
+          variants * block * finishBytes > limits.getSbufBytes() / 6)
         break;
       // The streamed operand is read once per block of the resident one.
       int64_t blocks = llvm::divideCeil(tiles, block);
-      int64_t traffic = (rhsResident ? k * n + m * k * blocks
-                                     : m * k + k * n * blocks) *
-                        elementBytes;
-      if (best.block == 0 || traffic < best.trafficBytes)
-        best = {rhsResident, block, traffic};
+      plans.push_back({rhsResident, block,
+                       (rhsResident ? k * n + m * k * blocks
+                                    : m * k + k * n * blocks) *
+                           elementBytes});
     }
   }
-  return best;
+  // Fewest bytes first; among equals, a resident block before streaming,
+  // and the smaller block (it starts computing sooner).
+  llvm::stable_sort(plans, [](const MatmulPlan &a, const MatmulPlan &b) {
+    if (a.trafficBytes != b.trafficBytes)
+      return a.trafficBytes < b.trafficBytes;
+    return (a.block == 0 ? INT64_MAX : a.block) <
+           (b.block == 0 ? INT64_MAX : b.block);
+  });
+  return plans;
+}
+
+std::string mlir::neuron::describe(const MatmulPlan &plan) {
+  if (plan.block == 0)
+    return "both operands streamed";
+  return (Twine(plan.rhsResident ? "rhs" : "lhs") + " resident in blocks of " +
+          Twine(plan.block) + (plan.rhsResident ? " N tiles" : " M tiles"))
+      .str();
 }
 
 LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
@@ -183,7 +209,32 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                            how.restart);
   };
 
-  MatmulPlan plan = planMatmul(m, kk, n, elementBytes(element), limits);
+  // Bytes per partition finishing one output tile takes: its evacuated
+  // tile and, in a fusion, one per epilogue op and operand (fp32 at most).
+  int64_t finishTiles = 1;
+  if (epilogue)
+    for (Operation *e : epilogue->ops)
+      finishTiles += 1 + e->getNumOperands();
+  int64_t finishBytes = finishTiles * tileN * 4;
+  SmallVector<MatmulPlan> plans = matmulPlans(
+      m, kk, n, batches, elementBytes(element), finishBytes, limits);
+  const MatmulPlan &plan = plans.front();
+  if (k.config.summary) {
+    auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
+    InFlightDiagnostic remark =
+        op->emitRemark()
+        << "convert-neuron-to-nisa: " << m << "x" << kk << "x" << n << ": "
+        << describe(plan) << ", reading "
+        << llvm::formatv("{0:F1}", mib(plan.trafficBytes * batches))
+        << " MiB from HBM ("
+        << llvm::formatv("{0:F1}", plan.trafficBytes * batches /
+                                        k.config.hbmBytesPerNs / 1e3)
+        << " us at the core's HBM bandwidth)";
+    if (plans.size() > 1)
+      remark << "; runner-up: " << describe(plans[1]) << ", "
+             << llvm::formatv("{0:F1}", mib(plans[1].trafficBytes * batches))
+             << " MiB";
+  }
   if (plan.block > 0) {
     // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles
     // of the stationary width; rhs: N tiles of the moving width), loaded

@@ -16,6 +16,7 @@
 #include "lowering/NeuronToNisa/KernelLowering.h"
 #include "passes/Decompose.h"
 #include "passes/TargetLoading.h"
+#include "runtime/target/CostModel.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,9 +33,6 @@ namespace mlir::neuron {
 using namespace mlir;
 using namespace mlir::neuron;
 namespace rt = ::neuron::rt;
-
-/// 2 KiB per partition: a 256 KiB transfer over 128 partitions.
-static constexpr int64_t kElementwiseTileBytes = 2048;
 
 /// Whether softmax `op` has the on-chip recipe: along the last axis, with a
 /// row's input, exponentials and result fitting half of SBUF per partition
@@ -172,8 +170,19 @@ struct ConvertNeuronToNisa
         resolved.psumBytesPerPartition(), resolved.psumBankBytes(), partitions,
         resolved.psumBankBytes() / 4);
     config.dmaQueues = std::max(1, resolved.dmaEnginesPerLogicalCore());
-    config.elementwiseBytes =
-        std::min(resolved.sbufBytesPerPartition() / 8, kElementwiseTileBytes);
+    config.summary = summary;
+    absl::StatusOr<rt::CostModel> model = rt::CostModel::forTarget(resolved);
+    if (!model.ok()) {
+      module.emitError() << "convert-neuron-to-nisa: "
+                         << std::string(model.status().message());
+      return std::nullopt;
+    }
+    config.hbmBytesPerNs = model->hbmBytesPerNs();
+    // Streaming tiles are as large as a transfer needs for peak DMA
+    // bandwidth, within an eighth of SBUF (the rotating slots of a few
+    // tiles share it).
+    config.elementwiseBytes = std::min(resolved.sbufBytesPerPartition() / 8,
+                                       resolved.dmaPeakBytesPerPartition());
     return config;
   }
 

@@ -153,6 +153,9 @@ int64_t ResolvedTarget::sbufPartitions() const {
 int64_t ResolvedTarget::sbufBytesPerPartition() const {
   return bytesOf(chip->sbufBytesPerPartition);
 }
+int64_t ResolvedTarget::dmaPeakBytesPerPartition() const {
+  return bytesOf(chip->dmaPeakBytesPerPartition);
+}
 int64_t ResolvedTarget::sbufBytesPerLogicalCore() const {
   return bytesOf(chip->sbufPerCore) * lnc.physicalCoresPerLogicalCore;
 }

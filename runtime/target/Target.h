@@ -97,6 +97,8 @@ struct ChipDesc {
   EngineDesc tensor, vector, scalar, gpsimd;
   Figure dmaEnginesPerCore;
   Figure dmaEngineBandwidth;
+  /// Bytes per partition a transfer needs for peak bandwidth.
+  Figure dmaPeakBytesPerPartition;
   std::optional<Figure> dmaEnginesPerChip;
   Figure dmaChipBandwidth;
   Figure collectiveCores;
@@ -172,6 +174,8 @@ struct ResolvedTarget {
   }
   int64_t sbufPartitions() const;
   int64_t sbufBytesPerPartition() const;
+  /// Bytes per partition a DMA transfer needs for peak bandwidth.
+  int64_t dmaPeakBytesPerPartition() const;
   /// SBUF of one logical core: its physical cores' SBUFs together.
   int64_t sbufBytesPerLogicalCore() const;
   int64_t psumPartitions() const;

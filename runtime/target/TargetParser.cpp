@@ -115,6 +115,8 @@ static absl::Status parseDma(ObjectReader &chip, ChipDesc &c) {
   NEURON_RETURN_IF_ERROR(figures(
       d, {{"engines_per_core", Quantity::Count, &c.dmaEnginesPerCore},
           {"engine_bandwidth", Quantity::Bandwidth, &c.dmaEngineBandwidth},
+          {"peak_bytes_per_partition", Quantity::Capacity,
+           &c.dmaPeakBytesPerPartition},
           {"chip_bandwidth", Quantity::Bandwidth, &c.dmaChipBandwidth}}));
   NEURON_RETURN_IF_ERROR(
       optFigure(d, "engines_per_chip", Quantity::Count, c.dmaEnginesPerChip));

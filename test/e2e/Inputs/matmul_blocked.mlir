@@ -19,3 +19,15 @@ func.func @blocked(%a: tensor<1000x200xf32>, %b: tensor<200x600xf32>,
                       outs(%f1 : tensor<300x5000xf32>) -> tensor<300x5000xf32>
   return %r0, %r1 : tensor<1000x600xf32>, tensor<300x5000xf32>
 }
+
+// A batched matmul with partial last tiles both ways (rhs resident in
+// blocks of 2 N tiles: 1024 + 76 columns; M 256 + 44 rows).
+func.func @blocked_batch(%a: tensor<2x300x200xf32>, %b: tensor<2x200x1100xf32>)
+    -> tensor<2x300x1100xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x300x1100xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<2x300x1100xf32>) -> tensor<2x300x1100xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<2x300x200xf32>, tensor<2x200x1100xf32>)
+                           outs(%f : tensor<2x300x1100xf32>) -> tensor<2x300x1100xf32>
+  return %r : tensor<2x300x1100xf32>
+}

@@ -39,16 +39,16 @@ func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<6
 
 // Tests a blocked matmul: M = 512 is 4 stationary tiles, held in SBUF as
 // one block (all of K = 256 for its 512 columns, loaded once), while each
-// of the 2 N tiles of rhs streams past it: every K tile of rhs feeds 4
+// of the 6 N tiles of rhs streams past it: every K tile of rhs feeds 4
 // matmuls into 4 PSUM banks, so rhs is read from HBM once, not 4 times.
 // CHECK-LABEL: func.func @blocked
 // CHECK: %[[RES:.*]] = memref.alloc() : memref<128x2x512xbf16, #nisa.memory<sbuf>>
 // CHECK: affine.for %{{.*}} = 0 to 2 {
 // CHECK:   nisa.dma_copy %{{.*}}, %{{.*}} : memref<128x512xbf16, strided<[1, 256], offset: ?>, #nisa.memory<hbm>>
-// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: affine.for %{{.*}} = 0 to 6 {
 // CHECK-COUNT-4: memref.alloc(){{.*}} : memref<128x512xf32, #nisa.memory<psum>>
 // CHECK:   affine.for %[[K:.*]] = 0 to 2 {
-// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xbf16, strided<[3072, 1], offset: ?>, #nisa.memory<hbm>>
 // CHECK:     %[[S0:.*]] = memref.subview %[[RES]][0, %[[K]], 0] [128, 1, 128]
 // CHECK:     nisa.matmul %[[S0]], %[[M]], %{{.*}} accumulate restart(%[[K]])
 // CHECK:     memref.subview %[[RES]][0, %[[K]], 128] [128, 1, 128]
@@ -58,9 +58,9 @@ func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<6
 // CHECK:   }
 // CHECK-COUNT-4: nisa.activation <identity>
 // CHECK: return
-func.func @blocked(%a: tensor<512x256xbf16>, %b: tensor<256x1024xbf16>) -> tensor<512x1024xf32> {
-  %0 = neuron.matmul %a, %b : (tensor<512x256xbf16>, tensor<256x1024xbf16>) -> tensor<512x1024xf32>
-  return %0 : tensor<512x1024xf32>
+func.func @blocked(%a: tensor<512x256xbf16>, %b: tensor<256x3072xbf16>) -> tensor<512x3072xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<512x256xbf16>, tensor<256x3072xbf16>) -> tensor<512x3072xf32>
+  return %0 : tensor<512x3072xf32>
 }
 
 // -----

@@ -96,6 +96,7 @@ TEST(TargetRegistry, DerivedSizes) {
   EXPECT_EQ(t->psumBytesPerPartition(), 16 * 1024);
   EXPECT_EQ(t->psumBanks(), 8);
   EXPECT_EQ(t->psumBankBytes(), 2048);
+  EXPECT_EQ(t->dmaPeakBytesPerPartition(), 2 * 1024);
   EXPECT_DOUBLE_EQ(t->peakOpsPerPhysicalCore("bf16").value(), 79e12);
   EXPECT_FALSE(t->peakOpsPerPhysicalCore("int8").has_value());
   EXPECT_DOUBLE_EQ(t->dmaBytesPerSecondPerPhysicalCore(), 16 * 23e9);
@@ -201,6 +202,19 @@ TEST(Validation, MissingField) {
   EXPECT_EQ(errorFor(doc),
             "bad.json: chip.hbm_capacity: expected an object {value, unit, "
             "source}, found nothing (the field is missing)");
+}
+
+TEST(Validation, DmaPeakBytesAreACapacity) {
+  json doc = builtinJson("trn2.json");
+  doc["chip"]["dma"].erase("peak_bytes_per_partition");
+  EXPECT_EQ(errorFor(doc),
+            "bad.json: chip.dma.peak_bytes_per_partition: expected an object "
+            "{value, unit, source}, found nothing (the field is missing)");
+  doc = builtinJson("trn2.json");
+  doc["chip"]["dma"]["peak_bytes_per_partition"]["unit"] = "GB/s";
+  EXPECT_NE(errorFor(doc).find("chip.dma.peak_bytes_per_partition.unit"),
+            std::string::npos)
+      << errorFor(doc);
 }
 
 TEST(Validation, WrongType) {
