@@ -15,6 +15,7 @@
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -45,13 +46,16 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // Both streaming: lhs read once per N tile, rhs once per M tile.
   SmallVector<MatmulPlan> plans{
       {false, 0, (m * k * nTiles + k * n * mTiles) * elementBytes}};
-  // A block takes a third of SBUF per partition, so the next block can
-  // load into a second slot beside it and the streamed tiles keep the
-  // rest. The tiles finishing its outputs take a sixth. Its sums take one
-  // PSUM bank per tile, and the allocator holds every accumulator of a
-  // loop nest at once: the full inner tiles' and the partial last one's,
-  // and, in a loop over batches, those of the partial last block too.
+  // A block takes at most a third of SBUF per partition, so the next block
+  // can load into a second slot beside it. With the tiles finishing its
+  // outputs (one set per output tile, all live in the loop nest) and two
+  // slots of the streamed tile it must fit in SBUF at all (the allocator
+  // gives rotating tiles fewer slots as needed). Its sums take one PSUM bank
+  // per tile, and the allocator holds every accumulator of a loop nest at
+  // once: the full inner tiles' and the partial last one's, and, in a loop
+  // over batches, those of the partial last block too.
   int64_t budget = limits.getSbufBytes() / 3;
+  int64_t streamedBytes = std::max(tileM, tileN) * elementBytes;
   int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes();
   int64_t variants = batches > 1 ? 4 : 2;
   int64_t maxBlock = std::max<int64_t>(1, banks / variants);
@@ -63,8 +67,10 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
     if ((rhsResident ? mTiles : nTiles) < 2)
       continue;
     for (int64_t block = 1; block <= std::min(maxBlock, tiles); ++block) {
-      if (kTiles * block * width * elementBytes > budget ||
-          variants * block * finishBytes > limits.getSbufBytes() / 6)
+      int64_t resident = kTiles * block * width * elementBytes;
+      if (resident > budget ||
+          resident + variants * block * finishBytes + 2 * streamedBytes >
+              limits.getSbufBytes())
         break;
       // The streamed operand is read once per block of the resident one.
       int64_t blocks = llvm::divideCeil(tiles, block);
@@ -210,11 +216,19 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   };
 
   // Bytes per partition finishing one output tile takes: its evacuated
-  // tile and, in a fusion, one per epilogue op and operand (fp32 at most).
+  // tile and, in a fusion, one per epilogue op and per input it loads
+  // (fp32 at most).
   int64_t finishTiles = 1;
-  if (epilogue)
-    for (Operation *e : epilogue->ops)
-      finishTiles += 1 + e->getNumOperands();
+  if (epilogue) {
+    llvm::SmallPtrSet<Value, 4> loaded;
+    for (Operation *e : epilogue->ops) {
+      ++finishTiles;
+      for (Value v : e->getOperands())
+        if (isa<BlockArgument>(v))
+          loaded.insert(v);
+    }
+    finishTiles += loaded.size();
+  }
   int64_t finishBytes = finishTiles * tileN * 4;
   SmallVector<MatmulPlan> plans = matmulPlans(
       m, kk, n, batches, elementBytes(element), finishBytes, limits);
