@@ -15,6 +15,7 @@
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
 #include "passes/Decompose.h"
+#include "passes/KernelGraph.h"
 #include "passes/TargetLoading.h"
 #include "runtime/target/CostModel.h"
 
@@ -23,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::neuron {
@@ -142,15 +144,35 @@ struct ConvertNeuronToNisa
 
   /// A user kernel is already nisa: it is checked against the target's
   /// limits (partitions, bytes per partition, operand sizes), which its
-  /// instructions' verifiers read from `nisa.limits`.
+  /// instructions' verifiers read from `nisa.limits`, for the structure
+  /// the kernel passes read (affine loops, views of whole partitions), and
+  /// for writing each of its results.
   LogicalResult verifyCustom(func::FuncOp kernel, const TileConfig &config) {
     kernel->setAttr(nisa::NisaDialect::kLimits, config.limits);
-    if (succeeded(verify(kernel)))
-      return success();
     auto origin = kernel->getAttrOfType<StringAttr>(nisa::NisaDialect::kCustom);
-    return kernel.emitError()
-           << "convert-neuron-to-nisa: user kernel @" << kernel.getSymName()
-           << " (" << origin.getValue() << ") does not fit the target";
+    auto fail = [&] {
+      return kernel.emitError()
+             << "convert-neuron-to-nisa: user kernel @" << kernel.getSymName()
+             << " (" << origin.getValue()
+             << ") cannot be compiled for this target";
+    };
+    if (failed(verify(kernel)) || failed(KernelGraph::build(kernel)))
+      return fail();
+    llvm::SmallPtrSet<Value, 4> written;
+    kernel.walk([&](nisa::EngineOpInterface op) {
+      written.insert(viewRoot(op.getWrittenTile()));
+    });
+    auto inputs = kernel->getAttrOfType<IntegerAttr>("nisa.num_inputs");
+    for (BlockArgument out :
+         kernel.getArguments().drop_front(inputs ? inputs.getInt() : 0))
+      if (!written.contains(out))
+        return kernel.emitError()
+               << "convert-neuron-to-nisa: user kernel @"
+               << kernel.getSymName() << " never writes its result #"
+               << out.getArgNumber() - (inputs ? inputs.getInt() : 0)
+               << " (argument #" << out.getArgNumber()
+               << "), which would be left undefined";
+    return success();
   }
 
   /// The tile limits of the target option, from its description.

@@ -100,3 +100,46 @@ func.func @graph(%x: tensor<128x64xf32>) -> tensor<128x64xf32> {
 func.func @k(%x: memref<128x64xbf16, #hbm>, %y: memref<128x64xf32, #hbm>) {
   return
 }
+
+// -----
+
+#hbm = #nisa.memory<hbm>
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a loop the kernel passes cannot read (scf.for, not affine.for).
+// expected-remark@+1 {{neuron-outline-kernels: 1 launches of 1 kernels (1 written by the user)}}
+func.func @graph(%x: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %y = neuron.relu %x : tensor<128x64xf32>
+  return %y : tensor<128x64xf32>
+}
+// expected-error@+1 {{convert-neuron-to-nisa: user kernel @k}}
+func.func @k(%x: memref<128x64xf32, #hbm>, %y: memref<128x64xf32, #hbm>) attributes {nisa.implements = "neuron.relu"} {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{expected only affine.for loops in a kernel, found 'scf.for'}}
+  scf.for %i = %c0 to %c2 step %c1 {
+    %t = memref.alloc() : memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %t queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %t, %y queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, #hbm>
+  }
+  return
+}
+
+// -----
+
+#hbm = #nisa.memory<hbm>
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a kernel that never writes its result.
+// expected-remark@+1 {{neuron-outline-kernels: 1 launches of 1 kernels (1 written by the user)}}
+func.func @graph(%x: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %y = neuron.relu %x : tensor<128x64xf32>
+  return %y : tensor<128x64xf32>
+}
+// expected-error@+1 {{convert-neuron-to-nisa: user kernel @k never writes its result #0 (argument #1), which would be left undefined}}
+func.func @k(%x: memref<128x64xf32, #hbm>, %y: memref<128x64xf32, #hbm>) attributes {nisa.implements = "neuron.relu"} {
+  %t = memref.alloc() : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %x, %t queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  return
+}
