@@ -200,9 +200,9 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
     int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
     int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
     int64_t p = k.partitions();
-    // Rows per partition: as many as the elementwise tile budget holds.
-    int64_t maxRows = std::max<int64_t>(
-        1, k.config.elementwiseBytes / 4 / std::max<int64_t>(ow, 1));
+    // Pixels per partition: as many fp32 sums as the elementwise tile
+    // budget holds, whole rows when they fit, else columns of one row.
+    int64_t maxPixels = std::max<int64_t>(1, k.config.elementwiseBytes / 4);
     Type element = in.getElementType(), f32 = rewriter.getF32Type();
     auto alu = [&](nisa::AluOp a) {
       return nisa::AluOpAttr::get(rewriter.getContext(), a);
@@ -211,13 +211,13 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
     Value result = k.resultBuffer(rewriter, op.getResult());
     Value firstAcc;
 
-    // One tile: output channels [g0 * fg, (g0 + gt) * fg) of image b0, and
-    // `blocks` blocks of `rows` rows from output row `r0`; partition
-    // (block, channel).
+    // One tile: output channels [g0 * fg, (g0 + gt) * fg) of image b0,
+    // columns [q0, q0 + cols), and `blocks` blocks of `rows` rows from
+    // output row `r0`; partition (block, channel).
     auto computeTile = [&](OpBuilder &b, OpFoldResult b0, OpFoldResult g0,
-                           int64_t gt, OpFoldResult r0, int64_t blocks,
-                           int64_t rows) {
-      int64_t ft = gt * fg, parts = ft * blocks, pixels = rows * ow;
+                           int64_t gt, OpFoldResult q0, int64_t cols,
+                           OpFoldResult r0, int64_t blocks, int64_t rows) {
+      int64_t ft = gt * fg, parts = ft * blocks, pixels = rows * cols;
       Value weights = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps},
                              element);
       k.dma(b, loc,
@@ -232,7 +232,8 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
           b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
             OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
             // x[b0, g0 + g, (r0 + block * rows + r) * sh + i * dh,
-            //   q * sw + j * dw], the same for each of a group's fg outputs.
+            //   (q0 + q) * sw + j * dw], the same for each of a group's fg
+            //   outputs.
             Value window = k.tile(b, loc, nisa::MemorySpace::sbuf,
                                   {parts, pixels}, element);
             for (int64_t block = 0; block < blocks; ++block)
@@ -243,10 +244,11 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
                                                   {{b0, groups * h * wd},
                                                    {g0, h * wd},
                                                    {r0, sh * wd},
+                                                   {q0, sw},
                                                    {i, dh * wd},
                                                    {j, dw}},
                                                   block * rows * sh * wd),
-                        {gt, fg, rows, ow}, {h * wd, 0, sh * wd, sw}),
+                        {gt, fg, rows, cols}, {h * wd, 0, sh * wd, sw}),
                     KernelLowering::view(
                         b, loc, window,
                         {b.getIndexAttr(block * ft), b.getIndexAttr(0)},
@@ -273,24 +275,30 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
       k.dma(b, loc, stored,
             KernelLowering::stridedView(
                 b, loc, result,
-                KernelLowering::affineSum(
-                    b, loc, {{b0, f * oh * ow}, {g0, fg * oh * ow}, {r0, ow}}),
-                {blocks, ft, rows, ow}, {rows * ow, oh * ow, ow, 1}));
+                KernelLowering::affineSum(b, loc,
+                                          {{b0, f * oh * ow},
+                                           {g0, fg * oh * ow},
+                                           {r0, ow},
+                                           {q0, 1}}),
+                {blocks, ft, rows, cols}, {rows * ow, oh * ow, ow, 1}));
     };
 
     KernelLowering::forEachTile(
-        rewriter, loc, {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}},
+        rewriter, loc,
+        {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}, {ow, maxPixels}},
         [&](OpBuilder &b, const TilePosition &at) {
-          OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1];
-          int64_t gt = at.sizes[1];
+          OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1],
+                       q0 = at.offsets[2];
+          int64_t gt = at.sizes[1], cols = at.sizes[2];
           forEachRowChunk(b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
-                          maxRows,
+                          std::max<int64_t>(1, maxPixels / cols),
                           [&](OpBuilder &b, OpFoldResult r0, int64_t blocks,
                               int64_t rows) {
-                            computeTile(b, b0, g0, gt, r0, blocks, rows);
+                            computeTile(b, b0, g0, gt, q0, cols, r0, blocks,
+                                        rows);
                           });
         });
-    k.markTiling(firstAcc, op, "channels x row groups", {p, maxRows * ow});
+    k.markTiling(firstAcc, op, "channels x row groups", {p, maxPixels});
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -1,13 +1,16 @@
 // Depthwise convolutions on shapes the vector-engine tiling must cut
 // unevenly (test/e2e/depthwise.test): 160 channels (a full tile of 128 and
 // one of 32), 11 output rows; a channel multiplier of 3 in NHWC with
-// stride 2 on two images; dilation 2 (@depthwise); bf16 in and out,
+// stride 2 on two images; dilation 2; rows of 1200 pixels, wider than a
+// tile, in column tiles of 512, 512 and 176 (@depthwise); bf16 in and out,
 // accumulated in fp32 (@depthwise_bf16).
 
 func.func @depthwise(%a: tensor<1x160x13x11xf32>, %wa: tensor<160x3x3xf32>,
                      %b: tensor<2x9x9x8xf32>, %wb: tensor<3x3x8x3xf32>,
-                     %c: tensor<1x40x20x20xf32>, %wc: tensor<40x3x3xf32>)
-    -> (tensor<1x160x11x9xf32>, tensor<2x4x4x8x3xf32>, tensor<1x40x16x16xf32>) {
+                     %c: tensor<1x40x20x20xf32>, %wc: tensor<40x3x3xf32>,
+                     %w: tensor<1x8x5x1202xf32>, %ww: tensor<8x3x3xf32>)
+    -> (tensor<1x160x11x9xf32>, tensor<2x4x4x8x3xf32>, tensor<1x40x16x16xf32>,
+        tensor<1x8x3x1200xf32>) {
   %z = arith.constant 0.0 : f32
   %ea = tensor.empty() : tensor<1x160x11x9xf32>
   %fa = linalg.fill ins(%z : f32) outs(%ea : tensor<1x160x11x9xf32>) -> tensor<1x160x11x9xf32>
@@ -21,7 +24,11 @@ func.func @depthwise(%a: tensor<1x160x13x11xf32>, %wa: tensor<160x3x3xf32>,
   %fc = linalg.fill ins(%z : f32) outs(%ec : tensor<1x40x16x16xf32>) -> tensor<1x40x16x16xf32>
   %yc = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%c, %wc : tensor<1x40x20x20xf32>, tensor<40x3x3xf32>) outs(%fc : tensor<1x40x16x16xf32>) -> tensor<1x40x16x16xf32>
-  return %ya, %yb, %yc : tensor<1x160x11x9xf32>, tensor<2x4x4x8x3xf32>, tensor<1x40x16x16xf32>
+  %ew = tensor.empty() : tensor<1x8x3x1200xf32>
+  %fw = linalg.fill ins(%z : f32) outs(%ew : tensor<1x8x3x1200xf32>) -> tensor<1x8x3x1200xf32>
+  %yw = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%w, %ww : tensor<1x8x5x1202xf32>, tensor<8x3x3xf32>) outs(%fw : tensor<1x8x3x1200xf32>) -> tensor<1x8x3x1200xf32>
+  return %ya, %yb, %yc, %yw : tensor<1x160x11x9xf32>, tensor<2x4x4x8x3xf32>, tensor<1x40x16x16xf32>, tensor<1x8x3x1200xf32>
 }
 
 func.func @depthwise_bf16(%d: tensor<1x64x10x10xbf16>, %wd: tensor<64x3x3xbf16>) -> tensor<1x64x8x8xbf16> {
