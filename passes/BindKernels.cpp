@@ -304,10 +304,9 @@ LogicalResult BindKernels::bind(Operation *op) {
       error.attachNote(binding->kernel->func.getLoc()) << "the kernel";
       return failure();
     }
-    InFlightDiagnostic error = op->emitError()
-                               << "neuron-bind-kernels: none of the "
-                               << misfits.size()
-                               << " kernels bound to this op fits it";
+    InFlightDiagnostic error =
+        op->emitError() << "neuron-bind-kernels: none of the " << misfits.size()
+                        << " kernels bound to this op fits it";
     for (auto [binding, why] : misfits)
       error.attachNote(binding->kernel->func.getLoc())
           << "@" << binding->kernel->func.getSymName() << ": " << why;
@@ -392,8 +391,8 @@ LogicalResult BindKernels::bindOps(ModuleOp module, bool calls) {
     if (func.isDeclaration() || isKernelFunction(func))
       continue;
     func.walk([&](Operation *op) {
-      if (CoverageChecker::isJudged(op) &&
-          !isa<CustomKernelOp, LaunchOp>(op) && isa<func::CallOp>(op) == calls)
+      if (CoverageChecker::isJudged(op) && !isa<CustomKernelOp, LaunchOp>(op) &&
+          isa<func::CallOp>(op) == calls)
         candidates.push_back(op);
     });
   }
@@ -441,8 +440,7 @@ LogicalResult BindKernels::bindAll(ModuleOp module) {
         NeuronDialect::kCustomKernelAttrName);
     if (!name || isa<func::FuncOp>(op))
       return WalkResult::advance();
-    op->emitError() << "neuron-bind-kernels: cannot replace this op by "
-                    << name
+    op->emitError() << "neuron-bind-kernels: cannot replace this op by " << name
                     << ": a kernel computes an op or call on tensors in a "
                        "graph function (not a constant, tensor.empty or an "
                        "op inside a linalg or host_call body)";
