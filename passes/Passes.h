@@ -5,16 +5,6 @@
 
 #include "mlir/Pass/Pass.h"
 
-namespace mlir::nisa {
-class NisaDialect;
-} // namespace mlir::nisa
-namespace mlir::shard {
-class ShardDialect;
-} // namespace mlir::shard
-namespace mlir::affine {
-class AffineDialect;
-} // namespace mlir::affine
-
 namespace mlir::neuron {
 
 #define GEN_PASS_DECL
