@@ -35,8 +35,6 @@ namespace mlir::neuron {
 using namespace mlir;
 using namespace mlir::neuron;
 
-static bool isIntegerLike(Type t) { return isa<IntegerType, IndexType>(t); }
-
 /// `value` as an attribute of scalar type `t`: an integer truncates toward
 /// zero, i1 is `value != 0`.
 static TypedAttr scalarAttr(Type t, double value) {
@@ -184,7 +182,7 @@ enum class Combine { add, max, min };
 static Value combine(OpBuilder &b, Location loc, Combine kind, Value lhs,
                      Value rhs) {
   Type t = lhs.getType();
-  bool isInt = isIntegerLike(t), isBool = t.isInteger(1);
+  bool isInt = t.isIntOrIndex(), isBool = t.isInteger(1);
   switch (kind) {
   case Combine::add:
     return isInt ? Value(arith::AddIOp::create(b, loc, lhs, rhs))
@@ -206,7 +204,7 @@ static Value castScalar(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
   if (from == to)
     return x;
-  bool intFrom = isIntegerLike(from), intTo = isIntegerLike(to);
+  bool intFrom = from.isIntOrIndex(), intTo = to.isIntOrIndex();
   if (to.isInteger(1)) {
     Value zero = scalarConstant(b, loc, from, 0);
     return intFrom
@@ -264,7 +262,7 @@ static Value multiplyAccumulate(OpBuilder &b, Location loc, Value acc, Value x,
   Type t = acc.getType();
   x = castScalar(b, loc, x, t);
   y = castScalar(b, loc, y, t);
-  Value product = isIntegerLike(t) ? Value(arith::MulIOp::create(b, loc, x, y))
+  Value product = t.isIntOrIndex() ? Value(arith::MulIOp::create(b, loc, x, y))
                                    : Value(arith::MulFOp::create(b, loc, x, y));
   return combine(b, loc, Combine::add, acc, product);
 }
@@ -283,7 +281,7 @@ static Value elementwise(Operation *op, OpBuilder &b, Location loc,
                          ValueRange args) {
   Type element = getElementTypeOrSelf(op->getResult(0).getType());
   Type operand = args[0].getType();
-  bool isInt = isIntegerLike(element);
+  bool isInt = element.isIntOrIndex();
   bool isBool = operand.isInteger(1);
   Value x = args[0];
   auto constant = [&](double v) { return scalarConstant(b, loc, element, v); };
@@ -376,7 +374,7 @@ static Value elementwise(Operation *op, OpBuilder &b, Location loc,
             arith::CmpFPredicate::OLT, arith::CmpFPredicate::OLE,
             arith::CmpFPredicate::OGT, arith::CmpFPredicate::OGE};
         int p = int(c.getPredicate());
-        if (isIntegerLike(operand))
+        if (operand.isIntOrIndex())
           return arith::CmpIOp::create(b, loc, isBool ? kBool[p] : kInt[p], x,
                                        args[1]);
         return arith::CmpFOp::create(b, loc, kFloat[p], x, args[1]);
@@ -433,7 +431,7 @@ static Value lowerReduce(Lowering &l, Operation *op, ArrayRef<int64_t> axes,
   Value count = l.scalar(element, n);
   return l.map(cast<RankedTensorType>(r.getType()), r,
                [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-                 if (isIntegerLike(element))
+                 if (element.isIntOrIndex())
                    return arith::DivSIOp::create(b, loc, args[0], count);
                  return arith::DivFOp::create(b, loc, args[0], count);
                });
@@ -447,7 +445,7 @@ static Value sumFrom(Lowering &l, Value x, int64_t axis, BodyFn f) {
                   llvm::to_vector(llvm::seq<int64_t>(axis, type.getRank())),
                   false, l.scalar(type.getElementType(), 0),
                   [](OpBuilder &b, Location loc, Value acc, Value v) {
-                    return arith::AddFOp::create(b, loc, acc, v);
+                    return combine(b, loc, Combine::add, acc, v);
                   });
 }
 
@@ -583,6 +581,18 @@ static Value pad(Lowering &l, Value x, ArrayRef<int64_t> low,
       v);
 }
 
+/// The image `x` (NCHW when `nchw`, else NHWC) padded by `p` (top, bottom,
+/// left, right) with `value`; `x` itself without padding.
+static Value padSpatial(Lowering &l, Value x, bool nchw, ArrayRef<int64_t> p,
+                        TypedAttr value) {
+  if (llvm::all_of(p, [](int64_t v) { return v == 0; }))
+    return x;
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  unsigned hDim = nchw ? 2 : 1, wDim = nchw ? 3 : 2;
+  low[hDim] = p[0], high[hDim] = p[1], low[wDim] = p[2], high[wDim] = p[3];
+  return pad(l, x, low, high, value);
+}
+
 /// Gathers along `axis`; an index outside the input reads as 0.
 static Value lowerGather(Lowering &l, GatherOp op) {
   auto result = cast<RankedTensorType>(op.getType());
@@ -631,13 +641,9 @@ static Value lowerConv(Lowering &l, Conv2DOp op) {
   Type element = result.getElementType();
   bool nchw = op.getLayout() == ConvLayout::nchw_fchw;
   ArrayRef<int64_t> p = op.getPadding();
-  Value input = op.getInput();
-  auto inType = cast<RankedTensorType>(input.getType());
-  SmallVector<int64_t> low(4, 0), high(4, 0);
-  unsigned hDim = nchw ? 2 : 1, wDim = nchw ? 3 : 2;
-  low[hDim] = p[0], high[hDim] = p[1], low[wDim] = p[2], high[wDim] = p[3];
-  if (llvm::any_of(p, [](int64_t v) { return v != 0; }))
-    input = pad(l, input, low, high, scalarAttr(inType.getElementType(), 0));
+  auto inType = cast<RankedTensorType>(op.getInput().getType());
+  Value input = padSpatial(l, op.getInput(), nchw, p,
+                           scalarAttr(inType.getElementType(), 0));
   int64_t groups = op.getGroups();
   int64_t f = nchw ? result.getDimSize(1) : result.getDimSize(3);
   int64_t cPerGroup = nchw ? filter.getDimSize(1)
@@ -705,13 +711,9 @@ static Value lowerPool(Lowering &l, Pool2DOp op) {
   ArrayRef<int64_t> p = op.getPadding(), s = op.getStrides(),
                     dil = op.getDilations(), k = op.getKernel();
   unsigned hDim = nchw ? 2 : 1, wDim = nchw ? 3 : 2;
-  SmallVector<int64_t> low(4, 0), high(4, 0);
-  low[hDim] = p[0], high[hDim] = p[1], low[wDim] = p[2], high[wDim] = p[3];
-  Value input = op.getInput();
   TypedAttr fill =
       isMax ? extremeAttr(element, /*max=*/true) : scalarAttr(element, 0);
-  if (llvm::any_of(p, [](int64_t v) { return v != 0; }))
-    input = pad(l, input, low, high, fill);
+  Value input = padSpatial(l, op.getInput(), nchw, p, fill);
   MLIRContext *ctx = l.ctx;
   auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   AffineExpr kh = dim(4), kw = dim(5);
@@ -722,7 +724,7 @@ static Value lowerPool(Lowering &l, Pool2DOp op) {
   SmallVector<AffineExpr> out = {dim(0), dim(1), dim(2), dim(3)};
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(2, utils::IteratorType::reduction);
-  bool isInt = isIntegerLike(element);
+  bool isInt = element.isIntOrIndex();
   // A window operand makes the loops over the kernel appear alone in a map
   // (linalg requires the maps to determine every loop), as linalg's pooling
   // ops do; its elements are never read.
