@@ -156,22 +156,25 @@ struct ConvertNeuronToNisa
              << " (" << origin.getValue()
              << ") cannot be compiled for this target";
     };
-    if (failed(verify(kernel)) || failed(KernelGraph::build(kernel)))
+    if (failed(verify(kernel)))
+      return fail();
+    FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
+    if (failed(graph))
       return fail();
     llvm::SmallPtrSet<Value, 4> written;
-    kernel.walk([&](nisa::EngineOpInterface op) {
-      written.insert(viewRoot(op.getWrittenTile()));
-    });
-    auto inputs = kernel->getAttrOfType<IntegerAttr>("nisa.num_inputs");
-    for (BlockArgument out :
-         kernel.getArguments().drop_front(inputs ? inputs.getInt() : 0))
+    for (size_t i = 0; i < graph->size(); ++i)
+      for (const TileAccess &access : graph->accessesOf(i))
+        if (access.write)
+          written.insert(access.root);
+    auto attr = kernel->getAttrOfType<IntegerAttr>("nisa.num_inputs");
+    int64_t inputs = attr ? attr.getInt() : 0;
+    for (BlockArgument out : kernel.getArguments().drop_front(inputs))
       if (!written.contains(out))
         return kernel.emitError()
                << "convert-neuron-to-nisa: user kernel @"
                << kernel.getSymName() << " never writes its result #"
-               << out.getArgNumber() - (inputs ? inputs.getInt() : 0)
-               << " (argument #" << out.getArgNumber()
-               << "), which would be left undefined";
+               << out.getArgNumber() - inputs << " (argument #"
+               << out.getArgNumber() << "), which would be left undefined";
     return success();
   }
 
