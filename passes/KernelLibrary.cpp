@@ -18,3 +18,9 @@ mlir::neuron::kernelLibraryFiles(llvm::StringRef dir,
   std::sort(files.begin(), files.end());
   return ec;
 }
+
+std::string mlir::neuron::kernelLibraryName(llvm::StringRef dir) {
+  while (dir.size() > 1 && llvm::sys::path::is_separator(dir.back()))
+    dir = dir.drop_back();
+  return llvm::sys::path::filename(dir).str();
+}

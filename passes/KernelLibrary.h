@@ -22,6 +22,9 @@ namespace mlir::neuron {
 std::error_code kernelLibraryFiles(llvm::StringRef dir,
                                    std::vector<std::string> &files);
 
+/// The library folder's own name: "kernels" for "a/kernels/".
+std::string kernelLibraryName(llvm::StringRef dir);
+
 } // namespace mlir::neuron
 
 #endif // NEURON_PASSES_KERNELLIBRARY_H

@@ -14,6 +14,7 @@
 #include "lowering/Passes.h"
 #include "lowering/Pipelines/Pipelines.h"
 #include "passes/Coverage.h"
+#include "passes/KernelLibrary.h"
 #include "passes/Passes.h"
 #include "passes/TargetLoading.h"
 #include "runtime/format/FileIO.h"
@@ -29,7 +30,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -138,13 +138,6 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
     if (f.isDeclaration() && SymbolTable::symbolKnownUseEmpty(f, module))
       f.erase();
   return graph;
-}
-
-/// The kernel library folder's own name ("kernels" for "a/kernels/").
-std::string libraryName(StringRef dir) {
-  while (dir.size() > 1 && llvm::sys::path::is_separator(dir.back()))
-    dir = dir.drop_back();
-  return llvm::sys::path::filename(dir).str();
 }
 
 /// Whether `module` binds ops to user kernels in the graph itself.
@@ -375,7 +368,7 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
                  " buffers=" + std::to_string(buffers) +
                  (kernelLibrary.empty()
                       ? std::string()
-                      : " kernel-library=" + libraryName(kernelLibrary)) +
+                      : " kernel-library=" + kernelLibraryName(kernelLibrary)) +
                  (tensorParallel > 0
                       ? " tensor-parallel=" + std::to_string(tensorParallel)
                       : std::string());

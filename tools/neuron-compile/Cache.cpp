@@ -101,10 +101,7 @@ std::string kernelLibraryHash(const std::string &dir) {
   std::vector<std::string> files;
   if (std::error_code ec = mlir::neuron::kernelLibraryFiles(dir, files))
     return "unreadable: " + ec.message();
-  llvm::StringRef name(dir);
-  while (name.size() > 1 && llvm::sys::path::is_separator(name.back()))
-    name = name.drop_back();
-  std::string all = llvm::sys::path::filename(name).str();
+  std::string all = mlir::neuron::kernelLibraryName(dir);
   all.push_back('\0');
   for (const std::string &file : files) {
     all.append(llvm::sys::path::filename(file)).push_back('\0');
