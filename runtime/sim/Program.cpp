@@ -652,6 +652,20 @@ static absl::Status perPartitionColumn(ObjectReader &r, std::string_view key,
                  formatShape(ref.shape));
 }
 
+/// The optional [P, 1] tile `key` of `like`'s partitions into `into`
+/// (left empty when the field is absent).
+static absl::Status readOptionalColumn(ObjectReader &r, std::string_view key,
+                                       const Scope &scope, const TileRef &like,
+                                       std::optional<TileRef> &into) {
+  NEURON_ASSIGN_OR_RETURN(field, r.field(key, "", /*required=*/false));
+  if (!field)
+    return absl::OkStatus();
+  NEURON_ASSIGN_OR_RETURN(ref, readRef(r, key, scope, {}));
+  NEURON_RETURN_IF_ERROR(perPartitionColumn(r, key, ref, like));
+  into = std::move(ref);
+  return absl::OkStatus();
+}
+
 static absl::Status readActivation(ObjectReader &r, const Scope &scope,
                                    Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "function", kFunctions, inst.function));
@@ -659,12 +673,7 @@ static absl::Status readActivation(ObjectReader &r, const Scope &scope,
   NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
   NEURON_RETURN_IF_ERROR(readNumber(r, "scale", inst.scale));
-  NEURON_ASSIGN_OR_RETURN(bias, r.field("bias", "", /*required=*/false));
-  if (bias) {
-    NEURON_ASSIGN_OR_RETURN(biasRef, readRef(r, "bias", scope, {}));
-    NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "bias", biasRef, src));
-    inst.bias = std::move(biasRef);
-  }
+  NEURON_RETURN_IF_ERROR(readOptionalColumn(r, "bias", scope, src, inst.bias));
   inst.src = std::move(src);
   inst.dst = std::move(dst);
   return absl::OkStatus();
@@ -690,14 +699,10 @@ static absl::Status readTensorScalar(ObjectReader &r, const Scope &scope,
   NEURON_ASSIGN_OR_RETURN(src, readRef(r, "src", scope, {}));
   NEURON_ASSIGN_OR_RETURN(dst, readRef(r, "dst", scope, {}));
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
-  NEURON_ASSIGN_OR_RETURN(scalars, r.field("scalars", "", /*required=*/false));
-  if (scalars) {
-    NEURON_ASSIGN_OR_RETURN(scalarsRef, readRef(r, "scalars", scope, {}));
-    NEURON_RETURN_IF_ERROR(perPartitionColumn(r, "scalars", scalarsRef, src));
-    inst.scalars = std::move(scalarsRef);
-  } else {
+  NEURON_RETURN_IF_ERROR(
+      readOptionalColumn(r, "scalars", scope, src, inst.scalars));
+  if (!inst.scalars)
     NEURON_RETURN_IF_ERROR(readNumber(r, "scalar", inst.scalar));
-  }
   inst.src = std::move(src);
   inst.dst = std::move(dst);
   return absl::OkStatus();
