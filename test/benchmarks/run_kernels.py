@@ -55,10 +55,11 @@ GEMMS = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),
          (4096, 4096, 4096), (8192, 8192, 8192), (4096, 8192, 8192),
          (1024, 4096, 16384), (8192, 1024, 1024), (16384, 512, 256),
          (1000, 1000, 1000), (3000, 2000, 1500), (4000, 4000, 4000)]
-# dtype -> (MLIR element type, bytes, result type, result bytes, peak name)
-DTYPES = {"bf16": ("bf16", 2, "bf16", 2, "bf16"),
-          "fp32": ("f32", 4, "f32", 4, "fp32"),
-          "fp8": ("f8E4M3FN", 1, "f32", 4, "fp8")}
+# dtype (the cost model's peak name) -> (MLIR element type, bytes, result
+# type, result bytes)
+DTYPES = {"bf16": ("bf16", 2, "bf16", 2),
+          "fp32": ("f32", 4, "f32", 4),
+          "fp8": ("f8E4M3FN", 1, "f32", 4)}
 CORPUS_GRAPHS = {
     "MobileNet-V2": "nelli_torchvision_mobilenet_v2_linalg.mlir",
     "EfficientNet-B0": "nelli_torchvision_efficientnet_b0_linalg.mlir",
@@ -93,7 +94,7 @@ def windowed_graph(op, c, oh, ow, k, s):
 
 
 def gemm_graph(m, k, n, dtype):
-    t, _, r, _, _ = DTYPES[dtype]
+    t, _, r, _ = DTYPES[dtype]
     a, b, c = (f"tensor<{m}x{k}x{t}>", f"tensor<{k}x{n}x{t}>",
                f"tensor<{m}x{n}x{r}>")
     return f"""func.func @gemm(%a: {a}, %b: {b}) -> {c} {{
@@ -117,20 +118,14 @@ def timed(bin_dir, graph, target, work):
          "-o", str(exe)])
     run([str(bin_dir / "neuron-run"), str(exe), "--timing-only",
          f"--profile={profile}"])
-    return json.loads(profile.read_text())["program"]
+    return json.loads(profile.read_text())
 
 
-def vector_ghz(bin_dir, target):
-    """The vector engine's clock, as --print-target gives it."""
+def engine_ghz(bin_dir, target, engine):
+    """An engine's clock ("vector", "tensor"), as --print-target gives it."""
     text = run([str(bin_dir / "neuron-opt"),
                 f"--print-target={target}"]).stdout
-    return float(re.search(r"vector ([0-9.]+) GHz", text).group(1))
-
-
-def tensor_ghz(bin_dir, target):
-    text = run([str(bin_dir / "neuron-opt"),
-                f"--print-target={target}"]).stdout
-    return float(re.search(r"tensor ([0-9.]+) GHz", text).group(1))
+    return float(re.search(engine + r" ([0-9.]+) GHz", text).group(1))
 
 
 def gemm_sweep(bin_dir, targets):
@@ -141,21 +136,21 @@ def gemm_sweep(bin_dir, targets):
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         for target in targets:
-            ghz = tensor_ghz(bin_dir, target)
+            ghz = engine_ghz(bin_dir, target, "tensor")
             for dtype in DTYPES:
                 for m, k, n in GEMMS:
                     graph = work / f"g{m}_{k}_{n}_{dtype}.mlir"
                     graph.write_text(gemm_graph(m, k, n, dtype))
-                    prog = timed(bin_dir, graph, target, work)
-                    profile = json.loads(graph.with_suffix(".json").read_text())
+                    profile = timed(bin_dir, graph, target, work)
+                    prog = profile["program"]
                     cores = profile["cores"]["physical_cores_per_logical_core"]
                     model = " ".join(profile["cost_model"])
                     cycles = dict(zip(("fp32", "bf16", "fp8"), map(float, re.search(
                         r"([0-9.]+) cycles per moving column \(fp32\), "
                         r"([0-9.]+) \(bf16/fp16\), ([0-9.]+) \(fp8", model).groups())))
                     hbm = float(re.search(r"([0-9.]+) B/ns of HBM", model).group(1))
-                    _, eb, _, rb, peak = DTYPES[dtype]
-                    peak_per_ns = 2 * 128 * 128 * ghz * cores / cycles[peak]
+                    _, eb, _, rb = DTYPES[dtype]
+                    peak_per_ns = 2 * 128 * 128 * ghz * cores / cycles[dtype]
                     compute = 2 * m * n * k / peak_per_ns
                     memory = ((m * k + k * n) * eb + m * n * rb) / hbm
                     bound = max(compute, memory)
@@ -185,7 +180,7 @@ def main():
         misses = gemm_sweep(bin_dir, args.gemm_target or ["trn2,lnc=1", "trn1"])
         print(f"{misses} case(s) above 50 us below 85% of their bound")
         return 1 if misses else 0
-    ghz = vector_ghz(bin_dir, args.target)
+    ghz = engine_ghz(bin_dir, args.target, "vector")
     corpus = pathlib.Path(os.environ.get(
         "NEURON_CORPUS_DIR", ROOT.parent / "shared" / "corpus"))
     partitions = 128
@@ -198,8 +193,8 @@ def main():
         for i, (name, (op, c, oh, ow, k, s)) in enumerate(WINDOWED.items()):
             graph = work / f"dw{i}.mlir"
             graph.write_text(windowed_graph(op, c, oh, ow, k, s))
-            prog = timed(bin_dir, graph, args.target, work)
-            profile = json.loads((work / f"dw{i}.json").read_text())
+            profile = timed(bin_dir, graph, args.target, work)
+            prog = profile["program"]
             cores = profile["cores"]["physical_cores_per_logical_core"]
             ops = OPS_PER_TAP[op] * c * oh * ow * k * k
             vector_ns = ops / (partitions * cores) / ghz
@@ -211,7 +206,7 @@ def main():
             print(f"(no corpus at {corpus}: the models are skipped)")
             return 0
         for name, file in CORPUS_GRAPHS.items():
-            prog = timed(bin_dir, corpus / file, args.target, work)
+            prog = timed(bin_dir, corpus / file, args.target, work)["program"]
             print(f"{name:42} {prog['predicted_ns'] / 1e3:12.1f} "
                   f"{prog['observed_ns'] / 1e3:12.1f} "
                   f"{prog['bound_ns'] / 1e3:9.1f}")
