@@ -66,14 +66,23 @@ rt::EngineClass mlir::neuron::engineClassOf(Operation *instruction) {
   }
 }
 
-static rt::OperandShape operandShape(Value tile) {
-  auto type = cast<MemRefType>(tile.getType());
+rt::OperandShape mlir::neuron::operandShapeOf(MemRefType type) {
   rt::OperandShape s;
   s.dtype = dtypeNameOf(type.getElementType());
   s.elementBytes = std::max<int64_t>(
       1, (type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
   s.partitions = type.getRank() ? type.getDimSize(0) : 1;
   s.elements = type.getNumElements();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (getMemorySpace(type) == MemorySpace::hbm &&
+      succeeded(stridesAndOffset(type, strides, offset)) &&
+      llvm::none_of(strides, ShapedType::isDynamic)) {
+    s.run = rt::contiguousRun(type.getShape().data(), strides.data(),
+                              strides.size());
+    s.transposed = rt::isTransposedPattern(type.getShape().data(),
+                                           strides.data(), strides.size());
+  }
   return s;
 }
 
@@ -86,12 +95,15 @@ rt::CostQuery mlir::neuron::costQueryOf(Operation *instruction) {
                      .Case([](TransposeOp o) { return o.getSrc(); })
                      .Case([](TensorScalarOp o) { return o.getSrc(); })
                      .Case([](TensorReduceOp o) { return o.getSrc(); })
+                     .Case([](DmaCopyOp o) { return o.getSrc(); })
                      .Default([](Operation *op) {
                        return cast<EngineOpInterface>(op).getWrittenTile();
                      });
   Value dst = cast<EngineOpInterface>(instruction).getWrittenTile();
-  return rt::costQueryFor(instruction->getName().stripDialect(),
-                          operandShape(dst), operandShape(source));
+  return rt::costQueryFor(
+      instruction->getName().stripDialect(),
+      operandShapeOf(cast<MemRefType>(dst.getType())),
+      operandShapeOf(cast<MemRefType>(source.getType())));
 }
 
 UnitStreams UnitStreams::of(const KernelGraph &g) {

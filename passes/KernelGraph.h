@@ -249,6 +249,9 @@ struct UnitStreams {
 /// its operands' types.
 rt::EngineClass engineClassOf(Operation *instruction);
 rt::CostQuery costQueryOf(Operation *instruction);
+/// How the cost model sees an operand of type `type`: its dtype, its
+/// partitions and, in HBM, the contiguous runs of its access pattern.
+rt::OperandShape operandShapeOf(MemRefType type);
 
 } // namespace mlir::neuron
 

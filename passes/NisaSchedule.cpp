@@ -563,7 +563,8 @@ struct NisaSchedulePass
       engineBusy = std::max(engineBusy, busy[c]);
     dmaBusy = busy[int(rt::EngineClass::Dma)] / engines;
     for (DmaCopyOp dma : transfers) {
-      double streaming = costQueryOf(dma).bytes / model.dmaEngineBytesPerNs();
+      double streaming =
+          model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
       int64_t parts =
           std::min<int64_t>(engines, int64_t(streaming / (4 * fixed)));
@@ -601,7 +602,7 @@ struct NisaSchedulePass
       unit[i] = unitOf(op);
       duration[i] = model.nanoseconds(costQueryOf(op));
       if (isa<DmaCopyOp>(op))
-        bytes[i] = costQueryOf(op).bytes;
+        bytes[i] = model.dmaStreamBytes(costQueryOf(op));
       busyTotal[int(engineClassOf(op))] += duration[i] * g.instancesOf(i);
       serial += duration[i] * g.instancesOf(i);
     }

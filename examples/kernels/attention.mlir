@@ -4,10 +4,10 @@
 // @attention in a graph compiled with --kernel-library=examples/kernels
 // (examples/attention.mlir).
 //
-// Per head: q^T and k^T are loaded transposed (the contraction dimension,
-// 64, on partitions); the scores s = q k^T land in PSUM; the softmax's
-// exponentials exp(s / 8 - max / 8) come out of the scalar engine with the
-// row's shift as its per-partition bias; the tensor engine transposes them
+// Per head: q^T and k^T are transposed by the tensor engine (the
+// contraction dimension, 64, on partitions); the scores s = q k^T land in
+// PSUM; the softmax's exponentials exp(s / 8 - max / 8) come out of the
+// scalar engine with the row's shift as its per-partition bias; the tensor engine transposes them
 // (tokens of k on partitions) for the second matmul, e^T v; the rows are
 // divided by their sums on the way out of PSUM.
 
@@ -15,7 +15,6 @@
 #sbuf = #nisa.memory<sbuf>
 #psum = #nisa.memory<psum>
 #head = strided<[64, 1], offset: ?>
-#headT = strided<[1, 64], offset: ?>
 
 func.func @attention_2x128x64(%q: memref<2x128x64xf32, #hbm>, %k: memref<2x128x64xf32, #hbm>,
                               %v: memref<2x128x64xf32, #hbm>, %out: memref<2x128x64xf32, #hbm>)
@@ -27,14 +26,20 @@ func.func @attention_2x128x64(%q: memref<2x128x64xf32, #hbm>, %k: memref<2x128x6
         : memref<2x128x64xf32, #hbm> to memref<128x64xf32, #head, #hbm>
     %vh = memref.subview %v[%h, 0, 0] [1, 128, 64] [1, 1, 1]
         : memref<2x128x64xf32, #hbm> to memref<128x64xf32, #head, #hbm>
-    %qT = memref.transpose %qh (d0, d1) -> (d1, d0)
-        : memref<128x64xf32, #head, #hbm> to memref<64x128xf32, #headT, #hbm>
-    %kT = memref.transpose %kh (d0, d1) -> (d1, d0)
-        : memref<128x64xf32, #head, #hbm> to memref<64x128xf32, #headT, #hbm>
+    // q^T and k^T: rows loaded as they lie (a transposed load would move
+    // one element per descriptor), transposed by the tensor engine.
+    %qn = memref.alloc() : memref<128x64xf32, #sbuf>
+    nisa.dma_copy %qh, %qn queue 0 : memref<128x64xf32, #head, #hbm>, memref<128x64xf32, #sbuf>
+    %kn = memref.alloc() : memref<128x64xf32, #sbuf>
+    nisa.dma_copy %kh, %kn queue 1 : memref<128x64xf32, #head, #hbm>, memref<128x64xf32, #sbuf>
+    %qTp = memref.alloc() : memref<64x128xf32, #psum>
+    nisa.transpose %qn, %qTp : memref<128x64xf32, #sbuf>, memref<64x128xf32, #psum>
     %qt = memref.alloc() : memref<64x128xf32, #sbuf>
-    nisa.dma_copy %qT, %qt queue 0 : memref<64x128xf32, #headT, #hbm>, memref<64x128xf32, #sbuf>
+    nisa.tensor_scalar <bypass> %qTp, %qt scalar 0.0 : memref<64x128xf32, #psum>, memref<64x128xf32, #sbuf>
+    %kTp = memref.alloc() : memref<64x128xf32, #psum>
+    nisa.transpose %kn, %kTp : memref<128x64xf32, #sbuf>, memref<64x128xf32, #psum>
     %kt = memref.alloc() : memref<64x128xf32, #sbuf>
-    nisa.dma_copy %kT, %kt queue 1 : memref<64x128xf32, #headT, #hbm>, memref<64x128xf32, #sbuf>
+    nisa.activation <identity> %kTp, %kt : memref<64x128xf32, #psum>, memref<64x128xf32, #sbuf>
     %vt = memref.alloc() : memref<128x64xf32, #sbuf>
     nisa.dma_copy %vh, %vt queue 2 : memref<128x64xf32, #head, #hbm>, memref<128x64xf32, #sbuf>
 

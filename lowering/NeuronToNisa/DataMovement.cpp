@@ -41,17 +41,79 @@ struct ReshapeToView : NisaPattern<ReshapeOp> {
   }
 };
 
+/// Whether `value` is used, and only as an operand of matmuls and
+/// batch_matmuls (directly or through a fusion's block argument): they
+/// load their tiles through any view.
+static bool onlyContracted(Value value) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<MatmulOp, BatchMatmulOp>(user))
+      continue;
+    auto fusion = dyn_cast<FusionOp>(user);
+    if (!fusion || !onlyContracted(fusion.getBody().front().getArgument(
+                       use.getOperandNumber())))
+      return false;
+  }
+  return !value.use_empty();
+}
+
+/// A transpose read only by contractions is their operand's view (each
+/// tile's load transposes it); one swapping the last two dimensions of a
+/// floating-point tensor goes through SBUF tile by tile (loadTransposed,
+/// then a store of rows); any other is one transfer between the permuted
+/// view and the result.
 struct TransposeToDma : NisaPattern<TransposeOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
   matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    if (!k.isOutput(op.getResult()) && onlyContracted(op.getResult())) {
+      rewriter.replaceOp(op, KernelLowering::permutedView(
+                                 rewriter, loc, input, op.getPermutation()));
+      return success();
+    }
     Value out = k.resultBuffer(rewriter, op.getResult());
-    k.dma(rewriter, loc,
-          KernelLowering::permutedView(rewriter, loc, adaptor.getInput(),
-                                       op.getPermutation()),
-          out);
+    RankedTensorType type = op.getInput().getType();
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> perm = op.getPermutation();
+    bool swapsLastTwo = rank >= 2 && perm[rank - 1] == rank - 2 &&
+                        perm[rank - 2] == rank - 1;
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      swapsLastTwo &= perm[d] == d;
+    if (!swapsLastTwo || !isa<FloatType>(type.getElementType()) ||
+        !cast<MemRefType>(input.getType()).getLayout().isIdentity()) {
+      k.dma(rewriter, loc,
+            KernelLowering::permutedView(rewriter, loc, input, perm), out);
+      rewriter.replaceOp(op, out);
+      return success();
+    }
+    int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+    int64_t batches = type.getNumElements() / std::max<int64_t>(rows * cols, 1);
+    SmallVector<int64_t> in{rows, cols}, res{cols, rows};
+    if (rank > 2) {
+      in.insert(in.begin(), batches);
+      res.insert(res.begin(), batches);
+    }
+    Value from = KernelLowering::reinterpret(rewriter, loc, input, in);
+    Value to = KernelLowering::reinterpret(rewriter, loc, out, res);
+    int64_t p = k.partitions();
+    KernelLowering::forEachTile(
+        rewriter, loc, {{batches, 1}, {rows, p}, {cols, p}},
+        [&](OpBuilder &b, const TilePosition &at) {
+          OpFoldResult bi = at.offsets[0], r0 = at.offsets[1],
+                       c0 = at.offsets[2];
+          int64_t rt = at.sizes[1], ct = at.sizes[2];
+          Value flipped = k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt},
+                                 type.getElementType());
+          k.loadTransposed(
+              b, loc, KernelLowering::matrixView(b, loc, from, bi, {r0, c0},
+                                                 {rt, ct}),
+              flipped);
+          k.dma(b, loc, flipped,
+                KernelLowering::matrixView(b, loc, to, bi, {c0, r0}, {ct, rt}));
+        });
     rewriter.replaceOp(op, out);
     return success();
   }

@@ -2,6 +2,8 @@
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
+#include "passes/KernelGraph.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -56,6 +58,88 @@ Value KernelLowering::tile(OpBuilder &b, Location loc, nisa::MemorySpace space,
 void KernelLowering::dma(OpBuilder &b, Location loc, Value src, Value dst) {
   nisa::DmaCopyOp::create(b, loc, src, dst,
                           b.getI64IntegerAttr(nextQueue++ % config.dmaQueues));
+}
+
+bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
+  int64_t r = type.getDimSize(0), c = type.getDimSize(1);
+  rt::OperandShape natural = operandShapeOf(type);
+  // The transposed view's runs: the same pattern, its dimensions swapped.
+  rt::OperandShape transposed = natural;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (succeeded(stridesAndOffset(type, strides, offset)) &&
+      llvm::none_of(strides, ShapedType::isDynamic)) {
+    int64_t sizes[] = {c, r}, swapped[] = {strides[1], strides[0]};
+    transposed.run = rt::contiguousRun(sizes, swapped, 2);
+    transposed.transposed = rt::isTransposedPattern(sizes, swapped, 2);
+  } else {
+    transposed.run = 1;
+  }
+  auto onChip = [&](int64_t partitions) {
+    rt::OperandShape s = natural;
+    s.partitions = partitions;
+    s.run = 0;
+    s.transposed = false;
+    return s;
+  };
+  const rt::CostModel &cost = config.cost;
+  auto ns = [&](StringRef op, const rt::OperandShape &to,
+                const rt::OperandShape &from) {
+    return cost.nanoseconds(rt::costQueryFor(op, to, from));
+  };
+  double direct = ns("dma_copy", onChip(c), transposed);
+  double onTensor = 0;
+  int64_t p = partitions();
+  for (int64_t r0 = 0; r0 < r; r0 += p) {
+    int64_t rows = std::min(p, r - r0);
+    rt::OperandShape part = natural, staged = onChip(rows), flipped = onChip(c);
+    part.elements = staged.elements = flipped.elements = rows * c;
+    onTensor += ns("dma_copy", staged, part) + ns("transpose", flipped, staged) +
+                ns("tensor_scalar", flipped, flipped);
+  }
+  return onTensor < direct;
+}
+
+bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
+                                    Value dst, Value scratch) {
+  auto type = cast<MemRefType>(src.getType());
+  int64_t r = type.getDimSize(0), c = type.getDimSize(1);
+  Type element = type.getElementType();
+  int64_t p = partitions();
+  if (!transposesOnTensorEngine(type)) {
+    dma(b, loc, permutedView(b, loc, src, {1, 0}), dst);
+    return false;
+  }
+  // The transposes fill up to a PSUM bank's columns, copied out at once.
+  int64_t chunk = std::max(
+      p, config.limits.getPsumBankBytes() /
+             std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8));
+  if (scratch)
+    chunk = std::min(chunk, cast<MemRefType>(scratch.getType()).getDimSize(1));
+  auto at = [&](int64_t row, int64_t col) {
+    return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(col)};
+  };
+  for (int64_t c0 = 0; c0 < r; c0 += chunk) {
+    int64_t width = std::min(chunk, r - c0);
+    Value flipped =
+        scratch ? view(b, loc, scratch, at(0, 0), {c, width})
+                : tile(b, loc, nisa::MemorySpace::psum, {c, width}, element);
+    for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
+      int64_t rows = std::min(p, c0 + width - r0);
+      Value staged = tile(b, loc, nisa::MemorySpace::sbuf, {rows, c}, element);
+      dma(b, loc, view(b, loc, src, at(r0, 0), {rows, c}), staged);
+      nisa::TransposeOp::create(
+          b, loc, staged,
+          rows == width ? flipped
+                        : view(b, loc, flipped, at(0, r0 - c0), {c, rows}));
+    }
+    nisa::TensorScalarOp::create(
+        b, loc, flipped,
+        width == r ? dst : view(b, loc, dst, at(0, c0), {c, width}),
+        nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
+        b.getF64FloatAttr(0.0));
+  }
+  return true;
 }
 
 void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
@@ -140,6 +224,22 @@ Value KernelLowering::stridedView(OpBuilder &b, Location loc, Value buffer,
   }
   return memref::ReinterpretCastOp::create(b, loc, type, buffer, offset,
                                            sizeAttrs, strideAttrs);
+}
+
+Value KernelLowering::matrixView(OpBuilder &b, Location loc, Value buffer,
+                                 OpFoldResult batch,
+                                 ArrayRef<OpFoldResult> offsets,
+                                 ArrayRef<int64_t> sizes) {
+  if (cast<MemRefType>(buffer.getType()).getRank() == 2)
+    return view(b, loc, buffer, offsets, sizes);
+  SmallVector<OpFoldResult> off{batch}, sz{b.getIndexAttr(1)},
+      one(3, b.getIndexAttr(1));
+  llvm::append_range(off, offsets);
+  for (int64_t s : sizes)
+    sz.push_back(b.getIndexAttr(s));
+  MemRefType type = memref::SubViewOp::inferRankReducedResultType(
+      sizes, cast<MemRefType>(buffer.getType()), off, sz, one);
+  return memref::SubViewOp::create(b, loc, type, buffer, off, sz, one);
 }
 
 Value KernelLowering::permutedView(OpBuilder &b, Location loc, Value buffer,

@@ -21,6 +21,7 @@
 
 #include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
+#include "runtime/target/CostModel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -39,6 +40,8 @@ struct TileConfig {
   int64_t elementwiseBytes = 0;
   /// HBM bytes per ns of the logical core, for the remarks' estimates.
   double hbmBytesPerNs = 1;
+  /// The target's cost model, which weighs the lowering's choices.
+  ::neuron::rt::CostModel cost;
   /// Emit a remark per op saying how it was tiled.
   bool summary = false;
 };
@@ -73,6 +76,8 @@ public:
   /// The HBM buffer `result` is written to: the kernel's output argument
   /// when the function returns it, else new scratch.
   Value resultBuffer(OpBuilder &b, Value result);
+  /// Whether the function returns `result`.
+  bool isOutput(Value result) const { return outputs.count(result); }
   /// A global holding a constant's value, read where `op` was.
   Value constantBuffer(OpBuilder &b, ConstantOp op);
 
@@ -83,6 +88,19 @@ public:
   void dma(OpBuilder &b, Location loc, Value src, Value dst);
   void activation(OpBuilder &b, Location loc, Value src, Value dst,
                   nisa::ActivationFunction function, Value bias = {});
+  /// Loads the transpose of the HBM window `src` [r, c] into the SBUF tile
+  /// `dst` [c, r] (c at most the partitions): by one transfer through the
+  /// transposed view, or on the tensor engine (natural loads of up to
+  /// `partitions` rows, transposed into a PSUM bank's worth of columns,
+  /// which the vector engine copies out), whichever the cost model says
+  /// keeps the engines busy for less time. The transposes go to `scratch`
+  /// (a PSUM tile shared by every call of a loop nest) when given, else to
+  /// new PSUM tiles. Returns true for the tensor engine.
+  bool loadTransposed(OpBuilder &b, Location loc, Value src, Value dst,
+                      Value scratch = {});
+  /// Whether loadTransposed takes the tensor engine for a window of type
+  /// `src`.
+  bool transposesOnTensorEngine(MemRefType src) const;
   /// Records how `op` was tiled on its first tile (for people reading IR).
   void markTiling(Value firstTile, Operation *op, StringRef partition,
                   ArrayRef<int64_t> tileShape);
@@ -98,6 +116,11 @@ public:
   static Value stridedView(OpBuilder &b, Location loc, Value buffer,
                            OpFoldResult offset, ArrayRef<int64_t> sizes,
                            ArrayRef<int64_t> strides);
+  /// The [sizes] window at `offsets` of a matrix `buffer`, or of batch
+  /// `batch` of a [batch, rows, columns] one (rank-reduced to the matrix).
+  static Value matrixView(OpBuilder &b, Location loc, Value buffer,
+                          OpFoldResult batch, ArrayRef<OpFoldResult> offsets,
+                          ArrayRef<int64_t> sizes);
   /// `buffer` with its dimensions permuted.
   static Value permutedView(OpBuilder &b, Location loc, Value buffer,
                             ArrayRef<int64_t> perm);
@@ -181,20 +204,36 @@ LogicalResult lowerMatmul(OpBuilder &b, KernelLowering &k, Operation *op,
 /// How a matmul is tiled: with `block` > 0, `block` tiles of one operand
 /// (rhs when `rhsResident`, else lhs) stay in SBUF for all of K while the
 /// other operand's tiles stream past them; with `block` = 0 both stream.
-/// `trafficBytes` are what it reads from HBM.
+/// `trafficBytes` are what it reads from HBM (per batch), `ns` its
+/// estimated time.
 struct MatmulPlan {
   bool rhsResident = false;
   int64_t block = 0;
   int64_t trafficBytes = 0;
+  double ns = 0;
+};
+
+/// Which matmul operands load transposed on the tensor engine.
+struct MatmulTransposes {
+  bool lhs = false, rhs = false;
+};
+
+/// What matmul plans are timed with: the logical core's HBM bandwidth, all
+/// the matmuls' tensor-engine time, and one tile's transpose and copy out
+/// of PSUM.
+struct MatmulCosts {
+  double hbmBytesPerNs = 1, matmulNs = 0, transposeNs = 0, copyNs = 0;
 };
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte
 /// elements under `limits`, each output tile taking `finishBytes` per
-/// partition to finish, those reading the fewest bytes from HBM first
-/// (never empty: streaming both always fits).
+/// partition to finish and a PSUM bank kept for the `transposes`, the
+/// shortest under `costs` first (never empty: streaming both always fits).
 SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
                                     int64_t batches, int64_t elementBytes,
                                     int64_t finishBytes,
+                                    MatmulTransposes transposes,
+                                    const MatmulCosts &costs,
                                     nisa::LimitsAttr limits);
 /// "lhs resident in blocks of 4 M tiles", for remarks.
 std::string describe(const MatmulPlan &plan);

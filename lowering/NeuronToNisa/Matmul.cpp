@@ -14,6 +14,8 @@
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
+#include "passes/KernelGraph.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -30,6 +32,37 @@ static OpFoldResult tileIndex(OpBuilder &b, const TilePosition &at, unsigned d,
   return b.getIndexAttr(*getConstantIntValue(at.offsets[d]) / tile);
 }
 
+/// The strides of the last two dimensions of the (batched) matrix `buffer`.
+static std::pair<int64_t, int64_t> matrixStrides(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return {type.getDimSize(type.getRank() - 1), 1};
+  return {strides[strides.size() - 2], strides.back()};
+}
+
+/// Whether rhs is stored N-major (a transposed view): K runs along its
+/// columns, so its tiles load transposed.
+static bool rhsTransposed(Value rhs) {
+  auto [rows, cols] = matrixStrides(rhs);
+  return rows == 1 && cols != 1;
+}
+
+/// The type of a [rows, cols] window of the (batched) matrix `buffer`, or,
+/// `transposed`, of its transpose.
+static MemRefType windowType(Value buffer, int64_t rows, int64_t cols,
+                             bool transposed) {
+  auto [r, c] = matrixStrides(buffer);
+  if (transposed)
+    std::swap(r, c);
+  auto type = cast<MemRefType>(buffer.getType());
+  return MemRefType::get(
+      {rows, cols}, type.getElementType(),
+      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, {r, c}),
+      type.getMemorySpace());
+}
+
 static int64_t elementBytes(Type element) {
   return (element.getIntOrFloatBitWidth() + 7) / 8;
 }
@@ -37,28 +70,49 @@ static int64_t elementBytes(Type element) {
 SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
+                          MatmulTransposes transposes, const MatmulCosts &costs,
                           nisa::LimitsAttr limits) {
   int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
   int64_t kTiles = llvm::divideCeil(k, tileK);
   int64_t mTiles = llvm::divideCeil(m, tileM), nTiles = llvm::divideCeil(n, tileN);
+  // A plan reading lhs `lhsReads` times and rhs `rhsReads` times. Its
+  // time is the longer of its HBM reads and its tensor-engine work: the
+  // matmuls, and a transpose per transposed tile it loads; a streamed
+  // operand's transposes also wait for their copies out of PSUM, which the
+  // matmuls then wait for.
+  SmallVector<MatmulPlan> plans;
+  auto add = [&](bool rhsResident, int64_t block, int64_t lhsReads,
+                 int64_t rhsReads) {
+    int64_t lhs = m * k * lhsReads * elementBytes,
+            rhs = k * n * rhsReads * elementBytes;
+    double tensor = costs.matmulNs;
+    auto transposing = [&](bool transposed, bool streamed, int64_t tiles,
+                           int64_t reads) {
+      if (transposed)
+        tensor += double(tiles * kTiles * reads * batches) *
+                  (costs.transposeNs + (streamed ? costs.copyNs : 0));
+    };
+    transposing(transposes.lhs, block == 0 || rhsResident, mTiles, lhsReads);
+    transposing(transposes.rhs, block == 0 || !rhsResident, nTiles, rhsReads);
+    double hbm = double((lhs + rhs) * batches) / costs.hbmBytesPerNs;
+    plans.push_back({rhsResident, block, lhs + rhs, std::max(hbm, tensor)});
+  };
   // Both streaming: lhs read once per N tile, rhs once per M tile.
-  SmallVector<MatmulPlan> plans{
-      {false, 0, (m * k * nTiles + k * n * mTiles) * elementBytes}};
+  add(false, 0, nTiles, mTiles);
   // A block takes at most a third of SBUF per partition, so the next block
   // can load into a second slot beside it. With the tiles finishing its
   // outputs (one set per output tile, all live in the loop nest) and two
   // slots of the streamed tile it must fit in SBUF at all (the allocator
   // gives rotating tiles fewer slots as needed). Its sums take one PSUM bank
   // per tile, and the allocator holds every accumulator of a loop nest at
-  // once: the full inner tiles' and the partial last one's, and, in a loop
-  // over batches, those of the partial last block too.
+  // once: the full inner tiles' and the partial last one's (if any), and,
+  // in a loop over batches, those of the partial last block too (if any).
   int64_t budget = limits.getSbufBytes() / 3;
   int64_t streamedBytes = std::max(tileM, tileN) * elementBytes;
-  int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes();
-  int64_t variants = batches > 1 ? 4 : 2;
-  int64_t maxBlock = std::max<int64_t>(1, banks / variants);
+  int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes() -
+                  (transposes.lhs || transposes.rhs ? 1 : 0);
   for (bool rhsResident : {false, true}) {
     int64_t width = rhsResident ? tileN : tileM;
     int64_t tiles = rhsResident ? nTiles : mTiles;
@@ -66,7 +120,13 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
     // all of K before the first matmul.
     if ((rhsResident ? mTiles : nTiles) < 2)
       continue;
-    for (int64_t block = 1; block <= std::min(maxBlock, tiles); ++block) {
+    bool innerPartial = rhsResident ? m % tileM : n % tileN;
+    for (int64_t block = 1; block <= tiles; ++block) {
+      bool outerPartial =
+          batches > 1 && ((rhsResident ? n : m) % (block * width)) != 0;
+      int64_t variants = (innerPartial ? 2 : 1) * (outerPartial ? 2 : 1);
+      if (block * variants > banks)
+        continue;
       int64_t resident = kTiles * block * width * elementBytes;
       if (resident > budget ||
           resident + variants * block * finishBytes + 2 * streamedBytes >
@@ -74,15 +134,17 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
         break;
       // The streamed operand is read once per block of the resident one.
       int64_t blocks = llvm::divideCeil(tiles, block);
-      plans.push_back({rhsResident, block,
-                       (rhsResident ? k * n + m * k * blocks
-                                    : m * k + k * n * blocks) *
-                           elementBytes});
+      if (rhsResident)
+        add(true, block, blocks, 1);
+      else
+        add(false, block, 1, blocks);
     }
   }
-  // Fewest bytes first; among equals, a resident block before streaming,
-  // and the smaller block (it starts computing sooner).
+  // Shortest first; among equals, the fewest bytes, a resident block
+  // before streaming, and the smaller block (it starts computing sooner).
   llvm::stable_sort(plans, [](const MatmulPlan &a, const MatmulPlan &b) {
+    if (a.ns != b.ns)
+      return a.ns < b.ns;
     if (a.trafficBytes != b.trafficBytes)
       return a.trafficBytes < b.trafficBytes;
     return (a.block == 0 ? INT64_MAX : a.block) <
@@ -104,6 +166,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                         Value out, const Epilogue *epilogue,
                                         Operation *fusion) {
   Location loc = op->getLoc();
+  // An operand that is a view (a transpose read only by contractions)
+  // reaches here cast to the tensor's contiguous buffer type: its tiles
+  // are loaded through the view itself.
+  auto viewOf = [](Value buffer) {
+    if (auto cast = buffer.getDefiningOp<UnrealizedConversionCastOp>();
+        cast && cast->getNumOperands() == 1 &&
+        isa<MemRefType>(cast->getOperand(0).getType()))
+      return cast->getOperand(0);
+    return buffer;
+  };
+  a = viewOf(a);
+  bm = viewOf(bm);
   Value lhs = op->getOperand(0), rhs = op->getOperand(1),
         result = op->getResult(0);
   bool batched = isa<BatchMatmulOp>(op);
@@ -134,31 +208,28 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   auto matrix = [&](OpBuilder &b, Value buffer, OpFoldResult bi,
                     ArrayRef<OpFoldResult> offsets,
                     ArrayRef<int64_t> sizes) -> Value {
-    if (!batched)
-      return KernelLowering::view(b, loc, buffer, offsets, sizes);
-    SmallVector<OpFoldResult> off{bi}, sz{b.getIndexAttr(1)},
-        one(3, b.getIndexAttr(1));
-    llvm::append_range(off, offsets);
-    for (int64_t s : sizes)
-      sz.push_back(b.getIndexAttr(s));
-    MemRefType type = memref::SubViewOp::inferRankReducedResultType(
-        sizes, cast<MemRefType>(buffer.getType()), off, sz, one);
-    return memref::SubViewOp::create(b, loc, type, buffer, off, sz, one);
+    return KernelLowering::matrixView(b, loc, buffer, bi, offsets, sizes);
   };
   // The stationary tile lhs^T[K-tile, M-tile] and the moving tile
-  // rhs[K-tile, N-tile], each loaded by one transfer.
+  // rhs[K-tile, N-tile]: an operand whose K is not on its rows in HBM
+  // (lhs, or a transposed rhs) goes through loadTransposed, its transposes
+  // into one PSUM bank kept for them.
+  Value scratch;
   auto loadStationary = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult m0,
                             int64_t mt, OpFoldResult k0, int64_t kt,
                             Value into) {
-    AffineMapAttr swap = AffineMapAttr::get(AffineMap::getPermutationMap(
-        ArrayRef<unsigned>{1, 0}, b.getContext()));
-    Value lhsT = memref::TransposeOp::create(
-        b, loc, matrix(b, a, bi, {m0, k0}, {mt, kt}), swap);
-    k.dma(b, loc, lhsT, into);
+    k.loadTransposed(b, loc, matrix(b, a, bi, {m0, k0}, {mt, kt}), into,
+                     scratch);
   };
   auto loadMoving = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult n0,
                         int64_t nt, OpFoldResult k0, int64_t kt, Value into) {
-    k.dma(b, loc, matrix(b, bm, bi, {k0, n0}, {kt, nt}), into);
+    Value window = matrix(b, bm, bi, {k0, n0}, {kt, nt});
+    if (rhsTransposed(bm))
+      k.loadTransposed(
+          b, loc, KernelLowering::permutedView(b, loc, window, {1, 0}), into,
+          scratch);
+    else
+      k.dma(b, loc, window, into);
   };
   auto newTile = [&](OpBuilder &b, ArrayRef<int64_t> shape) {
     return k.tile(b, loc, nisa::MemorySpace::sbuf, shape, element);
@@ -230,8 +301,36 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     finishTiles += loaded.size();
   }
   int64_t finishBytes = finishTiles * tileN * 4;
-  SmallVector<MatmulPlan> plans = matmulPlans(
-      m, kk, n, batches, elementBytes(element), finishBytes, limits);
+  // The operands whose tiles the tensor engine transposes; a bank of PSUM
+  // stays free for their transposes.
+  MatmulTransposes transposes{
+      k.transposesOnTensorEngine(
+          windowType(a, std::min(m, tileM), std::min(kk, tileK), false)),
+      rhsTransposed(bm) &&
+          k.transposesOnTensorEngine(
+              windowType(bm, std::min(n, tileN), std::min(kk, tileK), true))};
+  // What the plans are timed with: full tiles' costs on the target.
+  const rt::CostModel &model = k.config.cost;
+  StringRef dtype = dtypeNameOf(element);
+  rt::OperandShape full{dtype, elementBytes(element), tileK, tileK * tileN},
+      square{dtype, elementBytes(element), tileK, tileK * tileM};
+  MatmulCosts costs;
+  costs.hbmBytesPerNs = k.config.hbmBytesPerNs;
+  costs.matmulNs =
+      double(batches * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN) *
+             llvm::divideCeil(kk, tileK)) *
+      model.nanoseconds(rt::costQueryFor("matmul", full, full));
+  costs.transposeNs =
+      model.nanoseconds(rt::costQueryFor("transpose", square, square));
+  costs.copyNs =
+      model.nanoseconds(rt::costQueryFor("tensor_scalar", square, square));
+  SmallVector<MatmulPlan> plans =
+      matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
+                  transposes, costs, limits);
+  if (transposes.lhs || transposes.rhs)
+    scratch = k.tile(b, loc, nisa::MemorySpace::psum,
+                     {tileK, limits.getPsumBankBytes() / elementBytes(element)},
+                     element);
   const MatmulPlan &plan = plans.front();
   if (k.config.summary) {
     auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
@@ -243,11 +342,17 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         << " MiB from HBM ("
         << llvm::formatv("{0:F1}", plan.trafficBytes * batches /
                                         k.config.hbmBytesPerNs / 1e3)
-        << " us at the core's HBM bandwidth)";
+        << " us at the core's HBM bandwidth), estimated "
+        << llvm::formatv("{0:F1}", plan.ns / 1e3) << " us";
+    if (transposes.lhs || transposes.rhs)
+      remark << "; " << (transposes.lhs ? "lhs" : "rhs")
+             << (transposes.lhs && transposes.rhs ? " and rhs" : "")
+             << " transposed on the tensor engine";
     if (plans.size() > 1)
       remark << "; runner-up: " << describe(plans[1]) << ", "
              << llvm::formatv("{0:F1}", mib(plans[1].trafficBytes * batches))
-             << " MiB";
+             << " MiB, " << llvm::formatv("{0:F1}", plans[1].ns / 1e3)
+             << " us";
   }
   if (plan.block > 0) {
     // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles

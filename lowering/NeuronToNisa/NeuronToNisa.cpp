@@ -203,6 +203,7 @@ struct ConvertNeuronToNisa
       return std::nullopt;
     }
     config.hbmBytesPerNs = model->hbmBytesPerNs();
+    config.cost = *model;
     // Streaming tiles are as large as a transfer needs for peak DMA
     // bandwidth, within an eighth of SBUF (the rotating slots of a few
     // tiles share it).

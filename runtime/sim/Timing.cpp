@@ -35,6 +35,12 @@ static OperandShape shapeOf(const TileRef &ref) {
   s.elementBytes = elementBytes(ref.dtype);
   s.partitions = ref.shape.empty() ? 1 : ref.shape[0];
   s.elements = ref.elements;
+  if (ref.space == MemorySpace::Hbm) {
+    s.run = contiguousRun(ref.shape.data(), ref.strides.data(),
+                          ref.shape.size());
+    s.transposed = isTransposedPattern(ref.shape.data(), ref.strides.data(),
+                                       ref.shape.size());
+  }
   return s;
 }
 
@@ -52,10 +58,10 @@ CostQuery costQueryOf(const Instruction &inst) {
     break;
   case Opcode::Memset:
   case Opcode::Iota:
-  case Opcode::DmaCopy:
   case Opcode::Gather:
     source = &inst.dst;
     break;
+  case Opcode::DmaCopy:
   case Opcode::Transpose:
   case Opcode::Activation:
   case Opcode::TensorScalar:
@@ -74,9 +80,10 @@ EngineClass classOfUnit(int64_t unit) {
                                : static_cast<EngineClass>(unit);
 }
 
-/// Bytes a dma_copy moves.
-static double bytesOf(const Instruction &inst) {
-  return static_cast<double>(costQueryOf(inst).bytes);
+/// The bytes a dma_copy's streaming phase costs (its payload and its
+/// descriptors' overhead).
+static double streamBytesOf(const Instruction &inst, const CostModel &model) {
+  return model.dmaStreamBytes(costQueryOf(inst));
 }
 
 namespace {
@@ -322,7 +329,7 @@ absl::Status KernelRun::run() {
   for (int64_t i = 0; i < n; ++i) {
     const Instruction &inst = kernel.instructions[i];
     if (inst.op == Opcode::DmaCopy)
-      bytes[i] = bytesOf(inst);
+      bytes[i] = streamBytesOf(inst, model);
     else
       duration[i] = durationNs(inst, model);
   }
@@ -380,7 +387,7 @@ static void runSerially(const Kernel &kernel, const CostModel &model,
   for (size_t i = 0; i < kernel.instructions.size(); ++i) {
     const Instruction &inst = kernel.instructions[i];
     time[i] = inst.op == Opcode::DmaCopy
-                  ? model.dmaFixedNs() + bytesOf(inst) / aloneRate
+                  ? model.dmaFixedNs() + streamBytesOf(inst, model) / aloneRate
                   : durationNs(inst, model);
   }
   double now = 0;

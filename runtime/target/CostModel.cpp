@@ -5,6 +5,7 @@
 #include "absl/strings/str_format.h"
 
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <tuple>
 
@@ -43,6 +44,28 @@ EngineClass engineOf(CostQuery::Kind kind) {
   return EngineClass::Dma;
 }
 
+int64_t contiguousRun(const int64_t *sizes, const int64_t *strides,
+                      size_t rank) {
+  int64_t run = 1;
+  for (size_t i = rank; i-- > 0;) {
+    if (sizes[i] == 1)
+      continue;
+    if (strides[i] != run)
+      break;
+    run *= sizes[i];
+  }
+  return run;
+}
+
+bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
+                         size_t rank) {
+  std::vector<int64_t> steps;
+  for (size_t i = 0; i < rank; ++i)
+    if (sizes[i] > 1)
+      steps.push_back(strides[i]);
+  return steps.size() == 2 && steps[0] == 1 && steps[1] != 1;
+}
+
 CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
                        const OperandShape &source) {
   using Kind = CostQuery::Kind;
@@ -55,6 +78,13 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
   q.bytes = dst.elements * dst.elementBytes;
   if (op == "dma_copy") {
     q.kind = Kind::Dma;
+    auto runOf = [&](const OperandShape &s) {
+      return s.run > 0 ? s.run : std::max<int64_t>(perPartition(s), 1);
+    };
+    int64_t run = std::min(runOf(dst), runOf(source));
+    q.descriptors = std::max<int64_t>(1, (dst.elements + run - 1) / run);
+    q.transposes =
+        (dst.transposed || source.transposed) && dst.elementBytes == 2;
   } else if (op == "matmul") {
     q.kind = Kind::Matmul;
     q.dtype = source.dtype;
@@ -142,6 +172,11 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
         absl::StrFormat("cost model: %s: no HBM bandwidth", chip.file));
   m.hbmPerNs = hbm * 1e-9 / target.physicalCoresPerChip() * m.cores;
   m.dmaFixed = kDmaFixedNs;
+  m.descriptorOverhead = double(target.dmaDescriptorOverheadBytes());
+  if (chip.dmaTransposeBandwidth)
+    if (absl::StatusOr<double> t = toBytesPerSecond(*chip.dmaTransposeBandwidth);
+        t.ok())
+      m.transposeBytesPerNs = *t * 1e-9;
   m.hostLinkPerNs = std::max(0.0, target.hostLinkBytesPerSecond()) * 1e-9;
   return m;
 }
@@ -170,9 +205,22 @@ double CostModel::nanoseconds(const CostQuery &q) const {
                gpsimdClockGHz +
            q.bytes / engineBytesPerNs;
   case CostQuery::Kind::Dma:
-    return dmaFixed + std::max<double>(q.bytes, 0) / engineBytesPerNs;
+    return dmaFixed + dmaStreamBytes(q) / engineBytesPerNs;
   }
   return dmaFixed;
+}
+
+double CostModel::dmaStreamBytes(const CostQuery &q) const {
+  double bytes = std::max<double>(q.bytes, 0);
+  // A DMA transpose streams at its own rate: as many bytes at the copy
+  // rate as take that long.
+  if (q.transposes && transposeBytesPerNs > 0)
+    return bytes * engineBytesPerNs / transposeBytesPerNs;
+  return bytes + std::max<double>(q.descriptors, 1) * descriptorOverhead;
+}
+
+double CostModel::dmaEfficiency(double runBytes) const {
+  return runBytes / (runBytes + descriptorOverhead);
 }
 
 double CostModel::tensorPeakOpsPerNs(std::string_view dtype) const {
@@ -198,7 +246,9 @@ std::string CostModel::assumptions() const {
       "per partition per cycle\n"
       "gather: %g gpsimd cycles per partition plus its bytes at one DMA "
       "engine's bandwidth\n"
-      "DMA: %d engines of %.1f B/ns, %g ns fixed per transfer, serving as "
+      "DMA: %d engines of %.1f B/ns, %g ns fixed per transfer, each "
+      "contiguous run (descriptor) costing its engine as much as %g more "
+      "bytes, a transpose of 2-byte elements %s, serving as "
       "many queues (each queue's transfers start in order on any free "
       "engine); %.1f B/ns of HBM per logical core shared by its engines\n"
       "logical core: %d physical cores; an instruction's streaming splits "
@@ -209,7 +259,11 @@ std::string CostModel::assumptions() const {
       "(none measured: 0)\n",
       kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
       cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, engines,
-      engineBytesPerNs, dmaFixed, hbmPerNs, cores, hostLinkPerNs);
+      engineBytesPerNs, dmaFixed, descriptorOverhead,
+      transposeBytesPerNs > 0
+          ? absl::StrFormat("moving %.1f B/ns", transposeBytesPerNs)
+          : std::string("a descriptor per element (no DMA transpose)"),
+      hbmPerNs, cores, hostLinkPerNs);
 }
 
 } // namespace neuron::rt

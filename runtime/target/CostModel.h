@@ -38,7 +38,7 @@ struct CostQuery {
     Activation, // scalar: freeElements per partition
     Fill,       // gpsimd memset/iota: freeElements per partition
     Gather,     // gpsimd: partitions descriptors moving `bytes`
-    Dma         // `bytes` on one queue
+    Dma         // `bytes` in `descriptors` contiguous runs on one queue
   };
   Kind kind = Kind::Dma;
   /// Matmul and transpose: the operand dtype as executables spell it
@@ -48,6 +48,11 @@ struct CostQuery {
   int64_t partitions = 0;
   int64_t freeElements = 0;
   int64_t bytes = 0;
+  int64_t descriptors = 1;
+  /// Dma: a 2-D transpose of 2-byte elements, which a generation with a
+  /// DMA transpose moves at its transpose bandwidth instead of a descriptor
+  /// per element.
+  bool transposes = false;
 };
 
 /// The engine class a query's instruction runs on.
@@ -62,13 +67,31 @@ struct OperandShape {
   int64_t partitions = 1;
   /// All elements.
   int64_t elements = 1;
+  /// The elements of each contiguous run of its access pattern: a tile's
+  /// partition at most (0: each partition's elements, a contiguous tile).
+  int64_t run = 0;
+  /// In HBM: a transposing pattern, two dimensions (of size > 1), the
+  /// inner one strided and the outer one contiguous.
+  bool transposed = false;
 };
+
+/// The elements of each contiguous run of the row-major access pattern
+/// `sizes` x `strides` (element strides), from the innermost dimension
+/// out: dimensions of size 1 are never stepped and do not break a run.
+int64_t contiguousRun(const int64_t *sizes, const int64_t *strides,
+                      size_t rank);
+/// Whether that pattern is a transpose: two dimensions of size > 1, the
+/// inner strided and the outer contiguous.
+bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
+                         size_t rank);
 
 /// The query of the instruction `op` (an executable's op name: "matmul",
 /// "dma_copy", ...) from its destination and its main source: `moving` of a
 /// matmul, `lhs` of a tensor_tensor, `on_true` of a select, `src` of the
 /// others (`dst` again for memset and iota; unused for dma_copy and
 /// gather). The scheduler and the simulator both derive costs through this.
+/// A dma_copy moves one descriptor per contiguous run common to `dst` and
+/// `source`.
 CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
                        const OperandShape &source);
 
@@ -84,6 +107,14 @@ public:
   /// Nanoseconds `q` keeps its engine (or a DMA engine, at its full
   /// bandwidth) busy. Always positive.
   double nanoseconds(const CostQuery &q) const;
+
+  /// The bytes a transfer's streaming phase costs: its payload plus the
+  /// target's descriptor overhead per contiguous run. Both the DMA engine
+  /// and the core's HBM share are busy for this many bytes.
+  double dmaStreamBytes(const CostQuery &q) const;
+  /// The share of a DMA engine's bandwidth a transfer of contiguous runs of
+  /// `runBytes` reaches: runBytes / (runBytes + descriptor overhead).
+  double dmaEfficiency(double runBytes) const;
 
   /// DMA engines of one logical core, each moving `dmaEngineBytesPerNs()`;
   /// the core has as many DMA queues, each served by any of its engines.
@@ -114,6 +145,9 @@ private:
   int cores = 1;
   int engines = 16;
   double engineBytesPerNs = 0, hbmPerNs = 0, dmaFixed = 0, hostLinkPerNs = 0;
+  double descriptorOverhead = 0;
+  /// 0 where the generation has no DMA transpose.
+  double transposeBytesPerNs = 0;
 };
 
 } // namespace neuron::rt

@@ -156,6 +156,9 @@ int64_t ResolvedTarget::sbufBytesPerPartition() const {
 int64_t ResolvedTarget::dmaPeakBytesPerPartition() const {
   return bytesOf(chip->dmaPeakBytesPerPartition);
 }
+int64_t ResolvedTarget::dmaDescriptorOverheadBytes() const {
+  return bytesOf(chip->dmaDescriptorOverhead);
+}
 int64_t ResolvedTarget::sbufBytesPerLogicalCore() const {
   return bytesOf(chip->sbufPerCore) * lnc.physicalCoresPerLogicalCore;
 }

@@ -99,8 +99,14 @@ struct ChipDesc {
   Figure dmaEngineBandwidth;
   /// Bytes per partition a transfer needs for peak bandwidth.
   Figure dmaPeakBytesPerPartition;
+  /// What one descriptor (a contiguous run of a transfer) costs its engine,
+  /// as the time of moving this many bytes.
+  Figure dmaDescriptorOverhead;
   std::optional<Figure> dmaEnginesPerChip;
   Figure dmaChipBandwidth;
+  /// What one engine moves transposing 2-byte elements (HBM to SBUF), on
+  /// generations with a DMA transpose.
+  std::optional<Figure> dmaTransposeBandwidth;
   Figure collectiveCores;
   /// Host-device link of one chip, per direction (a modelling assumption
   /// where no figure is published; the file's note says which).
@@ -176,6 +182,9 @@ struct ResolvedTarget {
   int64_t sbufBytesPerPartition() const;
   /// Bytes per partition a DMA transfer needs for peak bandwidth.
   int64_t dmaPeakBytesPerPartition() const;
+  /// What one contiguous run of a transfer costs a DMA engine beyond its
+  /// bytes, as a number of bytes.
+  int64_t dmaDescriptorOverheadBytes() const;
   /// SBUF of one logical core: its physical cores' SBUFs together.
   int64_t sbufBytesPerLogicalCore() const;
   int64_t psumPartitions() const;

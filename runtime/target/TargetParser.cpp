@@ -117,9 +117,14 @@ static absl::Status parseDma(ObjectReader &chip, ChipDesc &c) {
           {"engine_bandwidth", Quantity::Bandwidth, &c.dmaEngineBandwidth},
           {"peak_bytes_per_partition", Quantity::Capacity,
            &c.dmaPeakBytesPerPartition},
+          {"descriptor_overhead", Quantity::Capacity,
+           &c.dmaDescriptorOverhead},
           {"chip_bandwidth", Quantity::Bandwidth, &c.dmaChipBandwidth}}));
   NEURON_RETURN_IF_ERROR(
       optFigure(d, "engines_per_chip", Quantity::Count, c.dmaEnginesPerChip));
+  NEURON_RETURN_IF_ERROR(optFigure(d, "transpose_bandwidth",
+                                   Quantity::Bandwidth,
+                                   c.dmaTransposeBandwidth));
   if (c.dmaEnginesPerChip)
     NEURON_RETURN_IF_ERROR(
         checkTotal(d, "engines_per_chip", *c.dmaEnginesPerChip, Quantity::Count,

@@ -9,21 +9,26 @@
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
 // Tests the schedule of a matmul and its evacuation on one physical core of
-// trn2 (lnc=1): the two loads (one stream, queue 0) start at once on two
-// DMA engines (32 KiB and 16 KiB at 23 B/ns plus 200 ns), the matmul (64
-// bf16 columns plus 32 cycles at 2.4 GHz) follows the longer, then the
+// trn2 (lnc=1). A transfer costs 200 ns plus its bytes and 224 bytes per
+// contiguous run (a partition's row here) at 23 B/ns. The loads (one
+// stream, queue 0) are cut into pieces the DMA engines move side by side:
+// lhs (128 runs of 256 B) into 43/43/42 rows of 1097.4 ns at most, rhs
+// (128 runs of 128 B) into two of 64 rows, 1179.5 ns. The matmul (64 bf16
+// columns plus 32 cycles at 2.4 GHz) follows the longest piece, then the
 // activation (64 + 64 cycles at 1.2 GHz) and the store (the other stream,
-// queue 1). Nothing overlaps the chain, so predicted time, bound and
-// critical path are all 1624.7 + 39.9 + 106.7 + 1624.7 ns; serial adds the
-// short load.
+// queue 1; 128 runs of 256 B cut like lhs). Nothing overlaps the chain, so
+// predicted time, bound and critical path are all 1179.5 + 39.9 + 106.7 +
+// 1097.4 ns; serial is every piece one after another.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 3395.93{{[0-9]*}} : f64, bound_ns = 3395.93{{[0-9]*}} : f64, critical_path_ns = 3395.93{{[0-9]*}} : f64, serial_ns = 4308.2{{[0-9]*}} : f64, busy_ns = [39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 4161.7{{[0-9]*}}], dma_engines = 16, critical_path = [0, 2, 3, 4]>
-// CHECK: nisa.dma_copy %{{.*}}, %[[S:.*]] queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1624.69{{[0-9]*}}>}
-// CHECK: nisa.dma_copy %{{.*}}, %[[M:.*]] queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 912.34{{[0-9]*}}>}
-// CHECK: nisa.matmul %[[S]], %[[M]], %{{.*}} {nisa.time_ns = array<f64: 1624.69{{[0-9]*}}, 1664.57{{[0-9]*}}>}
-// CHECK: nisa.activation <identity> {{.*}} {nisa.time_ns = array<f64: 1664.57{{[0-9]*}}, 1771.24{{[0-9]*}}>}
-// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1771.24{{[0-9]*}}, 3395.93{{[0-9]*}}>}
-// expected-remark@+1 {{nisa-schedule: 5 instructions, predicted 3395.9 ns, bound 3395.9 ns (tensor 39.9, vector 0.0, scalar 106.7, gpsimd 0.0, dma 260.1 over 16 engines, critical path 3395.9), predicted/bound 1.000, serial 4308.3 ns}}
+// CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 2423.41{{[0-9]*}} : f64, bound_ns = 2423.41{{[0-9]*}} : f64, critical_path_ns = 2423.41{{[0-9]*}} : f64, serial_ns = 9048.11{{[0-9]*}} : f64, busy_ns = [39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 8901.56{{[0-9]*}}], dma_engines = 16
+// CHECK-COUNT-2: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1179.47{{[0-9]*}}>} : memref<64x64xbf16
+// CHECK-COUNT-2: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1097.39{{[0-9]*}}>} : memref<43x128xbf16
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1076.52{{[0-9]*}}>} : memref<42x128xbf16
+// CHECK: nisa.matmul {{.*}} {nisa.time_ns = array<f64: 1179.47{{[0-9]*}}, 1219.35{{[0-9]*}}>}
+// CHECK: nisa.activation <identity> {{.*}} {nisa.time_ns = array<f64: 1219.35{{[0-9]*}}, 1326.02{{[0-9]*}}>}
+// CHECK-COUNT-2: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1326.02{{[0-9]*}}, 2423.41{{[0-9]*}}>}
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1326.02{{[0-9]*}}, 2402.54{{[0-9]*}}>}
+// expected-remark@+1 {{nisa-schedule: 10 instructions, predicted 2423.4 ns, bound 2423.4 ns (tensor 39.9, vector 0.0, scalar 106.7, gpsimd 0.0, dma 556.3 over 16 engines, critical path 2423.4), predicted/bound 1.000, serial 9048.1 ns}}
 func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x64xbf16, #hbm>, %out: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
   nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
@@ -48,15 +53,15 @@ func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x64xbf16, #hbm>, 
 // times. The two stores write disjoint rows of one output, so neither
 // waits for the other.
 // The stores (two transfers) are the busier stream: queue 0, the load
-// queue 1.
+// queue 1. Each transfer is cut into three pieces.
 // CHECK-LABEL: func.func @independent
-// CHECK: nisa.memset %[[F:.*]] value 1.0{{.*}} {nisa.time_ns = array<f64: 0.000000e+00,
-// CHECK: nisa.dma_copy %{{.*}}, %[[X:.*]] queue 1 {nisa.time_ns = array<f64: 0.000000e+00,
-// CHECK: nisa.dma_copy %[[F]], %{{.*}} queue 0 {nisa.time_ns = array<f64: 106.66
-// CHECK: nisa.tensor_tensor <add> %[[X]], %[[X]], %[[Y:.*]] {nisa.time_ns
+// CHECK: nisa.memset %{{.*}} value 1.0{{.*}} {nisa.time_ns = array<f64: 0.000000e+00, 106.66
+// CHECK-COUNT-3: nisa.dma_copy %{{.*}}, %{{.*}} queue 1 {nisa.time_ns = array<f64: 0.000000e+00,
+// CHECK-COUNT-3: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 106.66
+// CHECK: nisa.tensor_tensor <add> %[[X:.*]], %[[X]], %[[Y:.*]] {nisa.time_ns = array<f64: 1097.39
 // CHECK: nisa.tensor_tensor <add> %[[Y]], %[[Y]]
-// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 1891.36
-// expected-remark@+1 {{nisa-schedule: 6 instructions}}
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 1364.05
+// expected-remark@+1 {{nisa-schedule: 12 instructions}}
 func.func @independent(%in: memref<128x64xf32, #hbm>, %out: memref<256x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
   nisa.dma_copy %in, %x queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
@@ -80,17 +85,18 @@ func.func @independent(%in: memref<128x64xf32, #hbm>, %out: memref<256x64xf32, #
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
 // Tests that a long straight-line transfer is cut into pieces the DMA
-// engines move side by side: 256 KiB takes 11.4 us on one engine, 13
-// pieces of 10 rows (the last 8) each 1.09 us. The activation waits for
-// them all; the store is cut alike, on the stores' queue.
+// engines move side by side: 256 KiB in 128 runs of 2 KiB takes 12.6 us on
+// one engine, 15 pieces of 9 rows (the last 2) each 1.09 us. The
+// activation waits for them all; the store is cut alike, on the stores'
+// queue.
 // CHECK-LABEL: func.func @split
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1090.43{{[0-9]*}}>} : memref<10x512xf32
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 912.34{{[0-9]*}}>} : memref<8x512xf32
-// CHECK-NEXT: nisa.activation <exp> {{.*}} {nisa.time_ns = array<f64: 1090.43{{[0-9]*}}, 1570.43{{[0-9]*}}>}
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1570.43{{[0-9]*}}, 2660.86{{[0-9]*}}>}
+// CHECK-COUNT-14: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1089.04{{[0-9]*}}>} : memref<9x512xf32
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 397.56{{[0-9]*}}>} : memref<2x512xf32
+// CHECK-NEXT: nisa.activation <exp> {{.*}} {nisa.time_ns = array<f64: 1089.04{{[0-9]*}}, 1569.04{{[0-9]*}}>}
+// CHECK-COUNT-14: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1569.04{{[0-9]*}}, 2658.08{{[0-9]*}}>}
 // CHECK-NEXT: nisa.dma_copy {{.*}} queue 1
 // CHECK-NEXT: return
-// expected-remark@+1 {{nisa-schedule: 27 instructions, predicted 2660.9 ns}}
+// expected-remark@+1 {{nisa-schedule: 31 instructions, predicted 2658.1 ns}}
 func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
   nisa.dma_copy %in, %x queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
@@ -114,24 +120,24 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // KiB): stores on queue 0, loads on queue 1, so a store waiting for the
 // engines never holds back the next row's loads. The long transfers are
 // cut into pieces the DMA engines move side by side: the prefetch's
-// 128 KiB loads into 7, the stores into 13. The prefetch loop's interval
-// is its pieces' engine time over the 16 DMA engines (6 x 1045.9 +
-// 823.3 ns), its latency one piece; the inner loop's interval is its
-// matmul (512 bf16 columns plus 32 cycles at 2.4 GHz), its latency a load
-// and a matmul.
+// 128 KiB loads (runs of 1 KiB) into 8 of 16 rows, the tile loads into 3,
+// the stores into 15. The prefetch loop's interval is its pieces' engine
+// time over the 16 DMA engines (8 x 1068.2 ns / 16), its latency one
+// piece; the inner loop's interval is its matmul (512 bf16 columns plus 32
+// cycles at 2.4 GHz), its latency a load piece and a matmul.
 // CHECK-LABEL: func.func @streams
 // CHECK: affine.for
-// CHECK-COUNT-7: nisa.dma_copy {{.*}} queue 0 :
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 443.67{{[0-9]*}} : f64, latency_ns = 1045.91{{[0-9]*}} : f64, predicted_ns = 1489.58{{[0-9]*}} : f64>}
+// CHECK-COUNT-8: nisa.dma_copy {{.*}} queue 0 :
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 534.08{{[0-9]*}} : f64, latency_ns = 1068.17{{[0-9]*}} : f64, predicted_ns = 1602.26{{[0-9]*}} : f64>}
 // CHECK: affine.for
 // CHECK: affine.for
-// CHECK: nisa.dma_copy {{.*}} queue 1 :
+// CHECK-COUNT-3: nisa.dma_copy {{.*}} queue 1 :
 // CHECK: nisa.matmul
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 225.70{{[0-9]*}} : f64, latency_ns = 1850.39{{[0-9]*}} : f64, predicted_ns = 2076.10{{[0-9]*}} : f64>}
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 225.70{{[0-9]*}} : f64, latency_ns = 1323.09{{[0-9]*}} : f64, predicted_ns = 1548.79{{[0-9]*}} : f64>}
 // CHECK: nisa.activation
-// CHECK-COUNT-13: nisa.dma_copy {{.*}} queue 0 :
+// CHECK-COUNT-15: nisa.dma_copy {{.*}} queue 0 :
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>}
-// expected-remark@+1 {{nisa-schedule: 23 instructions}}
+// expected-remark@+1 {{nisa-schedule: 28 instructions}}
 func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xbf16, #sbuf>
   affine.for %k = 0 to 2 {

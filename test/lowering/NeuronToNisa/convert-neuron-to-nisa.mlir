@@ -110,11 +110,14 @@ func.func @untiled(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Tests data movement as DMA access patterns: a transpose reads a permuted
-// view, a broadcast a view with a zero stride.
+// Tests data movement: an f32 transpose goes through the tensor engine (a
+// natural load, a transpose into PSUM, a copy out, a store of rows), a
+// broadcast reads a view with a zero stride.
 // CHECK-LABEL: func.func @movement
-// CHECK: %[[T:.*]] = memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<4x8xf32, #nisa.memory<hbm>> to memref<8x4xf32, strided<[1, 8]>, #nisa.memory<hbm>>
-// CHECK: nisa.dma_copy %[[T]], %{{.*}} queue
+// CHECK: nisa.dma_copy %arg0, %[[N:.*]] queue {{.*}} : memref<4x8xf32, #nisa.memory<hbm>>, memref<4x8xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.transpose %[[N]], %[[P:.*]] : memref<4x8xf32, #nisa.memory<sbuf>>, memref<8x4xf32, #nisa.memory<psum>>
+// CHECK: nisa.tensor_scalar <bypass> %[[P]], %[[S:.*]] scalar
+// CHECK: nisa.dma_copy %[[S]], %{{.*}} queue
 // CHECK: %[[B:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [8, 4], strides: [0, 1] : memref<4xf32, #nisa.memory<hbm>> to memref<8x4xf32, strided<[0, 1]>, #nisa.memory<hbm>>
 // CHECK: nisa.dma_copy %[[B]], %{{.*}} queue
 func.func @movement(%x: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<8x4xf32> {

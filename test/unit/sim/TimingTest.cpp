@@ -228,7 +228,16 @@ TEST(TimingTest, DmaTransfersShareHbm) {
   for (int q = 0; q < queues; ++q)
     insts.push_back(dmaIn(q));
   Program all = parse(manifestOf(insts));
-  double bytes = 128 * 512 * 4;
+  // A transfer of `rows` partitions of 512 f32 costs its payload and one
+  // descriptor per partition.
+  auto streamBytes = [&](int64_t rows) {
+    CostQuery q;
+    q.kind = CostQuery::Kind::Dma;
+    q.bytes = rows * 512 * 4;
+    q.descriptors = rows;
+    return model.dmaStreamBytes(q);
+  };
+  double bytes = streamBytes(128);
   double expected =
       model.dmaFixedNs() + bytes / (model.hbmBytesPerNs() / queues);
   t = timeOf(all);
@@ -242,7 +251,7 @@ TEST(TimingTest, DmaTransfersShareHbm) {
   // shares among 16 until the short one's bytes are done, then among 15.
   insts[0] = dmaIn(0, 32);
   Program mixed = parse(manifestOf(insts));
-  double shortBytes = 32 * 512 * 4;
+  double shortBytes = streamBytes(32);
   double rate16 = model.hbmBytesPerNs() / queues;
   double rate15 = std::min(model.dmaEngineBytesPerNs(),
                            model.hbmBytesPerNs() / (queues - 1));

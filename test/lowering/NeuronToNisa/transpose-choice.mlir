@@ -1,0 +1,71 @@
+// RUN: neuron-opt %s -split-input-file --convert-neuron-to-nisa="target=trn2" | FileCheck %s --check-prefixes=CHECK,TRN2
+// RUN: neuron-opt %s -split-input-file --convert-neuron-to-nisa="target=trn1" | FileCheck %s --check-prefixes=CHECK,TRN1
+
+// How an operand is transposed on its way on chip, as the cost model
+// chooses: an element-strided transfer pays a descriptor per element, so a
+// transpose goes through the tensor engine (a natural load, nisa.transpose
+// into PSUM, a vector-engine copy out), or, for 2-byte elements on a
+// generation with a DMA transpose (trn2, not trn1), through the DMA.
+
+// Tests a bf16 matmul: lhs^T tiles load by DMA transpose on trn2 and
+// through the tensor engine on trn1; rhs loads as it is.
+// CHECK-LABEL: func.func @matmul_bf16
+// TRN2-NOT: nisa.transpose
+// TRN2: memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<128x128xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>> to memref<128x128xbf16, strided<[1, 256], offset: ?>, #nisa.memory<hbm>>
+// TRN2-NOT: nisa.transpose
+// TRN1: nisa.dma_copy %{{.*}}, %[[N:.*]] queue {{.*}} : memref<128x128xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x128xbf16, #nisa.memory<sbuf>>
+// TRN1: nisa.transpose %[[N]], %{{.*}} : memref<128x128xbf16, #nisa.memory<sbuf>>, memref<128x128xbf16, strided<[1024, 1]>, #nisa.memory<psum>>
+// TRN1: nisa.tensor_scalar <bypass>
+// CHECK: nisa.matmul
+func.func @matmul_bf16(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<256x256xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<256x256xbf16>, tensor<256x256xbf16>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// Tests an f32 matmul: no generation transposes 4-byte elements by DMA,
+// so lhs goes through the tensor engine on both.
+// CHECK-LABEL: func.func @matmul_f32
+// CHECK: nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
+// CHECK: nisa.tensor_scalar <bypass>
+// CHECK: nisa.matmul
+func.func @matmul_f32(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
+// Tests a transpose read only by a matmul (torch's x @ w^T): no copy, the
+// matmul reads the transposed view. Its lhs^T is then contiguous (one
+// transfer, no transpose); its rhs tiles are w's rows transposed.
+// CHECK-LABEL: func.func @linear
+// CHECK-NOT: memref<256x128xf32, #nisa.memory<hbm>>
+// CHECK: memref.transpose %arg1 (d0, d1) -> (d1, d0) : memref<64x128xf32, #nisa.memory<hbm>> to memref<128x64xf32, strided<[1, 128]>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %{{.*}} : memref<128x32xf32, strided<[32, 1]>, #nisa.memory<hbm>>, memref<128x32xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.dma_copy
+// CHECK: nisa.dma_copy %{{.*}} : memref<64x128xf32, strided<[128, 1]>, #nisa.memory<hbm>>, memref<64x128xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.transpose %{{.*}} : memref<64x128xf32, #nisa.memory<sbuf>>, memref<128x64xf32, strided<[512, 1]>, #nisa.memory<psum>>
+// CHECK: nisa.matmul
+func.func @linear(%x: tensor<128x32xf32>, %w: tensor<64x128xf32>) -> tensor<32x64xf32> {
+  %xt = neuron.transpose %x permutation [1, 0] : tensor<128x32xf32> -> tensor<32x128xf32>
+  %wt = neuron.transpose %w permutation [1, 0] : tensor<64x128xf32> -> tensor<128x64xf32>
+  %0 = neuron.matmul %xt, %wt : (tensor<32x128xf32>, tensor<128x64xf32>) -> tensor<32x64xf32>
+  return %0 : tensor<32x64xf32>
+}
+
+// -----
+
+// Tests transposes the tensor engine does not take: integers, and a
+// permutation other than a swap of the last two dimensions, are one
+// transfer through the permuted view.
+// CHECK-LABEL: func.func @direct
+// CHECK-NOT: nisa.transpose
+// CHECK: nisa.dma_copy %{{.*}}, %arg2 {{.*}} : memref<8x4xi32, strided<[1, 8]>, #nisa.memory<hbm>>, memref<8x4xi32, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %{{.*}}, %arg3 {{.*}} : memref<4x2x3xf32, strided<[1, 12, 4]>, #nisa.memory<hbm>>, memref<4x2x3xf32, #nisa.memory<hbm>>
+func.func @direct(%i: tensor<4x8xi32>, %f: tensor<2x3x4xf32>) -> (tensor<8x4xi32>, tensor<4x2x3xf32>) {
+  %0 = neuron.transpose %i permutation [1, 0] : tensor<4x8xi32> -> tensor<8x4xi32>
+  %1 = neuron.transpose %f permutation [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  return %0, %1 : tensor<8x4xi32>, tensor<4x2x3xf32>
+}
