@@ -74,17 +74,35 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
 
     Tiled so far: matmul and batch_matmul (K on partitions, accumulation in
     PSUM, evacuation by the scalar engine; a block of one operand's tiles
-    resident in SBUF while the other streams, side and block chosen to read
-    the fewest bytes from HBM), conv2d (shifted matmuls; depthwise on the
-    vector engine, row blocks and channels on partitions), pool2d (vector
-    engine), elementwise unary ops and casts (scalar engine), elementwise
-    binary ops (vector engine), reductions (kept dimensions on partitions,
-    vector engine), softmax along the last axis, transpose, broadcast,
-    slice, concat, pad and gather (DMA access patterns), reshape and
-    constant; the norms are first expanded into those. A user kernel
-    (`nisa.custom`) is checked against the target's limits instead. Any
-    other op is an error naming it. `summary` emits a remark per matmul:
-    the plan chosen, the bytes it reads from HBM, and the runner-up.
+    resident in SBUF while the other streams, side and block ranked by an
+    estimate of their time: HBM reads against tensor-engine work), conv2d
+    (shifted matmuls; depthwise on the vector engine, row blocks and
+    channels on partitions), pool2d (vector engine), elementwise unary ops
+    and casts (scalar engine), elementwise binary ops (vector engine),
+    reductions (kept dimensions on partitions, vector engine), softmax
+    along the last axis, transpose, broadcast, slice, concat, pad and
+    gather (DMA access patterns), reshape and constant; the norms are first
+    expanded into those. A user kernel (`nisa.custom`) is checked against
+    the target's limits instead. Any other op is an error naming it.
+
+    An operand tile that must be transposed on its way on chip (lhs^T, or
+    rhs read through a transpose) goes through the tensor engine (a natural
+    load, `nisa.transpose` into PSUM, a vector-engine copy out) or through
+    the DMA (a transposed access pattern, which a generation with a DMA
+    transpose moves at its transpose bandwidth and any other one element
+    per descriptor), whichever the target's cost model times shorter; a
+    `neuron.transpose` read only by matmuls becomes their operand's view.
+
+    `summary` emits a remark per matmul: the plan chosen, the bytes it reads
+    from HBM, its estimated time, the operands transposed on the tensor
+    engine, and the runner-up. With `tuning-cache`, each matmul's best few
+    plans are compiled alone, allocated and scheduled (nisa-allocate with
+    `buffers`, nisa-schedule) and the fastest is kept; the choice is written
+    to a tuning record in that folder, one JSON file per op signature and
+    target, which later compiles read instead of searching (a remark says
+    so). A record that does not parse, was written for another signature,
+    target or compiler, or names a plan its rank no longer has is a warning
+    and never trusted.
 
     ```mlir
     // Before:
@@ -111,7 +129,15 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
            "Read target descriptions from this folder instead of the "
            "built-in ones">,
     Option<"summary", "summary", "bool", /*default=*/"false",
-           "Emit a remark per matmul with its tiling plan and the runner-up">
+           "Emit a remark per matmul with its tiling plan and the runner-up">,
+    Option<"tuningCache", "tuning-cache", "std::string", /*default=*/"\"\"",
+           "Time each matmul's best few plans by compiling and scheduling "
+           "the op alone, keep the fastest, and record the choice in this "
+           "folder (one file per op signature and target), which later "
+           "compiles read instead of searching">,
+    Option<"buffers", "buffers", "int64_t", /*default=*/"16",
+           "Buffers the tuning probes' nisa-allocate gives streaming tiles "
+           "(as the compile that follows does)">
   ];
 }
 
@@ -334,7 +360,11 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
     Option<"kernelLibrary", "kernel-library", "std::string",
            /*default=*/"\"\"",
            "A directory of .mlir files holding user nisa kernels bound to "
-           "the graph's ops (neuron-bind-kernels)">
+           "the graph's ops (neuron-bind-kernels)">,
+    Option<"tuningCache", "tuning-cache", "std::string", /*default=*/"\"\"",
+           "Choose each matmul's plan by scheduling its best few alone, "
+           "recording the choices in this folder for later compiles "
+           "(convert-neuron-to-nisa's tuning-cache)">
   ];
 }
 

@@ -238,6 +238,31 @@ SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
 /// "lhs resident in blocks of 4 M tiles", for remarks.
 std::string describe(const MatmulPlan &plan);
 
+/// A matmul's tuned plan, on the op (or its fusion): its rank among the
+/// plans matmulPlans orders, and, from a tuning record, the plan that rank
+/// was (lowerMatmul warns and takes the first plan when they differ). A
+/// kernel records the plans its matmuls took in kTunedPlans.
+inline constexpr llvm::StringLiteral kPlanRank = "neuron.plan_rank";
+inline constexpr llvm::StringLiteral kPlanExpected = "neuron.plan_expected";
+inline constexpr llvm::StringLiteral kTunedPlans = "neuron.matmul_plans";
+
+/// Where convert-neuron-to-nisa's plan search keeps its records, and the
+/// options its probes compile with.
+struct TuningOptions {
+  std::string cacheDir, target, targetDir;
+  int64_t buffers = 16;
+};
+
+/// Chooses the plan of every matmul and batch_matmul of a function `body`, alone or
+/// fused, by compiling and scheduling the op alone with each of its best
+/// few plans (convert-neuron-to-nisa, nisa-allocate, nisa-schedule) and
+/// keeping the fastest, or reads the choice from the tuning record of the
+/// op's signature and target in `options.cacheDir`, and writes the record
+/// after a search. A corrupt or stale record is a warning and searched
+/// again (MatmulTuning.cpp).
+LogicalResult tuneMatmuls(Block &body, const TileConfig &config,
+                          const TuningOptions &options);
+
 /// The first on-chip tile allocated after `before` in `block` (at its start
 /// when null), loops included: the tile a lowering marks with its tiling.
 Value firstTileAfter(Block *block, Operation *before);

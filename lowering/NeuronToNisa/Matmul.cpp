@@ -16,6 +16,7 @@
 
 #include "passes/KernelGraph.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -331,7 +332,31 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
                      {tileK, limits.getPsumBankBytes() / elementBytes(element)},
                      element);
-  const MatmulPlan &plan = plans.front();
+  // A tuned plan, by its rank.
+  Operation *anchor = fusion ? fusion : op;
+  size_t chosen = 0;
+  if (auto rank = anchor->getAttrOfType<IntegerAttr>(kPlanRank)) {
+    chosen = std::min<size_t>(std::max<int64_t>(rank.getInt(), 0),
+                              plans.size() - 1);
+    auto expected = anchor->getAttrOfType<StringAttr>(kPlanExpected);
+    if (expected && expected.getValue() != describe(plans[chosen])) {
+      anchor->emitWarning()
+          << "convert-neuron-to-nisa: ignoring a stale tuning record: it "
+             "chose '"
+          << expected.getValue() << "', plan " << chosen << " is now '"
+          << describe(plans[chosen]) << "'; the estimate's first plan is used";
+      chosen = 0;
+    }
+  }
+  const MatmulPlan &plan = plans[chosen];
+  if (auto kernel = anchor->getParentOfType<func::FuncOp>();
+      kernel && anchor->hasAttr(kPlanRank)) {
+    SmallVector<Attribute> taken;
+    if (auto prior = kernel->getAttrOfType<ArrayAttr>(kTunedPlans))
+      llvm::append_range(taken, prior);
+    taken.push_back(b.getStringAttr(describe(plan)));
+    kernel->setAttr(kTunedPlans, b.getArrayAttr(taken));
+  }
   if (k.config.summary) {
     auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
     InFlightDiagnostic remark =
@@ -348,11 +373,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       remark << "; " << (transposes.lhs ? "lhs" : "rhs")
              << (transposes.lhs && transposes.rhs ? " and rhs" : "")
              << " transposed on the tensor engine";
-    if (plans.size() > 1)
-      remark << "; runner-up: " << describe(plans[1]) << ", "
-             << llvm::formatv("{0:F1}", mib(plans[1].trafficBytes * batches))
-             << " MiB, " << llvm::formatv("{0:F1}", plans[1].ns / 1e3)
-             << " us";
+    const MatmulPlan *next = chosen == 0 && plans.size() > 1 ? &plans[1]
+                             : chosen > 0 ? &plans[0]
+                                          : nullptr;
+    if (chosen > 0)
+      remark << "; tuned (plan " << chosen << " of the estimate's order)";
+    if (next)
+      remark << "; runner-up: " << describe(*next) << ", "
+             << llvm::formatv("{0:F1}", mib(next->trafficBytes * batches))
+             << " MiB, " << llvm::formatv("{0:F1}", next->ns / 1e3) << " us";
   }
   if (plan.block > 0) {
     // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles

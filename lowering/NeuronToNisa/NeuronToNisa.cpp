@@ -135,9 +135,16 @@ struct ConvertNeuronToNisa
     for (func::FuncOp func : funcs) {
       if (func.isDeclaration() || func->hasAttr("neuron.program"))
         continue;
-      if (failed(func->hasAttr(nisa::NisaDialect::kCustom)
-                     ? verifyCustom(func, *config)
-                     : convert(func, *config)))
+      if (func->hasAttr(nisa::NisaDialect::kCustom)) {
+        if (failed(verifyCustom(func, *config)))
+          return signalPassFailure();
+        continue;
+      }
+      if (!tuningCache.empty() &&
+          failed(tuneMatmuls(func.getBody().front(), *config,
+                             {tuningCache, target, targetDir, buffers})))
+        return signalPassFailure();
+      if (failed(convert(func, *config)))
         return signalPassFailure();
     }
   }

@@ -211,6 +211,7 @@ private:
     kernels.report = reportPath.str();
     kernels.optLevel = optLevel;
     kernels.buffers = buffers;
+    kernels.tuningCache = tuningCache;
     buildKernelPipeline(pm, kernels);
   }
 
@@ -371,7 +372,8 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
                       : " kernel-library=" + kernelLibraryName(kernelLibrary)) +
                  (tensorParallel > 0
                       ? " tensor-parallel=" + std::to_string(tensorParallel)
-                      : std::string());
+                      : std::string()) +
+                 (tuningCache.empty() ? std::string() : " tuned");
   // The pipeline as run, without the report's path: the same graph and
   // options give the same bytes wherever they are written.
   OpPassManager recorded(ModuleOp::getOperationName());

@@ -80,7 +80,10 @@ void mlir::neuron::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createNeuronPlaceCollectives());
   if (options.optLevel > 0)
     pm.addPass(createNeuronFuse());
-  pm.addPass(createConvertNeuronToNisa());
+  ConvertNeuronToNisaOptions convert;
+  convert.tuningCache = options.tuningCache;
+  convert.buffers = options.buffers;
+  pm.addPass(createConvertNeuronToNisa(convert));
   NisaAllocateOptions allocation;
   allocation.buffers = options.buffers;
   pm.addPass(createNisaAllocate(allocation));

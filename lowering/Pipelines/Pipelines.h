@@ -86,6 +86,11 @@ struct KernelPipelineOptions
       *this, "buffers",
       llvm::cl::desc("Buffers each streaming SBUF/PSUM tile rotates through"),
       llvm::cl::init(16)};
+  Option<std::string> tuningCache{
+      *this, "tuning-cache",
+      llvm::cl::desc("Choose each matmul's plan by scheduling its best few "
+                     "alone; record the choices in this folder"),
+      llvm::cl::init("")};
 };
 
 /// From an imported graph to scheduled, synchronised kernels, as

@@ -214,12 +214,14 @@ def _quoted(value):
 
 
 def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
-            entry=None, opt_level=2, buffers=16, kernel_library=None):
+            entry=None, opt_level=2, buffers=16, kernel_library=None,
+            tuning_cache=None):
     """Compiles a frontend graph (linalg-on-tensors or TOSA) as
     neuron-compile does: ``graph`` is MLIR text, a path to a .mlir file, or
     an object whose str() is MLIR; ``target`` a chip or instance with an
     optional ",lnc=N" (default: the graph's neuron.target, else trn2);
-    ``kernel_library`` a folder of user nisa kernels (--kernel-library).
+    ``kernel_library`` a folder of user nisa kernels (--kernel-library);
+    ``tuning_cache`` a folder of matmul tuning records (--tuning-cache).
     Returns an Executable; raises CompileError with the compiler's located
     diagnostics."""
     text, name = _graph_text(graph)
@@ -232,6 +234,8 @@ def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
         options.append(f"entry={_quoted(entry)}")
     if kernel_library:
         options.append(f"kernel-library={_quoted(str(kernel_library))}")
+    if tuning_cache:
+        options.append(f"tuning-cache={_quoted(str(tuning_cache))}")
     result = _core.compile(text, name, " ".join(options))
     diagnostics = [Diagnostic(*d) for d in result.diagnostics]
     if not result.ok:

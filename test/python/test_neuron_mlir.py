@@ -82,6 +82,19 @@ def test_custom_kernel_library(tmp_path):
     assert exe.coverage["by_op"]["@rms_norm"]["custom"] == 1
 
 
+def test_tuning_cache(tmp_path):
+    graph = os.path.join(ROOT, "test", "e2e", "Inputs", "matmul_blocked.mlir")
+    cache = tmp_path / "tuning"
+    exe, path = compile_both(graph, tmp_path,
+                             "--entry=blocked", f"--tuning-cache={cache}",
+                             entry="blocked", tuning_cache=cache)
+    inputs, expected = neuron_run(path, tmp_path)
+    assert exe.run(*inputs)[0].tobytes() == expected[0].tobytes()
+    # The driver's compile wrote the records; Python's read them back.
+    assert any(p.suffix == ".json" for p in cache.iterdir())
+    assert any("search skipped" in d.message for d in exe.diagnostics)
+
+
 def test_graph_as_text_or_object_or_saved_file(tmp_path):
     text = open(MLP).read()
     from_text = neuron_mlir.compile(text)

@@ -80,6 +80,13 @@ static cl::opt<std::string> kernelLibrary(
              "the graph's ops by their nisa.implements (see "
              "neuron-bind-kernels)"),
     cl::value_desc("DIR"), cl::cat(compileCategory));
+static cl::opt<std::string> tuningCache(
+    "tuning-cache",
+    cl::desc("Choose each matmul's plan by compiling and scheduling its best "
+             "few plans alone, and record the choices in this folder (one "
+             "file per op signature and target); later compiles read them "
+             "instead of searching"),
+    cl::value_desc("DIR"), cl::cat(compileCategory));
 static cl::opt<std::string> cacheDir(
     "cache-dir",
     cl::desc("Keep compiles in this folder and reuse them when the input, "
@@ -210,11 +217,12 @@ static std::string mlirOptionGiven() {
 /// The options that decide what a compile makes, as the cache keys them.
 static std::string optionsText() {
   return llvm::formatv("target={0} fallback={1} entry={2} O{3} buffers={4} "
-                       "tensor-parallel={5}",
+                       "tensor-parallel={5}{6}",
                        target.getNumOccurrences() ? target.getValue() : "",
                        fallback.getValue(), entry.getValue(),
                        static_cast<int>(optLevel.getValue()),
-                       buffers.getValue(), tensorParallel.getValue())
+                       buffers.getValue(), tensorParallel.getValue(),
+                       tuningCache.empty() ? "" : " tuned")
       .str();
 }
 
@@ -302,6 +310,7 @@ int main(int argc, char **argv) {
   options.buffers = buffers;
   options.tensorParallel = tensorParallel;
   options.kernelLibrary = kernelLibrary;
+  options.tuningCache = tuningCache;
   options.output = outputFile;
   if (outputFile != "-")
     options.report = reportPath;
