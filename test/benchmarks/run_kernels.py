@@ -9,7 +9,13 @@ peak of the dtype (from the cost model's cycles per moving column and the
 tensor clock) and the minimum bytes (both operands and the result once) at
 the logical core's HBM bandwidth; "limit" names which, and "share" is
 bound / observed. Cases whose bound is above 50 us are checked against
-85%.
+85%. With `--tuned` every case is compiled with a tuning cache (each
+matmul's best few plans scheduled alone, the fastest kept).
+
+Tuning records (`--tuning`): graphs compiled three ways in one run, each
+the fastest of five compiles: without a tuning cache, with a fresh one
+(the plans searched and recorded), and again with the records (search
+skipped); the last two as ratios to the first.
 
 Depthwise convolution and pooling: the issue's case (3x3, 32 channels,
 112x112 output, f32, one image), two more depthwise shapes and a max pool,
@@ -25,7 +31,8 @@ times MobileNet-V2 and EfficientNet-B0 end to end.
 
 Python 3 standard library only. Run from anywhere:
   python3 test/benchmarks/run_kernels.py [--build-dir build] [--target trn2]
-  python3 test/benchmarks/run_kernels.py --gemm [--gemm-target trn1 ...]
+  python3 test/benchmarks/run_kernels.py --gemm [--gemm-target trn1 ...] [--tuned]
+  python3 test/benchmarks/run_kernels.py --tuning
 """
 
 import argparse
@@ -33,9 +40,11 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -111,11 +120,12 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
-def timed(bin_dir, graph, target, work):
+def timed(bin_dir, graph, target, work, tuned=False):
     exe = work / (graph.stem + ".nxe")
     profile = work / (graph.stem + ".json")
+    tuning = [f"--tuning-cache={work / 'tuning'}"] if tuned else []
     run([str(bin_dir / "neuron-compile"), str(graph), f"--target={target}",
-         "-o", str(exe)])
+         "-o", str(exe)] + tuning)
     run([str(bin_dir / "neuron-run"), str(exe), "--timing-only",
          f"--profile={profile}"])
     return json.loads(profile.read_text())
@@ -128,7 +138,36 @@ def engine_ghz(bin_dir, target, engine):
     return float(re.search(engine + r" ([0-9.]+) GHz", text).group(1))
 
 
-def gemm_sweep(bin_dir, targets):
+def tuning_times(bin_dir, target):
+    """Compile times without tuning, searching, and reading the records."""
+    graphs = [HERE / "suite" / name for name in
+              ("mlp.mlir", "gemm_4096.mlir", "attention.mlir")]
+    print(f"{'graph':24} {'untuned_s':>10} {'search_s':>9} {'records_s':>10} "
+          f"{'search/untuned':>15} {'records/untuned':>16}")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        for graph in graphs:
+            def best(extra, fresh=False):
+                times = []
+                for _ in range(5):
+                    if fresh:
+                        shutil.rmtree(work / "tuning", ignore_errors=True)
+                    start = time.perf_counter()
+                    run([str(bin_dir / "neuron-compile"), str(graph),
+                         f"--target={target}", "-o", str(work / "x.nxe")]
+                        + extra)
+                    times.append(time.perf_counter() - start)
+                return min(times)
+            tuning = [f"--tuning-cache={work / 'tuning'}"]
+            untuned = best([])
+            search = best(tuning, fresh=True)
+            records = best(tuning)
+            print(f"{graph.name:24} {untuned:10.3f} {search:9.3f} "
+                  f"{records:10.3f} {search / untuned:15.2f} "
+                  f"{records / untuned:16.2f}")
+
+
+def gemm_sweep(bin_dir, targets, tuned=False):
     """Prints the sweep; the number of checked cases below 85%."""
     misses = 0
     print(f"{'target':14} {'M x K x N':20} {'dtype':5} {'observed_us':>12} "
@@ -141,7 +180,7 @@ def gemm_sweep(bin_dir, targets):
                 for m, k, n in GEMMS:
                     graph = work / f"g{m}_{k}_{n}_{dtype}.mlir"
                     graph.write_text(gemm_graph(m, k, n, dtype))
-                    profile = timed(bin_dir, graph, target, work)
+                    profile = timed(bin_dir, graph, target, work, tuned)
                     prog = profile["program"]
                     cores = profile["cores"]["physical_cores_per_logical_core"]
                     model = " ".join(profile["cost_model"])
@@ -174,10 +213,18 @@ def main():
     parser.add_argument("--gemm-target", action="append",
                         help="a target of the sweep (default trn2,lnc=1 "
                              "and trn1)")
+    parser.add_argument("--tuned", action="store_true",
+                        help="compile the sweep with a tuning cache")
+    parser.add_argument("--tuning", action="store_true",
+                        help="time compiles with and without tuning records")
     args = parser.parse_args()
     bin_dir = pathlib.Path(args.build_dir).resolve() / "bin"
+    if args.tuning:
+        tuning_times(bin_dir, args.target)
+        return 0
     if args.gemm:
-        misses = gemm_sweep(bin_dir, args.gemm_target or ["trn2,lnc=1", "trn1"])
+        misses = gemm_sweep(bin_dir, args.gemm_target or ["trn2,lnc=1", "trn1"],
+                            args.tuned)
         print(f"{misses} case(s) above 50 us below 85% of their bound")
         return 1 if misses else 0
     ghz = engine_ghz(bin_dir, args.target, "vector")
