@@ -119,6 +119,11 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
   }
 };
 
+/// A broadcast is one transfer from the input's view with zero strides;
+/// one that repeats each input value along the result's trailing
+/// dimensions (per-row values, such as a norm's mean) would move one
+/// element per descriptor that way, so it fills row tiles on chip instead
+/// (KernelLowering::load) and stores them.
 struct BroadcastToDma : NisaPattern<BroadcastOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -126,6 +131,38 @@ struct BroadcastToDma : NisaPattern<BroadcastOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value out = k.resultBuffer(rewriter, op.getResult());
+    RankedTensorType input = op.getInput().getType(), result = op.getType();
+    ArrayRef<int64_t> dims = op.getDimensions();
+    int64_t lead = input.getRank();
+    bool perRow = lead > 0 && lead < result.getRank() &&
+                  isa<FloatType>(result.getElementType()) &&
+                  input.getShape() == result.getShape().take_front(lead) &&
+                  llvm::equal(dims, llvm::seq<int64_t>(0, lead)) &&
+                  cast<MemRefType>(adaptor.getInput().getType())
+                      .getLayout()
+                      .isIdentity();
+    if (perRow) {
+      int64_t rows = input.getNumElements();
+      int64_t cols = result.getNumElements() / std::max<int64_t>(rows, 1);
+      Value repeated = KernelLowering::stridedView(
+          rewriter, loc, adaptor.getInput(), rewriter.getIndexAttr(0),
+          {rows, cols}, {1, 0});
+      Value to = KernelLowering::reinterpret(rewriter, loc, out, {rows, cols});
+      int64_t tileCols = std::max<int64_t>(
+          1, std::min(cols, k.config.elementwiseBytes * 8 /
+                                result.getElementTypeBitWidth()));
+      KernelLowering::forEachTile(
+          rewriter, loc, {{rows, k.partitions()}, {cols, tileCols}},
+          [&](OpBuilder &b, const TilePosition &at) {
+            Value t = k.load(
+                b, loc, KernelLowering::view(b, loc, repeated, at.offsets,
+                                             at.sizes));
+            k.dma(b, loc, t, KernelLowering::view(b, loc, to, at.offsets,
+                                                  at.sizes));
+          });
+      rewriter.replaceOp(op, out);
+      return success();
+    }
     k.dma(rewriter, loc,
           KernelLowering::broadcastView(rewriter, loc, adaptor.getInput(),
                                         op.getInput().getType(), op.getType(),

@@ -60,6 +60,32 @@ void KernelLowering::dma(OpBuilder &b, Location loc, Value src, Value dst) {
                           b.getI64IntegerAttr(nextQueue++ % config.dmaQueues));
 }
 
+Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
+  auto type = cast<MemRefType>(src.getType());
+  Value t = tile(b, loc, nisa::MemorySpace::sbuf, type.getShape(),
+                 type.getElementType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() != 2 || type.getDimSize(1) < 2 ||
+      !isa<FloatType>(type.getElementType()) ||
+      failed(stridesAndOffset(type, strides, offset)) || strides[1] != 0) {
+    dma(b, loc, src, t);
+    return t;
+  }
+  int64_t rows = type.getDimSize(0);
+  Value column = tile(b, loc, nisa::MemorySpace::sbuf, {rows, 1},
+                      type.getElementType());
+  dma(b, loc, view(b, loc, src, {b.getIndexAttr(0), b.getIndexAttr(0)},
+                   {rows, 1}),
+      column);
+  nisa::MemsetOp::create(b, loc, t, b.getF64FloatAttr(1.0));
+  nisa::TensorScalarOp::create(
+      b, loc, t, column, t,
+      nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::multiply),
+      FloatAttr());
+  return t;
+}
+
 bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
   rt::OperandShape natural = operandShapeOf(type);
@@ -458,8 +484,7 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
             broadcast.getDimensions());
       else
         source = epilogue.inputs.lookup(v);
-      Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, tileShape, elementOf(v));
-      k.dma(b, loc, window(source), t);
+      Value t = k.load(b, loc, window(source));
       tiles[v] = t;
       operands.push_back(t);
     }

@@ -98,6 +98,12 @@ public:
   /// new PSUM tiles. Returns true for the tensor engine.
   bool loadTransposed(OpBuilder &b, Location loc, Value src, Value dst,
                       Value scratch = {});
+  /// Loads the HBM window `src` into a new SBUF tile of its shape. A window
+  /// repeating one value along each row (a zero innermost stride: a
+  /// broadcast of per-row values, which a transfer would move one element
+  /// per descriptor) loads one column and fills the rows on chip: a tile
+  /// of ones multiplied by each partition's value.
+  Value load(OpBuilder &b, Location loc, Value src);
   /// Whether loadTransposed takes the tensor engine for a window of type
   /// `src`.
   bool transposesOnTensorEngine(MemRefType src) const;

@@ -1,6 +1,7 @@
-// Graphs whose operands are transposed on the way on chip (the tensor
-// engine or a DMA transpose, as the cost model chooses); see
-// transposes.test.
+// Graphs whose operands reach the chip through access patterns the DMA
+// model prices per contiguous run: transposes (the tensor engine or a DMA
+// transpose, as the cost model chooses) and broadcasts of per-row values;
+// see access_patterns.test.
 
 // A batched x @ w^T: the transpose is read only by the batch_matmul, so
 // it is the matmul's rhs view, each tile of w's rows transposed.
@@ -32,4 +33,30 @@ func.func @bf16(%a: tensor<333x200xbf16>, %b: tensor<200x700xbf16>) -> tensor<33
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<333x700xf32>) -> tensor<333x700xf32>
   %r = linalg.matmul ins(%a, %b : tensor<333x200xbf16>, tensor<200x700xbf16>) outs(%f : tensor<333x700xf32>) -> tensor<333x700xf32>
   return %r : tensor<333x700xf32>
+}
+
+// Rows centred on their mean: the mean broadcast along each row, stored
+// (-O0: no fusion) or read by the subtraction in place (fused).
+func.func @centred(%x: tensor<300x700xf32>) -> tensor<300x700xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 700.0 : f32
+  %er = tensor.empty() : tensor<300xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%er : tensor<300xf32>) -> tensor<300xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<300x700xf32>) outs(%z : tensor<300xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<300xf32>
+  %e = tensor.empty() : tensor<300x700xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<300x700xf32>, tensor<300xf32>) outs(%e : tensor<300x700xf32>) {
+  ^bb0(%a: f32, %s: f32, %out: f32):
+    %m = arith.divf %s, %n : f32
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<300x700xf32>
+  return %c : tensor<300x700xf32>
 }

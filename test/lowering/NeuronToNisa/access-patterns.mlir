@@ -1,11 +1,12 @@
 // RUN: neuron-opt %s -split-input-file --convert-neuron-to-nisa="target=trn2" | FileCheck %s --check-prefixes=CHECK,TRN2
 // RUN: neuron-opt %s -split-input-file --convert-neuron-to-nisa="target=trn1" | FileCheck %s --check-prefixes=CHECK,TRN1
 
-// How an operand is transposed on its way on chip, as the cost model
-// chooses: an element-strided transfer pays a descriptor per element, so a
-// transpose goes through the tensor engine (a natural load, nisa.transpose
-// into PSUM, a vector-engine copy out), or, for 2-byte elements on a
-// generation with a DMA transpose (trn2, not trn1), through the DMA.
+// How operands reach the chip when a transfer pays a descriptor per
+// contiguous run (the DMA cost model): a transpose goes through the tensor
+// engine (a natural load, nisa.transpose into PSUM, a vector-engine copy
+// out), or, for 2-byte elements on a generation with a DMA transpose (trn2,
+// not trn1), through the DMA, as the model chooses; per-row values are
+// broadcast on chip.
 
 // Tests a bf16 matmul: lhs^T tiles load by DMA transpose on trn2 and
 // through the tensor engine on trn1; rhs loads as it is.
@@ -68,4 +69,20 @@ func.func @direct(%i: tensor<4x8xi32>, %f: tensor<2x3x4xf32>) -> (tensor<8x4xi32
   %0 = neuron.transpose %i permutation [1, 0] : tensor<4x8xi32> -> tensor<8x4xi32>
   %1 = neuron.transpose %f permutation [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
   return %0, %1 : tensor<8x4xi32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// Tests a broadcast of per-row values (a norm's mean along the rows): a
+// transfer from its zero-stride view would move one element per
+// descriptor, so each row tile loads one column and fills its rows on chip
+// (a tile of ones times each partition's value) before the store.
+// CHECK-LABEL: func.func @per_row
+// CHECK: nisa.dma_copy %{{.*}}, %[[C:.*]] queue {{.*}} : memref<128x1xf32, strided<[1, 0]{{.*}}>, #nisa.memory<hbm>>, memref<128x1xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.memset %[[T:.*]] value 1.0
+// CHECK: nisa.tensor_scalar <multiply> %[[T]], %[[T]] scalars %[[C]]
+// CHECK: nisa.dma_copy %[[T]], %{{.*}} : memref<128x300xf32, #nisa.memory<sbuf>>, memref<128x300xf32, strided<[300, 1]{{.*}}>, #nisa.memory<hbm>>
+func.func @per_row(%m: tensor<256xf32>) -> tensor<256x300xf32> {
+  %0 = neuron.broadcast %m dimensions [0] : tensor<256xf32> -> tensor<256x300xf32>
+  return %0 : tensor<256x300xf32>
 }
