@@ -39,14 +39,27 @@ const char *published(int64_t bytes) {
   return "full saturation";
 }
 
-std::string runs(const std::vector<Chip> &chips) {
-  std::string out = "| bytes per run |";
+/// A table's header: `first` (aligned `align`), a column per chip named
+/// with `unit`, and `last` (left-aligned) when not empty.
+std::string header(const char *first, const char *align,
+                   const std::vector<Chip> &chips, const char *unit,
+                   const char *last = "") {
+  std::string out = absl::StrFormat("| %s |", first);
   for (const Chip &c : chips)
-    out += " " + c.name + " |";
-  out += " NKI DMA guide |\n|---:|";
+    out += absl::StrFormat(" %s%s |", c.name, unit);
+  if (*last)
+    out += absl::StrFormat(" %s |", last);
+  out += absl::StrFormat("\n|%s|", align);
   for (size_t i = 0; i < chips.size(); ++i)
     out += "---:|";
-  out += "---|\n";
+  if (*last)
+    out += "---|";
+  return out + "\n";
+}
+
+std::string runs(const std::vector<Chip> &chips) {
+  std::string out =
+      header("bytes per run", "---:", chips, "", "NKI DMA guide");
   for (int64_t bytes = 2; bytes <= 32768; bytes *= 2) {
     out += absl::StrFormat("| %d |", bytes);
     for (const Chip &c : chips)
@@ -60,13 +73,7 @@ std::string runs(const std::vector<Chip> &chips) {
 /// (128 / engines partitions each), every engine moving its piece at once:
 /// the bytes over the time of one piece, at most the core's HBM share.
 std::string tiles(const std::vector<Chip> &chips) {
-  std::string out = "| bytes per partition |";
-  for (const Chip &c : chips)
-    out += " " + c.name + " GB/s |";
-  out += "\n|---:|";
-  for (size_t i = 0; i < chips.size(); ++i)
-    out += "---:|";
-  out += "\n";
+  std::string out = header("bytes per partition", "---:", chips, " GB/s");
   for (int64_t bytes = 64; bytes <= 32768; bytes *= 2) {
     out += absl::StrFormat("| %d |", bytes);
     for (const Chip &c : chips) {
@@ -85,13 +92,7 @@ std::string tiles(const std::vector<Chip> &chips) {
 /// A [128, 128] bf16 tile loaded transposed: element by element, by DMA
 /// transpose, or as rows (before the tensor engine transposes them).
 std::string transposes(const std::vector<Chip> &chips) {
-  std::string out = "| route, one engine |";
-  for (const Chip &c : chips)
-    out += " " + c.name + " ns |";
-  out += "\n|---|";
-  for (size_t i = 0; i < chips.size(); ++i)
-    out += "---:|";
-  out += "\n";
+  std::string out = header("route, one engine", "---", chips, " ns");
   OperandShape tile{"bf16", 2, 128, 128 * 128}, strided = tile, rows = tile;
   strided.run = 1;
   strided.transposed = true;
