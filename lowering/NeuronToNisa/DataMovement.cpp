@@ -69,7 +69,7 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    if (!k.isOutput(op.getResult()) && onlyContracted(op.getResult())) {
+    if (isOperandView(op)) {
       rewriter.replaceOp(op, KernelLowering::permutedView(
                                  rewriter, loc, input, op.getPermutation()));
       return success();
@@ -151,14 +151,32 @@ struct BroadcastToDma : NisaPattern<BroadcastOp> {
       int64_t tileCols = std::max<int64_t>(
           1, std::min(cols, k.config.elementwiseBytes * 8 /
                                 result.getElementTypeBitWidth()));
+      // One filled tile per row tile, stored over all its columns.
       KernelLowering::forEachTile(
-          rewriter, loc, {{rows, k.partitions()}, {cols, tileCols}},
-          [&](OpBuilder &b, const TilePosition &at) {
-            Value t = k.load(
-                b, loc, KernelLowering::view(b, loc, repeated, at.offsets,
-                                             at.sizes));
-            k.dma(b, loc, t, KernelLowering::view(b, loc, to, at.offsets,
-                                                  at.sizes));
+          rewriter, loc, {{rows, k.partitions()}},
+          [&](OpBuilder &b, const TilePosition &row) {
+            int64_t rt = row.sizes[0];
+            Value filled = k.load(
+                b, loc,
+                KernelLowering::view(b, loc, repeated,
+                                     {row.offsets[0], b.getIndexAttr(0)},
+                                     {rt, tileCols}));
+            KernelLowering::forEachTile(
+                b, loc, {{cols, tileCols}},
+                [&](OpBuilder &b, const TilePosition &col) {
+                  int64_t ct = col.sizes[0];
+                  Value part =
+                      ct == tileCols
+                          ? filled
+                          : KernelLowering::view(
+                                b, loc, filled,
+                                {b.getIndexAttr(0), b.getIndexAttr(0)},
+                                {rt, ct});
+                  k.dma(b, loc, part,
+                        KernelLowering::view(b, loc, to,
+                                             {row.offsets[0], col.offsets[0]},
+                                             {rt, ct}));
+                });
           });
       rewriter.replaceOp(op, out);
       return success();
@@ -348,6 +366,10 @@ struct GatherRows : NisaPattern<GatherOp> {
 };
 
 } // namespace
+
+bool mlir::neuron::isOperandView(TransposeOp transpose) {
+  return onlyContracted(transpose.getResult());
+}
 
 void mlir::neuron::populateDataMovementPatterns(RewritePatternSet &patterns,
                                                 const TypeConverter &converter,

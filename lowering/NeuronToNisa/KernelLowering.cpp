@@ -114,32 +114,46 @@ bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
     return cost.nanoseconds(rt::costQueryFor(op, to, from));
   };
   double direct = ns("dma_copy", onChip(c), transposed);
+  // As loadTransposed emits it: per `partitions` rows a load and a
+  // transpose, per PSUM chunk a copy.
   double onTensor = 0;
-  int64_t p = partitions();
-  for (int64_t r0 = 0; r0 < r; r0 += p) {
-    int64_t rows = std::min(p, r - r0);
-    rt::OperandShape part = natural, staged = onChip(rows), flipped = onChip(c);
-    part.elements = staged.elements = flipped.elements = rows * c;
-    onTensor += ns("dma_copy", staged, part) + ns("transpose", flipped, staged) +
-                ns("tensor_scalar", flipped, flipped);
+  int64_t p = partitions(), chunk = transposeChunk(type.getElementType());
+  for (int64_t c0 = 0; c0 < r; c0 += chunk) {
+    int64_t width = std::min(chunk, r - c0);
+    rt::OperandShape flipped = onChip(c);
+    flipped.elements = width * c;
+    onTensor += ns("tensor_scalar", flipped, flipped);
+    for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
+      int64_t rows = std::min(p, c0 + width - r0);
+      rt::OperandShape part = natural, staged = onChip(rows),
+                       slice = onChip(c);
+      part.elements = staged.elements = slice.elements = rows * c;
+      onTensor += ns("dma_copy", staged, part) + ns("transpose", slice, staged);
+    }
   }
   return onTensor < direct;
 }
 
+int64_t KernelLowering::transposeChunk(Type element) const {
+  return std::max(partitions(),
+                  config.limits.getPsumBankBytes() /
+                      std::max<int64_t>(
+                          1, (element.getIntOrFloatBitWidth() + 7) / 8));
+}
+
 bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
-                                    Value dst, Value scratch) {
+                                    Value dst, Value scratch,
+                                    std::optional<bool> onTensorEngine) {
   auto type = cast<MemRefType>(src.getType());
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
   Type element = type.getElementType();
   int64_t p = partitions();
-  if (!transposesOnTensorEngine(type)) {
+  if (!onTensorEngine.value_or(transposesOnTensorEngine(type))) {
     dma(b, loc, permutedView(b, loc, src, {1, 0}), dst);
     return false;
   }
   // The transposes fill up to a PSUM bank's columns, copied out at once.
-  int64_t chunk = std::max(
-      p, config.limits.getPsumBankBytes() /
-             std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8));
+  int64_t chunk = transposeChunk(element);
   if (scratch)
     chunk = std::min(chunk, cast<MemRefType>(scratch.getType()).getDimSize(1));
   auto at = [&](int64_t row, int64_t col) {

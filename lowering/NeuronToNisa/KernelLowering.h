@@ -76,8 +76,6 @@ public:
   /// The HBM buffer `result` is written to: the kernel's output argument
   /// when the function returns it, else new scratch.
   Value resultBuffer(OpBuilder &b, Value result);
-  /// Whether the function returns `result`.
-  bool isOutput(Value result) const { return outputs.count(result); }
   /// A global holding a constant's value, read where `op` was.
   Value constantBuffer(OpBuilder &b, ConstantOp op);
 
@@ -93,11 +91,13 @@ public:
   /// transposed view, or on the tensor engine (natural loads of up to
   /// `partitions` rows, transposed into a PSUM bank's worth of columns,
   /// which the vector engine copies out), whichever the cost model says
-  /// keeps the engines busy for less time. The transposes go to `scratch`
-  /// (a PSUM tile shared by every call of a loop nest) when given, else to
-  /// new PSUM tiles. Returns true for the tensor engine.
+  /// keeps the engines busy for less time, unless `onTensorEngine` says
+  /// (a caller that has chosen for all its tiles). The transposes go to
+  /// `scratch` (a PSUM tile shared by every call of a loop nest) when given,
+  /// else to new PSUM tiles. Returns true for the tensor engine.
   bool loadTransposed(OpBuilder &b, Location loc, Value src, Value dst,
-                      Value scratch = {});
+                      Value scratch = {},
+                      std::optional<bool> onTensorEngine = std::nullopt);
   /// Loads the HBM window `src` into a new SBUF tile of its shape. A window
   /// repeating one value along each row (a zero innermost stride: a
   /// broadcast of per-row values, which a transfer would move one element
@@ -107,6 +107,9 @@ public:
   /// Whether loadTransposed takes the tensor engine for a window of type
   /// `src`.
   bool transposesOnTensorEngine(MemRefType src) const;
+  /// The columns of `element` one PSUM bank holds (at least a tile's
+  /// partitions): how many transposed rows one copy out of PSUM takes.
+  int64_t transposeChunk(Type element) const;
   /// Records how `op` was tiled on its first tile (for people reading IR).
   void markTiling(Value firstTile, Operation *op, StringRef partition,
                   ArrayRef<int64_t> tileShape);
@@ -165,6 +168,11 @@ private:
   unsigned numInputs;
   int64_t nextQueue = 0, nextGlobal = 0;
 };
+
+/// Whether `transpose` lowers to a view its users read through (no copy):
+/// it is used, and only as an operand of matmuls and batch_matmuls,
+/// directly or through a fusion's block argument (so never returned).
+bool isOperandView(TransposeOp transpose);
 
 /// The HBM memref type of a tensor type.
 MemRefType hbmType(RankedTensorType type);

@@ -173,7 +173,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   auto viewOf = [](Value buffer) {
     if (auto cast = buffer.getDefiningOp<UnrealizedConversionCastOp>();
         cast && cast->getNumOperands() == 1 &&
-        isa<MemRefType>(cast->getOperand(0).getType()))
+        cast->getOperand(0).getDefiningOp<memref::TransposeOp>())
       return cast->getOperand(0);
     return buffer;
   };
@@ -216,11 +216,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // (lhs, or a transposed rhs) goes through loadTransposed, its transposes
   // into one PSUM bank kept for them.
   Value scratch;
+  MatmulTransposes transposes;
   auto loadStationary = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult m0,
                             int64_t mt, OpFoldResult k0, int64_t kt,
                             Value into) {
     k.loadTransposed(b, loc, matrix(b, a, bi, {m0, k0}, {mt, kt}), into,
-                     scratch);
+                     scratch, transposes.lhs);
   };
   auto loadMoving = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult n0,
                         int64_t nt, OpFoldResult k0, int64_t kt, Value into) {
@@ -228,7 +229,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     if (rhsTransposed(bm))
       k.loadTransposed(
           b, loc, KernelLowering::permutedView(b, loc, window, {1, 0}), into,
-          scratch);
+          scratch, transposes.rhs);
     else
       k.dma(b, loc, window, into);
   };
@@ -304,7 +305,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   int64_t finishBytes = finishTiles * tileN * 4;
   // The operands whose tiles the tensor engine transposes; a bank of PSUM
   // stays free for their transposes.
-  MatmulTransposes transposes{
+  transposes = {
       k.transposesOnTensorEngine(
           windowType(a, std::min(m, tileM), std::min(kk, tileK), false)),
       rhsTransposed(bm) &&

@@ -72,7 +72,10 @@ Probe makeProbe(Operation *anchor) {
   llvm::SetVector<Value> inputs;
   SmallVector<Operation *> transposes;
   for (Value v : anchor->getOperands()) {
-    if (auto t = v.getDefiningOp<TransposeOp>()) {
+    // A transpose the compile reads as a view (DataMovement.cpp) is one
+    // in the probe too.
+    auto t = v.getDefiningOp<TransposeOp>();
+    if (t && isOperandView(t)) {
       transposes.push_back(t);
       inputs.insert(t.getInput());
     } else {
@@ -104,6 +107,7 @@ Probe makeProbe(Operation *anchor) {
 
 /// What a probe of one plan gave: the plan it took and its predicted time.
 struct Trial {
+  int64_t rank = 0;
   std::string plan;
   double ns = 0;
 };
@@ -139,19 +143,19 @@ FailureOr<Trial> tryPlan(Probe &probe, int64_t rank,
     auto plans = func->getAttrOfType<ArrayAttr>(kTunedPlans);
     auto timing = func->getAttrOfType<nisa::ScheduleAttr>("nisa.schedule");
     if (plans && timing && !plans.empty())
-      return Trial{cast<StringAttr>(plans[0]).getValue().str(),
+      return Trial{rank, cast<StringAttr>(plans[0]).getValue().str(),
                    timing.getPredictedNs().getValueAsDouble()};
   }
   return failure();
 }
 
 /// The record's key: the probe as text, the target's limits and cost
-/// model, and the compiler's version.
-std::string keyOf(Probe &probe, const TileConfig &config) {
+/// model, the probes' buffers, and the compiler's version.
+std::string keyOf(Probe &probe, const TileConfig &config, int64_t buffers) {
   std::string key;
   llvm::raw_string_ostream os(key);
   os << "neuron-tuning/1\n" << NEURON_VERSION_LINE << "\n"
-     << config.limits << "\n"
+     << config.limits << "\nbuffers " << buffers << "\n"
      << config.cost.assumptions();
   probe.module->print(os, OpPrintingFlags().useLocalScope());
   return key;
@@ -194,25 +198,30 @@ std::optional<Record> readRecord(Operation *anchor, StringRef path,
 
 /// Writes the record through a temporary file, so no reader sees half.
 void writeRecord(Operation *anchor, StringRef dir, StringRef path,
-                 StringRef key, int64_t rank, const Trial &trial) {
+                 StringRef key, const Trial &trial) {
   llvm::json::Object o{{"key", key},
-                       {"rank", rank},
+                       {"rank", trial.rank},
                        {"plan", trial.plan},
                        {"predicted_ns", trial.ns}};
   std::string text;
   llvm::raw_string_ostream(text) << llvm::json::Value(std::move(o));
-  std::string temp = (path + ".tmp").str();
+  // A file of its own per writer, renamed over the record: compiles
+  // writing the same record at once each leave a whole one.
+  SmallString<128> temp;
+  int fd = -1;
   std::error_code ec = llvm::sys::fs::create_directories(dir);
-  if (!ec) {
-    llvm::raw_fd_ostream out(temp, ec);
-    if (!ec) {
-      out << text;
-      out.close();
-      ec = out.error();
-    }
-  }
   if (!ec)
-    ec = llvm::sys::fs::rename(temp, path);
+    ec = llvm::sys::fs::createUniqueFile(path + "-%%%%%%.tmp", fd, temp);
+  if (!ec) {
+    llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+    out << text;
+    out.close();
+    ec = out.error();
+    if (!ec)
+      ec = llvm::sys::fs::rename(temp, path);
+    if (ec)
+      llvm::sys::fs::remove(temp);
+  }
   if (ec)
     anchor->emitWarning() << "convert-neuron-to-nisa: cannot write tuning "
                              "record "
@@ -230,7 +239,7 @@ LogicalResult mlir::neuron::tuneMatmuls(Block &body, const TileConfig &config,
   for (Operation *anchor : anchors) {
     MLIRContext *ctx = anchor->getContext();
     Probe probe = makeProbe(anchor);
-    std::string key = keyOf(probe, config);
+    std::string key = keyOf(probe, config, options.buffers);
     SmallString<128> path(options.cacheDir);
     llvm::sys::path::append(
         path, llvm::utohexstr(llvm::xxh3_64bits(key), /*LowerCase=*/true) +
@@ -261,8 +270,8 @@ LogicalResult mlir::neuron::tuneMatmuls(Block &body, const TileConfig &config,
     }
     if (best < 0)
       continue; // the lowering reports why no plan fits
-    mark(best, trials[best].plan);
-    writeRecord(anchor, options.cacheDir, path, key, best, trials[best]);
+    mark(trials[best].rank, trials[best].plan);
+    writeRecord(anchor, options.cacheDir, path, key, trials[best]);
     InFlightDiagnostic remark =
         anchor->emitRemark()
         << "convert-neuron-to-nisa: scheduled " << trials.size()

@@ -5,9 +5,9 @@
 #include "absl/strings/str_format.h"
 
 #include <algorithm>
-#include <vector>
 #include <cmath>
 #include <tuple>
+#include <vector>
 
 namespace neuron::rt {
 
@@ -63,7 +63,7 @@ bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
   for (size_t i = 0; i < rank; ++i)
     if (sizes[i] > 1)
       steps.push_back(strides[i]);
-  return steps.size() == 2 && steps[0] == 1 && steps[1] != 1;
+  return steps.size() == 2 && steps[0] == 1 && steps[1] > 1;
 }
 
 CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
@@ -83,8 +83,9 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
     };
     int64_t run = std::min(runOf(dst), runOf(source));
     q.descriptors = std::max<int64_t>(1, (dst.elements + run - 1) / run);
+    // The DMA transpose reads HBM into a tile on chip.
     q.transposes =
-        (dst.transposed || source.transposed) && dst.elementBytes == 2;
+        source.transposed && dst.run == 0 && dst.elementBytes == 2;
   } else if (op == "matmul") {
     q.kind = Kind::Matmul;
     q.dtype = source.dtype;
@@ -173,10 +174,14 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.hbmPerNs = hbm * 1e-9 / target.physicalCoresPerChip() * m.cores;
   m.dmaFixed = kDmaFixedNs;
   m.descriptorOverhead = double(target.dmaDescriptorOverheadBytes());
-  if (chip.dmaTransposeBandwidth)
-    if (absl::StatusOr<double> t = toBytesPerSecond(*chip.dmaTransposeBandwidth);
-        t.ok())
-      m.transposeBytesPerNs = *t * 1e-9;
+  if (chip.dmaTransposeBandwidth) {
+    absl::StatusOr<double> t = toBytesPerSecond(*chip.dmaTransposeBandwidth);
+    if (!t.ok() || *t <= 0)
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "cost model: %s: a DMA transpose bandwidth that is not positive",
+          chip.file));
+    m.transposeBytesPerNs = *t * 1e-9;
+  }
   m.hostLinkPerNs = std::max(0.0, target.hostLinkBytesPerSecond()) * 1e-9;
   return m;
 }

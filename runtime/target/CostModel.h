@@ -49,9 +49,9 @@ struct CostQuery {
   int64_t freeElements = 0;
   int64_t bytes = 0;
   int64_t descriptors = 1;
-  /// Dma: a 2-D transpose of 2-byte elements, which a generation with a
-  /// DMA transpose moves at its transpose bandwidth instead of a descriptor
-  /// per element.
+  /// Dma: a 2-D transpose of 2-byte elements from HBM into a tile, which a
+  /// generation with a DMA transpose moves at its transpose bandwidth
+  /// instead of a descriptor per element.
   bool transposes = false;
 };
 
@@ -81,7 +81,7 @@ struct OperandShape {
 int64_t contiguousRun(const int64_t *sizes, const int64_t *strides,
                       size_t rank);
 /// Whether that pattern is a transpose: two dimensions of size > 1, the
-/// inner strided and the outer contiguous.
+/// inner one stepping by more than one element and the outer contiguous.
 bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
                          size_t rank);
 

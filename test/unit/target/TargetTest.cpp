@@ -97,6 +97,9 @@ TEST(TargetRegistry, DerivedSizes) {
   EXPECT_EQ(t->psumBanks(), 8);
   EXPECT_EQ(t->psumBankBytes(), 2048);
   EXPECT_EQ(t->dmaPeakBytesPerPartition(), 2 * 1024);
+  EXPECT_EQ(t->dmaDescriptorOverheadBytes(), 224);
+  ASSERT_TRUE(t->chip->dmaTransposeBandwidth.has_value());
+  EXPECT_DOUBLE_EQ(t->chip->dmaTransposeBandwidth->value, 20.7);
   EXPECT_DOUBLE_EQ(t->peakOpsPerPhysicalCore("bf16").value(), 79e12);
   EXPECT_FALSE(t->peakOpsPerPhysicalCore("int8").has_value());
   EXPECT_DOUBLE_EQ(t->dmaBytesPerSecondPerPhysicalCore(), 16 * 23e9);
@@ -215,6 +218,25 @@ TEST(Validation, DmaPeakBytesAreACapacity) {
   EXPECT_NE(errorFor(doc).find("chip.dma.peak_bytes_per_partition.unit"),
             std::string::npos)
       << errorFor(doc);
+}
+
+// The descriptor overhead is required and a capacity; the DMA transpose
+// bandwidth is optional (trn1 has none) and a bandwidth.
+TEST(Validation, DmaDescriptorAndTransposeFigures) {
+  json doc = builtinJson("trn2.json");
+  doc["chip"]["dma"].erase("descriptor_overhead");
+  EXPECT_EQ(errorFor(doc),
+            "bad.json: chip.dma.descriptor_overhead: expected an object "
+            "{value, unit, source}, found nothing (the field is missing)");
+  doc = builtinJson("trn2.json");
+  doc["chip"]["dma"]["transpose_bandwidth"]["unit"] = "KiB";
+  EXPECT_NE(errorFor(doc).find("chip.dma.transpose_bandwidth.unit"),
+            std::string::npos)
+      << errorFor(doc);
+  doc = builtinJson("trn2.json");
+  doc["chip"]["dma"].erase("transpose_bandwidth");
+  TargetRegistry registry;
+  EXPECT_TRUE(registry.addFromText("ok.json", doc.dump()).ok());
 }
 
 TEST(Validation, WrongType) {
