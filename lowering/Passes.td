@@ -87,7 +87,8 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
 
     An operand tile that must be transposed on its way on chip (lhs^T, or
     rhs read through a transpose) goes through the tensor engine (a natural
-    load, `nisa.transpose` into PSUM, a vector-engine copy out) or through
+    load, `nisa.transpose` into PSUM, copies out by the vector and scalar
+    engines) or through
     the DMA (a transposed access pattern, which a generation with a DMA
     transpose moves at its transpose bandwidth and any other one element
     per descriptor), whichever the target's cost model times shorter; a

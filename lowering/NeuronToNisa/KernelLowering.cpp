@@ -173,11 +173,21 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
           rows == width ? flipped
                         : view(b, loc, flipped, at(0, r0 - c0), {c, rows}));
     }
+    // Two engines copy out of PSUM side by side: the vector engine the
+    // first half, the scalar engine the second.
+    Value out = width == r ? dst : view(b, loc, dst, at(0, c0), {c, width});
+    int64_t half = width >= 2 * p ? width / 2 : width;
+    auto cols = [&](Value v, int64_t from, int64_t n) {
+      return from == 0 && n == width ? v : view(b, loc, v, at(0, from), {c, n});
+    };
     nisa::TensorScalarOp::create(
-        b, loc, flipped,
-        width == r ? dst : view(b, loc, dst, at(0, c0), {c, width}),
+        b, loc, cols(flipped, 0, half), cols(out, 0, half),
         nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
         b.getF64FloatAttr(0.0));
+    if (half < width)
+      activation(b, loc, cols(flipped, half, width - half),
+                 cols(out, half, width - half),
+                 nisa::ActivationFunction::identity);
   }
   return true;
 }

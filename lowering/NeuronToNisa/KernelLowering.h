@@ -90,7 +90,8 @@ public:
   /// `dst` [c, r] (c at most the partitions): by one transfer through the
   /// transposed view, or on the tensor engine (natural loads of up to
   /// `partitions` rows, transposed into a PSUM bank's worth of columns,
-  /// which the vector engine copies out), whichever the cost model says
+  /// which the vector engine copies out, with the scalar engine when the
+  /// chunk is two tiles wide or more), whichever the cost model says
   /// keeps the engines busy for less time, unless `onTensorEngine` says
   /// (a caller that has chosen for all its tiles). The transposes go to
   /// `scratch` (a PSUM tile shared by every call of a loop nest) when given,

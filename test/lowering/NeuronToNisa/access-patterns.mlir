@@ -86,3 +86,17 @@ func.func @per_row(%m: tensor<256xf32>) -> tensor<256x300xf32> {
   %0 = neuron.broadcast %m dimensions [0] : tensor<256xf32> -> tensor<256x300xf32>
   return %0 : tensor<256x300xf32>
 }
+
+// -----
+
+// Tests a resident block of 4 lhs tiles transposed on the tensor engine
+// (f32: no DMA transpose): the 4 transposes fill one PSUM bank, and the
+// vector and scalar engines copy its two halves out side by side.
+// CHECK-LABEL: func.func @split_copy
+// CHECK-COUNT-4: nisa.transpose %{{.*}} : memref<128x128xf32, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]{{.*}}>, #nisa.memory<psum>>
+// CHECK: nisa.tensor_scalar <bypass> %{{.*}} : memref<128x256xf32, strided<[512, 1]>, #nisa.memory<psum>>, memref<128x256xf32, strided<[512, 1]>, #nisa.memory<sbuf>>
+// CHECK: nisa.activation <identity> %{{.*}} : memref<128x256xf32, strided<[512, 1], offset: 256>, #nisa.memory<psum>>, memref<128x256xf32, strided<[512, 1], offset: 256>, #nisa.memory<sbuf>>
+func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x2048xf32>) -> tensor<512x2048xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<512x128xf32>, tensor<128x2048xf32>) -> tensor<512x2048xf32>
+  return %0 : tensor<512x2048xf32>
+}
