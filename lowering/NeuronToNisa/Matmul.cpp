@@ -7,8 +7,11 @@
 // epilogue's leading activation. A block of one operand's tiles (lhs: M
 // tiles, rhs: N tiles) stays resident in SBUF for all of K while the other
 // operand's tiles stream past it, each streamed K tile feeding the block's
-// matmuls into one PSUM bank each; the side and block are those reading
-// the fewest bytes from HBM (matmulPlans).
+// matmuls into one PSUM bank each; the side and block are ranked by an
+// estimate of their time (matmulPlans), or chosen by scheduling the best
+// few alone (MatmulTuning.cpp). An operand whose K is not on its rows in
+// HBM (lhs, a transposed rhs) is transposed on its way on chip
+// (KernelLowering::loadTransposed).
 //
 //===----------------------------------------------------------------------===//
 
