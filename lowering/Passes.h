@@ -18,6 +18,13 @@ LogicalResult lowerNeuronOpsToLinalg(Operation *root);
 #define GEN_PASS_REGISTRATION
 #include "lowering/Passes.h.inc"
 
+/// Adds a compile's tiling stages to `pm`: convert-neuron-to-nisa with
+/// `convert`, then nisa-allocate with its `buffers` and nisa-schedule on its
+/// target. neuron-kernels runs them so, and the matmul plan search compiles
+/// its probes so.
+void addTilingPasses(OpPassManager &pm,
+                     const ConvertNeuronToNisaOptions &convert);
+
 } // namespace mlir::neuron
 
 #endif // NEURON_LOWERING_PASSES_H

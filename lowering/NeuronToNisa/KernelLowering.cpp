@@ -16,6 +16,10 @@ static Attribute spaceAttr(MLIRContext *context, nisa::MemorySpace space) {
   return nisa::MemorySpaceAttr::get(context, space);
 }
 
+int64_t mlir::neuron::elementBytes(Type element) {
+  return (element.getIntOrFloatBitWidth() + 7) / 8;
+}
+
 MemRefType mlir::neuron::hbmType(RankedTensorType type) {
   return MemRefType::get(type.getShape(), type.getElementType(),
                          MemRefLayoutAttrInterface(),
@@ -136,9 +140,7 @@ bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
 
 int64_t KernelLowering::transposeChunk(Type element) const {
   return std::max(partitions(),
-                  config.limits.getPsumBankBytes() /
-                      std::max<int64_t>(
-                          1, (element.getIntOrFloatBitWidth() + 7) / 8));
+                  config.limits.getPsumBankBytes() / elementBytes(element));
 }
 
 bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,

@@ -175,6 +175,9 @@ private:
 /// directly or through a fusion's block argument (so never returned).
 bool isOperandView(TransposeOp transpose);
 
+/// Bytes of one element of `element` (a byte for i1 and fp8).
+int64_t elementBytes(Type element);
+
 /// The HBM memref type of a tensor type.
 MemRefType hbmType(RankedTensorType type);
 

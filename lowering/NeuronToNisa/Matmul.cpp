@@ -41,7 +41,7 @@ static std::pair<int64_t, int64_t> matrixStrides(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
+  if (failed(stridesAndOffset(type, strides, offset)))
     return {type.getDimSize(type.getRank() - 1), 1};
   return {strides[strides.size() - 2], strides.back()};
 }
@@ -65,10 +65,6 @@ static MemRefType windowType(Value buffer, int64_t rows, int64_t cols,
       {rows, cols}, type.getElementType(),
       StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, {r, c}),
       type.getMemorySpace());
-}
-
-static int64_t elementBytes(Type element) {
-  return (element.getIntOrFloatBitWidth() + 7) / 8;
 }
 
 SmallVector<MatmulPlan>
@@ -334,8 +330,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   transposes, costs, limits);
   if (transposes.lhs || transposes.rhs)
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
-                     {tileK, limits.getPsumBankBytes() / elementBytes(element)},
-                     element);
+                     {tileK, k.transposeChunk(element)}, element);
   // A tuned plan, by its rank.
   Operation *anchor = fusion ? fusion : op;
   size_t chosen = 0;

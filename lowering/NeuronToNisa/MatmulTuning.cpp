@@ -15,7 +15,6 @@
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
 #include "lowering/Passes.h"
-#include "passes/Passes.h"
 
 #include "NeuronVersion.h"
 
@@ -127,14 +126,8 @@ FailureOr<Trial> tryPlan(Probe &probe, int64_t rank,
   ConvertNeuronToNisaOptions convert;
   convert.target = options.target;
   convert.targetDir = options.targetDir;
-  pm.addPass(createConvertNeuronToNisa(convert));
-  NisaAllocateOptions allocate;
-  allocate.buffers = options.buffers;
-  pm.addPass(createNisaAllocate(allocate));
-  NisaScheduleOptions schedule;
-  schedule.target = options.target;
-  schedule.targetDir = options.targetDir;
-  pm.addPass(createNisaSchedule(schedule));
+  convert.buffers = options.buffers;
+  addTilingPasses(pm, convert);
   // A plan that does not fit is no candidate: its errors stay here.
   ScopedDiagnosticHandler quiet(ctx, [](Diagnostic &) { return success(); });
   if (failed(pm.run(*module)))

@@ -16,6 +16,7 @@
 #include "lowering/NeuronToNisa/KernelLowering.h"
 #include "passes/Decompose.h"
 #include "passes/KernelGraph.h"
+#include "passes/Passes.h"
 #include "passes/TargetLoading.h"
 #include "runtime/target/CostModel.h"
 
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -47,7 +49,7 @@ static bool hasSoftmaxRecipe(Operation *op, const TileConfig &config) {
   if (!type.hasStaticShape() || softmax.getAxis() != type.getRank() - 1)
     return false;
   int64_t row = type.getDimSize(type.getRank() - 1);
-  int64_t bytes = (type.getElementTypeBitWidth() + 7) / 8;
+  int64_t bytes = elementBytes(type.getElementType());
   return row * (2 * bytes + 4) <= config.limits.getSbufBytes() / 2;
 }
 
@@ -306,3 +308,15 @@ struct ConvertNeuronToNisa
 };
 
 } // namespace
+
+void mlir::neuron::addTilingPasses(OpPassManager &pm,
+                                   const ConvertNeuronToNisaOptions &convert) {
+  pm.addPass(createConvertNeuronToNisa(convert));
+  NisaAllocateOptions allocate;
+  allocate.buffers = convert.buffers;
+  pm.addPass(createNisaAllocate(allocate));
+  NisaScheduleOptions schedule;
+  schedule.target = convert.target;
+  schedule.targetDir = convert.targetDir;
+  pm.addPass(createNisaSchedule(schedule));
+}

@@ -304,13 +304,12 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
   // Partitioning sees every function: keep only the graph (helpers
   // inlined, harness and instrumentation gone) before it runs.
   bool sharded = hasShardOps(module);
-  if ((tensorParallel > 0 || sharded) &&
-      (!kernelLibrary.empty() || hasKernelBindings(module)))
-    return module.emitError(
-        "neuron-compile: user kernels cannot be combined with tensor-parallel "
-        "partitioning yet (the partitioner cannot split a user kernel); "
-        "compile for one core, or drop the kernel bindings");
   if (tensorParallel > 0 || sharded) {
+    if (!kernelLibrary.empty() || hasKernelBindings(module))
+      return module.emitError(
+          "neuron-compile: user kernels cannot be combined with "
+          "tensor-parallel partitioning yet (the partitioner cannot split a "
+          "user kernel); compile for one core, or drop the kernel bindings");
     OpPassManager inlinePm(ModuleOp::getOperationName());
     inlinePm.addPass(createInlinerPass());
     if (failed(runPipeline(inlinePm, module)) ||

@@ -83,11 +83,7 @@ void mlir::neuron::buildKernelPipeline(OpPassManager &pm,
   ConvertNeuronToNisaOptions convert;
   convert.tuningCache = options.tuningCache;
   convert.buffers = options.buffers;
-  pm.addPass(createConvertNeuronToNisa(convert));
-  NisaAllocateOptions allocation;
-  allocation.buffers = options.buffers;
-  pm.addPass(createNisaAllocate(allocation));
-  pm.addPass(createNisaSchedule());
+  addTilingPasses(pm, convert);
   pm.addPass(createNisaInsertSync());
   pm.addPass(createNisaVerifySync());
 }
