@@ -256,6 +256,8 @@ FailureOr<func::FuncOp> BindKernels::useKernel(Kernel &kernel, Operation *op,
       func = cast<func::FuncOp>(func->clone());
       module.push_back(func);
     }
+    // Later uses find the copy without looking it up.
+    kernel.func = func;
   }
   Builder b(&getContext());
   if (auto marked = func->getAttrOfType<IntegerAttr>("nisa.num_inputs");

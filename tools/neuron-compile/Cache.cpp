@@ -16,7 +16,6 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
