@@ -207,28 +207,32 @@ TEST(Validation, MissingField) {
             "source}, found nothing (the field is missing)");
 }
 
-TEST(Validation, DmaPeakBytesAreACapacity) {
+/// Checks that trn2's chip.dma.`field` is required (its absence is the
+/// missing-field error) and that a `wrongUnit` for it is an error naming
+/// its unit.
+void expectRequiredDmaFigure(const std::string &field,
+                             const std::string &wrongUnit) {
   json doc = builtinJson("trn2.json");
-  doc["chip"]["dma"].erase("peak_bytes_per_partition");
-  EXPECT_EQ(errorFor(doc),
-            "bad.json: chip.dma.peak_bytes_per_partition: expected an object "
-            "{value, unit, source}, found nothing (the field is missing)");
+  doc["chip"]["dma"].erase(field);
+  EXPECT_EQ(errorFor(doc), "bad.json: chip.dma." + field +
+                               ": expected an object {value, unit, source}, "
+                               "found nothing (the field is missing)");
   doc = builtinJson("trn2.json");
-  doc["chip"]["dma"]["peak_bytes_per_partition"]["unit"] = "GB/s";
-  EXPECT_NE(errorFor(doc).find("chip.dma.peak_bytes_per_partition.unit"),
+  doc["chip"]["dma"][field]["unit"] = wrongUnit;
+  EXPECT_NE(errorFor(doc).find("chip.dma." + field + ".unit"),
             std::string::npos)
       << errorFor(doc);
+}
+
+TEST(Validation, DmaPeakBytesAreACapacity) {
+  expectRequiredDmaFigure("peak_bytes_per_partition", "GB/s");
 }
 
 // The descriptor overhead is required and a capacity; the DMA transpose
 // bandwidth is optional (trn1 has none) and a bandwidth.
 TEST(Validation, DmaDescriptorAndTransposeFigures) {
+  expectRequiredDmaFigure("descriptor_overhead", "GB/s");
   json doc = builtinJson("trn2.json");
-  doc["chip"]["dma"].erase("descriptor_overhead");
-  EXPECT_EQ(errorFor(doc),
-            "bad.json: chip.dma.descriptor_overhead: expected an object "
-            "{value, unit, source}, found nothing (the field is missing)");
-  doc = builtinJson("trn2.json");
   doc["chip"]["dma"]["transpose_bandwidth"]["unit"] = "KiB";
   EXPECT_NE(errorFor(doc).find("chip.dma.transpose_bandwidth.unit"),
             std::string::npos)
