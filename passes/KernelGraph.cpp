@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
@@ -66,6 +67,30 @@ rt::EngineClass mlir::neuron::engineClassOf(Operation *instruction) {
   }
 }
 
+SmallVector<int64_t> mlir::neuron::freeStridesOf(ArrayRef<int64_t> shape,
+                                                 ArrayRef<int64_t> strides) {
+  bool contiguous = true;
+  for (int64_t d = int64_t(shape.size()) - 1, run = 1; d >= 1; --d) {
+    contiguous &= shape[d] == 1 || strides[d] == run;
+    run *= shape[d];
+  }
+  if (contiguous || shape.empty())
+    return {};
+  return SmallVector<int64_t>(strides.drop_front());
+}
+
+int64_t mlir::neuron::freeSpan(ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> freeStrides) {
+  if (shape.empty())
+    return 1;
+  if (freeStrides.empty())
+    return computeProduct(shape.drop_front());
+  int64_t last = 0;
+  for (auto [size, stride] : llvm::zip(shape.drop_front(), freeStrides))
+    last += (size - 1) * stride;
+  return last + 1;
+}
+
 rt::OperandShape mlir::neuron::operandShapeOf(MemRefType type) {
   rt::OperandShape s;
   s.dtype = dtypeNameOf(type.getElementType());
@@ -82,6 +107,17 @@ rt::OperandShape mlir::neuron::operandShapeOf(MemRefType type) {
                               strides.size());
     s.transposed = rt::isTransposedPattern(type.getShape().data(),
                                            strides.data(), strides.size());
+  } else if (type.getRank() > 1 &&
+             succeeded(stridesAndOffset(type, strides, offset)) &&
+             llvm::none_of(strides, ShapedType::isDynamic)) {
+    SmallVector<int64_t> free = freeStridesOf(type.getShape(), strides);
+    if (!free.empty()) {
+      const int64_t *sizes = type.getShape().data() + 1;
+      s.run = std::min(s.elements / std::max<int64_t>(s.partitions, 1),
+                       rt::contiguousRun(sizes, free.data(), free.size()));
+      s.strideBytes = rt::innermostStep(sizes, free.data(), free.size()) *
+                      s.elementBytes;
+    }
   }
   return s;
 }
@@ -503,23 +539,22 @@ FailureOr<TileAccess> KernelGraph::tileAccess(size_t i, Value tile,
     a.runs = elementRuns(type.getShape(), strides);
     return a;
   }
-  // On chip: [partition][free...], the free dimensions contiguous.
+  // On chip: [partition][free...], the free dimensions contiguous or
+  // strided within each partition.
   auto rootType = cast<MemRefType>(a.root.getType());
   FailureOr<int64_t> p0 = OffsetReader::partitionOffset(tile);
   int64_t perPartition = rootType.getNumElements() /
                          std::max<int64_t>(rootType.getDimSize(0), 1);
   int64_t partitions = type.getRank() ? type.getDimSize(0) : 1;
-  bool contiguous =
+  bool wholePartitions =
       type.getRank() == 0 || strides[0] == perPartition || partitions == 1;
-  for (int64_t d = type.getRank() - 1, run = 1; d >= 1; --d) {
-    contiguous &= type.getDimSize(d) == 1 || strides[d] == run;
-    run *= type.getDimSize(d);
-  }
-  if (failed(p0) || !contiguous)
+  if (failed(p0) || !wholePartitions ||
+      llvm::any_of(strides, [](int64_t s) { return s < 0; }))
     return op->emitError()
            << "expected an on-chip tile of whole partitions from a fixed "
-              "first partition, its free dimensions contiguous, found "
+              "first partition, its free dimensions stepping forward, found "
            << type;
+  a.freeStrides = freeStridesOf(type.getShape(), strides);
   a.partitionLo = *p0;
   a.partitionHi = *p0 + partitions;
   a.offset = *offset;
@@ -527,7 +562,7 @@ FailureOr<TileAccess> KernelGraph::tileAccess(size_t i, Value tile,
   a.offset.constant *= bytes;
   for (int64_t &c : a.offset.coeffs)
     c *= bytes;
-  a.extent = type.getNumElements() / std::max<int64_t>(partitions, 1) * bytes;
+  a.extent = freeSpan(type.getShape(), a.freeStrides) * bytes;
   if (auto alloc = a.root.getDefiningOp<memref::AllocOp>()) {
     a.allocDepth = loopDepthOf(alloc);
     if (auto address =

@@ -108,8 +108,11 @@ struct TileAccess {
   /// Elements (HBM) or bytes within each partition (on chip) from the
   /// root's start, over the instruction's loops; slots not included.
   AffineIndex offset;
-  /// On chip: bytes per partition; partitions [partitionLo, partitionHi).
+  /// On chip: the bytes spanned in each partition; partitions
+  /// [partitionLo, partitionHi); the element strides of the free dimensions
+  /// when they are not contiguous (else empty).
   int64_t extent = 0;
+  SmallVector<int64_t, 2> freeStrides;
   int64_t partitionLo = 0, partitionHi = 0;
   /// HBM: contiguous element runs relative to `offset` (a bounding run
   /// for large patterns).
@@ -250,8 +253,16 @@ struct UnitStreams {
 rt::EngineClass engineClassOf(Operation *instruction);
 rt::CostQuery costQueryOf(Operation *instruction);
 /// How the cost model sees an operand of type `type`: its dtype, its
-/// partitions and, in HBM, the contiguous runs of its access pattern.
+/// partitions and the contiguous runs of its access pattern (in HBM, or a
+/// strided tile on chip, with its element step).
 rt::OperandShape operandShapeOf(MemRefType type);
+
+/// The element strides of the free dimensions (all but the first) of an
+/// on-chip tile of `shape` x `strides`, or empty when they are contiguous.
+SmallVector<int64_t> freeStridesOf(ArrayRef<int64_t> shape,
+                                   ArrayRef<int64_t> strides);
+/// The elements a partition of such a tile spans, first to last inclusive.
+int64_t freeSpan(ArrayRef<int64_t> shape, ArrayRef<int64_t> freeStrides);
 
 } // namespace mlir::neuron
 

@@ -200,6 +200,8 @@ FailureOr<json> KernelEmitter::tileRef(size_t i, Value tile) {
                                 "address (run nisa-allocate first)";
   ref["partition"] = access->partitionLo;
   ref["offset"] = access->address + access->offset.constant;
+  if (!access->freeStrides.empty())
+    ref["strides"] = ArrayRef<int64_t>(access->freeStrides);
   if (access->slots > 1)
     ref["slots"] = {{"count", access->slots},
                     {"bytes", access->slotBytes},
@@ -862,7 +864,7 @@ mlir::neuron::buildExecutable(ModuleOp module, StringRef entry,
       loadTarget(module, "nisa-to-executable", info.targetSpec, "");
   if (failed(target))
     return failure();
-  json manifest = {{"schema", "neuron-executable/3"},
+  json manifest = {{"schema", "neuron-executable/4"},
                    {"compiler",
                     {{"name", "neuron-mlir"},
                      {"version", NEURON_VERSION},

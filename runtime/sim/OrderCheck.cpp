@@ -220,7 +220,8 @@ absl::Status OrderCheck::touch(const TileRef &ref, int64_t offset, bool write,
     });
   } else {
     Shadow &shadow = ref.space == MemorySpace::Sbuf ? sbuf : psum;
-    int64_t bytes = ref.freeElements() * elementBytes(ref.dtype);
+    // A strided tile is checked over the bytes it spans.
+    int64_t bytes = ref.freeSpan() * elementBytes(ref.dtype);
     int64_t first = ref.partition, last = first + ref.partitionCount();
     shadow.visit(offset, offset + bytes, [&](int64_t lo, int64_t hi,
                                              std::vector<Cell> &cells) {

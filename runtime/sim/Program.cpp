@@ -458,9 +458,24 @@ static absl::Status readOnChipRef(ObjectReader &r, const Scope &scope,
         absl::StrFormat("%d", ref.shape[0]));
   bool sbuf = ref.space == MemorySpace::Sbuf;
   int64_t capacity = sbuf ? limits.sbufBytes : limits.psumBytes;
-  int64_t bytes = ref.freeElements() * elementBytes(ref.dtype);
+  // Optional element strides of the free dimensions; each at most the
+  // capacity, so the span below cannot overflow.
+  NEURON_ASSIGN_OR_RETURN(strides,
+                          r.field("strides", "", /*required=*/false));
+  if (strides) {
+    NEURON_ASSIGN_OR_RETURN(values,
+                            readIntArray(r, "strides", 0, capacity));
+    if (values.size() + 1 != ref.shape.size())
+      return r.error("strides",
+                     absl::StrFormat("%d strides (one per free dimension of "
+                                     "shape)",
+                                     ref.shape.size() - 1),
+                     absl::StrFormat("%d", values.size()));
+    ref.strides = std::move(values);
+  }
+  int64_t bytes = ref.freeSpan() * elementBytes(ref.dtype);
   if (bytes > capacity)
-    return r.error("shape",
+    return r.error(strides ? "strides" : "shape",
                    absl::StrFormat("at most %d %s bytes per partition",
                                    capacity, sbuf ? "sbuf" : "psum"),
                    absl::StrFormat("%s of %s (%d bytes per partition)",

@@ -31,7 +31,7 @@
 namespace neuron::rt {
 
 /// The manifest schema this runtime reads (docs/executable.md).
-inline constexpr std::string_view kExecutableSchema = "neuron-executable/3";
+inline constexpr std::string_view kExecutableSchema = "neuron-executable/4";
 
 /// `kind` of a manifest tensor.
 enum class TensorKind { Input, Output, Constant, Scratch, View };
@@ -94,14 +94,17 @@ struct Slots {
 };
 
 /// An instruction operand: an access pattern into a kernel parameter (HBM) or
-/// a tile of partitions x contiguous free bytes (SBUF, PSUM). In a loop its
+/// a tile of partitions x free elements (SBUF, PSUM), the free elements
+/// contiguous unless the reference gives their strides. In a loop its
 /// offset moves with the induction variables: `offset + sum(iv[l] *
 /// ivStrides[l])` over the levels of the instruction's loop nest (outermost
 /// first), plus the slot's bytes on chip.
 struct TileRef {
   MemorySpace space = MemorySpace::Sbuf;
   DType dtype = DType::F32;
-  /// HBM: element strides per dimension (>= 0). On chip: [P, F...].
+  /// HBM: element strides per dimension (>= 0). On chip: [P, F...], and
+  /// the element strides of the free dimensions F..., empty when they are
+  /// contiguous (row-major).
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;
   /// HBM: the kernel parameter. On chip: the first partition.
@@ -128,6 +131,18 @@ struct TileRef {
   int64_t partitionCount() const { return shape.empty() ? 1 : shape[0]; }
   int64_t freeElements() const {
     return partitionCount() ? elements / partitionCount() : 0;
+  }
+  /// On chip: whether the free elements are contiguous in each partition.
+  bool contiguous() const { return strides.empty(); }
+  /// On chip: the elements from a partition's first to its last, inclusive
+  /// (the free elements when contiguous).
+  int64_t freeSpan() const {
+    if (strides.empty())
+      return freeElements();
+    int64_t last = 0;
+    for (size_t d = 0; d < strides.size(); ++d)
+      last += (shape[d + 1] - 1) * strides[d];
+    return last + 1;
   }
 };
 

@@ -233,6 +233,9 @@ private:
   }
   /// The first byte of `ref`, an on-chip tile, in its first partition.
   uint8_t *firstPartition(const TileRef &ref);
+  /// A matmul operand as rows `pitch` bytes apart: `ref` in place when its
+  /// free elements are contiguous, else gathered into `scratch`.
+  GemmOperand gemmOperand(const TileRef &ref, std::vector<uint8_t> &scratch);
   void matmul(const Instruction &inst);
   void transpose(const Instruction &inst);
   void activation(const Instruction &inst);
@@ -258,42 +261,59 @@ private:
   /// source run, staged bytes, a misaligned matmul result.
   std::vector<Run> srcRuns, dstRuns;
   std::vector<int64_t> runStarts;
-  std::vector<uint8_t> staged;
+  std::vector<uint8_t> staged, stagedStationary;
   std::vector<float> dstScratch;
   GemmScratch gemmScratch;
 };
 } // namespace
+
+/// Calls `f(start, count, step)` on the row-major access pattern `sizes` x
+/// `strides` (elements of `bytes` bytes) from `base`, one call per
+/// innermost run.
+template <typename F>
+static void forEachPatternRun(uint8_t *base, const int64_t *sizes,
+                              const int64_t *strides, size_t rank,
+                              int64_t bytes, F &&f) {
+  if (rank == 0) {
+    f(base, 1, bytes);
+    return;
+  }
+  int64_t inner = sizes[rank - 1], step = strides[rank - 1] * bytes;
+  int64_t runs = 1;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    runs *= sizes[d];
+  std::vector<int64_t> index(rank - 1, 0);
+  for (int64_t run = 0; run < runs; ++run) {
+    int64_t element = 0;
+    for (size_t d = 0; d + 1 < rank; ++d)
+      element += index[d] * strides[d];
+    f(base + element * bytes, inner, step);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++index[d] < sizes[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
 
 template <typename F>
 void KernelRunner::forEachRun(const TileRef &ref, F &&f) {
   if (ref.elements == 0)
     return;
   int64_t bytes = elementBytes(ref.dtype);
-  if (ref.space != MemorySpace::Hbm) {
-    uint8_t *start = firstPartition(ref);
-    for (int64_t p = 0; p < ref.partitionCount(); ++p)
-      f(start + p * pitchOf(ref), ref.freeElements(), bytes);
+  if (ref.space == MemorySpace::Hbm) {
+    forEachPatternRun(bases[ref.param] + ref.offset * bytes, ref.shape.data(),
+                      ref.strides.data(), ref.shape.size(), bytes, f);
     return;
   }
-  uint8_t *base = bases[ref.param];
-  size_t rank = ref.shape.size();
-  if (rank == 0) {
-    f(base + ref.offset * bytes, 1, bytes);
-    return;
-  }
-  int64_t inner = ref.shape[rank - 1];
-  int64_t step = ref.strides[rank - 1] * bytes;
-  std::vector<int64_t> index(rank - 1, 0);
-  for (int64_t run = 0, runs = ref.elements / inner; run < runs; ++run) {
-    int64_t element = ref.offset;
-    for (size_t d = 0; d + 1 < rank; ++d)
-      element += index[d] * ref.strides[d];
-    f(base + element * bytes, inner, step);
-    for (size_t d = rank - 1; d-- > 0;) {
-      if (++index[d] < ref.shape[d])
-        break;
-      index[d] = 0;
-    }
+  uint8_t *start = firstPartition(ref);
+  for (int64_t p = 0; p < ref.partitionCount(); ++p) {
+    uint8_t *partition = start + p * pitchOf(ref);
+    if (ref.contiguous())
+      f(partition, ref.freeElements(), bytes);
+    else
+      forEachPatternRun(partition, ref.shape.data() + 1, ref.strides.data(),
+                        ref.strides.size(), bytes, f);
   }
 }
 
@@ -430,15 +450,29 @@ uint8_t *KernelRunner::firstPartition(const TileRef &ref) {
          ref.partition * pitchOf(ref) + ref.offset;
 }
 
+GemmOperand KernelRunner::gemmOperand(const TileRef &ref,
+                                      std::vector<uint8_t> &scratch) {
+  if (ref.contiguous())
+    return {firstPartition(ref), pitchOf(ref), ref.dtype};
+  // A strided access pattern is gathered into rows of its free elements.
+  int64_t bytes = elementBytes(ref.dtype), row = ref.freeElements() * bytes;
+  scratch.resize(ref.elements * bytes);
+  Run gathered{scratch.data(), ref.elements, bytes};
+  srcRuns.clear();
+  forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
+    srcRuns.push_back({p, count, step});
+  });
+  copyRuns(&gathered, &gathered + 1, srcRuns.data(), 0, bytes);
+  return {scratch.data(), row, ref.dtype};
+}
+
 void KernelRunner::matmul(const Instruction &inst) {
   int64_t k = inst.stationary.shape[0], m = inst.stationary.shape[1];
   int64_t n = inst.moving.shape[1];
   // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst
   // shares no byte with them; it is summed in place unless misaligned.
-  GemmOperand stationary{firstPartition(inst.stationary),
-                         pitchOf(inst.stationary), inst.stationary.dtype};
-  GemmOperand moving{firstPartition(inst.moving), pitchOf(inst.moving),
-                     inst.moving.dtype};
+  GemmOperand stationary = gemmOperand(inst.stationary, stagedStationary);
+  GemmOperand moving = gemmOperand(inst.moving, staged);
   uint8_t *dst = firstPartition(inst.dst);
   if (psumPitch % 4 == 0 && inst.dst.offset % 4 == 0) {
     gemmTransposedA(m, n, k, stationary, moving, reinterpret_cast<float *>(dst),

@@ -40,6 +40,13 @@ static OperandShape shapeOf(const TileRef &ref) {
                           ref.shape.size());
     s.transposed = isTransposedPattern(ref.shape.data(), ref.strides.data(),
                                        ref.shape.size());
+  } else if (!ref.contiguous()) {
+    const int64_t *free = ref.shape.data() + 1;
+    s.run = std::min(ref.freeElements(),
+                     contiguousRun(free, ref.strides.data(), ref.strides.size()));
+    s.strideBytes =
+        innermostStep(free, ref.strides.data(), ref.strides.size()) *
+        s.elementBytes;
   }
   return s;
 }

@@ -57,6 +57,14 @@ int64_t contiguousRun(const int64_t *sizes, const int64_t *strides,
   return run;
 }
 
+int64_t innermostStep(const int64_t *sizes, const int64_t *strides,
+                      size_t rank) {
+  for (size_t i = rank; i-- > 0;)
+    if (sizes[i] > 1)
+      return strides[i];
+  return 1;
+}
+
 bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
                          size_t rank) {
   std::vector<int64_t> steps;
@@ -76,6 +84,8 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
   q.partitions = dst.partitions;
   q.freeElements = perPartition(dst);
   q.bytes = dst.elements * dst.elementBytes;
+  q.wideStride = std::max(dst.strideBytes, source.strideBytes) >
+                 kWideStrideBytes;
   if (op == "dma_copy") {
     q.kind = Kind::Dma;
     auto runOf = [&](const OperandShape &s) {
@@ -187,13 +197,15 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
 }
 
 double CostModel::nanoseconds(const CostQuery &q) const {
+  double rate = q.wideStride ? 0.5 : 1.0;
   auto streaming = [&](double elements, double ghz) {
-    return (kEngineFixedCycles + std::max(elements, 1.0) / cores) / ghz;
+    return (kEngineFixedCycles + std::max(elements, 1.0) / rate / cores) /
+           ghz;
   };
   switch (q.kind) {
   case CostQuery::Kind::Matmul:
   case CostQuery::Kind::Transpose: {
-    double columns = std::max<double>(q.columns, 1);
+    double columns = std::max<double>(q.columns, 1) / rate;
     return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype) / cores) /
            tensorClockGHz;
   }
@@ -249,6 +261,8 @@ std::string CostModel::assumptions() const {
       "peaks\n"
       "vector, scalar, gpsimd: %g fixed cycles per instruction, one element "
       "per partition per cycle\n"
+      "every engine: half its rate on an on-chip operand whose elements are "
+      "more than %d bytes apart (NKI performance guide)\n"
       "gather: %g gpsimd cycles per partition plus its bytes at one DMA "
       "engine's bandwidth\n"
       "DMA: %d engines of %.1f B/ns, %g ns fixed per transfer, each "
@@ -263,7 +277,8 @@ std::string CostModel::assumptions() const {
       "each way, plus its host compute as measured by a functional run "
       "(none measured: 0)\n",
       kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
-      cyclesPerColumn8, kEngineFixedCycles, kGatherCyclesPerPartition, engines,
+      cyclesPerColumn8, kEngineFixedCycles, kWideStrideBytes,
+      kGatherCyclesPerPartition, engines,
       engineBytesPerNs, dmaFixed, descriptorOverhead,
       transposeBytesPerNs > 0
           ? absl::StrFormat("moving %.1f B/ns", transposeBytesPerNs)

@@ -53,7 +53,14 @@ struct CostQuery {
   /// generation with a DMA transpose moves at its transpose bandwidth
   /// instead of a descriptor per element.
   bool transposes = false;
+  /// A compute engine's operand steps more than kWideStrideBytes between
+  /// elements on chip, which halves the rate the engine streams it.
+  bool wideStride = false;
 };
+
+/// The on-chip element step above which an engine reads or writes at half
+/// its rate (NKI performance guide: "strides over 16 B halve bandwidth").
+inline constexpr int64_t kWideStrideBytes = 16;
 
 /// The engine class a query's instruction runs on.
 EngineClass engineOf(CostQuery::Kind kind);
@@ -70,6 +77,9 @@ struct OperandShape {
   /// The elements of each contiguous run of its access pattern: a tile's
   /// partition at most (0: each partition's elements, a contiguous tile).
   int64_t run = 0;
+  /// On chip: the step in bytes between consecutive elements of its
+  /// innermost free dimension (0 for a contiguous tile).
+  int64_t strideBytes = 0;
   /// In HBM: a transposing pattern, two dimensions (of size > 1), the
   /// inner one strided and the outer one contiguous.
   bool transposed = false;
@@ -79,6 +89,10 @@ struct OperandShape {
 /// `sizes` x `strides` (element strides), from the innermost dimension
 /// out: dimensions of size 1 are never stepped and do not break a run.
 int64_t contiguousRun(const int64_t *sizes, const int64_t *strides,
+                      size_t rank);
+/// The step in elements of the innermost dimension of size > 1 of that
+/// pattern (1 when there is none).
+int64_t innermostStep(const int64_t *sizes, const int64_t *strides,
                       size_t rank);
 /// Whether that pattern is a transpose: two dimensions of size > 1, the
 /// inner one stepping by more than one element and the outer contiguous.

@@ -164,3 +164,43 @@ func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests the rate of strided reads within partitions (a convolution's taps
+// read from an input tile): elements 8 bytes apart stream at the vector
+// engine's full rate, (64 + 64) cycles at 0.96 GHz; 32 bytes apart (over
+// the 16 the NKI guide names) at half, (64 + 2 x 16) cycles.
+// CHECK-LABEL: func.func @strided_taps
+// CHECK: nisa.tensor_scalar <multiply> {{.*}} {nisa.time_ns = array<f64: 0.000000e+00, 133.33{{[0-9]*}}>} : memref<128x8x8xf32, strided<[256, 32, 2], offset: 17>
+// CHECK: nisa.tensor_scalar <multiply> {{.*}} {nisa.time_ns = array<f64: 133.33{{[0-9]*}}, 233.33{{[0-9]*}}>} : memref<128x8x2xf32, strided<[256, 16, 8]>
+// expected-remark@+1 {{nisa-schedule: 2 instructions}}
+func.func @strided_taps() attributes {nisa.limits = #limits} {
+  %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x16x16xf32, #sbuf>
+  %y = memref.alloc() {nisa.address = 1024 : i64} : memref<128x8x8xf32, #sbuf>
+  %z = memref.alloc() {nisa.address = 2048 : i64} : memref<128x8x2xf32, #sbuf>
+  %tap = memref.subview %x[0, 1, 1] [128, 8, 8] [1, 2, 2] : memref<128x16x16xf32, #sbuf> to memref<128x8x8xf32, strided<[256, 32, 2], offset: 17>, #sbuf>
+  nisa.tensor_scalar <multiply> %tap, %y scalar 2.0 : memref<128x8x8xf32, strided<[256, 32, 2], offset: 17>, #sbuf>, memref<128x8x8xf32, #sbuf>
+  %wide = memref.subview %x[0, 0, 0] [128, 8, 2] [1, 1, 8] : memref<128x16x16xf32, #sbuf> to memref<128x8x2xf32, strided<[256, 16, 8]>, #sbuf>
+  nisa.tensor_scalar <multiply> %wide, %z scalar 2.0 : memref<128x8x2xf32, strided<[256, 16, 8]>, #sbuf>, memref<128x8x2xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that a tile view must take whole partitions: every other one is
+// not an access pattern an engine has.
+func.func @every_other_partition() attributes {nisa.limits = #limits} {
+  %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x8xf32, #sbuf>
+  %y = memref.alloc() {nisa.address = 64 : i64} : memref<64x8xf32, #sbuf>
+  %half = memref.subview %x[0, 0] [64, 8] [2, 1] : memref<128x8xf32, #sbuf> to memref<64x8xf32, strided<[16, 1]>, #sbuf>
+  // expected-error@+1 {{expected an on-chip tile of whole partitions from a fixed first partition, its free dimensions stepping forward}}
+  nisa.tensor_scalar <multiply> %half, %y scalar 2.0 : memref<64x8xf32, strided<[16, 1]>, #sbuf>, memref<64x8xf32, #sbuf>
+  return
+}

@@ -130,7 +130,7 @@ json manifestOf(json kernel) {
                 {"kind", kind},
                 {"name", kind}};
   };
-  return {{"schema", "neuron-executable/3"},
+  return {{"schema", "neuron-executable/4"},
           {"tensors", {tensor(0, "input"), tensor(1, "output")}},
           {"inputs", {{{"tensor", 0}}}},
           {"outputs", {{{"tensor", 1}}}},
@@ -568,7 +568,7 @@ TEST(LoopTest, OlderExecutablesAreRefused) {
   json m = manifestOf(scaleKernel());
   m["schema"] = "neuron-executable/2";
   EXPECT_EQ(errorOf(m),
-            "manifest: schema: expected \"neuron-executable/3\" (this "
+            "manifest: schema: expected \"neuron-executable/4\" (this "
             "runtime's format: host calls as native code; recompile an older "
             "executable with this neuron-compile), found a string "
             "\"neuron-executable/2\"");

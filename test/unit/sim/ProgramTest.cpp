@@ -19,7 +19,7 @@ namespace {
 /// SBUF, multiplies by an SBUF tile, and writes y [4, 4] f32.
 json baseManifest() {
   return parseJson(R"json({
-    "schema": "neuron-executable/3",
+    "schema": "neuron-executable/4",
     "tensors": [
       {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input", "name": "x"},
       {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],
@@ -90,6 +90,46 @@ TEST(ProgramTest, OffsetPastSbuf) {
                             "bytes per partition)"),
             std::string::npos)
       << errorOf(m);
+}
+
+TEST(ProgramTest, OnChipStrides) {
+  // The matmul's moving operand reads columns 0 and 2 of the [4, 4] tile.
+  json m = baseManifest();
+  inst(m, 1)["moving"]["shape"] = {4, 2};
+  inst(m, 1)["moving"]["strides"] = {2};
+  inst(m, 1)["dst"]["shape"] = {4, 2};
+  inst(m, 2)["src"]["shape"] = {4, 2};
+  inst(m, 2)["dst"]["shape"] = {4, 2};
+  inst(m, 2)["dst"]["strides"] = {4, 1};
+  absl::StatusOr<Program> program = parseProgram(m);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const TileRef &moving = program->kernels[0].instructions[1].moving;
+  EXPECT_EQ(moving.strides, (std::vector<int64_t>{2}));
+  EXPECT_FALSE(moving.contiguous());
+  EXPECT_EQ(moving.freeSpan(), 3);
+
+  json bad = m;
+  inst(bad, 1)["moving"]["strides"] = {2, 1};
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[1].moving."
+                          "strides: expected 1 strides (one per free "
+                          "dimension of shape), found 2");
+  bad = m;
+  inst(bad, 1)["moving"]["strides"] = {-1};
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[1].moving."
+                          "strides[0]: expected an integer in [0, 196608], "
+                          "found a number -1");
+  bad = m;
+  inst(bad, 1)["moving"]["strides"] = {65536}; // spans 4 * 65536 + 4 bytes
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[1].moving."
+                          "strides: expected at most 196608 sbuf bytes per "
+                          "partition, found [4, 2] of f32 (262148 bytes per "
+                          "partition)");
+  bad = m;
+  inst(bad, 1)["moving"]["strides"] = {49140}; // fits, but not at byte 64
+  EXPECT_NE(errorOf(bad).find("moving.offset: expected an offset in [0, "
+                              "44] (offset + 196564 bytes"),
+            std::string::npos)
+      << errorOf(bad);
 }
 
 TEST(ProgramTest, HbmAccessOutsideItsTensor) {

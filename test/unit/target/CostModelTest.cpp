@@ -170,6 +170,33 @@ TEST(CostModel, DmaTransposeWhereTheGenerationHasIt) {
   EXPECT_FALSE(costQueryFor("dma_copy", wide, wideStrided).transposes);
 }
 
+// The NKI performance guide: strides over 16 bytes halve an engine's
+// bandwidth. A 2x2 pooling window's tap of f32 steps 8 bytes: full rate;
+// one of every fifth element steps 20 bytes: half.
+TEST(CostModel, WideOnChipStridesHalveTheEngineRate) {
+  Models m = resolve("trn2,lnc=1");
+  absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
+  ASSERT_TRUE(model.ok());
+  int64_t sizes[] = {8, 64}, steps[] = {256, 2};
+  EXPECT_EQ(innermostStep(sizes, steps, 2), 2);
+  int64_t column[] = {8, 1};
+  EXPECT_EQ(innermostStep(column, steps, 2), 256);
+  OperandShape tile{"f32", 4, 128, 128 * 512}, narrow = tile, wide = tile;
+  narrow.strideBytes = 8;
+  wide.strideBytes = 20;
+  CostQuery contiguous = costQueryFor("tensor_scalar", tile, tile);
+  EXPECT_FALSE(costQueryFor("tensor_scalar", tile, narrow).wideStride);
+  CostQuery halved = costQueryFor("tensor_scalar", tile, wide);
+  EXPECT_TRUE(halved.wideStride);
+  EXPECT_NEAR(model->nanoseconds(contiguous), (64 + 512) / 0.96, 1e-9);
+  EXPECT_NEAR(model->nanoseconds(halved), (64 + 2 * 512) / 0.96, 1e-9);
+  // A written operand counts too; a DMA pays by its runs instead.
+  EXPECT_TRUE(costQueryFor("activation", wide, tile).wideStride);
+  CostQuery dma = costQueryFor("dma_copy", tile, wide);
+  EXPECT_DOUBLE_EQ(model->nanoseconds(dma),
+                   model->nanoseconds(costQueryFor("dma_copy", tile, tile)));
+}
+
 TEST(CollectiveModel, RingAndHalvingDoublingInClosedForm) {
   Models m = resolve("trn2.48xlarge");
   absl::StatusOr<CollectiveModel> model = CollectiveModel::forTarget(m.target);
