@@ -7,16 +7,19 @@
 // taps and channel tiles accumulate in PSUM. Groups convolve their own
 // channel ranges; a depthwise conv2d runs on the vector engine instead
 // (DepthwiseOnVector). pool2d (nchw or nhwc, no padding) puts channels on
-// partitions and output pixels in the free dimension; each window tap is a
-// strided DMA of the image combined on the vector engine into a tile that
+// partitions and output pixels in the free dimension; the input rows of a
+// tile load once, and each window tap reads its elements from that tile
+// with the pool's strides, combined on the vector engine into a tile that
 // starts at the operation's identity (max: -inf, sums: 0); an average then
-// scales by 1 / taps. (Row blocks beside few channels, as depthwise has,
-// do not pay here: a tap is one vector operation and its transfer
-// dominates, and fewer, larger tiles pipeline worse.)
+// scales by 1 / taps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
+
+#include "passes/KernelGraph.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <algorithm>
 #include <limits>
@@ -69,8 +72,106 @@ static void forEachRowChunk(
 
 namespace {
 
+/// The index of the tile at `at` along dimension `d` tiled by `tile`: its
+/// loop's induction variable, or the constant index of a partial or only
+/// tile.
+static OpFoldResult tileIndex(OpBuilder &b, const TilePosition &at, size_t d,
+                              int64_t tile) {
+  if (Value iv = at.ivs[d])
+    return iv;
+  return b.getIndexAttr(*getConstantIntValue(at.offsets[d]) / tile);
+}
+
 struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
   using NisaPattern::NisaPattern;
+
+  /// Fills `dst` [ct, taps * ft] with the stationary operands of one
+  /// input-channel tile, tap t at columns [t * ft, (t + 1) * ft):
+  /// w[fRow.., c0.., i, j] transposed to [c, f]. Either one transfer per tap
+  /// through the transposed view, or (`onTensor`) the tile's weights loaded
+  /// in natural rows (f on partitions, every tap of its channels one
+  /// contiguous run) and each tap, a strided view of them, transposed on
+  /// the tensor engine and copied out of PSUM.
+  void loadWeights(OpBuilder &b, Location loc, Value filter,
+                   OpFoldResult fRow, int64_t ft, OpFoldResult c0, int64_t ct,
+                   int64_t cg, int64_t kh, int64_t kw, bool onTensor,
+                   Value dst) const {
+    int64_t taps = kh * kw;
+    Type element = cast<MemRefType>(filter.getType()).getElementType();
+    OpFoldResult first = KernelLowering::affineSum(
+        b, loc, {{fRow, cg * taps}, {c0, taps}});
+    Value natural;
+    if (onTensor) {
+      natural = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps},
+                       element);
+      k.dma(b, loc,
+            KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
+                                        {cg * taps, 1}),
+            natural);
+    }
+    KernelLowering::forEachTile(
+        b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
+          OpFoldResult t = KernelLowering::affineSum(
+              b, loc, {{tap.offsets[0], kw}, {tap.offsets[1], 1}});
+          Value out = KernelLowering::view(
+              b, loc, dst,
+              {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{t, ft}})},
+              {ct, ft});
+          if (!onTensor) {
+            k.dma(b, loc,
+                  KernelLowering::stridedView(
+                      b, loc, filter,
+                      KernelLowering::affineSum(b, loc, {{first, 1}, {t, 1}}),
+                      {ct, ft}, {taps, cg * taps}),
+                  out);
+            return;
+          }
+          Value flipped =
+              k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft}, element);
+          nisa::TransposeOp::create(
+              b, loc,
+              KernelLowering::view(b, loc, natural, {b.getIndexAttr(0), t},
+                                   {ft, ct}, {1, taps}),
+              flipped);
+          nisa::TensorScalarOp::create(
+              b, loc, flipped, out,
+              nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
+              b.getF64FloatAttr(0.0));
+        });
+  }
+
+  /// Whether the weights of a [ct input, ft output] channel tile with
+  /// `taps` taps keep the engines busy for less time loaded in natural rows
+  /// and transposed on the tensor engine (one load, per tap a transpose
+  /// and a copy) than moved by one transfer per tap through the transposed
+  /// view (element-strided, or a DMA transpose where the generation has
+  /// it for a 1x1 filter).
+  bool transposeOnTensorEngine(Type element, int64_t ft, int64_t ct,
+                               int64_t taps) const {
+    auto shape = [&](int64_t partitions, int64_t elements) {
+      ::neuron::rt::OperandShape s =
+          operandShapeOf(MemRefType::get({partitions, elements}, element));
+      s.elements = partitions * elements;
+      return s;
+    };
+    auto ns = [&](StringRef op, const ::neuron::rt::OperandShape &to,
+                  const ::neuron::rt::OperandShape &from) {
+      return k.config.cost.nanoseconds(::neuron::rt::costQueryFor(op, to, from));
+    };
+    ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
+    view.run = 1;
+    view.transposed = taps == 1;
+    double direct = taps * ns("dma_copy", tile, view);
+    ::neuron::rt::OperandShape rows = shape(ft, ct * taps), hbmRows = rows;
+    hbmRows.run = ct * taps;
+    ::neuron::rt::OperandShape tap = shape(ft, ct);
+    tap.strideBytes = taps > 1 ? taps * elementBytes(element) : 0;
+    double onTensor = ns("dma_copy", rows, hbmRows) +
+                      taps * (ns("transpose", tile, tap) +
+                              ns("tensor_scalar", tile, tile));
+    return onTensor < direct;
+  }
+
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -85,14 +186,15 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
       return rewriter.notifyMatchFailure(op, "depthwise: on the vector engine");
     int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
             wd = in.getDimSize(3);
-    int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3);
+    int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3),
+            taps = kh * kw;
     int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
     int64_t groups = op.getGroups(), cg = c / groups, fg = f / groups;
     int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
     int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
     int64_t p = k.partitions();
     const nisa::LimitsAttr &limits = k.config.limits;
-    int64_t tileF = limits.getStationaryFree();
+    int64_t tileF = std::min(fg, limits.getStationaryFree());
     int64_t maxPixels =
         std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
     if (ow > maxPixels)
@@ -102,70 +204,116 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
     Value image = adaptor.getInput(), filter = adaptor.getFilter();
     Value result = k.resultBuffer(rewriter, op.getResult());
     Type element = in.getElementType();
+    // The weights of an output-channel tile, transposed once and kept in
+    // SBUF for every image and row tile, when they take at most a quarter
+    // of a partition; else each row tile transposes its own.
+    int64_t cTiles = (cg + p - 1) / p;
+    bool resident = cTiles * taps * tileF * elementBytes(element) <=
+                    limits.getSbufBytes() / 4;
+    int64_t ct0 = std::min(cg, p);
+    bool onTensor = transposeOnTensorEngine(element, tileF, ct0, taps);
     Value firstAcc;
     KernelLowering::forEachTile(
-        rewriter, loc, {{n, 1}, {groups, 1}, {fg, tileF}, {oh, rowsPerTile}},
-        [&](OpBuilder &b, const TilePosition &at) {
-          OpFoldResult b0 = at.offsets[0], g = at.offsets[1],
-                       f0 = at.offsets[2], r0 = at.offsets[3];
-          int64_t ft = at.sizes[2], rt = at.sizes[3], pixels = rt * ow;
-          Value acc = k.tile(b, loc, nisa::MemorySpace::psum, {ft, pixels},
-                             b.getF32Type());
-          firstAcc = firstAcc ? firstAcc : acc;
+        rewriter, loc, {{groups, 1}, {fg, tileF}},
+        [&](OpBuilder &b, const TilePosition &block) {
+          OpFoldResult g = block.offsets[0], f0 = block.offsets[1];
+          int64_t ft = block.sizes[1];
+          OpFoldResult fRow = KernelLowering::affineSum(b, loc, {{g, fg}, {f0, 1}});
+          OpFoldResult cFirst = KernelLowering::affineSum(b, loc, {{g, cg}});
+          auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
+                              Value dst) {
+            loadWeights(b, loc, filter, fRow, ft, c0, ct, cg, kh, kw,
+                        onTensor, dst);
+          };
+          Value weights;
+          if (resident) {
+            weights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                             {ct0, cTiles * taps * ft}, element);
+            KernelLowering::forEachTile(
+                b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
+                  OpFoldResult column = KernelLowering::affineSum(
+                      b, loc, {{tileIndex(b, ch, 0, p), taps * ft}});
+                  loadTile(b, ch.offsets[0], ch.sizes[0],
+                           KernelLowering::view(
+                               b, loc, weights, {b.getIndexAttr(0), column},
+                               {ch.sizes[0], taps * ft}));
+                });
+          }
           KernelLowering::forEachTile(
-              b, loc, {{cg, p}, {kh, 1}, {kw, 1}},
-              [&](OpBuilder &b, const TilePosition &tap) {
-                OpFoldResult c0 = tap.offsets[0], i = tap.offsets[1],
-                             j = tap.offsets[2];
-                int64_t ct = tap.sizes[0];
-                // w[g * fg + f0.., g * cg + c0.., i, j] read as [c, f].
-                Value stationary =
-                    k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, ft}, element);
-                k.dma(b, loc,
+              b, loc, {{n, 1}, {oh, rowsPerTile}},
+              [&](OpBuilder &b, const TilePosition &at) {
+                OpFoldResult b0 = at.offsets[0], r0 = at.offsets[1];
+                int64_t rt = at.sizes[1], pixels = rt * ow;
+                Value acc = k.tile(b, loc, nisa::MemorySpace::psum,
+                                   {ft, pixels}, b.getF32Type());
+                firstAcc = firstAcc ? firstAcc : acc;
+                KernelLowering::forEachTile(
+                    b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
+                      OpFoldResult c0 = ch.offsets[0];
+                      int64_t ct = ch.sizes[0];
+                      Value tapWeights;
+                      if (resident) {
+                        tapWeights = KernelLowering::view(
+                            b, loc, weights,
+                            {b.getIndexAttr(0),
+                             KernelLowering::affineSum(
+                                 b, loc, {{tileIndex(b, ch, 0, p), taps * ft}})},
+                            {ct, taps * ft});
+                      } else {
+                        tapWeights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                            {ct, taps * ft}, element);
+                        loadTile(b, c0, ct, tapWeights);
+                      }
+                      KernelLowering::forEachTile(
+                          b, loc, {{kh, 1}, {kw, 1}},
+                          [&](OpBuilder &b, const TilePosition &tap) {
+                            OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+                            Value stationary = KernelLowering::view(
+                                b, loc, tapWeights,
+                                {b.getIndexAttr(0),
+                                 KernelLowering::affineSum(
+                                     b, loc, {{i, kw * ft}, {j, ft}})},
+                                {ct, ft});
+                            // x[b0, cFirst + c0.., (r0 + r) * sh + i * dh,
+                            //   q * sw + j * dw].
+                            Value moving = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                                  {ct, pixels}, element);
+                            k.dma(b, loc,
+                                  KernelLowering::stridedView(
+                                      b, loc, image,
+                                      KernelLowering::affineSum(
+                                          b, loc,
+                                          {{b0, c * h * wd},
+                                           {cFirst, h * wd},
+                                           {c0, h * wd},
+                                           {r0, sh * wd},
+                                           {i, dh * wd},
+                                           {j, dw}}),
+                                      {ct, rt, ow}, {h * wd, sh * wd, sw}),
+                                  moving);
+                            TilePosition reduction{
+                                {c0, i, j}, {ct, 1, 1},
+                                {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
+                            KernelLowering::Accumulation how =
+                                KernelLowering::accumulation(reduction,
+                                                             {0, 1, 2});
+                            nisa::MatmulOp::create(b, loc, stationary, moving,
+                                                   acc, how.accumulate,
+                                                   how.restart);
+                          });
+                    });
+                Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                         {ft, pixels}, out.getElementType());
+                k.activation(b, loc, acc, evacuated,
+                             nisa::ActivationFunction::identity);
+                k.dma(b, loc, evacuated,
                       KernelLowering::stridedView(
-                          b, loc, filter,
+                          b, loc, result,
                           KernelLowering::affineSum(
                               b, loc,
-                              {{g, fg * cg * kh * kw},
-                               {f0, cg * kh * kw},
-                               {c0, kh * kw},
-                               {i, kw},
-                               {j, 1}}),
-                          {ct, ft}, {kh * kw, cg * kh * kw}),
-                      stationary);
-                // x[b0, g * cg + c0.., (r0 + r) * sh + i * dh, q * sw + j * dw].
-                Value moving = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                      {ct, pixels}, element);
-                k.dma(b, loc,
-                      KernelLowering::stridedView(
-                          b, loc, image,
-                          KernelLowering::affineSum(
-                              b, loc,
-                              {{b0, c * h * wd},
-                               {g, cg * h * wd},
-                               {c0, h * wd},
-                               {r0, sh * wd},
-                               {i, dh * wd},
-                               {j, dw}}),
-                          {ct, rt, ow}, {h * wd, sh * wd, sw}),
-                      moving);
-                KernelLowering::Accumulation how =
-                    KernelLowering::accumulation(tap, {0, 1, 2});
-                nisa::MatmulOp::create(b, loc, stationary, moving, acc,
-                                       how.accumulate, how.restart);
+                              {{b0, f * oh * ow}, {fRow, oh * ow}, {r0, ow}}),
+                          {ft, rt, ow}, {oh * ow, ow, 1}));
               });
-          Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                   {ft, pixels}, out.getElementType());
-          k.activation(b, loc, acc, evacuated,
-                       nisa::ActivationFunction::identity);
-          k.dma(b, loc, evacuated,
-                KernelLowering::stridedView(
-                    b, loc, result,
-                    KernelLowering::affineSum(
-                        b, loc,
-                        {{b0, f * oh * ow}, {g, fg * oh * ow},
-                         {f0, oh * ow}, {r0, ow}}),
-                    {ft, rt, ow}, {oh * ow, ow, 1}));
         });
     k.markTiling(firstAcc, op, "input channels", {p, tileF, maxPixels});
     rewriter.replaceOp(op, result);
@@ -176,11 +324,13 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
 /// A depthwise conv2d on the vector engine: blocks of output rows and
 /// output channels share the partitions (block-major; a channel alone
 /// would leave most of them idle), pixels run along the free dimension.
-/// Each filter tap is a strided DMA of the image, one transfer per block
-/// (so the blocks load side by side on several DMA engines), scaled by
-/// that tap's weight of each partition (tensor_scalar with per-partition
-/// scalars) and added into an fp32 accumulator; the weights of a tile are
-/// loaded once, one row per partition.
+/// Each block's input rows load once, one transfer per block (so the
+/// blocks load side by side on several DMA engines) in runs of whole
+/// image rows; each filter tap then reads its window from that tile with
+/// the convolution's strides, is scaled by that tap's weight of each
+/// partition (tensor_scalar with per-partition scalars) and added into an
+/// fp32 accumulator. The weights of a tile are loaded once, one row per
+/// partition.
 struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -217,7 +367,9 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
     auto computeTile = [&](OpBuilder &b, OpFoldResult b0, OpFoldResult g0,
                            int64_t gt, OpFoldResult q0, int64_t cols,
                            OpFoldResult r0, int64_t blocks, int64_t rows) {
-      int64_t ft = gt * fg, parts = ft * blocks, pixels = rows * cols;
+      int64_t ft = gt * fg, parts = ft * blocks;
+      int64_t inRows = (rows - 1) * sh + (kh - 1) * dh + 1,
+              inCols = (cols - 1) * sw + (kw - 1) * dw + 1;
       Value weights = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps},
                              element);
       k.dma(b, loc,
@@ -225,41 +377,46 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
                 b, loc, filter, KernelLowering::affineSum(b, loc, {{g0, fg * taps}}),
                 {blocks, ft, taps}, {0, taps, 1}),
             weights);
-      Value acc = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, pixels}, f32);
+      // x[b0, g0 + g, (r0 + block * rows) * sh + r, q0 * sw + c] for the
+      // input rows r and columns c the block's taps read, the same for
+      // each of a group's fg outputs.
+      Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                           {parts, inRows, inCols}, element);
+      for (int64_t block = 0; block < blocks; ++block)
+        k.dma(b, loc,
+              KernelLowering::stridedView(
+                  b, loc, image,
+                  KernelLowering::affineSum(b, loc,
+                                            {{b0, groups * h * wd},
+                                             {g0, h * wd},
+                                             {r0, sh * wd},
+                                             {q0, sw}},
+                                            block * rows * sh * wd),
+                  {gt, fg, inRows, inCols}, {h * wd, 0, wd, 1}),
+              KernelLowering::view(
+                  b, loc, input,
+                  {b.getIndexAttr(block * ft), b.getIndexAttr(0),
+                   b.getIndexAttr(0)},
+                  {ft, inRows, inCols}));
+      Value acc =
+          k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
       firstAcc = firstAcc ? firstAcc : acc;
       nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
       KernelLowering::forEachTile(
           b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
             OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-            // x[b0, g0 + g, (r0 + block * rows + r) * sh + i * dh,
-            //   (q0 + q) * sw + j * dw], the same for each of a group's fg
-            //   outputs.
-            Value window = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                  {parts, pixels}, element);
-            for (int64_t block = 0; block < blocks; ++block)
-              k.dma(b, loc,
-                    KernelLowering::stridedView(
-                        b, loc, image,
-                        KernelLowering::affineSum(b, loc,
-                                                  {{b0, groups * h * wd},
-                                                   {g0, h * wd},
-                                                   {r0, sh * wd},
-                                                   {q0, sw},
-                                                   {i, dh * wd},
-                                                   {j, dw}},
-                                                  block * rows * sh * wd),
-                        {gt, fg, rows, cols}, {h * wd, 0, sh * wd, sw}),
-                    KernelLowering::view(
-                        b, loc, window,
-                        {b.getIndexAttr(block * ft), b.getIndexAttr(0)},
-                        {ft, pixels}));
+            Value window = KernelLowering::view(
+                b, loc, input,
+                {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{i, dh}}),
+                 KernelLowering::affineSum(b, loc, {{j, dw}})},
+                {parts, rows, cols}, {1, sh, sw});
             Value weight = KernelLowering::view(
                 b, loc, weights,
                 {b.getIndexAttr(0),
                  KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
                 {parts, 1});
-            Value product =
-                k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, pixels}, f32);
+            Value product = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                   {parts, rows, cols}, f32);
             nisa::TensorScalarOp::create(b, loc, window, weight, product,
                                          alu(nisa::AluOp::multiply),
                                          FloatAttr());
@@ -268,7 +425,7 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
           });
       Value stored = acc;
       if (out.getElementType() != f32) {
-        stored = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, pixels},
+        stored = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
                         out.getElementType());
         k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
       }
@@ -346,34 +503,39 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult b0 = at.offsets[0], c0 = at.offsets[1],
                        r0 = at.offsets[2];
-          int64_t ct = at.sizes[1], rt = at.sizes[2], pixels = rt * ow;
+          int64_t ct = at.sizes[1], rt = at.sizes[2];
+          int64_t inRows = (rt - 1) * sh + (kh - 1) * dh + 1,
+                  inCols = (ow - 1) * sw + (kw - 1) * dw + 1;
+          // The input rows the tile's windows cover, loaded once.
+          Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                               {ct, inRows, inCols}, element);
+          k.dma(b, loc,
+                KernelLowering::stridedView(
+                    b, loc, image,
+                    KernelLowering::affineSum(b, loc,
+                                              {{b0, c * h * wd},
+                                               {c0, cStride},
+                                               {r0, sh * rowStride}}),
+                    {ct, inRows, inCols}, {cStride, rowStride, colStride}),
+                input);
           Value acc =
-              k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, pixels}, element);
+              k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, ow}, element);
           firstAcc = firstAcc ? firstAcc : acc;
           nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(identity));
           KernelLowering::forEachTile(
               b, loc, {{kh, 1}, {kw, 1}},
               [&](OpBuilder &b, const TilePosition &tap) {
-                Value t = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                 {ct, pixels}, element);
-                k.dma(b, loc,
-                      KernelLowering::stridedView(
-                          b, loc, image,
-                          KernelLowering::affineSum(
-                              b, loc,
-                              {{b0, c * h * wd},
-                               {c0, cStride},
-                               {r0, sh * rowStride},
-                               {tap.offsets[0], dh * rowStride},
-                               {tap.offsets[1], dw * colStride}}),
-                          {ct, rt, ow},
-                          {cStride, sh * rowStride, sw * colStride}),
-                      t);
-                nisa::TensorTensorOp::create(b, loc, acc, t, acc, alu);
+                Value window = KernelLowering::view(
+                    b, loc, input,
+                    {b.getIndexAttr(0),
+                     KernelLowering::affineSum(b, loc, {{tap.offsets[0], dh}}),
+                     KernelLowering::affineSum(b, loc, {{tap.offsets[1], dw}})},
+                    {ct, rt, ow}, {1, sh, sw});
+                nisa::TensorTensorOp::create(b, loc, acc, window, acc, alu);
               });
           Value pooled = acc;
           if (op.getKind() == PoolKind::avg) {
-            pooled = k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, pixels},
+            pooled = k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, ow},
                             out.getElementType());
             nisa::TensorScalarOp::create(
                 b, loc, acc, pooled,

@@ -221,15 +221,16 @@ void KernelLowering::markTiling(Value firstTile, Operation *op,
 
 Value KernelLowering::view(OpBuilder &b, Location loc, Value memref,
                            ArrayRef<OpFoldResult> offsets,
-                           ArrayRef<int64_t> sizes) {
+                           ArrayRef<int64_t> sizes, ArrayRef<int64_t> steps) {
   auto type = cast<MemRefType>(memref.getType());
-  if (type.getShape() == sizes &&
+  bool unitSteps = llvm::all_of(steps, [](int64_t s) { return s == 1; });
+  if (type.getShape() == sizes && unitSteps &&
       llvm::all_of(offsets, [](OpFoldResult o) { return isZeroInteger(o); }))
     return memref;
   SmallVector<OpFoldResult> sizeAttrs, strides;
-  for (int64_t s : sizes) {
+  for (auto [d, s] : llvm::enumerate(sizes)) {
     sizeAttrs.push_back(b.getIndexAttr(s));
-    strides.push_back(b.getIndexAttr(1));
+    strides.push_back(b.getIndexAttr(steps.empty() ? 1 : steps[d]));
   }
   return memref::SubViewOp::create(b, loc, memref, offsets, sizeAttrs,
                                    strides);

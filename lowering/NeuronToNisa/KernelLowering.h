@@ -115,9 +115,11 @@ public:
   void markTiling(Value firstTile, Operation *op, StringRef partition,
                   ArrayRef<int64_t> tileShape);
 
-  /// A window of `memref` at `offsets` of `sizes`, unit strides.
+  /// A window of `memref` at `offsets` of `sizes`, stepping `steps`
+  /// elements along each dimension (unit steps when empty).
   static Value view(OpBuilder &b, Location loc, Value memref,
-                    ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes);
+                    ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes,
+                    ArrayRef<int64_t> steps = {});
   /// The contiguous buffer `memref` seen with another shape.
   static Value reinterpret(OpBuilder &b, Location loc, Value memref,
                            ArrayRef<int64_t> shape);

@@ -100,3 +100,36 @@ func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x2048xf32>) -> tens
   %0 = neuron.matmul %a, %b : (tensor<512x128xf32>, tensor<128x2048xf32>) -> tensor<512x2048xf32>
   return %0 : tensor<512x2048xf32>
 }
+
+// -----
+
+// Tests a bf16 1x1 convolution's weights: one transfer per tile through
+// the transposed view (a DMA transpose) on trn2; on trn1 natural rows and
+// a tensor-engine transpose. Both keep them resident for the row tiles.
+// CHECK-LABEL: func.func @conv_1x1_bf16
+// TRN2-NOT: nisa.transpose
+// TRN2: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 128], strides: [1, 160]
+// TRN2-NOT: nisa.transpose
+// TRN1: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 128], strides: [160, 1]
+// TRN1: nisa.transpose
+// CHECK: nisa.matmul
+func.func @conv_1x1_bf16(%x: tensor<1x160x5x5xbf16>, %w: tensor<144x160x1x1xbf16>) -> tensor<1x144x5x5xbf16> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x160x5x5xbf16>, tensor<144x160x1x1xbf16>) -> tensor<1x144x5x5xbf16>
+  return %0 : tensor<1x144x5x5xbf16>
+}
+
+// -----
+
+// Tests a convolution whose transposed weights (12 channel tiles x 9 taps
+// x 128 filters of f32, 54 KiB a partition) exceed a quarter of SBUF: each
+// row tile loads and transposes its channel tile's weights in the
+// channel loop instead of keeping them all.
+// CHECK-LABEL: func.func @conv_wide
+// CHECK: affine.for %{{.*}} = 0 to 12 {
+// CHECK:   memref.alloc() : memref<128x1152xf32, #nisa.memory<sbuf>>
+// CHECK:   nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, strided<[1152, 9], offset: ?>, #nisa.memory<sbuf>>
+// CHECK:   nisa.matmul
+func.func @conv_wide(%x: tensor<1x1536x3x3xf32>, %w: tensor<130x1536x3x3xf32>) -> tensor<1x130x1x1xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x1536x3x3xf32>, tensor<130x1536x3x3xf32>) -> tensor<1x130x1x1xf32>
+  return %0 : tensor<1x130x1x1xf32>
+}

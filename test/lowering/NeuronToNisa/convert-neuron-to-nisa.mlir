@@ -184,22 +184,38 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 
 // -----
 
-// Tests a convolution as loops: output row tiles outside (two tiles of 36
-// rows of 14 pixels in a loop, then 8 rows), the taps and channel tiles
-// inside accumulating in PSUM; the matmul restarts its sum where every tap
-// index is 0. Stationary and moving operands are strided views whose
+// Tests a convolution as loops. The weights of the output-channel tile
+// load once in natural rows ([8 filters, 4 channels x 9 taps], contiguous)
+// and each tap's [4, 8] stationary operand is transposed from a strided
+// view of them (every 9th column) on the tensor engine into PSUM, then
+// copied to its columns of the resident weights. Output row tiles follow
+// (two tiles of 36 rows of 14 pixels in a loop, then 8 rows), the taps
+// and channel tiles inside accumulating in PSUM; the matmul restarts its
+// sum where every tap index is 0. Moving operands are strided views whose
 // offsets are affine in the loops.
 // CHECK-LABEL: func.func @conv
+// CHECK: %[[W:.*]] = memref.alloc() : memref<4x72xf32, #nisa.memory<sbuf>>
+// CHECK: %[[NAT:.*]] = memref.alloc() : memref<8x36xf32, #nisa.memory<sbuf>>
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [8, 36], strides: [36, 1]
+// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:     %[[OUT:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
+// CHECK:     %[[FLIP:.*]] = memref.alloc() : memref<4x8xf32, #nisa.memory<psum>>
+// CHECK:     %[[TAP:.*]] = memref.subview %[[NAT]][0, %{{.*}}] [8, 4] [1, 9]
+// CHECK:     nisa.transpose %[[TAP]], %[[FLIP]]
+// CHECK:     nisa.tensor_scalar <bypass> %[[FLIP]], %[[OUT]]
 // CHECK: affine.for %[[R:.*]] = 0 to 2 {
 // CHECK:   memref.alloc() {nisa.tiling = {{.*}}op = "neuron.conv2d"{{.*}}} : memref<8x504xf32, #nisa.memory<psum>>
 // CHECK:   affine.for %[[I:.*]] = 0 to 3 {
 // CHECK:     affine.for %[[J:.*]] = 0 to 3 {
-// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 8], strides: [9, 36]
+// CHECK:       %[[ST:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
 // CHECK:       memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 36, 14], strides: [1312, 16, 1]
-// CHECK:       nisa.matmul {{.*}} accumulate restart(%[[I]], %[[J]])
+// CHECK:       nisa.matmul %[[ST]], {{.*}} accumulate restart(%[[I]], %[[J]])
 // CHECK:   nisa.activation <identity>
 // CHECK:   memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 36, 14], strides: [1120, 14, 1]
 // CHECK: memref.alloc() : memref<8x112xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.transpose
+// CHECK: return
 func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32> {
   %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
   return %0 : tensor<1x8x80x14xf32>
@@ -209,19 +225,21 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 
 // Tests a depthwise convolution on the vector engine: 32 channels leave
 // room for 4 blocks of 2 output rows on the 128 partitions (block-major);
-// the weights are loaded once as one row of 9 taps per partition; each tap
-// loads its window one block per transfer, is scaled by the tap's weight
-// column (per-partition scalars) and added into the fp32 accumulator; no
-// matmul.
+// the weights are loaded once as one row of 9 taps per partition; each
+// block's 4 input rows load once, one transfer per block in runs of 4 whole
+// rows; each tap reads its [2, 16] window from that tile at its offset, is
+// scaled by the tap's weight column (per-partition scalars) and added into
+// the fp32 accumulator; no matmul.
 // CHECK-LABEL: func.func @depthwise
 // CHECK: %[[W:.*]] = memref.alloc() : memref<128x9xf32, #nisa.memory<sbuf>>
 // CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 32, 9], strides: [0, 9, 1]
-// CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{.*}}partition = "channels x row groups"{{.*}}} : memref<128x32xf32, #nisa.memory<sbuf>>
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<128x4x18xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-4: sizes: [32, 1, 4, 18], strides: [180, 72, 18, 1]
+// CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{.*}}partition = "channels x row groups"{{.*}}} : memref<128x2x16xf32, #nisa.memory<sbuf>>
 // CHECK: nisa.memset %[[ACC]] value 0.0
 // CHECK: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK:   affine.for %[[J:.*]] = 0 to 3 {
-// CHECK:     %[[WIN:.*]] = memref.alloc() : memref<128x32xf32, #nisa.memory<sbuf>>
-// CHECK-COUNT-4: sizes: [32, 1, 2, 16], strides: [180, 32, 18, 1]
+// CHECK:     %[[WIN:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [128, 2, 16] [1, 1, 1]
 // CHECK:     %[[TAP:.*]] = memref.subview %[[W]][0, %{{.*}}] [128, 1] [1, 1]
 // CHECK:     nisa.tensor_scalar <multiply> %[[WIN]], %[[P:.*]] scalars %[[TAP]]
 // CHECK:     nisa.tensor_tensor <add> %[[ACC]], %[[P]], %[[ACC]]
@@ -231,6 +249,49 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 func.func @depthwise(%x: tensor<1x32x10x18xf32>, %w: tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32> {
   %0 = neuron.conv2d %x, %w layout nchw_fchw groups 32 : (tensor<1x32x10x18xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32>
   return %0 : tensor<1x32x8x16xf32>
+}
+
+// -----
+
+// Tests a stride-2 depthwise convolution: 64 channels take 2 blocks of 2
+// output rows, whose 5 input rows of 13 columns load once per block; each
+// tap reads every other row and column of that tile from its offset
+// (steps [1, 2, 2]). The fifth output row follows as a tile of its own.
+// CHECK-LABEL: func.func @depthwise_stride2
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<128x5x13xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-2: sizes: [64, 1, 5, 13], strides: [143, 65, 13, 1]
+// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:     memref.subview %[[IN]][0, %[[I]], %[[J]]] [128, 2, 6] [1, 2, 2] : memref<128x5x13xf32, #nisa.memory<sbuf>> to memref<128x2x6xf32, strided<[65, 26, 2], offset: ?>, #nisa.memory<sbuf>>
+// CHECK: %[[LAST:.*]] = memref.alloc() : memref<64x3x13xf32, #nisa.memory<sbuf>>
+// CHECK: memref.subview %[[LAST]][0, %{{.*}}, %{{.*}}] [64, 1, 6] [1, 2, 2]
+// CHECK-NOT: nisa.matmul
+// CHECK: return
+func.func @depthwise_stride2(%x: tensor<1x64x11x13xf32>, %w: tensor<64x1x3x3xf32>) -> tensor<1x64x5x6xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw strides [2, 2] groups 64 : (tensor<1x64x11x13xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x5x6xf32>
+  return %0 : tensor<1x64x5x6xf32>
+}
+
+// -----
+
+// Tests a 3x3 max pool with stride 2: the 16 channels' 9 input rows load
+// in one transfer; the accumulator starts at -inf and each tap is a max
+// with a strided window of the input tile, with no transfer of its own.
+// CHECK-LABEL: func.func @maxpool
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<16x9x9xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[IN]]
+// CHECK: %[[ACC:.*]] = memref.alloc() {{.*}} : memref<16x4x4xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.memset %[[ACC]] value 0xFFF0000000000000
+// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
+// CHECK-NEXT: %[[WIN:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [16, 4, 4] [1, 2, 2]
+// CHECK-NEXT: nisa.tensor_tensor <max> %[[ACC]], %[[WIN]], %[[ACC]]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK: nisa.dma_copy %[[ACC]]
+func.func @maxpool(%x: tensor<1x16x9x9xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = neuron.pool2d max %x layout nchw kernel [3, 3] strides [2, 2] : tensor<1x16x9x9xf32> -> tensor<1x16x4x4xf32>
+  return %0 : tensor<1x16x4x4xf32>
 }
 
 // -----
