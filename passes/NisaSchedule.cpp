@@ -267,24 +267,35 @@ struct NisaSchedulePass
     }
   }
 
+  /// The first dimension of `type` of size above 1 (its rows), or -1.
+  static int64_t rowDim(MemRefType type) {
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.getDimSize(d) > 1)
+        return d;
+    return -1;
+  }
+
   /// Replaces `dma` by `parts` transfers of consecutive rows (the first
-  /// dimension of both sides, which must agree).
+  /// dimension of size above 1 of each side, which must agree: a batch of
+  /// one image copies in runs of channels).
   static void splitTransfer(DmaCopyOp dma, int64_t parts) {
     auto src = cast<MemRefType>(dma.getSrc().getType());
     auto dst = cast<MemRefType>(dma.getDst().getType());
-    if (!src.getRank() || !dst.getRank() ||
-        src.getDimSize(0) != dst.getDimSize(0) || src.getDimSize(0) < 2)
+    int64_t srcDim = rowDim(src), dstDim = rowDim(dst);
+    if (srcDim < 0 || dstDim < 0 ||
+        src.getDimSize(srcDim) != dst.getDimSize(dstDim))
       return;
-    int64_t rows = src.getDimSize(0);
+    int64_t rows = src.getDimSize(srcDim);
     int64_t chunk = llvm::divideCeil(rows, std::min(parts, rows));
     OpBuilder b(dma);
     auto rowsOf = [&](Value v, int64_t p0, int64_t count) {
       auto type = cast<MemRefType>(v.getType());
+      int64_t dim = rowDim(type);
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           sizes, strides(type.getRank(), b.getIndexAttr(1));
-      offsets[0] = b.getIndexAttr(p0);
+      offsets[dim] = b.getIndexAttr(p0);
       SmallVector<int64_t> shape(type.getShape());
-      shape[0] = count;
+      shape[dim] = count;
       for (int64_t size : shape)
         sizes.push_back(b.getIndexAttr(size));
       // The view's type from the source's layout directly (inferring it
@@ -292,9 +303,9 @@ struct NisaSchedulePass
       SmallVector<int64_t> layout;
       int64_t offset;
       if (succeeded(stridesAndOffset(type, layout, offset)) &&
-          !ShapedType::isDynamic(layout[0])) {
+          !ShapedType::isDynamic(layout[dim])) {
         if (!ShapedType::isDynamic(offset))
-          offset += p0 * layout[0];
+          offset += p0 * layout[dim];
         auto view = MemRefType::get(
             shape, type.getElementType(),
             StridedLayoutAttr::get(b.getContext(), offset, layout),
