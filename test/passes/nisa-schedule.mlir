@@ -204,3 +204,21 @@ func.func @every_other_partition() attributes {nisa.limits = #limits} {
   nisa.tensor_scalar <multiply> %half, %y scalar 2.0 : memref<64x8xf32, strided<[16, 1]>, #sbuf>, memref<64x8xf32, #sbuf>
   return
 }
+
+// -----
+
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that a copy of one image (batch 1, as a pad writes its input into
+// the padded tensor) is cut along its channels, the first dimension of
+// size above 1: 16 pieces of 6 channels, side by side on the 16 engines.
+// CHECK-LABEL: func.func @pad_interior
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} : memref<1x6x16x16xf32
+// CHECK-NOT: nisa.dma_copy
+// expected-remark@+1 {{nisa-schedule: 16 instructions, predicted 1402.1 ns}}
+func.func @pad_interior(%in: memref<1x96x16x16xf32, #hbm>, %out: memref<1x96x18x18xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %window = memref.subview %out[0, 0, 1, 1] [1, 96, 16, 16] [1, 1, 1, 1] : memref<1x96x18x18xf32, #hbm> to memref<1x96x16x16xf32, strided<[31104, 324, 18, 1], offset: 19>, #hbm>
+  nisa.dma_copy %in, %window queue 0 : memref<1x96x16x16xf32, #hbm>, memref<1x96x16x16xf32, strided<[31104, 324, 18, 1], offset: 19>, #hbm>
+  return
+}
