@@ -19,8 +19,6 @@
 
 #include "passes/KernelGraph.h"
 
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
-
 #include <algorithm>
 #include <limits>
 
@@ -72,16 +70,6 @@ static void forEachRowChunk(
 
 namespace {
 
-/// The index of the tile at `at` along dimension `d` tiled by `tile`: its
-/// loop's induction variable, or the constant index of a partial or only
-/// tile.
-static OpFoldResult tileIndex(OpBuilder &b, const TilePosition &at, size_t d,
-                              int64_t tile) {
-  if (Value iv = at.ivs[d])
-    return iv;
-  return b.getIndexAttr(*getConstantIntValue(at.offsets[d]) / tile);
-}
-
 struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
   using NisaPattern::NisaPattern;
 
@@ -92,18 +80,17 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
   /// in natural rows (f on partitions, every tap of its channels one
   /// contiguous run) and each tap, a strided view of them, transposed on
   /// the tensor engine and copied out of PSUM.
-  void loadWeights(OpBuilder &b, Location loc, Value filter,
-                   OpFoldResult fRow, int64_t ft, OpFoldResult c0, int64_t ct,
-                   int64_t cg, int64_t kh, int64_t kw, bool onTensor,
-                   Value dst) const {
+  void loadWeights(OpBuilder &b, Location loc, Value filter, OpFoldResult fRow,
+                   int64_t ft, OpFoldResult c0, int64_t ct, int64_t cg,
+                   int64_t kh, int64_t kw, bool onTensor, Value dst) const {
     int64_t taps = kh * kw;
     Type element = cast<MemRefType>(filter.getType()).getElementType();
-    OpFoldResult first = KernelLowering::affineSum(
-        b, loc, {{fRow, cg * taps}, {c0, taps}});
+    OpFoldResult first =
+        KernelLowering::affineSum(b, loc, {{fRow, cg * taps}, {c0, taps}});
     Value natural;
     if (onTensor) {
-      natural = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps},
-                       element);
+      natural =
+          k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
       k.dma(b, loc,
             KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
                                         {cg * taps, 1}),
@@ -128,11 +115,11 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
           }
           Value flipped =
               k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft}, element);
-          nisa::TransposeOp::create(
-              b, loc,
-              KernelLowering::view(b, loc, natural, {b.getIndexAttr(0), t},
-                                   {ft, ct}, {1, taps}),
-              flipped);
+          nisa::TransposeOp::create(b, loc,
+                                    KernelLowering::view(b, loc, natural,
+                                                         {b.getIndexAttr(0), t},
+                                                         {ft, ct}, {1, taps}),
+                                    flipped);
           nisa::TensorScalarOp::create(
               b, loc, flipped, out,
               nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
@@ -156,7 +143,8 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
     };
     auto ns = [&](StringRef op, const ::neuron::rt::OperandShape &to,
                   const ::neuron::rt::OperandShape &from) {
-      return k.config.cost.nanoseconds(::neuron::rt::costQueryFor(op, to, from));
+      return k.config.cost.nanoseconds(
+          ::neuron::rt::costQueryFor(op, to, from));
     };
     ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
     view.run = 1;
@@ -166,9 +154,9 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
     hbmRows.run = ct * taps;
     ::neuron::rt::OperandShape tap = shape(ft, ct);
     tap.strideBytes = taps > 1 ? taps * elementBytes(element) : 0;
-    double onTensor = ns("dma_copy", rows, hbmRows) +
-                      taps * (ns("transpose", tile, tap) +
-                              ns("tensor_scalar", tile, tile));
+    double onTensor =
+        ns("dma_copy", rows, hbmRows) +
+        taps * (ns("transpose", tile, tap) + ns("tensor_scalar", tile, tile));
     return onTensor < direct;
   }
 
@@ -218,12 +206,13 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
         [&](OpBuilder &b, const TilePosition &block) {
           OpFoldResult g = block.offsets[0], f0 = block.offsets[1];
           int64_t ft = block.sizes[1];
-          OpFoldResult fRow = KernelLowering::affineSum(b, loc, {{g, fg}, {f0, 1}});
+          OpFoldResult fRow =
+              KernelLowering::affineSum(b, loc, {{g, fg}, {f0, 1}});
           OpFoldResult cFirst = KernelLowering::affineSum(b, loc, {{g, cg}});
           auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
                               Value dst) {
-            loadWeights(b, loc, filter, fRow, ft, c0, ct, cg, kh, kw,
-                        onTensor, dst);
+            loadWeights(b, loc, filter, fRow, ft, c0, ct, cg, kh, kw, onTensor,
+                        dst);
           };
           Value weights;
           if (resident) {
@@ -232,11 +221,12 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
             KernelLowering::forEachTile(
                 b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
                   OpFoldResult column = KernelLowering::affineSum(
-                      b, loc, {{tileIndex(b, ch, 0, p), taps * ft}});
+                      b, loc,
+                      {{KernelLowering::tileIndex(b, ch, 0, p), taps * ft}});
                   loadTile(b, ch.offsets[0], ch.sizes[0],
-                           KernelLowering::view(
-                               b, loc, weights, {b.getIndexAttr(0), column},
-                               {ch.sizes[0], taps * ft}));
+                           KernelLowering::view(b, loc, weights,
+                                                {b.getIndexAttr(0), column},
+                                                {ch.sizes[0], taps * ft}));
                 });
           }
           KernelLowering::forEachTile(
@@ -248,7 +238,8 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
                                    {ft, pixels}, b.getF32Type());
                 firstAcc = firstAcc ? firstAcc : acc;
                 KernelLowering::forEachTile(
-                    b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
+                    b, loc, {{cg, p}},
+                    [&](OpBuilder &b, const TilePosition &ch) {
                       OpFoldResult c0 = ch.offsets[0];
                       int64_t ct = ch.sizes[0];
                       Value tapWeights;
@@ -257,7 +248,9 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
                             b, loc, weights,
                             {b.getIndexAttr(0),
                              KernelLowering::affineSum(
-                                 b, loc, {{tileIndex(b, ch, 0, p), taps * ft}})},
+                                 b, loc,
+                                 {{KernelLowering::tileIndex(b, ch, 0, p),
+                                   taps * ft}})},
                             {ct, taps * ft});
                       } else {
                         tapWeights = k.tile(b, loc, nisa::MemorySpace::sbuf,
@@ -276,23 +269,25 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
                                 {ct, ft});
                             // x[b0, cFirst + c0.., (r0 + r) * sh + i * dh,
                             //   q * sw + j * dw].
-                            Value moving = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                                  {ct, pixels}, element);
-                            k.dma(b, loc,
-                                  KernelLowering::stridedView(
-                                      b, loc, image,
-                                      KernelLowering::affineSum(
-                                          b, loc,
-                                          {{b0, c * h * wd},
-                                           {cFirst, h * wd},
-                                           {c0, h * wd},
-                                           {r0, sh * wd},
-                                           {i, dh * wd},
-                                           {j, dw}}),
-                                      {ct, rt, ow}, {h * wd, sh * wd, sw}),
-                                  moving);
+                            Value moving =
+                                k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                       {ct, pixels}, element);
+                            k.dma(
+                                b, loc,
+                                KernelLowering::stridedView(
+                                    b, loc, image,
+                                    KernelLowering::affineSum(b, loc,
+                                                              {{b0, c * h * wd},
+                                                               {cFirst, h * wd},
+                                                               {c0, h * wd},
+                                                               {r0, sh * wd},
+                                                               {i, dh * wd},
+                                                               {j, dw}}),
+                                    {ct, rt, ow}, {h * wd, sh * wd, sw}),
+                                moving);
                             TilePosition reduction{
-                                {c0, i, j}, {ct, 1, 1},
+                                {c0, i, j},
+                                {ct, 1, 1},
                                 {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
                             KernelLowering::Accumulation how =
                                 KernelLowering::accumulation(reduction,
@@ -370,11 +365,12 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
       int64_t ft = gt * fg, parts = ft * blocks;
       int64_t inRows = (rows - 1) * sh + (kh - 1) * dh + 1,
               inCols = (cols - 1) * sw + (kw - 1) * dw + 1;
-      Value weights = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps},
-                             element);
+      Value weights =
+          k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps}, element);
       k.dma(b, loc,
             KernelLowering::stridedView(
-                b, loc, filter, KernelLowering::affineSum(b, loc, {{g0, fg * taps}}),
+                b, loc, filter,
+                KernelLowering::affineSum(b, loc, {{g0, fg * taps}}),
                 {blocks, ft, taps}, {0, taps, 1}),
             weights);
       // x[b0, g0 + g, (r0 + block * rows) * sh + r, q0 * sw + c] for the
@@ -393,21 +389,22 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
                                              {q0, sw}},
                                             block * rows * sh * wd),
                   {gt, fg, inRows, inCols}, {h * wd, 0, wd, 1}),
-              KernelLowering::view(
-                  b, loc, input,
-                  {b.getIndexAttr(block * ft), b.getIndexAttr(0),
-                   b.getIndexAttr(0)},
-                  {ft, inRows, inCols}));
+              KernelLowering::view(b, loc, input,
+                                   {b.getIndexAttr(block * ft),
+                                    b.getIndexAttr(0), b.getIndexAttr(0)},
+                                   {ft, inRows, inCols}));
       Value acc =
           k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
       firstAcc = firstAcc ? firstAcc : acc;
       nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
       KernelLowering::forEachTile(
-          b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
+          b, loc, {{kh, 1}, {kw, 1}},
+          [&](OpBuilder &b, const TilePosition &tap) {
             OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
             Value window = KernelLowering::view(
                 b, loc, input,
-                {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{i, dh}}),
+                {b.getIndexAttr(0),
+                 KernelLowering::affineSum(b, loc, {{i, dh}}),
                  KernelLowering::affineSum(b, loc, {{j, dw}})},
                 {parts, rows, cols}, {1, sh, sw});
             Value weight = KernelLowering::view(
@@ -432,11 +429,9 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
       k.dma(b, loc, stored,
             KernelLowering::stridedView(
                 b, loc, result,
-                KernelLowering::affineSum(b, loc,
-                                          {{b0, f * oh * ow},
-                                           {g0, fg * oh * ow},
-                                           {r0, ow},
-                                           {q0, 1}}),
+                KernelLowering::affineSum(
+                    b, loc,
+                    {{b0, f * oh * ow}, {g0, fg * oh * ow}, {r0, ow}, {q0, 1}}),
                 {blocks, ft, rows, cols}, {rows * ow, oh * ow, ow, 1}));
     };
 
@@ -447,13 +442,12 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
           OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1],
                        q0 = at.offsets[2];
           int64_t gt = at.sizes[1], cols = at.sizes[2];
-          forEachRowChunk(b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
-                          std::max<int64_t>(1, maxPixels / cols),
-                          [&](OpBuilder &b, OpFoldResult r0, int64_t blocks,
-                              int64_t rows) {
-                            computeTile(b, b0, g0, gt, q0, cols, r0, blocks,
-                                        rows);
-                          });
+          forEachRowChunk(
+              b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
+              std::max<int64_t>(1, maxPixels / cols),
+              [&](OpBuilder &b, OpFoldResult r0, int64_t blocks, int64_t rows) {
+                computeTile(b, b0, g0, gt, q0, cols, r0, blocks, rows);
+              });
         });
     k.markTiling(firstAcc, op, "channels x row groups", {p, maxPixels});
     rewriter.replaceOp(op, result);
@@ -486,13 +480,13 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
     int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
     int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
     int64_t p = k.partitions();
-    int64_t pixelBudget = std::max<int64_t>(
-        1, k.config.elementwiseBytes * 8 / in.getElementTypeBitWidth());
+    int64_t pixelBudget = std::max<int64_t>(1, k.config.elementwiseBytes * 8 /
+                                                   in.getElementTypeBitWidth());
     int64_t rowsPerTile =
         std::max<int64_t>(1, pixelBudget / std::max<int64_t>(ow, 1));
     bool max = op.getKind() == PoolKind::max;
-    auto alu = nisa::AluOpAttr::get(
-        rewriter.getContext(), max ? nisa::AluOp::max : nisa::AluOp::add);
+    auto alu = nisa::AluOpAttr::get(rewriter.getContext(),
+                                    max ? nisa::AluOp::max : nisa::AluOp::add);
     double identity = max ? -std::numeric_limits<double>::infinity() : 0.0;
     Value image = adaptor.getInput();
     Value result = k.resultBuffer(rewriter, op.getResult());
@@ -509,15 +503,15 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
           // The input rows the tile's windows cover, loaded once.
           Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
                                {ct, inRows, inCols}, element);
-          k.dma(b, loc,
-                KernelLowering::stridedView(
-                    b, loc, image,
-                    KernelLowering::affineSum(b, loc,
-                                              {{b0, c * h * wd},
-                                               {c0, cStride},
-                                               {r0, sh * rowStride}}),
-                    {ct, inRows, inCols}, {cStride, rowStride, colStride}),
-                input);
+          k.dma(
+              b, loc,
+              KernelLowering::stridedView(
+                  b, loc, image,
+                  KernelLowering::affineSum(
+                      b, loc,
+                      {{b0, c * h * wd}, {c0, cStride}, {r0, sh * rowStride}}),
+                  {ct, inRows, inCols}, {cStride, rowStride, colStride}),
+              input);
           Value acc =
               k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, ow}, element);
           firstAcc = firstAcc ? firstAcc : acc;
@@ -546,8 +540,7 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
                 KernelLowering::stridedView(
                     b, loc, result,
                     KernelLowering::affineSum(
-                        b, loc,
-                        {{b0, c * oh * ow}, {c0, outC}, {r0, outRow}}),
+                        b, loc, {{b0, c * oh * ow}, {c0, outC}, {r0, outRow}}),
                     {ct, rt, ow}, {outC, outRow, outCol}));
         });
     k.markTiling(firstAcc, op, "channels", {p, rowsPerTile * ow});

@@ -376,6 +376,13 @@ void KernelLowering::forEachTile(
   emit(0);
 }
 
+OpFoldResult KernelLowering::tileIndex(OpBuilder &b, const TilePosition &at,
+                                       unsigned d, int64_t tile) {
+  if (at.ivs[d])
+    return at.ivs[d];
+  return b.getIndexAttr(*getConstantIntValue(at.offsets[d]) / tile);
+}
+
 KernelLowering::Accumulation
 KernelLowering::accumulation(const TilePosition &at,
                              ArrayRef<unsigned> reduction) {

@@ -154,6 +154,12 @@ public:
                           function_ref<void(OpBuilder &, const TilePosition &)>
                               body);
 
+  /// The index of the tile at `at` along dimension `d` cut into tiles of
+  /// `tile`: its loop's induction variable, or the constant index of a
+  /// partial or only tile.
+  static OpFoldResult tileIndex(OpBuilder &b, const TilePosition &at,
+                                unsigned d, int64_t tile);
+
   /// How a matmul at `at` accumulates over the reduction dimensions
   /// `reduction` (indices into `at`): never (the first tile of every one:
   /// it starts the sum), always (a later tile of one), or restarting where

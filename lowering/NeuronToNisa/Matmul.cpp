@@ -27,15 +27,6 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
-/// The index of dimension `d`'s tile at `at` (its loop's induction
-/// variable, or a constant).
-static OpFoldResult tileIndex(OpBuilder &b, const TilePosition &at, unsigned d,
-                              int64_t tile) {
-  if (at.ivs[d])
-    return at.ivs[d];
-  return b.getIndexAttr(*getConstantIntValue(at.offsets[d]) / tile);
-}
-
 /// The strides of the last two dimensions of the (batched) matrix `buffer`.
 static std::pair<int64_t, int64_t> matrixStrides(Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
@@ -400,8 +391,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           KernelLowering::forEachTile(
               b, loc, {{kk, tileK}}, [&](OpBuilder &b, const TilePosition &kp) {
                 int64_t kt = kp.sizes[0];
-                Value slot = residentAt(b, resident, tileIndex(b, kp, 0, tileK),
-                                        kt, 0, ot);
+                Value slot = residentAt(
+                    b, resident, KernelLowering::tileIndex(b, kp, 0, tileK), kt,
+                    0, ot);
                 if (rhsResident)
                   loadMoving(b, bi, o0, ot, kp.offsets[0], kt, slot);
                 else
@@ -430,7 +422,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                        streamed);
                       else
                         loadMoving(b, bi, i0, it, kp.offsets[0], kt, streamed);
-                      OpFoldResult index = tileIndex(b, kp, 0, tileK);
+                      OpFoldResult index =
+                          KernelLowering::tileIndex(b, kp, 0, tileK);
                       for (auto [part, acc] : llvm::zip(parts, accs)) {
                         Value held =
                             residentAt(b, resident, index, kt, part.first,
