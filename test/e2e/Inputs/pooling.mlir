@@ -1,6 +1,6 @@
-// Pooling on the vector engine with blocks of output rows beside the
-// channels on the partitions (test/e2e/pooling.test): a 3x3 stride-2 max
-// pool over 16 channels (8 row blocks), a 2x2 sum pool in NHWC over two
+// Pooling on the vector engine, channels on the partitions, each tap read
+// from the tile's input rows in SBUF (test/e2e/pooling.test): a 3x3
+// stride-2 max pool over 16 channels, a 2x2 sum pool in NHWC over two
 // images, and a 3x3 max pool over 200 channels (a channel tile of 128 and
 // one of 72) with dilation 2.
 
