@@ -135,11 +135,17 @@ rt::CostQuery mlir::neuron::costQueryOf(Operation *instruction) {
                      .Default([](Operation *op) {
                        return cast<EngineOpInterface>(op).getWrittenTile();
                      });
-  Value dst = cast<EngineOpInterface>(instruction).getWrittenTile();
+  auto engine = cast<EngineOpInterface>(instruction);
+  // An engine streams at the rate of its widest-stepping operand.
+  rt::OperandShape from = operandShapeOf(cast<MemRefType>(source.getType()));
+  for (Value read : engine.getReadTiles())
+    from.strideBytes = std::max(
+        from.strideBytes,
+        operandShapeOf(cast<MemRefType>(read.getType())).strideBytes);
   return rt::costQueryFor(
       instruction->getName().stripDialect(),
-      operandShapeOf(cast<MemRefType>(dst.getType())),
-      operandShapeOf(cast<MemRefType>(source.getType())));
+      operandShapeOf(cast<MemRefType>(engine.getWrittenTile().getType())),
+      from);
 }
 
 UnitStreams UnitStreams::of(const KernelGraph &g) {

@@ -458,8 +458,7 @@ static absl::Status readOnChipRef(ObjectReader &r, const Scope &scope,
         absl::StrFormat("%d", ref.shape[0]));
   bool sbuf = ref.space == MemorySpace::Sbuf;
   int64_t capacity = sbuf ? limits.sbufBytes : limits.psumBytes;
-  // Optional element strides of the free dimensions; each at most the
-  // capacity, so the span below cannot overflow.
+  // Optional element strides of the free dimensions.
   NEURON_ASSIGN_OR_RETURN(strides,
                           r.field("strides", "", /*required=*/false));
   if (strides) {
@@ -471,9 +470,30 @@ static absl::Status readOnChipRef(ObjectReader &r, const Scope &scope,
                                      "shape)",
                                      ref.shape.size() - 1),
                      absl::StrFormat("%d", values.size()));
-    ref.strides = std::move(values);
+    // Row-major strides are the contiguous tile: kept as none.
+    bool rowMajor = true;
+    for (int64_t d = int64_t(values.size()) - 1, run = 1; d >= 0; --d) {
+      rowMajor &= ref.shape[d + 1] == 1 || values[d] == run;
+      run *= ref.shape[d + 1];
+    }
+    if (!rowMajor)
+      ref.strides = std::move(values);
   }
-  int64_t bytes = ref.freeSpan() * elementBytes(ref.dtype);
+  // The bytes a partition spans, first element to last; any product past
+  // 2^62 is past the capacity too.
+  int64_t span = ref.freeElements(), bytes = 0;
+  if (!ref.contiguous()) {
+    span = 0;
+    for (size_t d = 0; d < ref.strides.size(); ++d) {
+      int64_t step = 0;
+      if (__builtin_mul_overflow(ref.shape[d + 1] - 1, ref.strides[d], &step) ||
+          __builtin_add_overflow(span, step, &span))
+        span = int64_t(1) << 62;
+    }
+    span = std::min<int64_t>(span, int64_t(1) << 62) + 1;
+  }
+  if (__builtin_mul_overflow(span, elementBytes(ref.dtype), &bytes))
+    bytes = std::numeric_limits<int64_t>::max();
   if (bytes > capacity)
     return r.error(strides ? "strides" : "shape",
                    absl::StrFormat("at most %d %s bytes per partition",
@@ -595,6 +615,10 @@ static absl::Status readMatmul(ObjectReader &r, const Scope &scope,
         formatShape(moving.shape));
   if (dst.dtype != DType::F32)
     return r.error("dst", "an f32 psum tile", dtypeName(dst.dtype));
+  if (!dst.contiguous())
+    return r.error("dst",
+                   "a psum tile without strides (the sums fill whole rows)",
+                   absl::StrFormat("strides %s", formatShape(dst.strides)));
   if (dst.shape[0] != m || dst.shape[1] != n)
     return r.error(
         "dst",
@@ -1857,8 +1881,8 @@ absl::StatusOr<Program> parseProgram(const json &manifest) {
   if (schema && *schema != kExecutableSchema)
     return root.error(
         "schema",
-        absl::StrFormat("\"%s\" (this runtime's format: host calls as native code; "
-                        "recompile an older executable with this "
+        absl::StrFormat("\"%s\" (this runtime's format: on-chip access "
+                        "patterns; recompile an older executable with this "
                         "neuron-compile)",
                         kExecutableSchema),
         describeJson(*schema));

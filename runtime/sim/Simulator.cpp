@@ -221,7 +221,8 @@ private:
   std::vector<uint8_t *> addresses(const TileRef &ref);
   /// Calls `f(start, count, step)` on `ref`'s elements in order, as runs of
   /// `count` elements `step` bytes apart (a partition's free elements on
-  /// chip, the innermost dimension in HBM).
+  /// chip, or its innermost dimension when strided; the innermost dimension
+  /// in HBM).
   template <typename F> void forEachRun(const TileRef &ref, F &&f);
   std::vector<double> load(const TileRef &ref);
   void store(const TileRef &ref, const std::vector<double> &values);
@@ -400,6 +401,16 @@ void KernelRunner::copyRuns(const Run *dst, const Run *dstEnd, const Run *src,
     }
 }
 
+/// Whether `ref` reaches an element more than once: a zero stride on a
+/// dimension of size above 1.
+static bool writesRepeatedly(const TileRef &ref) {
+  size_t first = ref.space == MemorySpace::Hbm ? 0 : 1;
+  for (size_t d = 0; d < ref.strides.size(); ++d)
+    if (ref.strides[d] == 0 && ref.shape[d + first] > 1)
+      return true;
+  return false;
+}
+
 void KernelRunner::dmaCopy(const Instruction &inst) {
   if (inst.src.dtype != inst.dst.dtype) {
     store(inst.dst, load(inst.src));
@@ -425,8 +436,10 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
   }
   // The runs of both sides are walked together, a piece contiguous on both
   // sides moving in one copy. A large transfer is split by destination runs
-  // over the threads.
-  if (inst.src.elements * bytes < (int64_t(1) << 12)) {
+  // over the threads, unless the destination writes an element more than
+  // once (a zero stride), where the last write in order must win.
+  if (inst.src.elements * bytes < (int64_t(1) << 12) ||
+      writesRepeatedly(inst.dst)) {
     copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(), srcRuns.data(),
              0, bytes);
     return;

@@ -75,7 +75,13 @@ CostQuery costQueryOf(const Instruction &inst) {
   case Opcode::TensorReduce:
     break;
   }
-  return costQueryFor(opName(inst.op), shapeOf(inst.dst), shapeOf(*source));
+  // An engine streams at the rate of its widest-stepping operand.
+  OperandShape from = shapeOf(*source);
+  for (const TileOperand &operand : tileOperandsOf(inst.op))
+    if (const TileRef *ref = operandRef(inst, operand.name);
+        ref && ref->space != MemorySpace::Hbm)
+      from.strideBytes = std::max(from.strideBytes, shapeOf(*ref).strideBytes);
+  return costQueryFor(opName(inst.op), shapeOf(inst.dst), from);
 }
 
 double durationNs(const Instruction &inst, const CostModel &model) {

@@ -173,11 +173,13 @@ func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm
 // Tests the rate of strided reads within partitions (a convolution's taps
 // read from an input tile): elements 8 bytes apart stream at the vector
 // engine's full rate, (64 + 64) cycles at 0.96 GHz; 32 bytes apart (over
-// the 16 the NKI guide names) at half, (64 + 2 x 16) cycles.
+// the 16 the NKI guide names) at half, (64 + 2 x 16) cycles, whichever
+// operand steps so (a pool's max reads its window as the second).
 // CHECK-LABEL: func.func @strided_taps
-// CHECK: nisa.tensor_scalar <multiply> {{.*}} {nisa.time_ns = array<f64: 0.000000e+00, 133.33{{[0-9]*}}>} : memref<128x8x8xf32, strided<[256, 32, 2], offset: 17>
-// CHECK: nisa.tensor_scalar <multiply> {{.*}} {nisa.time_ns = array<f64: 133.33{{[0-9]*}}, 233.33{{[0-9]*}}>} : memref<128x8x2xf32, strided<[256, 16, 8]>
-// expected-remark@+1 {{nisa-schedule: 2 instructions}}
+// CHECK: nisa.tensor_scalar <multiply> {{.*}} {nisa.time_ns = array<f64: 0.000000e+00, 99.99{{[0-9]*}}>} : memref<128x8x2xf32, strided<[256, 16, 8]>
+// CHECK: nisa.tensor_scalar <multiply> {{.*}} {nisa.time_ns = array<f64: 99.99{{[0-9]*}}, 233.33{{[0-9]*}}>} : memref<128x8x8xf32, strided<[256, 32, 2], offset: 17>
+// CHECK: nisa.tensor_tensor <max> {{.*}} {nisa.time_ns = array<f64: 233.33{{[0-9]*}}, 333.33{{[0-9]*}}>}
+// expected-remark@+1 {{nisa-schedule: 3 instructions}}
 func.func @strided_taps() attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x16x16xf32, #sbuf>
   %y = memref.alloc() {nisa.address = 1024 : i64} : memref<128x8x8xf32, #sbuf>
@@ -186,6 +188,7 @@ func.func @strided_taps() attributes {nisa.limits = #limits} {
   nisa.tensor_scalar <multiply> %tap, %y scalar 2.0 : memref<128x8x8xf32, strided<[256, 32, 2], offset: 17>, #sbuf>, memref<128x8x8xf32, #sbuf>
   %wide = memref.subview %x[0, 0, 0] [128, 8, 2] [1, 1, 8] : memref<128x16x16xf32, #sbuf> to memref<128x8x2xf32, strided<[256, 16, 8]>, #sbuf>
   nisa.tensor_scalar <multiply> %wide, %z scalar 2.0 : memref<128x8x2xf32, strided<[256, 16, 8]>, #sbuf>, memref<128x8x2xf32, #sbuf>
+  nisa.tensor_tensor <max> %z, %wide, %z : memref<128x8x2xf32, #sbuf>, memref<128x8x2xf32, strided<[256, 16, 8]>, #sbuf>, memref<128x8x2xf32, #sbuf>
   return
 }
 
@@ -220,5 +223,20 @@ func.func @every_other_partition() attributes {nisa.limits = #limits} {
 func.func @pad_interior(%in: memref<1x96x16x16xf32, #hbm>, %out: memref<1x96x18x18xf32, #hbm>) attributes {nisa.limits = #limits} {
   %window = memref.subview %out[0, 0, 1, 1] [1, 96, 16, 16] [1, 1, 1, 1] : memref<1x96x18x18xf32, #hbm> to memref<1x96x16x16xf32, strided<[31104, 324, 18, 1], offset: 19>, #hbm>
   nisa.dma_copy %in, %window queue 0 : memref<1x96x16x16xf32, #hbm>, memref<1x96x16x16xf32, strided<[31104, 324, 18, 1], offset: 19>, #hbm>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that a view stepping backwards within a partition is refused.
+func.func @backwards() attributes {nisa.limits = #limits} {
+  %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x8xf32, #sbuf>
+  %y = memref.alloc() {nisa.address = 64 : i64} : memref<128x8xf32, #sbuf>
+  %r = memref.reinterpret_cast %x to offset: [7], sizes: [128, 8], strides: [8, -1] : memref<128x8xf32, #sbuf> to memref<128x8xf32, strided<[8, -1], offset: 7>, #sbuf>
+  // expected-error@+1 {{expected an on-chip tile of whole partitions from a fixed first partition, its free dimensions stepping forward}}
+  nisa.tensor_scalar <multiply> %r, %y scalar 2.0 : memref<128x8xf32, strided<[8, -1], offset: 7>, #sbuf>, memref<128x8xf32, #sbuf>
   return
 }

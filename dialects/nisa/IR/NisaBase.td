@@ -20,6 +20,8 @@ def Nisa_Dialect : Dialect {
     In SBUF and PSUM the first dimension is the partition dimension (at most
     the target's partition count) and the rest are the free dimensions laid
     out contiguously in each partition: a tile is `[partition][free...]`.
+    An operand may be a view of a tile that steps its free dimensions
+    (element strides within each partition); a matmul's result may not.
     Each op is one instruction of one engine (tensor, vector, scalar,
     gpsimd) or a DMA transfer on one queue; the `NisaEngineOpInterface`
     names the engine. Operands are read, the last memref operand (`dst`) is

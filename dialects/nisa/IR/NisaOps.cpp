@@ -112,6 +112,13 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "expected an f32 result (PSUM accumulates in "
                             "fp32), found "
                          << d.getElementType();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (d.getDimSize(1) > 1 &&
+      (failed(d.getStridesAndOffset(strides, offset)) || strides[1] != 1))
+    return emitOpError() << "expected a result whose rows are contiguous "
+                            "(the sums fill whole rows of a PSUM bank), found "
+                         << d;
   if (s.getDimSize(0) != m.getDimSize(0))
     return emitOpError() << "expected the operands to share the contracted "
                             "partition dimension, found "

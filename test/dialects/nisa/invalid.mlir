@@ -76,6 +76,19 @@ func.func @bf16_result(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x512xbf16,
 
 #sbuf = #nisa.memory<sbuf>
 #psum = #nisa.memory<psum>
+
+// Tests a matmul result that steps over columns: the sums fill whole rows.
+func.func @strided_result(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x256xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>) {
+  %every2 = memref.subview %acc[0, 0] [128, 256] [1, 2] : memref<128x512xf32, #psum> to memref<128x256xf32, strided<[512, 2]>, #psum>
+  // expected-error@+1 {{'nisa.matmul' op expected a result whose rows are contiguous (the sums fill whole rows of a PSUM bank), found 'memref<128x256xf32, strided<[512, 2]>, #nisa.memory<psum>>'}}
+  nisa.matmul %s, %m, %every2 : memref<128x128xbf16, #sbuf>, memref<128x256xbf16, #sbuf>, memref<128x256xf32, strided<[512, 2]>, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 1024, stationary_free = 128, moving_free = 512>
 
 // Tests a matmul result wider than one PSUM bank.

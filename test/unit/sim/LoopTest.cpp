@@ -566,12 +566,12 @@ TEST(LoopTest, RestartNamesTheMatmulsLoops) {
 
 TEST(LoopTest, OlderExecutablesAreRefused) {
   json m = manifestOf(scaleKernel());
-  m["schema"] = "neuron-executable/2";
+  m["schema"] = "neuron-executable/3";
   EXPECT_EQ(errorOf(m),
             "manifest: schema: expected \"neuron-executable/4\" (this "
-            "runtime's format: host calls as native code; recompile an older "
+            "runtime's format: on-chip access patterns; recompile an older "
             "executable with this neuron-compile), found a string "
-            "\"neuron-executable/2\"");
+            "\"neuron-executable/3\"");
 }
 
 } // namespace

@@ -125,6 +125,26 @@ TEST(ProgramTest, OnChipStrides) {
                           "partition, found [4, 2] of f32 (262148 bytes per "
                           "partition)");
   bad = m;
+  // 2^38 steps of 2^26 elements: the span's product passes 2^63, which
+  // the reader must not wrap (the largest SBUF a target may give, 2^26).
+  bad["kernels"][0]["limits"]["partitions"] = 16;
+  bad["kernels"][0]["limits"]["sbuf_bytes"] = int64_t(1) << 26;
+  inst(bad, 1)["moving"]["shape"] = {1, (int64_t(1) << 38) + 1};
+  inst(bad, 1)["moving"]["strides"] = {int64_t(1) << 26};
+  EXPECT_NE(errorOf(bad).find("moving.strides: expected at most 67108864 "
+                              "sbuf bytes per partition, found [1, "
+                              "274877906945] of f32"),
+            std::string::npos)
+      << errorOf(bad);
+  // A matmul fills whole rows of its PSUM result.
+  bad = m;
+  inst(bad, 1)["dst"]["strides"] = {1};
+  EXPECT_TRUE(errorOf(bad).empty()) << errorOf(bad); // row-major: contiguous
+  inst(bad, 1)["dst"]["strides"] = {2};
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[1].dst: "
+                          "expected a psum tile without strides (the sums "
+                          "fill whole rows), found strides [2]");
+  bad = m;
   inst(bad, 1)["moving"]["strides"] = {49140}; // fits, but not at byte 64
   EXPECT_NE(errorOf(bad).find("moving.offset: expected an offset in [0, "
                               "44] (offset + 196564 bytes"),
