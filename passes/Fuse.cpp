@@ -1,9 +1,9 @@
 //===- Fuse.cpp - producers with their elementwise consumers --------------===//
 //
-// Groups grow forward in block order from a seed (a matmul or an
-// elementwise op). Every operand from outside a group is defined before the
-// group's first op, so the fusion op can stand where that op stood and
-// every use of a group value comes after it.
+// Groups grow forward in block order from a seed (a matmul, a convolution
+// the tensor engine runs, or an elementwise op). Every operand from outside
+// a group is defined before the group's first op, so the fusion op can
+// stand where that op stood and every use of a group value comes after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +32,36 @@ static bool isElementwise(Operation *op) {
 
 static bool isContraction(Operation *op) {
   return isa<MatmulOp, BatchMatmulOp>(op);
+}
+
+/// A convolution the tensor engine runs, which finishes each tile of output
+/// channels by whole rows (nchw_fchw, float, no bias or padding, not
+/// depthwise: those run on the vector engine).
+static bool isTensorEngineConv(Operation *op) {
+  auto conv = dyn_cast<Conv2DOp>(op);
+  if (!conv)
+    return false;
+  RankedTensorType in = conv.getInput().getType();
+  return conv.getLayout() == ConvLayout::nchw_fchw && !conv.getBias() &&
+         llvm::all_of(conv.getPadding(), [](int64_t p) { return p == 0; }) &&
+         isa<FloatType>(in.getElementType()) &&
+         conv.getGroups() < in.getDimSize(1);
+}
+
+/// An op whose result a group's elementwise ops finish tile by tile.
+static bool isProducer(Operation *op) {
+  return isContraction(op) || isTensorEngineConv(op);
+}
+
+/// Whether `broadcast`, read in place after `producer`, gives a tile of the
+/// producer's output as a 2-D view: any for a matmul; after a convolution,
+/// one whose output rows and columns both come from the input or neither
+/// (its tiles are channels by whole output rows).
+static bool readsInPlace(BroadcastOp broadcast, Operation *producer) {
+  if (!isTensorEngineConv(producer))
+    return true;
+  ArrayRef<int64_t> dims = broadcast.getDimensions();
+  return llvm::is_contained(dims, 2) == llvm::is_contained(dims, 3);
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {
@@ -71,10 +101,12 @@ struct Group {
       }
       if (shapeOf(v) != shape)
         return false;
-      // After a matmul, a broadcast of an earlier value is read in place.
+      // After a matmul or a convolution, a broadcast of an earlier value is
+      // read in place.
       auto broadcast = dyn_cast_if_present<BroadcastOp>(def);
-      if (broadcast && isContraction(members.front()) &&
-          isBefore(broadcast.getInput())) {
+      if (broadcast && isProducer(members.front()) &&
+          isBefore(broadcast.getInput()) &&
+          readsInPlace(broadcast, members.front())) {
         reads.push_back(broadcast);
         continue;
       }
@@ -102,7 +134,7 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
     Block &body = f.getBody().front();
     int64_t groups = 0, savedBytes = 0;
     for (Operation *seed = &body.front(); seed; seed = seed->getNextNode()) {
-      if (!isContraction(seed) && !isElementwise(seed))
+      if (!isProducer(seed) && !isElementwise(seed))
         continue;
       Group group(seed);
       for (Operation *op = seed->getNextNode(); op; op = op->getNextNode())

@@ -4,9 +4,15 @@
 // shifted matmuls: for each filter tap (kh, kw) and input-channel tile the
 // stationary operand is w[f-tile, c-tile, kh, kw]^T and the moving one the
 // image read at that tap's offset with the stride, [c-tile, pixels]; the
-// taps and channel tiles accumulate in PSUM. Groups convolve their own
-// channel ranges; a depthwise conv2d runs on the vector engine instead
-// (DepthwiseOnVector). pool2d (nchw or nhwc, no padding) puts channels on
+// taps and channel tiles accumulate in PSUM. The stationary operands of an
+// output-channel tile are made once: its weights load in natural rows and
+// each tap's is transposed on the tensor engine (or moved by a DMA
+// transpose where cheaper), kept in SBUF for every row tile when they fit.
+// Each output tile is channels by whole rows, evacuated from PSUM and, in
+// a fusion, finished by its epilogue before it is stored. Groups convolve
+// their own channel ranges; a depthwise conv2d runs on the vector engine
+// instead (DepthwiseOnVector): a tile's input rows load once and each tap
+// reads its window from SBUF with the strides. pool2d (nchw or nhwc, no padding) puts channels on
 // partitions and output pixels in the free dimension; the input rows of a
 // tile load once, and each window tap reads its elements from that tile
 // with the pool's strides, combined on the vector engine into a tile that
@@ -20,6 +26,7 @@
 #include "passes/KernelGraph.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 using namespace mlir;
@@ -68,212 +75,245 @@ static void forEachRowChunk(
   }
 }
 
-namespace {
+/// The input rows (or columns) `n` outputs read through a window of `k`
+/// taps `d` apart, `s` apart.
+static int64_t inputExtent(int64_t n, int64_t s, int64_t k, int64_t d) {
+  return (n - 1) * s + (k - 1) * d + 1;
+}
 
-struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
-  using NisaPattern::NisaPattern;
+/// Output rows and columns per tile of a window op (depthwise convolution,
+/// pooling) on the vector engine: at most `pixels` sums, and input rows
+/// of at most an eighth of a partition of SBUF (`element` sized): whole
+/// output rows when they fit, columns halved until one row's input does.
+static std::pair<int64_t, int64_t>
+windowTile(const KernelLowering &k, Type element, int64_t oh, int64_t ow,
+           int64_t pixels, std::array<int64_t, 2> strides,
+           std::array<int64_t, 2> kernel, std::array<int64_t, 2> dilations) {
+  int64_t budget = k.config.limits.getSbufBytes() / 8 / elementBytes(element);
+  auto inputs = [&](int64_t rows, int64_t cols) {
+    return inputExtent(rows, strides[0], kernel[0], dilations[0]) *
+           inputExtent(cols, strides[1], kernel[1], dilations[1]);
+  };
+  int64_t cols = std::max<int64_t>(1, std::min(ow, pixels));
+  while (cols > 1 && inputs(1, cols) > budget)
+    cols = (cols + 1) / 2;
+  int64_t rows = std::clamp<int64_t>(pixels / cols, 1, oh);
+  while (rows > 1 && inputs(rows, cols) > budget)
+    --rows;
+  return {rows, cols};
+}
 
-  /// Fills `dst` [ct, taps * ft] with the stationary operands of one
-  /// input-channel tile, tap t at columns [t * ft, (t + 1) * ft):
-  /// w[fRow.., c0.., i, j] transposed to [c, f]. Either one transfer per tap
-  /// through the transposed view, or (`onTensor`) the tile's weights loaded
-  /// in natural rows (f on partitions, every tap of its channels one
-  /// contiguous run) and each tap, a strided view of them, transposed on
-  /// the tensor engine and copied out of PSUM.
-  void loadWeights(OpBuilder &b, Location loc, Value filter, OpFoldResult fRow,
-                   int64_t ft, OpFoldResult c0, int64_t ct, int64_t cg,
-                   int64_t kh, int64_t kw, bool onTensor, Value dst) const {
-    int64_t taps = kh * kw;
-    Type element = cast<MemRefType>(filter.getType()).getElementType();
-    OpFoldResult first =
-        KernelLowering::affineSum(b, loc, {{fRow, cg * taps}, {c0, taps}});
-    Value natural;
-    if (onTensor) {
-      natural =
-          k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
-      k.dma(b, loc,
-            KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
-                                        {cg * taps, 1}),
-            natural);
-    }
-    KernelLowering::forEachTile(
-        b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
-          OpFoldResult t = KernelLowering::affineSum(
-              b, loc, {{tap.offsets[0], kw}, {tap.offsets[1], 1}});
-          Value out = KernelLowering::view(
-              b, loc, dst,
-              {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{t, ft}})},
-              {ct, ft});
-          if (!onTensor) {
-            k.dma(b, loc,
-                  KernelLowering::stridedView(
-                      b, loc, filter,
-                      KernelLowering::affineSum(b, loc, {{first, 1}, {t, 1}}),
-                      {ct, ft}, {taps, cg * taps}),
-                  out);
-            return;
-          }
-          Value flipped =
-              k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft}, element);
-          nisa::TransposeOp::create(b, loc,
-                                    KernelLowering::view(b, loc, natural,
-                                                         {b.getIndexAttr(0), t},
-                                                         {ft, ct}, {1, taps}),
-                                    flipped);
-          nisa::TensorScalarOp::create(
-              b, loc, flipped, out,
-              nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
-              b.getF64FloatAttr(0.0));
-        });
+/// Fills `dst` [ct, taps * ft] with the stationary operands of one
+/// input-channel tile, tap t at columns [t * ft, (t + 1) * ft):
+/// w[fRow.., c0.., i, j] transposed to [c, f]. Either one transfer per tap
+/// through the transposed view, or (`onTensor`) the tile's weights loaded
+/// in natural rows (f on partitions, every tap of its channels one
+/// contiguous run) and each tap, a strided view of them, transposed on
+/// the tensor engine and copied out of PSUM.
+static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
+                        Value filter, OpFoldResult fRow, int64_t ft,
+                        OpFoldResult c0, int64_t ct, int64_t cg, int64_t kh,
+                        int64_t kw, bool onTensor, Value dst) {
+  int64_t taps = kh * kw;
+  Type element = cast<MemRefType>(filter.getType()).getElementType();
+  OpFoldResult first =
+      KernelLowering::affineSum(b, loc, {{fRow, cg * taps}, {c0, taps}});
+  Value natural;
+  if (onTensor) {
+    natural =
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
+    k.dma(b, loc,
+          KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
+                                      {cg * taps, 1}),
+          natural);
   }
+  KernelLowering::forEachTile(
+      b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
+        OpFoldResult t = KernelLowering::affineSum(
+            b, loc, {{tap.offsets[0], kw}, {tap.offsets[1], 1}});
+        Value out = KernelLowering::view(
+            b, loc, dst,
+            {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{t, ft}})},
+            {ct, ft});
+        if (!onTensor) {
+          k.dma(b, loc,
+                KernelLowering::stridedView(
+                    b, loc, filter,
+                    KernelLowering::affineSum(b, loc, {{first, 1}, {t, 1}}),
+                    {ct, ft}, {taps, cg * taps}),
+                out);
+          return;
+        }
+        Value flipped =
+            k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft}, element);
+        nisa::TransposeOp::create(b, loc,
+                                  KernelLowering::view(b, loc, natural,
+                                                       {b.getIndexAttr(0), t},
+                                                       {ft, ct}, {1, taps}),
+                                  flipped);
+        nisa::TensorScalarOp::create(
+            b, loc, flipped, out,
+            nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
+            b.getF64FloatAttr(0.0));
+      });
+}
 
-  /// Whether the weights of a [ct input, ft output] channel tile with
-  /// `taps` taps keep the engines busy for less time loaded in natural rows
-  /// and transposed on the tensor engine (one load, per tap a transpose
-  /// and a copy) than moved by one transfer per tap through the transposed
-  /// view (element-strided, or a DMA transpose where the generation has
-  /// it for a 1x1 filter).
-  bool transposeOnTensorEngine(Type element, int64_t ft, int64_t ct,
-                               int64_t taps) const {
-    auto shape = [&](int64_t partitions, int64_t elements) {
-      ::neuron::rt::OperandShape s =
-          operandShapeOf(MemRefType::get({partitions, elements}, element));
-      s.elements = partitions * elements;
-      return s;
-    };
-    auto ns = [&](StringRef op, const ::neuron::rt::OperandShape &to,
-                  const ::neuron::rt::OperandShape &from) {
-      return k.config.cost.nanoseconds(
-          ::neuron::rt::costQueryFor(op, to, from));
-    };
-    ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
-    view.run = 1;
-    view.transposed = taps == 1;
-    double direct = taps * ns("dma_copy", tile, view);
-    ::neuron::rt::OperandShape rows = shape(ft, ct * taps), hbmRows = rows;
-    hbmRows.run = ct * taps;
-    ::neuron::rt::OperandShape tap = shape(ft, ct);
-    tap.strideBytes = taps > 1 ? taps * elementBytes(element) : 0;
-    double onTensor =
-        ns("dma_copy", rows, hbmRows) +
-        taps * (ns("transpose", tile, tap) + ns("tensor_scalar", tile, tile));
-    return onTensor < direct;
-  }
+/// Whether the weights of a [ct input, ft output] channel tile with
+/// `taps` taps keep the engines busy for less time loaded in natural rows
+/// and transposed on the tensor engine (one load, per tap a transpose
+/// and a copy) than moved by one transfer per tap through the transposed
+/// view (element-strided, or a DMA transpose where the generation has
+/// it for a 1x1 filter).
+static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
+                                    int64_t ft, int64_t ct, int64_t taps) {
+  auto shape = [&](int64_t partitions, int64_t elements) {
+    ::neuron::rt::OperandShape s =
+        operandShapeOf(MemRefType::get({partitions, elements}, element));
+    s.elements = partitions * elements;
+    return s;
+  };
+  auto ns = [&](StringRef op, const ::neuron::rt::OperandShape &to,
+                const ::neuron::rt::OperandShape &from) {
+    return k.config.cost.nanoseconds(
+        ::neuron::rt::costQueryFor(op, to, from));
+  };
+  ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
+  view.run = 1;
+  view.transposed = taps == 1;
+  double direct = taps * ns("dma_copy", tile, view);
+  ::neuron::rt::OperandShape rows = shape(ft, ct * taps), hbmRows = rows;
+  hbmRows.run = ct * taps;
+  ::neuron::rt::OperandShape tap = shape(ft, ct);
+  tap.strideBytes = taps > 1 && ct > 1 ? taps * elementBytes(element) : 0;
+  double onTensor =
+      ns("dma_copy", rows, hbmRows) +
+      taps * (ns("transpose", tile, tap) + ns("tensor_scalar", tile, tile));
+  return onTensor < direct;
+}
 
-  LogicalResult
-  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto in = op.getInput().getType(), w = op.getFilter().getType(),
-         out = op.getType();
-    if (!isTiled(op))
-      return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
-                               "float convolutions without bias or padding "
-                               "are tiled yet";
-    if (isDepthwise(op, k.partitions()))
-      return rewriter.notifyMatchFailure(op, "depthwise: on the vector engine");
-    int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
-            wd = in.getDimSize(3);
-    int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3),
-            taps = kh * kw;
-    int64_t oh = out.getDimSize(2), ow = out.getDimSize(3);
-    int64_t groups = op.getGroups(), cg = c / groups, fg = f / groups;
-    int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
-    int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
-    int64_t p = k.partitions();
-    const nisa::LimitsAttr &limits = k.config.limits;
-    int64_t tileF = std::min(fg, limits.getStationaryFree());
-    int64_t maxPixels =
-        std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
-    if (ow > maxPixels)
-      return op.emitError() << "convert-neuron-to-nisa: output rows wider "
-                               "than a PSUM bank are not tiled yet";
-    int64_t rowsPerTile = std::max<int64_t>(1, maxPixels / ow);
-    Value image = adaptor.getInput(), filter = adaptor.getFilter();
-    Value result = k.resultBuffer(rewriter, op.getResult());
-    Type element = in.getElementType();
-    // The weights of an output-channel tile, transposed once and kept in
-    // SBUF for every image and row tile, when they take at most a quarter
-    // of a partition; else each row tile transposes its own.
-    int64_t cTiles = (cg + p - 1) / p;
-    bool resident = cTiles * taps * tileF * elementBytes(element) <=
-                    limits.getSbufBytes() / 4;
-    int64_t ct0 = std::min(cg, p);
-    bool onTensor = transposeOnTensorEngine(element, tileF, ct0, taps);
-    Value firstAcc;
-    KernelLowering::forEachTile(
-        rewriter, loc, {{groups, 1}, {fg, tileF}},
-        [&](OpBuilder &b, const TilePosition &block) {
-          OpFoldResult g = block.offsets[0], f0 = block.offsets[1];
-          int64_t ft = block.sizes[1];
-          OpFoldResult fRow =
-              KernelLowering::affineSum(b, loc, {{g, fg}, {f0, 1}});
-          OpFoldResult cFirst = KernelLowering::affineSum(b, loc, {{g, cg}});
-          auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
-                              Value dst) {
-            loadWeights(b, loc, filter, fRow, ft, c0, ct, cg, kh, kw, onTensor,
-                        dst);
-          };
-          Value weights;
-          if (resident) {
-            weights = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                             {ct0, cTiles * taps * ft}, element);
-            KernelLowering::forEachTile(
-                b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
-                  OpFoldResult column = KernelLowering::affineSum(
-                      b, loc,
-                      {{KernelLowering::tileIndex(b, ch, 0, p), taps * ft}});
-                  loadTile(b, ch.offsets[0], ch.sizes[0],
-                           KernelLowering::view(b, loc, weights,
-                                                {b.getIndexAttr(0), column},
-                                                {ch.sizes[0], taps * ft}));
-                });
-          }
+/// Output channels [fRow, fRow + ft) of image b0 from output row r0, as
+/// [ft, pixels] of `buffer` [N, F, OH, OW]: contiguous, or a broadcast
+/// view whose rows merge (the OH stride is OW times the OW stride).
+static Value imageRows(OpBuilder &b, Location loc, Value buffer,
+                       OpFoldResult b0, OpFoldResult fRow, int64_t ft,
+                       OpFoldResult r0, int64_t pixels) {
+  SmallVector<int64_t> s;
+  int64_t offset = 0;
+  (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), s, offset);
+  return KernelLowering::stridedView(
+      b, loc, buffer,
+      KernelLowering::affineSum(b, loc, {{b0, s[0]}, {fRow, s[1]}, {r0, s[2]}},
+                                offset),
+      {ft, pixels}, {s[1], s[3]});
+}
+
+bool mlir::neuron::isTensorEngineConv(Conv2DOp op, int64_t partitions) {
+  return isTiled(op) && !isDepthwise(op, partitions);
+}
+
+LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
+                                        Conv2DOp op, Value image, Value filter,
+                                        Value out, const Epilogue *epilogue,
+                                        Operation *fusion) {
+  Location loc = op.getLoc();
+  auto in = op.getInput().getType(), w = op.getFilter().getType(),
+       resultType = op.getType();
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
+          wd = in.getDimSize(3);
+  int64_t f = w.getDimSize(0), kh = w.getDimSize(2), kw = w.getDimSize(3),
+          taps = kh * kw;
+  int64_t oh = resultType.getDimSize(2), ow = resultType.getDimSize(3);
+  int64_t groups = op.getGroups(), cg = c / groups, fg = f / groups;
+  int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+  int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
+  int64_t p = k.partitions();
+  const nisa::LimitsAttr &limits = k.config.limits;
+  int64_t tileF = std::min(fg, limits.getStationaryFree());
+  int64_t maxPixels =
+      std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
+  if (ow > maxPixels)
+    return op.emitError() << "convert-neuron-to-nisa: output rows wider "
+                             "than a PSUM bank are not tiled yet";
+  int64_t rowsPerTile = std::max<int64_t>(1, maxPixels / ow);
+  Type element = in.getElementType();
+  // The weights of an output-channel tile, transposed once and kept in
+  // SBUF for every image and row tile, when they take at most a quarter
+  // of a partition; else each row tile transposes its own.
+  int64_t cTiles = (cg + p - 1) / p;
+  bool resident = cTiles * taps * tileF * elementBytes(element) <=
+                  limits.getSbufBytes() / 4;
+  int64_t ct0 = std::min(cg, p);
+  bool onTensor = transposeOnTensorEngine(k, element, tileF, ct0, taps);
+  Operation *evacuatedBy = leadingActivation(op.getResult(), out, epilogue);
+  Value firstAcc;
+  KernelLowering::forEachTile(
+      b, loc, {{groups, 1}, {fg, tileF}},
+      [&](OpBuilder &b, const TilePosition &block) {
+        OpFoldResult g = block.offsets[0], f0 = block.offsets[1];
+        int64_t ft = block.sizes[1];
+        OpFoldResult fRow =
+            KernelLowering::affineSum(b, loc, {{g, fg}, {f0, 1}});
+        OpFoldResult cFirst = KernelLowering::affineSum(b, loc, {{g, cg}});
+        auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
+                            Value dst) {
+          loadWeights(k, b, loc, filter, fRow, ft, c0, ct, cg, kh, kw,
+                      onTensor, dst);
+        };
+        // Channel tile `ch`'s columns [ct, taps * ft] of the resident
+        // weights.
+        auto residentAt = [&](OpBuilder &b, Value weights,
+                              const TilePosition &ch) {
+          OpFoldResult column = KernelLowering::affineSum(
+              b, loc, {{KernelLowering::tileIndex(b, ch, 0, p), taps * ft}});
+          return KernelLowering::view(b, loc, weights,
+                                      {b.getIndexAttr(0), column},
+                                      {ch.sizes[0], taps * ft});
+        };
+        Value weights;
+        if (resident) {
+          weights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                           {ct0, cTiles * taps * ft}, element);
           KernelLowering::forEachTile(
-              b, loc, {{n, 1}, {oh, rowsPerTile}},
-              [&](OpBuilder &b, const TilePosition &at) {
-                OpFoldResult b0 = at.offsets[0], r0 = at.offsets[1];
-                int64_t rt = at.sizes[1], pixels = rt * ow;
-                Value acc = k.tile(b, loc, nisa::MemorySpace::psum,
-                                   {ft, pixels}, b.getF32Type());
-                firstAcc = firstAcc ? firstAcc : acc;
-                KernelLowering::forEachTile(
-                    b, loc, {{cg, p}},
-                    [&](OpBuilder &b, const TilePosition &ch) {
-                      OpFoldResult c0 = ch.offsets[0];
-                      int64_t ct = ch.sizes[0];
-                      Value tapWeights;
-                      if (resident) {
-                        tapWeights = KernelLowering::view(
-                            b, loc, weights,
-                            {b.getIndexAttr(0),
-                             KernelLowering::affineSum(
-                                 b, loc,
-                                 {{KernelLowering::tileIndex(b, ch, 0, p),
-                                   taps * ft}})},
-                            {ct, taps * ft});
-                      } else {
-                        tapWeights = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                            {ct, taps * ft}, element);
-                        loadTile(b, c0, ct, tapWeights);
-                      }
-                      KernelLowering::forEachTile(
-                          b, loc, {{kh, 1}, {kw, 1}},
-                          [&](OpBuilder &b, const TilePosition &tap) {
-                            OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-                            Value stationary = KernelLowering::view(
-                                b, loc, tapWeights,
-                                {b.getIndexAttr(0),
-                                 KernelLowering::affineSum(
-                                     b, loc, {{i, kw * ft}, {j, ft}})},
-                                {ct, ft});
-                            // x[b0, cFirst + c0.., (r0 + r) * sh + i * dh,
-                            //   q * sw + j * dw].
-                            Value moving =
-                                k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                       {ct, pixels}, element);
-                            k.dma(
-                                b, loc,
+              b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
+                loadTile(b, ch.offsets[0], ch.sizes[0],
+                         residentAt(b, weights, ch));
+              });
+        }
+        KernelLowering::forEachTile(
+            b, loc, {{n, 1}, {oh, rowsPerTile}},
+            [&](OpBuilder &b, const TilePosition &at) {
+              OpFoldResult b0 = at.offsets[0], r0 = at.offsets[1];
+              int64_t rt = at.sizes[1], pixels = rt * ow;
+              Value acc = k.tile(b, loc, nisa::MemorySpace::psum,
+                                 {ft, pixels}, b.getF32Type());
+              firstAcc = firstAcc ? firstAcc : acc;
+              KernelLowering::forEachTile(
+                  b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
+                    OpFoldResult c0 = ch.offsets[0];
+                    int64_t ct = ch.sizes[0];
+                    Value tapWeights;
+                    if (resident) {
+                      tapWeights = residentAt(b, weights, ch);
+                    } else {
+                      tapWeights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                          {ct, taps * ft}, element);
+                      loadTile(b, c0, ct, tapWeights);
+                    }
+                    KernelLowering::forEachTile(
+                        b, loc, {{kh, 1}, {kw, 1}},
+                        [&](OpBuilder &b, const TilePosition &tap) {
+                          OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+                          Value stationary = KernelLowering::view(
+                              b, loc, tapWeights,
+                              {b.getIndexAttr(0),
+                               KernelLowering::affineSum(
+                                   b, loc, {{i, kw * ft}, {j, ft}})},
+                              {ct, ft});
+                          // x[b0, cFirst + c0.., (r0 + r) * sh + i * dh,
+                          //   q * sw + j * dw].
+                          Value moving = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                                {ct, pixels}, element);
+                          k.dma(b, loc,
                                 KernelLowering::stridedView(
                                     b, loc, image,
                                     KernelLowering::affineSum(b, loc,
@@ -285,33 +325,67 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
                                                                {j, dw}}),
                                     {ct, rt, ow}, {h * wd, sh * wd, sw}),
                                 moving);
-                            TilePosition reduction{
-                                {c0, i, j},
-                                {ct, 1, 1},
-                                {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
-                            KernelLowering::Accumulation how =
-                                KernelLowering::accumulation(reduction,
-                                                             {0, 1, 2});
-                            nisa::MatmulOp::create(b, loc, stationary, moving,
-                                                   acc, how.accumulate,
-                                                   how.restart);
-                          });
-                    });
-                Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                         {ft, pixels}, out.getElementType());
-                k.activation(b, loc, acc, evacuated,
-                             nisa::ActivationFunction::identity);
-                k.dma(b, loc, evacuated,
-                      KernelLowering::stridedView(
-                          b, loc, result,
-                          KernelLowering::affineSum(
-                              b, loc,
-                              {{b0, f * oh * ow}, {fRow, oh * ow}, {r0, ow}}),
-                          {ft, rt, ow}, {oh * ow, ow, 1}));
-              });
-        });
-    k.markTiling(firstAcc, op, "input channels", {p, tileF, maxPixels});
-    rewriter.replaceOp(op, result);
+                          TilePosition reduction{
+                              {c0, i, j},
+                              {ct, 1, 1},
+                              {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
+                          KernelLowering::Accumulation how =
+                              KernelLowering::accumulation(reduction,
+                                                           {0, 1, 2});
+                          nisa::MatmulOp::create(b, loc, stationary, moving,
+                                                 acc, how.accumulate,
+                                                 how.restart);
+                        });
+                  });
+              // The scalar engine evacuates the sums (applying the
+              // epilogue's leading activation when nothing else reads
+              // them); they are stored, and the epilogue computed on them,
+              // as [ft, pixels]: output channels by whole output rows.
+              auto window = [&](Value buffer) {
+                return imageRows(b, loc, buffer, b0, fRow, ft, r0, pixels);
+              };
+              Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                       {ft, pixels},
+                                       resultType.getElementType());
+              k.activation(b, loc, acc, evacuated,
+                           evacuatedBy ? *activationOf(evacuatedBy)
+                                       : nisa::ActivationFunction::identity);
+              if (out)
+                k.dma(b, loc, evacuated, window(out));
+              if (epilogue) {
+                DenseMap<Value, Value> tiles{
+                    {evacuatedBy ? evacuatedBy->getResult(0) : Value(op.getResult()),
+                     evacuated}};
+                applyEpilogue(b, k, loc, *epilogue, tiles, {ft, pixels},
+                              window);
+              }
+            });
+      });
+  k.markTiling(firstAcc, fusion ? fusion : op.getOperation(),
+               epilogue ? "input channels+epilogue" : "input channels",
+               {p, tileF, maxPixels});
+  return success();
+}
+
+namespace {
+
+struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isTiled(op))
+      return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
+                               "float convolutions without bias or padding "
+                               "are tiled yet";
+    if (isDepthwise(op, k.partitions()))
+      return rewriter.notifyMatchFailure(op, "depthwise: on the vector engine");
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    if (failed(lowerConv2D(rewriter, k, op, adaptor.getInput(),
+                           adaptor.getFilter(), out, /*epilogue=*/nullptr,
+                           /*fusion=*/nullptr)))
+      return failure();
+    rewriter.replaceOp(op, out);
     return success();
   }
 };
@@ -349,6 +423,8 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
     // budget holds, whole rows when they fit, else columns of one row.
     int64_t maxPixels = std::max<int64_t>(1, k.config.elementwiseBytes / 4);
     Type element = in.getElementType(), f32 = rewriter.getF32Type();
+    auto [maxRows, maxCols] = windowTile(k, element, oh, ow, maxPixels,
+                                         {sh, sw}, {kh, kw}, {dh, dw});
     auto alu = [&](nisa::AluOp a) {
       return nisa::AluOpAttr::get(rewriter.getContext(), a);
     };
@@ -437,14 +513,14 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
 
     KernelLowering::forEachTile(
         rewriter, loc,
-        {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}, {ow, maxPixels}},
+        {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}, {ow, maxCols}},
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1],
                        q0 = at.offsets[2];
           int64_t gt = at.sizes[1], cols = at.sizes[2];
           forEachRowChunk(
               b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
-              std::max<int64_t>(1, maxPixels / cols),
+              std::clamp<int64_t>(maxPixels / cols, 1, maxRows),
               [&](OpBuilder &b, OpFoldResult r0, int64_t blocks, int64_t rows) {
                 computeTile(b, b0, g0, gt, q0, cols, r0, blocks, rows);
               });
@@ -480,26 +556,26 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
     int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
     int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
     int64_t p = k.partitions();
-    int64_t pixelBudget = std::max<int64_t>(1, k.config.elementwiseBytes * 8 /
-                                                   in.getElementTypeBitWidth());
-    int64_t rowsPerTile =
-        std::max<int64_t>(1, pixelBudget / std::max<int64_t>(ow, 1));
+    Type element = in.getElementType();
+    int64_t pixelBudget =
+        std::max<int64_t>(1, k.config.elementwiseBytes / elementBytes(element));
+    auto [rowsPerTile, colsPerTile] = windowTile(
+        k, element, oh, ow, pixelBudget, {sh, sw}, {kh, kw}, {dh, dw});
     bool max = op.getKind() == PoolKind::max;
     auto alu = nisa::AluOpAttr::get(rewriter.getContext(),
                                     max ? nisa::AluOp::max : nisa::AluOp::add);
     double identity = max ? -std::numeric_limits<double>::infinity() : 0.0;
     Value image = adaptor.getInput();
     Value result = k.resultBuffer(rewriter, op.getResult());
-    Type element = in.getElementType();
     Value firstAcc;
     KernelLowering::forEachTile(
-        rewriter, loc, {{n, 1}, {c, p}, {oh, rowsPerTile}},
+        rewriter, loc, {{n, 1}, {c, p}, {oh, rowsPerTile}, {ow, colsPerTile}},
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult b0 = at.offsets[0], c0 = at.offsets[1],
-                       r0 = at.offsets[2];
-          int64_t ct = at.sizes[1], rt = at.sizes[2];
-          int64_t inRows = (rt - 1) * sh + (kh - 1) * dh + 1,
-                  inCols = (ow - 1) * sw + (kw - 1) * dw + 1;
+                       r0 = at.offsets[2], q0 = at.offsets[3];
+          int64_t ct = at.sizes[1], rt = at.sizes[2], qt = at.sizes[3];
+          int64_t inRows = inputExtent(rt, sh, kh, dh),
+                  inCols = inputExtent(qt, sw, kw, dw);
           // The input rows the tile's windows cover, loaded once.
           Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
                                {ct, inRows, inCols}, element);
@@ -509,11 +585,14 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
                   b, loc, image,
                   KernelLowering::affineSum(
                       b, loc,
-                      {{b0, c * h * wd}, {c0, cStride}, {r0, sh * rowStride}}),
+                      {{b0, c * h * wd},
+                       {c0, cStride},
+                       {r0, sh * rowStride},
+                       {q0, sw * colStride}}),
                   {ct, inRows, inCols}, {cStride, rowStride, colStride}),
               input);
           Value acc =
-              k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, ow}, element);
+              k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, qt}, element);
           firstAcc = firstAcc ? firstAcc : acc;
           nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(identity));
           KernelLowering::forEachTile(
@@ -524,12 +603,12 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
                     {b.getIndexAttr(0),
                      KernelLowering::affineSum(b, loc, {{tap.offsets[0], dh}}),
                      KernelLowering::affineSum(b, loc, {{tap.offsets[1], dw}})},
-                    {ct, rt, ow}, {1, sh, sw});
+                    {ct, rt, qt}, {1, sh, sw});
                 nisa::TensorTensorOp::create(b, loc, acc, window, acc, alu);
               });
           Value pooled = acc;
           if (op.getKind() == PoolKind::avg) {
-            pooled = k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, ow},
+            pooled = k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, qt},
                             out.getElementType());
             nisa::TensorScalarOp::create(
                 b, loc, acc, pooled,
@@ -540,10 +619,14 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
                 KernelLowering::stridedView(
                     b, loc, result,
                     KernelLowering::affineSum(
-                        b, loc, {{b0, c * oh * ow}, {c0, outC}, {r0, outRow}}),
-                    {ct, rt, ow}, {outC, outRow, outCol}));
+                        b, loc,
+                        {{b0, c * oh * ow},
+                         {c0, outC},
+                         {r0, outRow},
+                         {q0, outCol}}),
+                    {ct, rt, qt}, {outC, outRow, outCol}));
         });
-    k.markTiling(firstAcc, op, "channels", {p, rowsPerTile * ow});
+    k.markTiling(firstAcc, op, "channels", {p, rowsPerTile * colsPerTile});
     rewriter.replaceOp(op, result);
     return success();
   }

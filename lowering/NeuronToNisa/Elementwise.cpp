@@ -75,8 +75,8 @@ struct ElementwiseToTiles : ConversionPattern {
   KernelLowering &k;
 };
 
-/// A fusion: a chain of elementwise ops, or a matmul and the chain on its
-/// result. Inputs are read once per tile, results written once, and
+/// A fusion: a chain of elementwise ops, or a matmul or a convolution and
+/// the chain on its result. Inputs are read once per tile, results written once, and
 /// intermediates live only in SBUF.
 struct FusionToTiles : NisaPattern<FusionOp> {
   using NisaPattern::NisaPattern;
@@ -103,7 +103,7 @@ struct FusionToTiles : NisaPattern<FusionOp> {
     for (Operation &op : body.without_terminator()) {
       if (isa<BroadcastOp>(op))
         continue; // read in place by the ops using it
-      if (!producer && isa<MatmulOp, BatchMatmulOp>(op)) {
+      if (!producer && isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op)) {
         producer = &op;
         continue;
       }
@@ -114,11 +114,19 @@ struct FusionToTiles : NisaPattern<FusionOp> {
     }
     if (producer) {
       // Fused, the product reaches HBM only if the fusion returns it.
-      if (failed(lowerMatmul(rewriter, k, producer,
-                             epilogue.inputs.lookup(producer->getOperand(0)),
-                             epilogue.inputs.lookup(producer->getOperand(1)),
-                             epilogue.stores.lookup(producer->getResult(0)),
-                             &epilogue, fusion)))
+      Value lhs = epilogue.inputs.lookup(producer->getOperand(0)),
+            rhs = epilogue.inputs.lookup(producer->getOperand(1)),
+            out = epilogue.stores.lookup(producer->getResult(0));
+      auto conv = dyn_cast<Conv2DOp>(producer);
+      if (conv && !isTensorEngineConv(conv, k.partitions()))
+        return conv.emitError() << "convert-neuron-to-nisa: only a tensor-"
+                                   "engine convolution (nchw_fchw, float, no "
+                                   "bias or padding, not depthwise) takes an "
+                                   "epilogue";
+      if (failed(conv ? lowerConv2D(rewriter, k, conv, lhs, rhs, out,
+                                    &epilogue, fusion)
+                      : lowerMatmul(rewriter, k, producer, lhs, rhs, out,
+                                    &epilogue, fusion)))
         return failure();
       rewriter.replaceOp(fusion, results);
       return success();

@@ -531,6 +531,17 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
   }
 }
 
+Operation *mlir::neuron::leadingActivation(Value result, Value out,
+                                           const Epilogue *epilogue) {
+  if (!epilogue || out || !result.hasOneUse() || epilogue->ops.empty())
+    return nullptr;
+  Operation *front = epilogue->ops.front();
+  if (*result.user_begin() != front || !activationOf(front) ||
+      isa<CastOp>(front))
+    return nullptr;
+  return front;
+}
+
 Value mlir::neuron::firstTileAfter(Block *block, Operation *before) {
   Value first;
   for (Operation *op = before ? before->getNextNode() : &block->front();

@@ -219,6 +219,12 @@ void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                    ArrayRef<int64_t> tileShape,
                    function_ref<Value(Value)> window);
 
+/// The epilogue's first op when it is an activation the scalar engine can
+/// apply while evacuating `result` from PSUM: nothing else reads the raw
+/// `result` (it is not stored to `out`, and the op is its only user).
+Operation *leadingActivation(Value result, Value out,
+                             const Epilogue *epilogue);
+
 /// Tiles matmul or batch_matmul `op` whose operands live in `lhs` and
 /// `rhs`, storing its result to `out` (null in a fusion that does not
 /// return it) and, in a fusion, computing `epilogue` on each output tile
@@ -226,6 +232,16 @@ void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
 LogicalResult lowerMatmul(OpBuilder &b, KernelLowering &k, Operation *op,
                           Value lhs, Value rhs, Value out,
                           const Epilogue *epilogue, Operation *fusion);
+
+/// Tiles conv2d `op` (nchw_fchw, float, no bias or padding, not depthwise)
+/// on the tensor engine, its operands in `image` and `filter`, storing its
+/// result to `out` (null in a fusion that does not return it) and, in a
+/// fusion, computing `epilogue` on each output tile (Convolution.cpp).
+LogicalResult lowerConv2D(OpBuilder &b, KernelLowering &k, Conv2DOp op,
+                          Value image, Value filter, Value out,
+                          const Epilogue *epilogue, Operation *fusion);
+/// Whether lowerConv2D takes `op`: the tensor engine's convolutions.
+bool isTensorEngineConv(Conv2DOp op, int64_t partitions);
 
 /// How a matmul is tiled: with `block` > 0, `block` tiles of one operand
 /// (rhs when `rhsResident`, else lhs) stay in SBUF for all of K while the

@@ -188,12 +188,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   int64_t tileM = limits.getStationaryFree();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
-  Operation *evacuatedBy = nullptr;
-  if (epilogue && !out && result.hasOneUse() && !epilogue->ops.empty() &&
-      *result.user_begin() == epilogue->ops.front() &&
-      activationOf(epilogue->ops.front()) &&
-      !isa<CastOp>(epilogue->ops.front()))
-    evacuatedBy = epilogue->ops.front();
+  Operation *evacuatedBy = leadingActivation(result, out, epilogue);
 
   // A rank-2 window of batch `bi` of a (possibly batched) buffer.
   auto matrix = [&](OpBuilder &b, Value buffer, OpFoldResult bi,

@@ -79,3 +79,55 @@ func.func @program(%x: tensor<8xf32>) -> tensor<8xf32> attributes {neuron.progra
   %t = neuron.tanh %e : tensor<8xf32>
   return %t : tensor<8xf32>
 }
+
+// -----
+
+// A convolution the tensor engine runs with its epilogue: the per-channel
+// scale and shift are broadcasts read inside the group. A depthwise
+// convolution (one input channel per group, on the vector engine) starts
+// no group; the chain after it is a group of its own.
+
+// CHECK-LABEL: func.func @conv
+// CHECK:       %[[F:.*]] = neuron.fusion(%arg0, %arg1, %arg2, %arg3) : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32> {
+// CHECK:         neuron.broadcast
+// CHECK:         neuron.broadcast
+// CHECK:         %[[C:.*]] = neuron.conv2d
+// CHECK-NEXT:    %[[M:.*]] = neuron.mul %[[C]], %{{.*}}
+// CHECK-NEXT:    %[[A:.*]] = neuron.add %[[M]], %{{.*}}
+// CHECK-NEXT:    %[[R:.*]] = neuron.relu %[[A]]
+// CHECK-NEXT:    neuron.yield %[[R]]
+// CHECK:       %[[D:.*]] = neuron.conv2d %[[F]], %arg4 layout nchw_fchw groups 16
+// CHECK:       neuron.fusion(%[[D]])
+// CHECK-NOT:     neuron.conv2d
+// CHECK:         neuron.exp
+// CHECK:         neuron.mul
+// expected-remark @below {{neuron-fuse: 2 groups; 6656 bytes of HBM traffic stay on chip}}
+func.func @conv(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %scale: tensor<16xf32>, %shift: tensor<16xf32>, %dw: tensor<16x1x3x3xf32>) -> tensor<1x16x2x2xf32> {
+  %s = neuron.broadcast %scale dimensions [1] : tensor<16xf32> -> tensor<1x16x4x4xf32>
+  %t = neuron.broadcast %shift dimensions [1] : tensor<16xf32> -> tensor<1x16x4x4xf32>
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %m = neuron.mul %c, %s : tensor<1x16x4x4xf32>
+  %a = neuron.add %m, %t : tensor<1x16x4x4xf32>
+  %r = neuron.relu %a : tensor<1x16x4x4xf32>
+  %d = neuron.conv2d %r, %dw layout nchw_fchw groups 16 : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x2x2xf32>
+  %e = neuron.exp %d : tensor<1x16x2x2xf32>
+  %o = neuron.mul %e, %d : tensor<1x16x2x2xf32>
+  return %o : tensor<1x16x2x2xf32>
+}
+
+// -----
+
+// After a convolution, a broadcast along the output columns alone is not
+// a view of whole rows: the group leaves it out and reads it materialised.
+
+// CHECK-LABEL: func.func @conv_columns
+// CHECK:       %[[B:.*]] = neuron.broadcast %arg2 dimensions [3]
+// CHECK:       neuron.fusion(%arg0, %arg1, %[[B]])
+// expected-remark @below {{neuron-fuse: 1 groups; 2048 bytes of HBM traffic stay on chip}}
+func.func @conv_columns(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>, %col: tensor<4xf32>) -> tensor<1x8x4x4xf32> {
+  %b = neuron.broadcast %col dimensions [3] : tensor<4xf32> -> tensor<1x8x4x4xf32>
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x4x4xf32>
+  %a = neuron.add %c, %b : tensor<1x8x4x4xf32>
+  %r = neuron.relu %a : tensor<1x8x4x4xf32>
+  return %r : tensor<1x8x4x4xf32>
+}

@@ -25,3 +25,23 @@ func.func @pools(%a: tensor<1x16x15x15xf32>, %b: tensor<2x12x12x24xf32>,
       ins(%c, %k3 : tensor<1x200x9x9xf32>, tensor<3x3xf32>) outs(%fc : tensor<1x200x5x5xf32>) -> tensor<1x200x5x5xf32>
   return %ya, %yb, %yc : tensor<1x16x7x7xf32>, tensor<2x6x6x24xf32>, tensor<1x200x5x5xf32>
 }
+
+// Windows whose input rows would not fit a tile of whole output rows: a
+// 16x16 sum pool with stride 16 over 224x224 (one output row per tile),
+// and a 3x3 max pool over rows of 1500 (tiles of fewer columns).
+func.func @pools_large(%x: tensor<1x8x224x224xf32>, %w: tensor<1x4x5x1500xf32>)
+    -> (tensor<1x8x14x14xf32>, tensor<1x4x3x1498xf32>) {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %k16 = tensor.empty() : tensor<16x16xf32>
+  %k3 = tensor.empty() : tensor<3x3xf32>
+  %ea = tensor.empty() : tensor<1x8x14x14xf32>
+  %fa = linalg.fill ins(%z : f32) outs(%ea : tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32>
+  %ya = linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<16> : vector<2xi64>}
+      ins(%x, %k16 : tensor<1x8x224x224xf32>, tensor<16x16xf32>) outs(%fa : tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32>
+  %eb = tensor.empty() : tensor<1x4x3x1498xf32>
+  %fb = linalg.fill ins(%ninf : f32) outs(%eb : tensor<1x4x3x1498xf32>) -> tensor<1x4x3x1498xf32>
+  %yb = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%w, %k3 : tensor<1x4x5x1500xf32>, tensor<3x3xf32>) outs(%fb : tensor<1x4x3x1498xf32>) -> tensor<1x4x3x1498xf32>
+  return %ya, %yb : tensor<1x8x14x14xf32>, tensor<1x4x3x1498xf32>
+}

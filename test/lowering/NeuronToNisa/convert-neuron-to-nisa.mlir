@@ -189,7 +189,8 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 // and each tap's [4, 8] stationary operand is transposed from a strided
 // view of them (every 9th column) on the tensor engine into PSUM, then
 // copied to its columns of the resident weights. Output row tiles follow
-// (two tiles of 36 rows of 14 pixels in a loop, then 8 rows), the taps
+// (two tiles of 36 rows of 14 pixels in a loop, then 8 rows; each stored
+// as one run of whole rows per channel), the taps
 // and channel tiles inside accumulating in PSUM; the matmul restarts its
 // sum where every tap index is 0. Moving operands are strided views whose
 // offsets are affine in the loops.
@@ -212,7 +213,7 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 // CHECK:       memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 36, 14], strides: [1312, 16, 1]
 // CHECK:       nisa.matmul %[[ST]], {{.*}} accumulate restart(%[[I]], %[[J]])
 // CHECK:   nisa.activation <identity>
-// CHECK:   memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 36, 14], strides: [1120, 14, 1]
+// CHECK:   memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 504], strides: [1120, 1]
 // CHECK: memref.alloc() : memref<8x112xf32, #nisa.memory<psum>>
 // CHECK-NOT: nisa.transpose
 // CHECK: return

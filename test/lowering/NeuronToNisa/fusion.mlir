@@ -94,3 +94,53 @@ func.func @unsupported(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A convolution's epilogue: each output tile (16 channels by both rows of
+// image 0, then of image 1) is evacuated from PSUM, stored because the
+// fusion returns the convolution too, then scaled per channel (a
+// broadcast read through its zero-stride view, filled on chip) and passed
+// through the relu; the tiles are [channels, whole output rows].
+
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK-SAME:    %[[S:[^:]*]]: memref<16xf32, #nisa.memory<hbm>>, %[[OUT0:.*]]: memref<2x16x4x4xf32, #nisa.memory<hbm>>, %[[OUT1:.*]]: memref<2x16x4x4xf32, #nisa.memory<hbm>>)
+// CHECK:       nisa.transpose
+// CHECK:       affine.for %{{.*}} = 0 to 2 {
+// CHECK:         %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "input channels+epilogue"{{.*}}}} : memref<16x16xf32, #nisa.memory<psum>>
+// CHECK:         nisa.matmul {{.*}}, %[[ACC]] accumulate
+// CHECK:       %[[EV:.*]] = memref.alloc() : memref<16x16xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.activation <identity> %[[ACC]], %[[EV]]
+// CHECK:       %[[RAW:.*]] = memref.reinterpret_cast %[[OUT0]] to offset: [%{{.*}}], sizes: [16, 16], strides: [16, 1]
+// CHECK:       nisa.dma_copy %[[EV]], %[[RAW]]
+// CHECK:       memref.reinterpret_cast %[[S]] to offset: [0], sizes: [2, 16, 4, 4], strides: [0, 1, 0, 0]
+// CHECK:       nisa.tensor_tensor <multiply> %[[EV]], %{{.*}}, %[[P:.*]] :
+// CHECK:       nisa.activation <relu> %[[P]], %[[R:.*]] :
+// CHECK:       %[[FIN:.*]] = memref.reinterpret_cast %[[OUT1]] to offset: [%{{.*}}], sizes: [16, 16], strides: [16, 1]
+// CHECK:       nisa.dma_copy %[[R]], %[[FIN]]
+func.func @conv_epilogue(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %scale: tensor<16xf32>) -> (tensor<2x16x4x4xf32>, tensor<2x16x4x4xf32>) {
+  %0:2 = neuron.fusion(%x, %w, %scale) : (tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> (tensor<2x16x4x4xf32>, tensor<2x16x4x4xf32>) {
+  ^bb0(%a: tensor<2x8x6x6xf32>, %b: tensor<16x8x3x3xf32>, %s: tensor<16xf32>):
+    %e = neuron.broadcast %s dimensions [1] : tensor<16xf32> -> tensor<2x16x4x4xf32>
+    %c = neuron.conv2d %a, %b layout nchw_fchw : (tensor<2x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x4x4xf32>
+    %m = neuron.mul %c, %e : tensor<2x16x4x4xf32>
+    %r = neuron.relu %m : tensor<2x16x4x4xf32>
+    neuron.yield %c, %r : tensor<2x16x4x4xf32>, tensor<2x16x4x4xf32>
+  }
+  return %0#0, %0#1 : tensor<2x16x4x4xf32>, tensor<2x16x4x4xf32>
+}
+
+// -----
+
+// A depthwise convolution runs on the vector engine and takes no epilogue
+// (neuron-fuse never groups one).
+func.func @depthwise_epilogue(%x: tensor<1x16x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = neuron.fusion(%x, %w) : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  ^bb0(%a: tensor<1x16x6x6xf32>, %b: tensor<16x1x3x3xf32>):
+    // expected-error @below {{convert-neuron-to-nisa: only a tensor-engine convolution (nchw_fchw, float, no bias or padding, not depthwise) takes an epilogue}}
+    %c = neuron.conv2d %a, %b layout nchw_fchw groups 16 : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+    %r = neuron.relu %c : tensor<1x16x4x4xf32>
+    neuron.yield %r : tensor<1x16x4x4xf32>
+  }
+  return %0 : tensor<1x16x4x4xf32>
+}

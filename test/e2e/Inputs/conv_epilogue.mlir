@@ -1,0 +1,56 @@
+// Convolutions finished on chip by the elementwise ops that follow them
+// (neuron-fuse groups a tensor-engine convolution with its epilogue):
+// a 1x1 convolution, batch normalisation with per-channel parameters
+// broadcast as torch-mlir writes them, and ReLU6 (@conv_bn, which also
+// returns the raw convolution); a 3x3 stride-2 convolution over 150 input
+// channels with a per-channel bias and ReLU (@conv_bias_relu). Input of
+// conv_epilogue.test.
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @conv_bn(%x: tensor<2x40x6x6xf32>, %w: tensor<70x40x1x1xf32>,
+                   %mean: tensor<70xf32>, %var: tensor<70xf32>,
+                   %gamma: tensor<70xf32>, %beta: tensor<70xf32>)
+    -> (tensor<2x70x6x6xf32>, tensor<2x70x6x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e = tensor.empty() : tensor<2x70x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x70x6x6xf32>) -> tensor<2x70x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<2x40x6x6xf32>, tensor<70x40x1x1xf32>) outs(%f : tensor<2x70x6x6xf32>) -> tensor<2x70x6x6xf32>
+  %bn = linalg.generic {indexing_maps = [#id, #ch, #ch, #ch, #ch, #id],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %mean, %var, %gamma, %beta : tensor<2x70x6x6xf32>, tensor<70xf32>, tensor<70xf32>, tensor<70xf32>, tensor<70xf32>)
+      outs(%e : tensor<2x70x6x6xf32>) {
+  ^bb0(%v: f32, %m: f32, %s: f32, %g: f32, %b: f32, %o: f32):
+    %d = arith.subf %v, %m : f32
+    %s2 = arith.mulf %s, %s : f32
+    %se = arith.addf %s2, %eps : f32
+    %r = math.rsqrt %se : f32
+    %n = arith.mulf %d, %r : f32
+    %y = arith.mulf %n, %g : f32
+    %z = arith.addf %y, %b : f32
+    %lo = arith.maximumf %z, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    linalg.yield %hi : f32
+  } -> tensor<2x70x6x6xf32>
+  return %c, %bn : tensor<2x70x6x6xf32>, tensor<2x70x6x6xf32>
+}
+
+func.func @conv_bias_relu(%x: tensor<1x150x9x9xf32>, %w: tensor<20x150x3x3xf32>,
+                          %bias: tensor<20xf32>) -> tensor<1x20x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x20x4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x20x4x4xf32>) -> tensor<1x20x4x4xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<2> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x150x9x9xf32>, tensor<20x150x3x3xf32>) outs(%f : tensor<1x20x4x4xf32>) -> tensor<1x20x4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #ch, #id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %bias : tensor<1x20x4x4xf32>, tensor<20xf32>) outs(%e : tensor<1x20x4x4xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %z = arith.addf %v, %b : f32
+    %m = arith.maximumf %z, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x20x4x4xf32>
+  return %r : tensor<1x20x4x4xf32>
+}
