@@ -577,8 +577,7 @@ struct NisaSchedulePass
       double streaming =
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
-      int64_t parts =
-          std::min<int64_t>(engines, int64_t(streaming / (4 * fixed)));
+      int64_t parts = model.transferPieces(streaming);
       if (dmaBusy >= engineBusy)
         parts = std::min<int64_t>(
             parts, int64_t(streaming * engines /

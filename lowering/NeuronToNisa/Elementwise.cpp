@@ -34,7 +34,7 @@ struct ElementwiseToTiles : ConversionPattern {
     Location loc = op->getLoc();
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t p = k.partitions();
-    auto [rows, cols] = elementwiseView(type, p);
+    auto [rows, cols] = elementwiseView(k, type, op->getNumOperands() + 1, 1);
     int64_t widest = type.getElementTypeBitWidth();
     for (Value v : op->getOperands())
       widest = std::max<int64_t>(
@@ -67,7 +67,9 @@ struct ElementwiseToTiles : ConversionPattern {
           k.dma(b, loc, result,
                 KernelLowering::view(b, loc, outView, at.offsets, at.sizes));
         });
-    k.markTiling(first, op, rows == p ? "flattened" : "rows", {p, tileCols});
+    k.markTiling(first, op,
+                 type.getNumElements() % p == 0 ? "flattened" : "rows",
+                 {std::min(rows, p), tileCols});
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -139,7 +141,9 @@ struct FusionToTiles : NisaPattern<FusionOp> {
     auto type =
         cast<RankedTensorType>(epilogue.ops.front()->getResult(0).getType());
     int64_t p = k.partitions();
-    auto [rows, cols] = elementwiseView(type, p);
+    auto [rows, cols] =
+        elementwiseView(k, type, fusion.getNumOperands() + results.size(),
+                        epilogue.ops.size());
     int64_t widest = 8;
     for (Operation &op : body.without_terminator())
       for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
@@ -167,7 +171,8 @@ struct FusionToTiles : NisaPattern<FusionOp> {
           });
         });
     k.markTiling(firstTileAfter(block, before), fusion,
-                 rows == p ? "flattened" : "rows", {p, tileCols});
+                 type.getNumElements() % p == 0 ? "flattened" : "rows",
+                 {std::min(rows, p), tileCols});
     rewriter.replaceOp(fusion, results);
     return success();
   }

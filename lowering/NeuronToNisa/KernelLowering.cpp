@@ -489,6 +489,52 @@ std::pair<int64_t, int64_t> mlir::neuron::elementwiseView(RankedTensorType type,
   return {cols ? elements / cols : 0, cols};
 }
 
+std::pair<int64_t, int64_t>
+mlir::neuron::elementwiseView(const KernelLowering &k, RankedTensorType type,
+                              int64_t transfers, int64_t ops) {
+  int64_t p = k.partitions();
+  auto [rows, cols] = elementwiseView(type, p);
+  int64_t bytes = std::max<int64_t>(1, elementBytes(type.getElementType()));
+  // Only a tensor one tile holds: a nest of several pipelines its
+  // transfers (which the scheduler also cuts into pieces) behind the first.
+  if (rows != p || cols * bytes > k.config.elementwiseBytes)
+    return {rows, cols};
+  int64_t elements = rows * cols;
+  const rt::CostModel &cost = k.config.cost;
+  // One nest on `q` partitions: its tiles' transfers spread over the DMA
+  // engines and its ops on one engine, after the first tile's chain.
+  auto estimate = [&](int64_t q) {
+    int64_t free = elements / q;
+    int64_t tile = std::clamp<int64_t>(k.config.elementwiseBytes / bytes, 1,
+                                       free);
+    int64_t tiles = (free + tile - 1) / tile;
+    rt::OperandShape onChip =
+        operandShapeOf(MemRefType::get({q, tile}, type.getElementType()));
+    rt::OperandShape inHbm = onChip;
+    inHbm.run = q * tile;
+    // As nisa-schedule cuts it over the DMA engines.
+    double fixed = cost.dmaFixedNs(),
+           streaming =
+               cost.nanoseconds(rt::costQueryFor("dma_copy", onChip, inHbm)) -
+               fixed;
+    double dma = fixed + streaming / cost.transferPieces(streaming);
+    double op =
+        cost.nanoseconds(rt::costQueryFor("tensor_tensor", onChip, onChip));
+    double chain = transfers * dma + ops * op;
+    return chain + (tiles - 1) * std::max(transfers * dma / cost.dmaEngines(),
+                                          ops * op);
+  };
+  int64_t best = p;
+  double bestNs = estimate(p);
+  for (int64_t q = p / 2; q >= 1; q /= 2)
+    if (elements % q == 0)
+      if (double ns = estimate(q); ns < bestNs) {
+        best = q;
+        bestNs = ns;
+      }
+  return {best, elements / best};
+}
+
 void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                                  const Epilogue &epilogue,
                                  DenseMap<Value, Value> &tiles,

@@ -236,6 +236,11 @@ double CostModel::dmaStreamBytes(const CostQuery &q) const {
   return bytes + std::max<double>(q.descriptors, 1) * descriptorOverhead;
 }
 
+int64_t CostModel::transferPieces(double streamingNs) const {
+  return std::clamp<int64_t>(int64_t(streamingNs / (4 * dmaFixed)), 1,
+                             engines);
+}
+
 double CostModel::dmaEfficiency(double runBytes) const {
   return runBytes / (runBytes + descriptorOverhead);
 }

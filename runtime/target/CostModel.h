@@ -136,6 +136,10 @@ public:
   double dmaEngineBytesPerNs() const { return engineBytesPerNs; }
   /// The fixed cost of one transfer (descriptor processing, latency).
   double dmaFixedNs() const { return dmaFixed; }
+  /// The pieces a transfer streaming for `streamingNs` is cut into so the
+  /// DMA engines move them side by side, each long enough (four times the
+  /// fixed cost) not to waste them: from 1 to dmaEngines().
+  int64_t transferPieces(double streamingNs) const;
   /// One logical core's share of its chip's HBM bandwidth: what all its engines
   /// together can move when every core of the chip streams.
   double hbmBytesPerNs() const { return hbmPerNs; }

@@ -54,12 +54,12 @@ func.func @predicates(%x: tensor<8xi32>, %y: tensor<8xi32>)
 // -----
 
 // Tests a select on a shape that splits over the 128 partitions: every
-// operand, the mask included, is viewed as [128, 16].
+// operand, the mask included, is viewed as [128, 128].
 // CHECK-LABEL: func.func @select_flattened
-// CHECK-DAG: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 16], strides: [16, 1] : memref<2x128x8xi1, #nisa.memory<hbm>>
-// CHECK-DAG: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 16], strides: [16, 1] : memref<2x128x8xbf16, #nisa.memory<hbm>>
-// CHECK: nisa.select %{{.*}} : memref<128x16xi1, #nisa.memory<sbuf>>, memref<128x16xbf16, #nisa.memory<sbuf>>, memref<128x16xbf16, #nisa.memory<sbuf>>, memref<128x16xbf16, #nisa.memory<sbuf>>
-func.func @select_flattened(%m: tensor<2x128x8xi1>, %a: tensor<2x128x8xbf16>, %b: tensor<2x128x8xbf16>) -> tensor<2x128x8xbf16> {
-  %r = neuron.select %m, %a, %b : tensor<2x128x8xi1>, tensor<2x128x8xbf16>
-  return %r : tensor<2x128x8xbf16>
+// CHECK-DAG: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 128], strides: [128, 1] : memref<2x128x64xi1, #nisa.memory<hbm>>
+// CHECK-DAG: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [128, 128], strides: [128, 1] : memref<2x128x64xbf16, #nisa.memory<hbm>>
+// CHECK: nisa.select %{{.*}} : memref<128x128xi1, #nisa.memory<sbuf>>, memref<128x128xbf16, #nisa.memory<sbuf>>, memref<128x128xbf16, #nisa.memory<sbuf>>, memref<128x128xbf16, #nisa.memory<sbuf>>
+func.func @select_flattened(%m: tensor<2x128x64xi1>, %a: tensor<2x128x64xbf16>, %b: tensor<2x128x64xbf16>) -> tensor<2x128x64xbf16> {
+  %r = neuron.select %m, %a, %b : tensor<2x128x64xi1>, tensor<2x128x64xbf16>
+  return %r : tensor<2x128x64xbf16>
 }

@@ -70,15 +70,29 @@ func.func @blocked(%a: tensor<512x256xbf16>, %b: tensor<256x3072xbf16>) -> tenso
 // on the vector engine and the relu on the scalar engine, the relu writing
 // the result argument.
 // CHECK-LABEL: func.func @elementwise
-// CHECK-SAME: (%[[X:.*]]: memref<4x64xf32, #nisa.memory<hbm>>, %[[Y:.*]]: memref<4x64xf32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<4x64xf32, #nisa.memory<hbm>>)
-// CHECK: memref.reinterpret_cast %[[X]] to offset: [0], sizes: [128, 2], strides: [2, 1]
+// CHECK-SAME: (%[[X:.*]]: memref<64x256xf32, #nisa.memory<hbm>>, %[[Y:.*]]: memref<64x256xf32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x256xf32, #nisa.memory<hbm>>)
+// CHECK: memref.reinterpret_cast %[[X]] to offset: [0], sizes: [128, 128], strides: [128, 1]
 // CHECK: nisa.tensor_tensor <add>
-// CHECK: memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [128, 2], strides: [2, 1]
+// CHECK: memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [128, 128], strides: [128, 1]
 // CHECK: nisa.activation <relu>
-func.func @elementwise(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
+func.func @elementwise(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %0 = neuron.add %x, %y : tensor<64x256xf32>
+  %1 = neuron.relu %0 : tensor<64x256xf32>
+  return %1 : tensor<64x256xf32>
+}
+
+// -----
+
+// Tests a small tensor (256 elements): on 128 partitions each transfer
+// would move 128 descriptors of 8 bytes; the cost model takes 2 rows of
+// 128 elements instead.
+// CHECK-LABEL: func.func @elementwise_small
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2, 128], strides: [128, 1]
+// CHECK: memref.alloc() {nisa.tiling = {{{.*}}partition = "flattened", tile = array<i64: 2, 128>}}
+// CHECK: nisa.tensor_tensor <add>
+func.func @elementwise_small(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tensor<4x64xf32> {
   %0 = neuron.add %x, %y : tensor<4x64xf32>
-  %1 = neuron.relu %0 : tensor<4x64xf32>
-  return %1 : tensor<4x64xf32>
+  return %0 : tensor<4x64xf32>
 }
 
 // -----

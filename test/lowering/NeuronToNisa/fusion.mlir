@@ -61,7 +61,7 @@ func.func @bias(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %bias: tensor<16xf
 
 // CHECK-LABEL: func.func @chain
 // CHECK-NOT:   memref.alloc() {{.*}}: memref<{{.*}}#nisa.memory<hbm>>
-// CHECK:       memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.fusion"{{.*}}}} : memref<128x2xf32, #nisa.memory<sbuf>>
+// CHECK:       memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.fusion"{{.*}}}} : memref<128x128xf32, #nisa.memory<sbuf>>
 // CHECK:       nisa.dma_copy
 // CHECK:       nisa.activation <exp>
 // CHECK:       nisa.dma_copy
@@ -70,15 +70,15 @@ func.func @bias(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %bias: tensor<16xf
 // CHECK:       nisa.dma_copy
 // CHECK-NOT:   nisa.dma_copy
 // CHECK:       return
-func.func @chain(%x: tensor<8x32xf32>, %y: tensor<8x32xf32>) -> tensor<8x32xf32> {
-  %0 = neuron.fusion(%x, %y) : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32> {
-  ^bb0(%a: tensor<8x32xf32>, %b: tensor<8x32xf32>):
-    %e = neuron.exp %a : tensor<8x32xf32>
-    %m = neuron.mul %e, %b : tensor<8x32xf32>
-    %t = neuron.tanh %m : tensor<8x32xf32>
-    neuron.yield %t : tensor<8x32xf32>
+func.func @chain(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %0 = neuron.fusion(%x, %y) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32> {
+  ^bb0(%a: tensor<64x256xf32>, %b: tensor<64x256xf32>):
+    %e = neuron.exp %a : tensor<64x256xf32>
+    %m = neuron.mul %e, %b : tensor<64x256xf32>
+    %t = neuron.tanh %m : tensor<64x256xf32>
+    neuron.yield %t : tensor<64x256xf32>
   }
-  return %0 : tensor<8x32xf32>
+  return %0 : tensor<64x256xf32>
 }
 
 // -----
