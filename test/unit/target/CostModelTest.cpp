@@ -197,6 +197,18 @@ TEST(CostModel, WideOnChipStridesHalveTheEngineRate) {
                    model->nanoseconds(costQueryFor("dma_copy", tile, tile)));
 }
 
+// nisa-schedule cuts a transfer into pieces of at least four fixed costs
+// each (800 ns of streaming on trn2), at most one per DMA engine.
+TEST(CostModel, TransferPieces) {
+  Models m = resolve("trn2,lnc=1");
+  absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(model->transferPieces(100), 1);
+  EXPECT_EQ(model->transferPieces(1599), 1);
+  EXPECT_EQ(model->transferPieces(1600), 2);
+  EXPECT_EQ(model->transferPieces(1e9), 16);
+}
+
 TEST(CollectiveModel, RingAndHalvingDoublingInClosedForm) {
   Models m = resolve("trn2.48xlarge");
   absl::StatusOr<CollectiveModel> model = CollectiveModel::forTarget(m.target);
