@@ -1,7 +1,7 @@
 //===- Fuse.cpp - producers with their elementwise consumers --------------===//
 //
 // Groups grow forward in block order from a seed (a matmul, a convolution
-// the tensor engine runs, or an elementwise op). Every operand from outside
+// the engines tile, or an elementwise op). Every operand from outside
 // a group is defined before the group's first op, so the fusion op can
 // stand where that op stood and every use of a group value comes after it.
 //
@@ -34,32 +34,42 @@ static bool isContraction(Operation *op) {
   return isa<MatmulOp, BatchMatmulOp>(op);
 }
 
-/// A convolution the tensor engine runs, which finishes each tile of output
-/// channels by whole rows (nchw_fchw, float, no bias or padding, not
-/// depthwise: those run on the vector engine).
-static bool isTensorEngineConv(Operation *op) {
+/// A convolution the engines tile (nchw_fchw, float, no bias or padding).
+static Conv2DOp tiledConv(Operation *op) {
   auto conv = dyn_cast<Conv2DOp>(op);
   if (!conv)
-    return false;
+    return {};
   RankedTensorType in = conv.getInput().getType();
-  return conv.getLayout() == ConvLayout::nchw_fchw && !conv.getBias() &&
-         llvm::all_of(conv.getPadding(), [](int64_t p) { return p == 0; }) &&
-         isa<FloatType>(in.getElementType()) &&
-         conv.getGroups() < in.getDimSize(1);
+  if (conv.getLayout() != ConvLayout::nchw_fchw || conv.getBias() ||
+      llvm::any_of(conv.getPadding(), [](int64_t p) { return p != 0; }) ||
+      !isa<FloatType>(in.getElementType()))
+    return {};
+  return conv;
+}
+
+/// Whether `conv` is depthwise (one input channel per group): the vector
+/// engine's, whose tiles put blocks of output rows beside the channels.
+static bool isDepthwise(Conv2DOp conv) {
+  return conv.getGroups() == conv.getInput().getType().getDimSize(1);
 }
 
 /// An op whose result a group's elementwise ops finish tile by tile.
 static bool isProducer(Operation *op) {
-  return isContraction(op) || isTensorEngineConv(op);
+  return isContraction(op) || tiledConv(op);
 }
 
 /// Whether `broadcast`, read in place after `producer`, gives a tile of the
-/// producer's output as a 2-D view: any for a matmul; after a convolution,
-/// one whose output rows and columns both come from the input or neither
-/// (its tiles are channels by whole output rows).
+/// producer's output as one view: any for a matmul; after a convolution on
+/// the tensor engine (tiles of channels by whole output rows), one whose
+/// output rows and columns both come from the input or neither; none after
+/// a depthwise one (it reads each block of rows apart, which a zero-stride
+/// view would move an element per descriptor).
 static bool readsInPlace(BroadcastOp broadcast, Operation *producer) {
-  if (!isTensorEngineConv(producer))
+  Conv2DOp conv = tiledConv(producer);
+  if (!conv)
     return true;
+  if (isDepthwise(conv))
+    return false;
   ArrayRef<int64_t> dims = broadcast.getDimensions();
   return llvm::is_contained(dims, 2) == llvm::is_contained(dims, 3);
 }
@@ -76,6 +86,9 @@ struct Group {
   ArrayRef<int64_t> shape;
   llvm::SetVector<Operation *> members;
   llvm::SetVector<Operation *> broadcasts;
+  /// Broadcasts of earlier values, defined inside the group's span, that it
+  /// reads materialised: they move before its first op.
+  llvm::SetVector<Operation *> hoisted;
 
   explicit Group(Operation *seed)
       : first(seed), shape(shapeOf(seed->getResult(0))) {
@@ -87,11 +100,12 @@ struct Group {
     return !def || def->isBeforeInBlock(first);
   }
 
-  /// Whether `op` may join; records the broadcasts it would read through.
+  /// Whether `op` may join; records the broadcasts it would read through
+  /// or move before the group.
   bool tryJoin(Operation *op) {
     if (!isElementwise(op) || shapeOf(op->getResult(0)) != shape)
       return false;
-    SmallVector<Operation *> reads;
+    SmallVector<Operation *> reads, hoists;
     bool usesGroup = false;
     for (Value v : op->getOperands()) {
       Operation *def = v.getDefiningOp();
@@ -102,13 +116,19 @@ struct Group {
       if (shapeOf(v) != shape)
         return false;
       // After a matmul or a convolution, a broadcast of an earlier value is
-      // read in place.
+      // read in place; otherwise one made inside the group's span moves
+      // before it.
       auto broadcast = dyn_cast_if_present<BroadcastOp>(def);
-      if (broadcast && isProducer(members.front()) &&
-          isBefore(broadcast.getInput()) &&
-          readsInPlace(broadcast, members.front())) {
-        reads.push_back(broadcast);
-        continue;
+      if (broadcast && isBefore(broadcast.getInput())) {
+        if (isProducer(members.front()) &&
+            readsInPlace(broadcast, members.front())) {
+          reads.push_back(broadcast);
+          continue;
+        }
+        if (!isBefore(v)) {
+          hoists.push_back(broadcast);
+          continue;
+        }
       }
       if (!isBefore(v))
         return false;
@@ -117,6 +137,7 @@ struct Group {
       return false;
     members.insert(op);
     broadcasts.insert(reads.begin(), reads.end());
+    hoisted.insert(hoists.begin(), hoists.end());
     return true;
   }
 };
@@ -151,6 +172,8 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
 
   /// Replaces the group by a fusion op and returns it.
   Operation *outline(const Group &group, int64_t &savedBytes) {
+    for (Operation *broadcast : group.hoisted)
+      broadcast->moveBefore(group.first);
     llvm::SetVector<Value> inputs;
     SmallVector<Value> results;
     for (Operation *op : group.members) {

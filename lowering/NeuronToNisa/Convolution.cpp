@@ -211,6 +211,10 @@ bool mlir::neuron::isTensorEngineConv(Conv2DOp op, int64_t partitions) {
   return isTiled(op) && !isDepthwise(op, partitions);
 }
 
+bool mlir::neuron::isVectorEngineConv(Conv2DOp op, int64_t partitions) {
+  return isTiled(op) && isDepthwise(op, partitions);
+}
+
 LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                         Conv2DOp op, Value image, Value filter,
                                         Value out, const Epilogue *epilogue,
@@ -390,6 +394,8 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
   }
 };
 
+} // namespace
+
 /// A depthwise conv2d on the vector engine: blocks of output rows and
 /// output channels share the partitions (block-major; a channel alone
 /// would leave most of them idle), pixels run along the free dimension.
@@ -400,13 +406,12 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
 /// partition (tensor_scalar with per-partition scalars) and added into an
 /// fp32 accumulator. The weights of a tile are loaded once, one row per
 /// partition.
-struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
-  using NisaPattern::NisaPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!isTiled(op) || !isDepthwise(op, k.partitions()))
-      return rewriter.notifyMatchFailure(op, "not a tiled depthwise conv2d");
+LogicalResult mlir::neuron::lowerDepthwise(OpBuilder &rewriter,
+                                           KernelLowering &k, Conv2DOp op,
+                                           Value image, Value filter,
+                                           Value result,
+                                           const Epilogue *epilogue,
+                                           Operation *fusion) {
     Location loc = op.getLoc();
     auto in = op.getInput().getType(), out = op.getType();
     int64_t n = in.getDimSize(0), h = in.getDimSize(2), wd = in.getDimSize(3);
@@ -428,8 +433,6 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
     auto alu = [&](nisa::AluOp a) {
       return nisa::AluOpAttr::get(rewriter.getContext(), a);
     };
-    Value image = adaptor.getInput(), filter = adaptor.getFilter();
-    Value result = k.resultBuffer(rewriter, op.getResult());
     Value firstAcc;
 
     // One tile: output channels [g0 * fg, (g0 + gt) * fg) of image b0,
@@ -502,13 +505,33 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
                         out.getElementType());
         k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
       }
-      k.dma(b, loc, stored,
-            KernelLowering::stridedView(
-                b, loc, result,
-                KernelLowering::affineSum(
-                    b, loc,
-                    {{b0, f * oh * ow}, {g0, fg * oh * ow}, {r0, ow}, {q0, 1}}),
-                {blocks, ft, rows, cols}, {rows * ow, oh * ow, ow, 1}));
+      // The tile's part of a [N, F, OH, OW] buffer: [blocks, ft, rows,
+      // cols], in the tile's (block, channel) partition order.
+      auto window = [&](Value buffer) {
+        SmallVector<int64_t> st;
+        int64_t offset = 0;
+        (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), st, offset);
+        return KernelLowering::stridedView(
+            b, loc, buffer,
+            KernelLowering::affineSum(
+                b, loc,
+                {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
+                offset),
+            {blocks, ft, rows, cols}, {rows * st[2], st[1], st[2], st[3]});
+      };
+      if (result)
+        k.dma(b, loc, stored, window(result));
+      if (!epilogue)
+        return;
+      DenseMap<Value, Value> tiles{{op.getResult(), stored}};
+      applyEpilogue(b, k, loc, *epilogue, tiles, {parts, rows, cols}, window,
+                    [&](Value source) {
+                      Value tile = k.tile(
+                          b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
+                          cast<MemRefType>(source.getType()).getElementType());
+                      k.dma(b, loc, window(source), tile);
+                      return tile;
+                    });
     };
 
     KernelLowering::forEachTile(
@@ -525,7 +548,27 @@ struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
                 computeTile(b, b0, g0, gt, q0, cols, r0, blocks, rows);
               });
         });
-    k.markTiling(firstAcc, op, "channels x row groups", {p, maxPixels});
+    k.markTiling(firstAcc, fusion ? fusion : op.getOperation(),
+                 epilogue ? "channels x row groups+epilogue"
+                          : "channels x row groups",
+                 {p, maxPixels});
+    return success();
+}
+
+namespace {
+
+struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isTiled(op) || !isDepthwise(op, k.partitions()))
+      return rewriter.notifyMatchFailure(op, "not a tiled depthwise conv2d");
+    Value result = k.resultBuffer(rewriter, op.getResult());
+    if (failed(lowerDepthwise(rewriter, k, op, adaptor.getInput(),
+                              adaptor.getFilter(), result,
+                              /*epilogue=*/nullptr, /*fusion=*/nullptr)))
+      return failure();
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -120,15 +120,21 @@ struct FusionToTiles : NisaPattern<FusionOp> {
             rhs = epilogue.inputs.lookup(producer->getOperand(1)),
             out = epilogue.stores.lookup(producer->getResult(0));
       auto conv = dyn_cast<Conv2DOp>(producer);
-      if (conv && !isTensorEngineConv(conv, k.partitions()))
-        return conv.emitError() << "convert-neuron-to-nisa: only a tensor-"
-                                   "engine convolution (nchw_fchw, float, no "
-                                   "bias or padding, not depthwise) takes an "
-                                   "epilogue";
-      if (failed(conv ? lowerConv2D(rewriter, k, conv, lhs, rhs, out,
-                                    &epilogue, fusion)
-                      : lowerMatmul(rewriter, k, producer, lhs, rhs, out,
-                                    &epilogue, fusion)))
+      LogicalResult lowered = failure();
+      if (!conv)
+        lowered = lowerMatmul(rewriter, k, producer, lhs, rhs, out, &epilogue,
+                              fusion);
+      else if (isTensorEngineConv(conv, k.partitions()))
+        lowered = lowerConv2D(rewriter, k, conv, lhs, rhs, out, &epilogue,
+                              fusion);
+      else if (isVectorEngineConv(conv, k.partitions()))
+        lowered = lowerDepthwise(rewriter, k, conv, lhs, rhs, out, &epilogue,
+                                 fusion);
+      else
+        return conv.emitError() << "convert-neuron-to-nisa: only an nchw_fchw "
+                                   "float convolution without bias or padding "
+                                   "takes an epilogue";
+      if (failed(lowered))
         return failure();
       rewriter.replaceOp(fusion, results);
       return success();

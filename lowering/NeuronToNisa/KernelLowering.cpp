@@ -539,7 +539,8 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                                  const Epilogue &epilogue,
                                  DenseMap<Value, Value> &tiles,
                                  ArrayRef<int64_t> tileShape,
-                                 function_ref<Value(Value)> window) {
+                                 function_ref<Value(Value)> window,
+                                 function_ref<Value(Value)> load) {
   auto elementOf = [](Value v) {
     return cast<ShapedType>(v.getType()).getElementType();
   };
@@ -564,7 +565,7 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
             broadcast.getDimensions());
       else
         source = epilogue.inputs.lookup(v);
-      Value t = k.load(b, loc, window(source));
+      Value t = load ? load(source) : k.load(b, loc, window(source));
       tiles[v] = t;
       operands.push_back(t);
     }

@@ -220,11 +220,15 @@ struct Epilogue {
 /// Computes `epilogue`'s ops on one tile. `tiles` holds the tiles already
 /// on chip; other operands are loaded from HBM through `window`, which maps
 /// a buffer of the group's shape to this tile's part of it (a broadcast is
-/// read through its zero-stride view, never materialised).
+/// read through its zero-stride view, never materialised), and results
+/// stored through it. A producer whose window is not of the tile's shape
+/// (a depthwise convolution's [blocks, channels, rows, columns]) gives
+/// `load`, which makes a tile of `buffer`'s part.
 void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                    const Epilogue &epilogue, DenseMap<Value, Value> &tiles,
                    ArrayRef<int64_t> tileShape,
-                   function_ref<Value(Value)> window);
+                   function_ref<Value(Value)> window,
+                   function_ref<Value(Value)> load = nullptr);
 
 /// The epilogue's first op when it is an activation the scalar engine can
 /// apply while evacuating `result` from PSUM: nothing else reads the raw
@@ -249,6 +253,13 @@ LogicalResult lowerConv2D(OpBuilder &b, KernelLowering &k, Conv2DOp op,
                           const Epilogue *epilogue, Operation *fusion);
 /// Whether lowerConv2D takes `op`: the tensor engine's convolutions.
 bool isTensorEngineConv(Conv2DOp op, int64_t partitions);
+/// Tiles depthwise conv2d `op` on the vector engine (Convolution.cpp), as
+/// lowerConv2D does the others.
+LogicalResult lowerDepthwise(OpBuilder &b, KernelLowering &k, Conv2DOp op,
+                             Value image, Value filter, Value out,
+                             const Epilogue *epilogue, Operation *fusion);
+/// Whether lowerDepthwise takes `op`.
+bool isVectorEngineConv(Conv2DOp op, int64_t partitions);
 
 /// How a matmul is tiled: with `block` > 0, `block` tiles of one operand
 /// (rhs when `rhsResident`, else lhs) stay in SBUF for all of K while the

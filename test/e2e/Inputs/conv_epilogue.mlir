@@ -3,7 +3,9 @@
 // a 1x1 convolution, batch normalisation with per-channel parameters
 // broadcast as torch-mlir writes them, and ReLU6 (@conv_bn, which also
 // returns the raw convolution); a 3x3 stride-2 convolution over 150 input
-// channels with a per-channel bias and ReLU (@conv_bias_relu). Input of
+// channels with a per-channel bias and ReLU (@conv_bias_relu); a depthwise
+// convolution (vector engine, 2 images of 40 channels) with a per-channel
+// scale and shift, ReLU6 and a residual (@depthwise_bn). Input of
 // conv_epilogue.test.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -53,4 +55,28 @@ func.func @conv_bias_relu(%x: tensor<1x150x9x9xf32>, %w: tensor<20x150x3x3xf32>,
     linalg.yield %m : f32
   } -> tensor<1x20x4x4xf32>
   return %r : tensor<1x20x4x4xf32>
+}
+
+func.func @depthwise_bn(%x: tensor<2x40x11x19xf32>, %w: tensor<40x3x3xf32>,
+                        %scale: tensor<40xf32>, %shift: tensor<40xf32>, %res: tensor<2x40x9x17xf32>)
+    -> tensor<2x40x9x17xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<2x40x9x17xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x40x9x17xf32>) -> tensor<2x40x9x17xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<2x40x11x19xf32>, tensor<40x3x3xf32>) outs(%f : tensor<2x40x9x17xf32>) -> tensor<2x40x9x17xf32>
+  %bn = linalg.generic {indexing_maps = [#id, #ch, #ch, #id, #id],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %scale, %shift, %res : tensor<2x40x9x17xf32>, tensor<40xf32>, tensor<40xf32>, tensor<2x40x9x17xf32>)
+      outs(%e : tensor<2x40x9x17xf32>) {
+  ^bb0(%v: f32, %s: f32, %t: f32, %r: f32, %o: f32):
+    %y = arith.mulf %v, %s : f32
+    %z = arith.addf %y, %t : f32
+    %lo = arith.maximumf %z, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    %out = arith.addf %hi, %r : f32
+    linalg.yield %out : f32
+  } -> tensor<2x40x9x17xf32>
+  return %bn : tensor<2x40x9x17xf32>
 }

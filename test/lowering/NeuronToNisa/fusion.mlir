@@ -132,15 +132,37 @@ func.func @conv_epilogue(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %sca
 
 // -----
 
-// A depthwise convolution runs on the vector engine and takes no epilogue
-// (neuron-fuse never groups one).
+// A depthwise convolution's epilogue: the tile (4 blocks of one row beside
+// the 16 channels, [64, 1, 4]) is finished on chip; the relu reads the
+// sums, and the result is stored as [blocks, channels, rows, columns].
+
+// CHECK-LABEL: func.func @depthwise_epilogue
+// CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "channels x row groups+epilogue"{{.*}}}} : memref<64x1x4xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.tensor_tensor <add> %[[ACC]]
+// CHECK:       nisa.activation <relu> %[[ACC]], %[[R:.*]] :
+// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 16, 1, 4], strides: [4, 16, 4, 1]
+// CHECK:       nisa.dma_copy %[[R]]
 func.func @depthwise_epilogue(%x: tensor<1x16x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
   %0 = neuron.fusion(%x, %w) : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
   ^bb0(%a: tensor<1x16x6x6xf32>, %b: tensor<16x1x3x3xf32>):
-    // expected-error @below {{convert-neuron-to-nisa: only a tensor-engine convolution (nchw_fchw, float, no bias or padding, not depthwise) takes an epilogue}}
     %c = neuron.conv2d %a, %b layout nchw_fchw groups 16 : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
     %r = neuron.relu %c : tensor<1x16x4x4xf32>
     neuron.yield %r : tensor<1x16x4x4xf32>
   }
   return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// A convolution the engines do not tile (padded) takes no epilogue
+// (neuron-fuse never groups one).
+func.func @padded_epilogue(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = neuron.fusion(%x, %w) : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  ^bb0(%a: tensor<1x8x6x6xf32>, %b: tensor<8x8x3x3xf32>):
+    // expected-error @below {{convert-neuron-to-nisa: only an nchw_fchw float convolution without bias or padding takes an epilogue}}
+    %c = neuron.conv2d %a, %b layout nchw_fchw padding [1, 1, 1, 1] : (tensor<1x8x6x6xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
+    %r = neuron.relu %c : tensor<1x8x6x6xf32>
+    neuron.yield %r : tensor<1x8x6x6xf32>
+  }
+  return %0 : tensor<1x8x6x6xf32>
 }
