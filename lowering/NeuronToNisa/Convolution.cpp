@@ -11,13 +11,13 @@
 // Each output tile is channels by whole rows, evacuated from PSUM and, in
 // a fusion, finished by its epilogue before it is stored. Groups convolve
 // their own channel ranges; a depthwise conv2d runs on the vector engine
-// instead (DepthwiseOnVector): a tile's input rows load once and each tap
-// reads its window from SBUF with the strides. pool2d (nchw or nhwc, no padding) puts channels on
-// partitions and output pixels in the free dimension; the input rows of a
-// tile load once, and each window tap reads its elements from that tile
-// with the pool's strides, combined on the vector engine into a tile that
-// starts at the operation's identity (max: -inf, sums: 0); an average then
-// scales by 1 / taps.
+// instead (lowerDepthwise): a tile's input rows load once and each tap
+// reads its window from SBUF with the strides. pool2d (nchw or nhwc, no
+// padding) puts channels on partitions and output pixels in the free dimension;
+// the input rows of a tile load once, and each window tap reads its elements
+// from that tile with the pool's strides, combined on the vector engine into a
+// tile that starts at the operation's identity (max: -inf, sums: 0); an average
+// then scales by 1 / taps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,8 +120,7 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
       KernelLowering::affineSum(b, loc, {{fRow, cg * taps}, {c0, taps}});
   Value natural;
   if (onTensor) {
-    natural =
-        k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
+    natural = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
     k.dma(b, loc,
           KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
                                       {cg * taps, 1}),
@@ -174,8 +173,7 @@ static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
   };
   auto ns = [&](StringRef op, const ::neuron::rt::OperandShape &to,
                 const ::neuron::rt::OperandShape &from) {
-    return k.config.cost.nanoseconds(
-        ::neuron::rt::costQueryFor(op, to, from));
+    return k.config.cost.nanoseconds(::neuron::rt::costQueryFor(op, to, from));
   };
   ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
   view.run = 1;
@@ -260,8 +258,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
         OpFoldResult cFirst = KernelLowering::affineSum(b, loc, {{g, cg}});
         auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
                             Value dst) {
-          loadWeights(k, b, loc, filter, fRow, ft, c0, ct, cg, kh, kw,
-                      onTensor, dst);
+          loadWeights(k, b, loc, filter, fRow, ft, c0, ct, cg, kh, kw, onTensor,
+                      dst);
         };
         // Channel tile `ch`'s columns [ct, taps * ft] of the resident
         // weights.
@@ -288,8 +286,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
             [&](OpBuilder &b, const TilePosition &at) {
               OpFoldResult b0 = at.offsets[0], r0 = at.offsets[1];
               int64_t rt = at.sizes[1], pixels = rt * ow;
-              Value acc = k.tile(b, loc, nisa::MemorySpace::psum,
-                                 {ft, pixels}, b.getF32Type());
+              Value acc = k.tile(b, loc, nisa::MemorySpace::psum, {ft, pixels},
+                                 b.getF32Type());
               firstAcc = firstAcc ? firstAcc : acc;
               KernelLowering::forEachTile(
                   b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
@@ -348,18 +346,19 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
               auto window = [&](Value buffer) {
                 return imageRows(b, loc, buffer, b0, fRow, ft, r0, pixels);
               };
-              Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                       {ft, pixels},
-                                       resultType.getElementType());
+              Value evacuated =
+                  k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, pixels},
+                         resultType.getElementType());
               k.activation(b, loc, acc, evacuated,
                            evacuatedBy ? *activationOf(evacuatedBy)
                                        : nisa::ActivationFunction::identity);
               if (out)
                 k.dma(b, loc, evacuated, window(out));
               if (epilogue) {
-                DenseMap<Value, Value> tiles{
-                    {evacuatedBy ? evacuatedBy->getResult(0) : Value(op.getResult()),
-                     evacuated}};
+                DenseMap<Value, Value> tiles{{evacuatedBy
+                                                  ? evacuatedBy->getResult(0)
+                                                  : Value(op.getResult()),
+                                              evacuated}};
                 applyEpilogue(b, k, loc, *epilogue, tiles, {ft, pixels},
                               window);
               }
@@ -371,31 +370,6 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
   return success();
 }
 
-namespace {
-
-struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
-  using NisaPattern::NisaPattern;
-  LogicalResult
-  matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!isTiled(op))
-      return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
-                               "float convolutions without bias or padding "
-                               "are tiled yet";
-    if (isDepthwise(op, k.partitions()))
-      return rewriter.notifyMatchFailure(op, "depthwise: on the vector engine");
-    Value out = k.resultBuffer(rewriter, op.getResult());
-    if (failed(lowerConv2D(rewriter, k, op, adaptor.getInput(),
-                           adaptor.getFilter(), out, /*epilogue=*/nullptr,
-                           /*fusion=*/nullptr)))
-      return failure();
-    rewriter.replaceOp(op, out);
-    return success();
-  }
-};
-
-} // namespace
-
 /// A depthwise conv2d on the vector engine: blocks of output rows and
 /// output channels share the partitions (block-major; a channel alone
 /// would leave most of them idle), pixels run along the free dimension.
@@ -406,168 +380,163 @@ struct Conv2DToMatmuls : NisaPattern<Conv2DOp> {
 /// partition (tensor_scalar with per-partition scalars) and added into an
 /// fp32 accumulator. The weights of a tile are loaded once, one row per
 /// partition.
-LogicalResult mlir::neuron::lowerDepthwise(OpBuilder &rewriter,
-                                           KernelLowering &k, Conv2DOp op,
-                                           Value image, Value filter,
-                                           Value result,
-                                           const Epilogue *epilogue,
-                                           Operation *fusion) {
-    Location loc = op.getLoc();
-    auto in = op.getInput().getType(), out = op.getType();
-    int64_t n = in.getDimSize(0), h = in.getDimSize(2), wd = in.getDimSize(3);
-    int64_t f = out.getDimSize(1), oh = out.getDimSize(2),
-            ow = out.getDimSize(3);
-    int64_t groups = op.getGroups(), fg = f / groups;
-    auto filterType = op.getFilter().getType();
-    int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3),
-            taps = kh * kw;
-    int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
-    int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
-    int64_t p = k.partitions();
-    // Pixels per partition: as many fp32 sums as the elementwise tile
-    // budget holds, whole rows when they fit, else columns of one row.
-    int64_t maxPixels = std::max<int64_t>(1, k.config.elementwiseBytes / 4);
-    Type element = in.getElementType(), f32 = rewriter.getF32Type();
-    auto [maxRows, maxCols] = windowTile(k, element, oh, ow, maxPixels,
-                                         {sh, sw}, {kh, kw}, {dh, dw});
-    auto alu = [&](nisa::AluOp a) {
-      return nisa::AluOpAttr::get(rewriter.getContext(), a);
-    };
-    Value firstAcc;
+LogicalResult mlir::neuron::lowerDepthwise(
+    OpBuilder &rewriter, KernelLowering &k, Conv2DOp op, Value image,
+    Value filter, Value result, const Epilogue *epilogue, Operation *fusion) {
+  Location loc = op.getLoc();
+  auto in = op.getInput().getType(), out = op.getType();
+  int64_t n = in.getDimSize(0), h = in.getDimSize(2), wd = in.getDimSize(3);
+  int64_t f = out.getDimSize(1), oh = out.getDimSize(2), ow = out.getDimSize(3);
+  int64_t groups = op.getGroups(), fg = f / groups;
+  auto filterType = op.getFilter().getType();
+  int64_t kh = filterType.getDimSize(2), kw = filterType.getDimSize(3),
+          taps = kh * kw;
+  int64_t sh = op.getStrides()[0], sw = op.getStrides()[1];
+  int64_t dh = op.getDilations()[0], dw = op.getDilations()[1];
+  int64_t p = k.partitions();
+  // Pixels per partition: as many fp32 sums as the elementwise tile
+  // budget holds, whole rows when they fit, else columns of one row.
+  int64_t maxPixels = std::max<int64_t>(1, k.config.elementwiseBytes / 4);
+  Type element = in.getElementType(), f32 = rewriter.getF32Type();
+  auto [maxRows, maxCols] =
+      windowTile(k, element, oh, ow, maxPixels, {sh, sw}, {kh, kw}, {dh, dw});
+  auto alu = [&](nisa::AluOp a) {
+    return nisa::AluOpAttr::get(rewriter.getContext(), a);
+  };
+  Value firstAcc;
 
-    // One tile: output channels [g0 * fg, (g0 + gt) * fg) of image b0,
-    // columns [q0, q0 + cols), and `blocks` blocks of `rows` rows from
-    // output row `r0`; partition (block, channel).
-    auto computeTile = [&](OpBuilder &b, OpFoldResult b0, OpFoldResult g0,
-                           int64_t gt, OpFoldResult q0, int64_t cols,
-                           OpFoldResult r0, int64_t blocks, int64_t rows) {
-      int64_t ft = gt * fg, parts = ft * blocks;
-      int64_t inRows = (rows - 1) * sh + (kh - 1) * dh + 1,
-              inCols = (cols - 1) * sw + (kw - 1) * dw + 1;
-      Value weights =
-          k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps}, element);
+  // One tile: output channels [g0 * fg, (g0 + gt) * fg) of image b0,
+  // columns [q0, q0 + cols), and `blocks` blocks of `rows` rows from
+  // output row `r0`; partition (block, channel).
+  auto computeTile = [&](OpBuilder &b, OpFoldResult b0, OpFoldResult g0,
+                         int64_t gt, OpFoldResult q0, int64_t cols,
+                         OpFoldResult r0, int64_t blocks, int64_t rows) {
+    int64_t ft = gt * fg, parts = ft * blocks;
+    int64_t inRows = (rows - 1) * sh + (kh - 1) * dh + 1,
+            inCols = (cols - 1) * sw + (kw - 1) * dw + 1;
+    Value weights =
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps}, element);
+    k.dma(b, loc,
+          KernelLowering::stridedView(
+              b, loc, filter,
+              KernelLowering::affineSum(b, loc, {{g0, fg * taps}}),
+              {blocks, ft, taps}, {0, taps, 1}),
+          weights);
+    // x[b0, g0 + g, (r0 + block * rows) * sh + r, q0 * sw + c] for the
+    // input rows r and columns c the block's taps read, the same for
+    // each of a group's fg outputs.
+    Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                         {parts, inRows, inCols}, element);
+    for (int64_t block = 0; block < blocks; ++block)
       k.dma(b, loc,
             KernelLowering::stridedView(
-                b, loc, filter,
-                KernelLowering::affineSum(b, loc, {{g0, fg * taps}}),
-                {blocks, ft, taps}, {0, taps, 1}),
-            weights);
-      // x[b0, g0 + g, (r0 + block * rows) * sh + r, q0 * sw + c] for the
-      // input rows r and columns c the block's taps read, the same for
-      // each of a group's fg outputs.
-      Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                           {parts, inRows, inCols}, element);
-      for (int64_t block = 0; block < blocks; ++block)
-        k.dma(b, loc,
-              KernelLowering::stridedView(
-                  b, loc, image,
-                  KernelLowering::affineSum(b, loc,
-                                            {{b0, groups * h * wd},
-                                             {g0, h * wd},
-                                             {r0, sh * wd},
-                                             {q0, sw}},
-                                            block * rows * sh * wd),
-                  {gt, fg, inRows, inCols}, {h * wd, 0, wd, 1}),
-              KernelLowering::view(b, loc, input,
-                                   {b.getIndexAttr(block * ft),
-                                    b.getIndexAttr(0), b.getIndexAttr(0)},
-                                   {ft, inRows, inCols}));
-      Value acc =
-          k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
-      firstAcc = firstAcc ? firstAcc : acc;
-      nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
-      KernelLowering::forEachTile(
-          b, loc, {{kh, 1}, {kw, 1}},
-          [&](OpBuilder &b, const TilePosition &tap) {
-            OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-            Value window = KernelLowering::view(
-                b, loc, input,
-                {b.getIndexAttr(0),
-                 KernelLowering::affineSum(b, loc, {{i, dh}}),
-                 KernelLowering::affineSum(b, loc, {{j, dw}})},
-                {parts, rows, cols}, {1, sh, sw});
-            Value weight = KernelLowering::view(
-                b, loc, weights,
-                {b.getIndexAttr(0),
-                 KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
-                {parts, 1});
-            Value product = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                   {parts, rows, cols}, f32);
-            nisa::TensorScalarOp::create(b, loc, window, weight, product,
-                                         alu(nisa::AluOp::multiply),
-                                         FloatAttr());
-            nisa::TensorTensorOp::create(b, loc, acc, product, acc,
-                                         alu(nisa::AluOp::add));
-          });
-      Value stored = acc;
-      if (out.getElementType() != f32) {
-        stored = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
-                        out.getElementType());
-        k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
-      }
-      // The tile's part of a [N, F, OH, OW] buffer: [blocks, ft, rows,
-      // cols], in the tile's (block, channel) partition order.
-      auto window = [&](Value buffer) {
-        SmallVector<int64_t> st;
-        int64_t offset = 0;
-        (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), st, offset);
-        return KernelLowering::stridedView(
-            b, loc, buffer,
-            KernelLowering::affineSum(
-                b, loc,
-                {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
-                offset),
-            {blocks, ft, rows, cols}, {rows * st[2], st[1], st[2], st[3]});
-      };
-      if (result)
-        k.dma(b, loc, stored, window(result));
-      if (!epilogue)
-        return;
-      DenseMap<Value, Value> tiles{{op.getResult(), stored}};
-      applyEpilogue(b, k, loc, *epilogue, tiles, {parts, rows, cols}, window,
-                    [&](Value source) {
-                      Value tile = k.tile(
-                          b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
-                          cast<MemRefType>(source.getType()).getElementType());
-                      k.dma(b, loc, window(source), tile);
-                      return tile;
-                    });
-    };
-
+                b, loc, image,
+                KernelLowering::affineSum(b, loc,
+                                          {{b0, groups * h * wd},
+                                           {g0, h * wd},
+                                           {r0, sh * wd},
+                                           {q0, sw}},
+                                          block * rows * sh * wd),
+                {gt, fg, inRows, inCols}, {h * wd, 0, wd, 1}),
+            KernelLowering::view(b, loc, input,
+                                 {b.getIndexAttr(block * ft), b.getIndexAttr(0),
+                                  b.getIndexAttr(0)},
+                                 {ft, inRows, inCols}));
+    Value acc =
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
+    firstAcc = firstAcc ? firstAcc : acc;
+    nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
     KernelLowering::forEachTile(
-        rewriter, loc,
-        {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}, {ow, maxCols}},
-        [&](OpBuilder &b, const TilePosition &at) {
-          OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1],
-                       q0 = at.offsets[2];
-          int64_t gt = at.sizes[1], cols = at.sizes[2];
-          forEachRowChunk(
-              b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
-              std::clamp<int64_t>(maxPixels / cols, 1, maxRows),
-              [&](OpBuilder &b, OpFoldResult r0, int64_t blocks, int64_t rows) {
-                computeTile(b, b0, g0, gt, q0, cols, r0, blocks, rows);
-              });
+        b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
+          OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+          Value window = KernelLowering::view(
+              b, loc, input,
+              {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{i, dh}}),
+               KernelLowering::affineSum(b, loc, {{j, dw}})},
+              {parts, rows, cols}, {1, sh, sw});
+          Value weight = KernelLowering::view(
+              b, loc, weights,
+              {b.getIndexAttr(0),
+               KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
+              {parts, 1});
+          Value product =
+              k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
+          nisa::TensorScalarOp::create(b, loc, window, weight, product,
+                                       alu(nisa::AluOp::multiply), FloatAttr());
+          nisa::TensorTensorOp::create(b, loc, acc, product, acc,
+                                       alu(nisa::AluOp::add));
         });
-    k.markTiling(firstAcc, fusion ? fusion : op.getOperation(),
-                 epilogue ? "channels x row groups+epilogue"
-                          : "channels x row groups",
-                 {p, maxPixels});
-    return success();
+    Value stored = acc;
+    if (out.getElementType() != f32) {
+      stored = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
+                      out.getElementType());
+      k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
+    }
+    // The tile's part of a [N, F, OH, OW] buffer: [blocks, ft, rows,
+    // cols], in the tile's (block, channel) partition order.
+    auto window = [&](Value buffer) {
+      SmallVector<int64_t> st;
+      int64_t offset = 0;
+      (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), st, offset);
+      return KernelLowering::stridedView(
+          b, loc, buffer,
+          KernelLowering::affineSum(
+              b, loc, {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
+              offset),
+          {blocks, ft, rows, cols}, {rows * st[2], st[1], st[2], st[3]});
+    };
+    if (result)
+      k.dma(b, loc, stored, window(result));
+    if (!epilogue)
+      return;
+    DenseMap<Value, Value> tiles{{op.getResult(), stored}};
+    applyEpilogue(b, k, loc, *epilogue, tiles, {parts, rows, cols}, window,
+                  [&](Value source) {
+                    Value tile = k.tile(
+                        b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
+                        cast<MemRefType>(source.getType()).getElementType());
+                    k.dma(b, loc, window(source), tile);
+                    return tile;
+                  });
+  };
+
+  KernelLowering::forEachTile(
+      rewriter, loc,
+      {{n, 1}, {groups, std::max<int64_t>(1, p / fg)}, {ow, maxCols}},
+      [&](OpBuilder &b, const TilePosition &at) {
+        OpFoldResult b0 = at.offsets[0], g0 = at.offsets[1], q0 = at.offsets[2];
+        int64_t gt = at.sizes[1], cols = at.sizes[2];
+        forEachRowChunk(
+            b, loc, oh, std::max<int64_t>(1, p / (gt * fg)),
+            std::clamp<int64_t>(maxPixels / cols, 1, maxRows),
+            [&](OpBuilder &b, OpFoldResult r0, int64_t blocks, int64_t rows) {
+              computeTile(b, b0, g0, gt, q0, cols, r0, blocks, rows);
+            });
+      });
+  k.markTiling(firstAcc, fusion ? fusion : op.getOperation(),
+               epilogue ? "channels x row groups+epilogue"
+                        : "channels x row groups",
+               {p, maxPixels});
+  return success();
 }
 
 namespace {
 
-struct DepthwiseOnVector : NisaPattern<Conv2DOp> {
+/// A conv2d the engines tile: depthwise on the vector engine, the others
+/// on the tensor engine.
+struct ConvToTiles : NisaPattern<Conv2DOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isTiled(op) || !isDepthwise(op, k.partitions()))
-      return rewriter.notifyMatchFailure(op, "not a tiled depthwise conv2d");
+    if (!isTiled(op))
+      return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
+                               "float convolutions without bias or padding "
+                               "are tiled yet";
     Value result = k.resultBuffer(rewriter, op.getResult());
-    if (failed(lowerDepthwise(rewriter, k, op, adaptor.getInput(),
-                              adaptor.getFilter(), result,
-                              /*epilogue=*/nullptr, /*fusion=*/nullptr)))
+    auto lower = isDepthwise(op, k.partitions()) ? lowerDepthwise : lowerConv2D;
+    if (failed(lower(rewriter, k, op, adaptor.getInput(), adaptor.getFilter(),
+                     result, /*epilogue=*/nullptr, /*fusion=*/nullptr)))
       return failure();
     rewriter.replaceOp(op, result);
     return success();
@@ -622,18 +591,16 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
           // The input rows the tile's windows cover, loaded once.
           Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
                                {ct, inRows, inCols}, element);
-          k.dma(
-              b, loc,
-              KernelLowering::stridedView(
-                  b, loc, image,
-                  KernelLowering::affineSum(
-                      b, loc,
-                      {{b0, c * h * wd},
-                       {c0, cStride},
-                       {r0, sh * rowStride},
-                       {q0, sw * colStride}}),
-                  {ct, inRows, inCols}, {cStride, rowStride, colStride}),
-              input);
+          k.dma(b, loc,
+                KernelLowering::stridedView(
+                    b, loc, image,
+                    KernelLowering::affineSum(b, loc,
+                                              {{b0, c * h * wd},
+                                               {c0, cStride},
+                                               {r0, sh * rowStride},
+                                               {q0, sw * colStride}}),
+                    {ct, inRows, inCols}, {cStride, rowStride, colStride}),
+                input);
           Value acc =
               k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, qt}, element);
           firstAcc = firstAcc ? firstAcc : acc;
@@ -661,12 +628,11 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
           k.dma(b, loc, pooled,
                 KernelLowering::stridedView(
                     b, loc, result,
-                    KernelLowering::affineSum(
-                        b, loc,
-                        {{b0, c * oh * ow},
-                         {c0, outC},
-                         {r0, outRow},
-                         {q0, outCol}}),
+                    KernelLowering::affineSum(b, loc,
+                                              {{b0, c * oh * ow},
+                                               {c0, outC},
+                                               {r0, outRow},
+                                               {q0, outCol}}),
                     {ct, rt, qt}, {outC, outRow, outCol}));
         });
     k.markTiling(firstAcc, op, "channels", {p, rowsPerTile * colsPerTile});
@@ -680,6 +646,6 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
 void mlir::neuron::populateConvolutionPatterns(RewritePatternSet &patterns,
                                                const TypeConverter &converter,
                                                KernelLowering &lowering) {
-  patterns.add<Conv2DToMatmuls, DepthwiseOnVector, Pool2DToTaps>(
-      converter, patterns.getContext(), lowering);
+  patterns.add<ConvToTiles, Pool2DToTaps>(converter, patterns.getContext(),
+                                          lowering);
 }
