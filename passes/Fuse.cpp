@@ -1,9 +1,10 @@
 //===- Fuse.cpp - producers with their elementwise consumers --------------===//
 //
 // Groups grow forward in block order from a seed (a matmul, a convolution
-// the engines tile, or an elementwise op). Every operand from outside
-// a group is defined before the group's first op, so the fusion op can
-// stand where that op stood and every use of a group value comes after it.
+// the engines tile, or an elementwise op). Every operand from outside a
+// group is defined before the group's first op (a broadcast made inside
+// its span moves there first), so the fusion op can stand where that op
+// stood and every use of a group value comes after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,19 +60,24 @@ static bool isProducer(Operation *op) {
 }
 
 /// Whether `broadcast`, read in place after `producer`, gives a tile of the
-/// producer's output as one view: any for a matmul; after a convolution on
-/// the tensor engine (tiles of channels by whole output rows), one whose
-/// output rows and columns both come from the input or neither; none after
-/// a depthwise one (it reads each block of rows apart, which a zero-stride
-/// view would move an element per descriptor).
+/// producer's output as one view: any for a matmul, unless it is the
+/// matmul's own operand (the fusion reads that from HBM); after a
+/// convolution on the tensor engine (tiles of channels by whole output
+/// rows), one whose rows merge into one run; none after a depthwise one (it
+/// reads each block of rows apart, which a zero-stride view would move an
+/// element per descriptor).
 static bool readsInPlace(BroadcastOp broadcast, Operation *producer) {
+  if (llvm::is_contained(producer->getOperands(), broadcast.getResult()))
+    return false;
   Conv2DOp conv = tiledConv(producer);
   if (!conv)
     return true;
   if (isDepthwise(conv))
     return false;
-  ArrayRef<int64_t> dims = broadcast.getDimensions();
-  return llvm::is_contained(dims, 2) == llvm::is_contained(dims, 3);
+  RankedTensorType result = broadcast.getType();
+  return rowsMerge(broadcastStrides(broadcast.getInput().getType(), result,
+                                    broadcast.getDimensions()),
+                   result.getDimSize(2), result.getDimSize(3));
 }
 
 static ArrayRef<int64_t> shapeOf(Value v) {

@@ -185,12 +185,15 @@ def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
   let description = [{
     Wraps a producer and the elementwise ops that consume it into a
     `neuron.fusion` region, which the tiling computes tile by tile on chip:
-    a matmul with its epilogue (bias, activation, scale, residual add), or a
+    a matmul or a convolution (nchw_fchw, float, no bias or padding) with
+    its epilogue (bias, batch norm, activation, scale, residual add), or a
     chain of elementwise ops. A consumer joins when its result has the
     group's shape and each of its other operands is available before the
-    group starts: a tensor of the same shape, or (after a matmul) the
-    broadcast of one, which the tiling then reads with a zero-stride DMA
-    instead of materialising it. Values used after the group are its
+    group starts: a tensor of the same shape, or the broadcast of one.
+    After a matmul, or a tensor-engine convolution whose tiles it maps to
+    one view, the tiling reads a broadcast with a zero-stride DMA instead
+    of materialising it; otherwise a broadcast made inside the group's span
+    moves before the group. Values used after the group are its
     results; the others never reach HBM. Program functions
     (`neuron.program`) are left alone; their kernels are fused.
 

@@ -247,6 +247,21 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
   int64_t ct0 = std::min(cg, p);
   bool onTensor = transposeOnTensorEngine(k, element, tileF, ct0, taps);
   Operation *evacuatedBy = leadingActivation(op.getResult(), out, epilogue);
+  // The epilogue reads its inputs by whole output rows: a broadcast read in
+  // place must give them as one run.
+  if (epilogue)
+    for (Operation *e : epilogue->ops)
+      for (Value v : e->getOperands())
+        if (auto broadcast = v.getDefiningOp<BroadcastOp>();
+            broadcast &&
+            !rowsMerge(broadcastStrides(broadcast.getInput().getType(),
+                                        broadcast.getType(),
+                                        broadcast.getDimensions()),
+                       oh, ow))
+          return broadcast.emitError()
+                 << "convert-neuron-to-nisa: a convolution's epilogue reads "
+                    "this broadcast by whole output rows, which its strides "
+                    "do not give (neuron-fuse leaves such a broadcast out)";
   Value firstAcc;
   KernelLowering::forEachTile(
       b, loc, {{groups, 1}, {fg, tileF}},
@@ -374,12 +389,13 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
 /// output channels share the partitions (block-major; a channel alone
 /// would leave most of them idle), pixels run along the free dimension.
 /// Each block's input rows load once, one transfer per block (so the
-/// blocks load side by side on several DMA engines) in runs of whole
-/// image rows; each filter tap then reads its window from that tile with
-/// the convolution's strides, is scaled by that tap's weight of each
-/// partition (tensor_scalar with per-partition scalars) and added into an
-/// fp32 accumulator. The weights of a tile are loaded once, one row per
-/// partition.
+/// blocks load side by side on several DMA engines), in runs of whole
+/// image rows when the tile spans the width; each filter tap then reads its
+/// window from that tile with the convolution's strides, is scaled by that
+/// tap's weight of each partition (tensor_scalar with per-partition
+/// scalars) and added into an fp32 accumulator. The weights of a tile are
+/// loaded once, one row per partition. In a fusion the epilogue finishes
+/// each tile, its inputs loaded in the tile's (block, channel) order.
 LogicalResult mlir::neuron::lowerDepthwise(
     OpBuilder &rewriter, KernelLowering &k, Conv2DOp op, Value image,
     Value filter, Value result, const Epilogue *epilogue, Operation *fusion) {

@@ -5,8 +5,9 @@
 // [rows, columns] view (elementwiseView), tiled by partitions and by the
 // SBUF budget per partition: one loop nest of load, compute, store. A
 // fusion computes its chain tile by tile, intermediates staying in SBUF; a
-// fusion led by a matmul computes its chain on each output tile of the
-// matmul (Matmul.cpp).
+// fusion led by a matmul or a convolution computes its chain on each
+// output tile of the producer (Matmul.cpp, Convolution.cpp). A tensor one
+// tile holds takes as many partitions as the cost model times shortest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,12 +35,13 @@ struct ElementwiseToTiles : ConversionPattern {
     Location loc = op->getLoc();
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t p = k.partitions();
-    auto [rows, cols] = elementwiseView(k, type, op->getNumOperands() + 1, 1);
     int64_t widest = type.getElementTypeBitWidth();
     for (Value v : op->getOperands())
       widest = std::max<int64_t>(
           widest,
           cast<RankedTensorType>(v.getType()).getElementTypeBitWidth());
+    auto [rows, cols] =
+        elementwiseView(k, type, widest, op->getNumOperands() + 1, 1);
     int64_t tileCols = std::max<int64_t>(
         1, std::min(cols, k.config.elementwiseBytes * 8 / widest));
     SmallVector<Value> inputs;
@@ -119,6 +121,10 @@ struct FusionToTiles : NisaPattern<FusionOp> {
       Value lhs = epilogue.inputs.lookup(producer->getOperand(0)),
             rhs = epilogue.inputs.lookup(producer->getOperand(1)),
             out = epilogue.stores.lookup(producer->getResult(0));
+      if (!lhs || !rhs)
+        return producer->emitError()
+               << "convert-neuron-to-nisa: expected the producer of a fusion "
+                  "to read the fusion's inputs";
       auto conv = dyn_cast<Conv2DOp>(producer);
       LogicalResult lowered = failure();
       if (!conv)
@@ -147,15 +153,15 @@ struct FusionToTiles : NisaPattern<FusionOp> {
     auto type =
         cast<RankedTensorType>(epilogue.ops.front()->getResult(0).getType());
     int64_t p = k.partitions();
-    auto [rows, cols] =
-        elementwiseView(k, type, fusion.getNumOperands() + results.size(),
-                        epilogue.ops.size());
     int64_t widest = 8;
     for (Operation &op : body.without_terminator())
       for (Type t : llvm::concat<const Type>(op.getOperandTypes(),
                                              op.getResultTypes()))
         widest = std::max<int64_t>(
             widest, cast<ShapedType>(t).getElementTypeBitWidth());
+    auto [rows, cols] =
+        elementwiseView(k, type, widest, fusion.getNumOperands() + results.size(),
+                        epilogue.ops.size());
     int64_t liveTiles = fusion.getNumOperands() + epilogue.ops.size();
     int64_t budget =
         std::min(k.config.elementwiseBytes,

@@ -307,15 +307,8 @@ Value KernelLowering::broadcastView(OpBuilder &b, Location loc, Value buffer,
                                     RankedTensorType input,
                                     RankedTensorType result,
                                     ArrayRef<int64_t> dims) {
-  SmallVector<int64_t> inputStrides(input.getRank(), 1);
-  for (int64_t i = input.getRank() - 2; i >= 0; --i)
-    inputStrides[i] = inputStrides[i + 1] * input.getDimSize(i + 1);
-  SmallVector<int64_t> strides(result.getRank(), 0);
-  for (auto [i, d] : llvm::enumerate(dims))
-    if (input.getDimSize(i) == result.getDimSize(d))
-      strides[d] = inputStrides[i];
   return stridedView(b, loc, buffer, b.getIndexAttr(0), result.getShape(),
-                     strides);
+                     broadcastStrides(input, result, dims));
 }
 
 OpFoldResult KernelLowering::affineSum(
@@ -491,15 +484,17 @@ std::pair<int64_t, int64_t> mlir::neuron::elementwiseView(RankedTensorType type,
 
 std::pair<int64_t, int64_t>
 mlir::neuron::elementwiseView(const KernelLowering &k, RankedTensorType type,
-                              int64_t transfers, int64_t ops) {
+                              int64_t widestBits, int64_t transfers,
+                              int64_t ops) {
   int64_t p = k.partitions();
   auto [rows, cols] = elementwiseView(type, p);
-  int64_t bytes = std::max<int64_t>(1, elementBytes(type.getElementType()));
+  int64_t bytes = std::max<int64_t>(1, (widestBits + 7) / 8);
   // Only a tensor one tile holds: a nest of several pipelines its
   // transfers (which the scheduler also cuts into pieces) behind the first.
-  if (rows != p || cols * bytes > k.config.elementwiseBytes)
+  if (rows != p || cols == 0 || cols * bytes > k.config.elementwiseBytes)
     return {rows, cols};
   int64_t elements = rows * cols;
+  Type element = IntegerType::get(type.getContext(), bytes * 8);
   const rt::CostModel &cost = k.config.cost;
   // One nest on `q` partitions: its tiles' transfers spread over the DMA
   // engines and its ops on one engine, after the first tile's chain.
@@ -508,16 +503,16 @@ mlir::neuron::elementwiseView(const KernelLowering &k, RankedTensorType type,
     int64_t tile = std::clamp<int64_t>(k.config.elementwiseBytes / bytes, 1,
                                        free);
     int64_t tiles = (free + tile - 1) / tile;
-    rt::OperandShape onChip =
-        operandShapeOf(MemRefType::get({q, tile}, type.getElementType()));
+    rt::OperandShape onChip = operandShapeOf(MemRefType::get({q, tile}, element));
     rt::OperandShape inHbm = onChip;
-    inHbm.run = q * tile;
+    inHbm.run = tiles == 1 ? q * tile : tile;
     // As nisa-schedule cuts it over the DMA engines.
     double fixed = cost.dmaFixedNs(),
            streaming =
                cost.nanoseconds(rt::costQueryFor("dma_copy", onChip, inHbm)) -
                fixed;
-    double dma = fixed + streaming / cost.transferPieces(streaming);
+    double dma =
+        fixed + streaming / std::min(q, cost.transferPieces(streaming));
     double op =
         cost.nanoseconds(rt::costQueryFor("tensor_tensor", onChip, onChip));
     double chain = transfers * dma + ops * op;

@@ -200,12 +200,14 @@ void computeTile(OpBuilder &b, KernelLowering &k, Location loc, Operation *op,
 /// Elementwise ops see every operand as the same 2-D view: [P, E/P] when
 /// the E elements split evenly over the P partitions, else [rows, last dim].
 std::pair<int64_t, int64_t> elementwiseView(RankedTensorType type, int64_t p);
-/// The view of elementwiseView for a loop nest moving `transfers` tiles
-/// and computing `ops` per tile, on fewer partitions when the cost model
-/// times it shorter: a tensor of one tile spread over every partition
-/// moves a descriptor per partition for a few bytes each.
+/// The view of elementwiseView for a loop nest over operands of at most
+/// `widestBits` per element, moving `transfers` tiles and computing `ops`
+/// per tile, on fewer partitions when the cost model times it shorter: a
+/// tensor of one tile spread over every partition moves a descriptor per
+/// partition for a few bytes each.
 std::pair<int64_t, int64_t> elementwiseView(const KernelLowering &k,
                                             RankedTensorType type,
+                                            int64_t widestBits,
                                             int64_t transfers, int64_t ops);
 
 /// Ops computed on each output tile after a producer, and the HBM buffers

@@ -151,3 +151,40 @@ func.func @depthwise_broadcast(%x: tensor<1x16x6x6xf32>, %w: tensor<16x1x3x3xf32
   %r = neuron.relu %m : tensor<1x16x4x4xf32>
   return %r : tensor<1x16x4x4xf32>
 }
+
+// -----
+
+// A broadcast the tiles of a convolution cannot read in place: a bias of
+// shape [1, C, 1, 1] over one-column output rows would step across the
+// rows, so the group reads it materialised.
+
+// CHECK-LABEL: func.func @conv_single_column
+// CHECK:       %[[B:.*]] = neuron.broadcast %arg2
+// CHECK-NEXT:  neuron.fusion(%arg0, %arg1, %[[B]])
+// CHECK-NOT:     neuron.broadcast
+// CHECK:         neuron.conv2d
+// expected-remark @below {{neuron-fuse: 1 groups; 512 bytes of HBM traffic stay on chip}}
+func.func @conv_single_column(%x: tensor<1x8x6x3xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<1x16x1x1xf32>) -> tensor<1x16x4x1xf32> {
+  %bb = neuron.broadcast %b dimensions [0, 1, 2, 3] : tensor<1x16x1x1xf32> -> tensor<1x16x4x1xf32>
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x6x3xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x1xf32>
+  %a = neuron.add %c, %bb : tensor<1x16x4x1xf32>
+  return %a : tensor<1x16x4x1xf32>
+}
+
+// -----
+
+// A broadcast the matmul itself reads is an input of the fusion, not read
+// in place: the producer's operands come from HBM.
+
+// CHECK-LABEL: func.func @producer_operand
+// CHECK:       %[[B:.*]] = neuron.broadcast %arg0
+// CHECK-NEXT:  neuron.fusion(%[[B]], %arg1)
+// CHECK-NOT:     neuron.broadcast
+// CHECK:         neuron.matmul
+// expected-remark @below {{neuron-fuse: 1 groups; 512 bytes of HBM traffic stay on chip}}
+func.func @producer_operand(%v: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %b = neuron.broadcast %v dimensions [1] : tensor<8xf32> -> tensor<8x8xf32>
+  %m = neuron.matmul %b, %w : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %a = neuron.add %m, %b : tensor<8x8xf32>
+  return %a : tensor<8x8xf32>
+}

@@ -393,6 +393,29 @@ LogicalResult ReshapeOp::verify() {
                        << " elements of " << shapeStr(known.getShape());
 }
 
+SmallVector<int64_t> mlir::neuron::broadcastStrides(RankedTensorType input,
+                                                    RankedTensorType result,
+                                                    ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> inputStrides(input.getRank(), 1);
+  for (int64_t i = input.getRank() - 2; i >= 0; --i)
+    inputStrides[i] = inputStrides[i + 1] * input.getDimSize(i + 1);
+  SmallVector<int64_t> strides(result.getRank(), 0);
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (input.getDimSize(i) == result.getDimSize(d))
+      strides[d] = inputStrides[i];
+  for (int64_t d = result.getRank() - 1, run = 1; d >= 0; --d) {
+    if (result.getDimSize(d) == 1)
+      strides[d] = run;
+    run *= result.getDimSize(d);
+  }
+  return strides;
+}
+
+bool mlir::neuron::rowsMerge(ArrayRef<int64_t> strides, int64_t rows,
+                             int64_t cols) {
+  return rows == 1 || strides[2] == cols * strides[3];
+}
+
 LogicalResult BroadcastOp::verify() {
   ArrayRef<int64_t> dims = getDimensions();
   auto input = getInput().getType();

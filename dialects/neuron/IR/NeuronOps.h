@@ -24,6 +24,20 @@ namespace mlir::neuron {
 std::optional<std::string> nisaKernelMismatch(FunctionType kernel,
                                               TypeRange inputs,
                                               TypeRange results);
+
+/// The element strides of a broadcast of a row-major `input` to `result`
+/// (input dimension i at result dimension dims[i]) read in place: an input
+/// dimension's stride where it keeps its size, 0 where it repeats; a
+/// dimension of size 1, never stepped, takes the contiguous stride (as a
+/// strided memref type writes it).
+SmallVector<int64_t> broadcastStrides(RankedTensorType input,
+                                      RankedTensorType result,
+                                      ArrayRef<int64_t> dims);
+
+/// Whether a [N, C, H, W] view with `strides` reads `rows` whole rows of
+/// `cols` elements as one run of rows * cols: one row, or rows `cols`
+/// column strides apart.
+bool rowsMerge(ArrayRef<int64_t> strides, int64_t rows, int64_t cols);
 } // namespace mlir::neuron
 
 namespace mlir::neuron {

@@ -542,8 +542,8 @@ def Neuron_FusionOp : Neuron_Op<"fusion", [IsolatedFromAbove, SingleBlock,
     RecursiveMemoryEffects]> {
   let summary = "Ops computed tile by tile without leaving the chip";
   let description = [{
-    Made by `neuron-fuse`: a producer (a matmul or an elementwise op) and
-    the elementwise ops that consume it. The tiling computes every op of
+    Made by `neuron-fuse`: a producer (a matmul, a convolution the engines
+    tile, or an elementwise op) and the elementwise ops that consume it. The tiling computes every op of
     the region on the same on-chip tile before the next tile is loaded, so
     only `inputs` are read from HBM and only `results` are written back.
 

@@ -166,3 +166,20 @@ func.func @padded_epilogue(%x: tensor<1x8x6x6xf32>, %w: tensor<8x8x3x3xf32>) -> 
   }
   return %0 : tensor<1x8x6x6xf32>
 }
+
+// -----
+
+// A broadcast read in place after a convolution must give whole output
+// rows as one run; a [1, C, 1, 1] bias over one-column rows does not
+// (neuron-fuse never makes this fusion).
+func.func @conv_broadcast_columns(%x: tensor<1x8x6x3xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<1x16x1x1xf32>) -> tensor<1x16x4x1xf32> {
+  %0 = neuron.fusion(%x, %w, %b) : (tensor<1x8x6x3xf32>, tensor<16x8x3x3xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x4x1xf32> {
+  ^bb0(%a: tensor<1x8x6x3xf32>, %c: tensor<16x8x3x3xf32>, %d: tensor<1x16x1x1xf32>):
+    // expected-error @below {{convert-neuron-to-nisa: a convolution's epilogue reads this broadcast by whole output rows, which its strides do not give}}
+    %bb = neuron.broadcast %d dimensions [0, 1, 2, 3] : tensor<1x16x1x1xf32> -> tensor<1x16x4x1xf32>
+    %y = neuron.conv2d %a, %c layout nchw_fchw : (tensor<1x8x6x3xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x1xf32>
+    %s = neuron.add %y, %bb : tensor<1x16x4x1xf32>
+    neuron.yield %s : tensor<1x16x4x1xf32>
+  }
+  return %0 : tensor<1x16x4x1xf32>
+}
