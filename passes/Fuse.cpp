@@ -95,6 +95,14 @@ struct Group {
   /// Broadcasts of earlier values, defined inside the group's span, that it
   /// reads materialised: they move before its first op.
   llvm::SetVector<Operation *> hoisted;
+  /// Elementwise ops inside the group's span that do not read it but could
+  /// join (a batch norm's rsqrt(var + eps) after its convolution), with
+  /// the broadcasts they read: they join with the first member that reads
+  /// them.
+  struct Pending {
+    SmallVector<Operation *> reads, hoists;
+  };
+  llvm::MapVector<Operation *, Pending> pending;
 
   explicit Group(Operation *seed)
       : first(seed), shape(shapeOf(seed->getResult(0))) {
@@ -107,16 +115,20 @@ struct Group {
   }
 
   /// Whether `op` may join; records the broadcasts it would read through
-  /// or move before the group.
+  /// or move before the group, and the pending ops it brings in.
   bool tryJoin(Operation *op) {
     if (!isElementwise(op) || shapeOf(op->getResult(0)) != shape)
       return false;
-    SmallVector<Operation *> reads, hoists;
+    SmallVector<Operation *> reads, hoists, claimed;
     bool usesGroup = false;
     for (Value v : op->getOperands()) {
       Operation *def = v.getDefiningOp();
       if (def && members.contains(def)) {
         usesGroup = true;
+        continue;
+      }
+      if (def && pending.contains(def)) {
+        claimed.push_back(def);
         continue;
       }
       if (shapeOf(v) != shape)
@@ -139,8 +151,26 @@ struct Group {
       if (!isBefore(v))
         return false;
     }
-    if (!usesGroup)
+    if (!usesGroup) {
+      pending.insert({op, Pending{reads, hoists}});
       return false;
+    }
+    // The pending ops it reads, and theirs, join first, in block order.
+    for (size_t i = 0; i < claimed.size(); ++i)
+      for (Value v : claimed[i]->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && pending.contains(def) && !llvm::is_contained(claimed, def))
+          claimed.push_back(def);
+    llvm::sort(claimed, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *c : claimed) {
+      Pending p = pending.lookup(c);
+      pending.erase(c);
+      members.insert(c);
+      broadcasts.insert(p.reads.begin(), p.reads.end());
+      hoisted.insert(p.hoists.begin(), p.hoists.end());
+    }
     members.insert(op);
     broadcasts.insert(reads.begin(), reads.end());
     hoisted.insert(hoists.begin(), hoists.end());

@@ -188,3 +188,28 @@ func.func @producer_operand(%v: tensor<8xf32>, %w: tensor<8x8xf32>) -> tensor<8x
   %a = neuron.add %m, %b : tensor<8x8xf32>
   return %a : tensor<8x8xf32>
 }
+
+// -----
+
+// Batch norm as torch-mlir orders it: rsqrt(var + eps) comes after the
+// convolution but does not read it. Those ops join the group with the
+// first op that reads them, so the convolution and its whole epilogue are
+// one fusion.
+
+// CHECK-LABEL: func.func @conv_bn_order
+// CHECK:       neuron.fusion(%arg0, %arg1, %arg2, %arg3, %arg4)
+// CHECK:         %[[C:.*]] = neuron.conv2d
+// CHECK-NEXT:    %[[V:.*]] = neuron.add %{{.*}}, %{{.*}}
+// CHECK-NEXT:    %[[R:.*]] = neuron.rsqrt %[[V]]
+// CHECK-NEXT:    %[[M:.*]] = neuron.mul %[[C]], %[[R]]
+// CHECK-NEXT:    neuron.add %[[M]]
+// CHECK-NOT:   neuron.rsqrt
+// expected-remark @below {{neuron-fuse: 1 groups; 8192 bytes of HBM traffic stay on chip}}
+func.func @conv_bn_order(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %var: tensor<1x16x4x4xf32>, %eps: tensor<1x16x4x4xf32>, %beta: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %v = neuron.add %var, %eps : tensor<1x16x4x4xf32>
+  %r = neuron.rsqrt %v : tensor<1x16x4x4xf32>
+  %m = neuron.mul %c, %r : tensor<1x16x4x4xf32>
+  %a = neuron.add %m, %beta : tensor<1x16x4x4xf32>
+  return %a : tensor<1x16x4x4xf32>
+}
