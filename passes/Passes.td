@@ -193,7 +193,9 @@ def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
     After a matmul, or a tensor-engine convolution whose tiles it maps to
     one view, the tiling reads a broadcast with a zero-stride DMA instead
     of materialising it; otherwise a broadcast made inside the group's span
-    moves before the group. Values used after the group are its
+    moves before the group. An elementwise op inside the span that does not
+    read the group but could join (batch norm's `rsqrt(var + eps)` written
+    after its convolution) joins with the first member that reads it. Values used after the group are its
     results; the others never reach HBM. Program functions
     (`neuron.program`) are left alone; their kernels are fused.
 
