@@ -35,23 +35,10 @@ static bool isContraction(Operation *op) {
   return isa<MatmulOp, BatchMatmulOp>(op);
 }
 
-/// A convolution the engines tile (nchw_fchw, float, no bias or padding).
+/// A convolution the engines tile, or null.
 static Conv2DOp tiledConv(Operation *op) {
   auto conv = dyn_cast<Conv2DOp>(op);
-  if (!conv)
-    return {};
-  RankedTensorType in = conv.getInput().getType();
-  if (conv.getLayout() != ConvLayout::nchw_fchw || conv.getBias() ||
-      llvm::any_of(conv.getPadding(), [](int64_t p) { return p != 0; }) ||
-      !isa<FloatType>(in.getElementType()))
-    return {};
-  return conv;
-}
-
-/// Whether `conv` is depthwise (one input channel per group): the vector
-/// engine's, whose tiles put blocks of output rows beside the channels.
-static bool isDepthwise(Conv2DOp conv) {
-  return conv.getGroups() == conv.getInput().getType().getDimSize(1);
+  return conv && isEngineTiled(conv) ? conv : Conv2DOp();
 }
 
 /// An op whose result a group's elementwise ops finish tile by tile.
@@ -72,7 +59,8 @@ static bool readsInPlace(BroadcastOp broadcast, Operation *producer) {
   Conv2DOp conv = tiledConv(producer);
   if (!conv)
     return true;
-  if (isDepthwise(conv))
+  // A depthwise one's tiles put blocks of output rows beside the channels.
+  if (isDepthwiseConv(conv))
     return false;
   RankedTensorType result = broadcast.getType();
   return rowsMerge(broadcastStrides(broadcast.getInput().getType(), result,

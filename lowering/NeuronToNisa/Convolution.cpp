@@ -32,23 +32,13 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
-/// Whether `op` has a form the tiler takes: nchw_fchw, float, no bias, no
-/// padding (the import pads separately).
-static bool isTiled(Conv2DOp op) {
-  return op.getLayout() == ConvLayout::nchw_fchw && !op.getBias() &&
-         llvm::all_of(op.getPadding(), [](int64_t p) { return p == 0; }) &&
-         isa<FloatType>(op.getInput().getType().getElementType());
-}
-
-/// Whether `op` is depthwise (one input channel per group, any channel
-/// multiplier up to the partition count): each output channel is a
-/// weighted sum of its own channel's taps, which the vector engine
-/// computes; on the tensor engine it would contract over one partition.
+/// Whether `op` runs on the vector engine: depthwise with any channel
+/// multiplier up to the partition count. Each output channel is a weighted
+/// sum of its own channel's taps, which on the tensor engine would
+/// contract over one partition.
 static bool isDepthwise(Conv2DOp op, int64_t partitions) {
-  int64_t c = op.getInput().getType().getDimSize(1);
   int64_t f = op.getFilter().getType().getDimSize(0);
-  int64_t groups = op.getGroups();
-  return c == groups && f / groups <= partitions;
+  return isDepthwiseConv(op) && f / op.getGroups() <= partitions;
 }
 
 /// Calls `body(b, r0, blocks, rows)` over output rows [0, count): chunks of
@@ -165,27 +155,20 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
 /// it for a 1x1 filter).
 static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
                                     int64_t ft, int64_t ct, int64_t taps) {
-  auto shape = [&](int64_t partitions, int64_t elements) {
-    ::neuron::rt::OperandShape s =
-        operandShapeOf(MemRefType::get({partitions, elements}, element));
-    s.elements = partitions * elements;
-    return s;
-  };
-  auto ns = [&](StringRef op, const ::neuron::rt::OperandShape &to,
-                const ::neuron::rt::OperandShape &from) {
-    return k.config.cost.nanoseconds(::neuron::rt::costQueryFor(op, to, from));
+  auto shape = [&](int64_t partitions, int64_t free) {
+    return operandShapeOf(MemRefType::get({partitions, free}, element));
   };
   ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
   view.run = 1;
   view.transposed = taps == 1;
-  double direct = taps * ns("dma_copy", tile, view);
+  double direct = taps * k.costNs("dma_copy", tile, view);
   ::neuron::rt::OperandShape rows = shape(ft, ct * taps), hbmRows = rows;
   hbmRows.run = ct * taps;
   ::neuron::rt::OperandShape tap = shape(ft, ct);
   tap.strideBytes = taps > 1 && ct > 1 ? taps * elementBytes(element) : 0;
-  double onTensor =
-      ns("dma_copy", rows, hbmRows) +
-      taps * (ns("transpose", tile, tap) + ns("tensor_scalar", tile, tile));
+  double onTensor = k.costNs("dma_copy", rows, hbmRows) +
+                    taps * (k.costNs("transpose", tile, tap) +
+                            k.costNs("tensor_scalar", tile, tile));
   return onTensor < direct;
 }
 
@@ -206,11 +189,11 @@ static Value imageRows(OpBuilder &b, Location loc, Value buffer,
 }
 
 bool mlir::neuron::isTensorEngineConv(Conv2DOp op, int64_t partitions) {
-  return isTiled(op) && !isDepthwise(op, partitions);
+  return isEngineTiled(op) && !isDepthwise(op, partitions);
 }
 
 bool mlir::neuron::isVectorEngineConv(Conv2DOp op, int64_t partitions) {
-  return isTiled(op) && isDepthwise(op, partitions);
+  return isEngineTiled(op) && isDepthwise(op, partitions);
 }
 
 LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
@@ -545,7 +528,7 @@ struct ConvToTiles : NisaPattern<Conv2DOp> {
   LogicalResult
   matchAndRewrite(Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!isTiled(op))
+    if (!isEngineTiled(op))
       return op.emitError() << "convert-neuron-to-nisa: only nchw_fchw "
                                "float convolutions without bias or padding "
                                "are tiled yet";

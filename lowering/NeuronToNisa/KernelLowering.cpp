@@ -112,12 +112,7 @@ bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
     s.transposed = false;
     return s;
   };
-  const rt::CostModel &cost = config.cost;
-  auto ns = [&](StringRef op, const rt::OperandShape &to,
-                const rt::OperandShape &from) {
-    return cost.nanoseconds(rt::costQueryFor(op, to, from));
-  };
-  double direct = ns("dma_copy", onChip(c), transposed);
+  double direct = costNs("dma_copy", onChip(c), transposed);
   // As loadTransposed emits it: per `partitions` rows a load and a
   // transpose, per PSUM chunk a copy.
   double onTensor = 0;
@@ -126,13 +121,14 @@ bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
     int64_t width = std::min(chunk, r - c0);
     rt::OperandShape flipped = onChip(c);
     flipped.elements = width * c;
-    onTensor += ns("tensor_scalar", flipped, flipped);
+    onTensor += costNs("tensor_scalar", flipped, flipped);
     for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
       int64_t rows = std::min(p, c0 + width - r0);
       rt::OperandShape part = natural, staged = onChip(rows),
                        slice = onChip(c);
       part.elements = staged.elements = slice.elements = rows * c;
-      onTensor += ns("dma_copy", staged, part) + ns("transpose", slice, staged);
+      onTensor += costNs("dma_copy", staged, part) +
+                  costNs("transpose", slice, staged);
     }
   }
   return onTensor < direct;
@@ -508,13 +504,10 @@ mlir::neuron::elementwiseView(const KernelLowering &k, RankedTensorType type,
     inHbm.run = tiles == 1 ? q * tile : tile;
     // As nisa-schedule cuts it over the DMA engines.
     double fixed = cost.dmaFixedNs(),
-           streaming =
-               cost.nanoseconds(rt::costQueryFor("dma_copy", onChip, inHbm)) -
-               fixed;
+           streaming = k.costNs("dma_copy", onChip, inHbm) - fixed;
     double dma =
         fixed + streaming / std::min(q, cost.transferPieces(streaming));
-    double op =
-        cost.nanoseconds(rt::costQueryFor("tensor_tensor", onChip, onChip));
+    double op = k.costNs("tensor_tensor", onChip, onChip);
     double chain = transfers * dma + ops * op;
     return chain + (tiles - 1) * std::max(transfers * dma / cost.dmaEngines(),
                                           ops * op);

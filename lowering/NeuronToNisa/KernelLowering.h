@@ -108,6 +108,12 @@ public:
   /// Whether loadTransposed takes the tensor engine for a window of type
   /// `src`.
   bool transposesOnTensorEngine(MemRefType src) const;
+  /// Nanoseconds the target's cost model gives instruction `op` (an
+  /// executable's op name) writing `to` from `from`.
+  double costNs(StringRef op, const ::neuron::rt::OperandShape &to,
+                const ::neuron::rt::OperandShape &from) const {
+    return config.cost.nanoseconds(::neuron::rt::costQueryFor(op, to, from));
+  }
   /// The columns of `element` one PSUM bank holds (at least a tile's
   /// partitions): how many transposed rows one copy out of PSUM takes.
   int64_t transposeChunk(Type element) const;

@@ -297,7 +297,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           k.transposesOnTensorEngine(
               windowType(bm, std::min(n, tileN), std::min(kk, tileK), true))};
   // What the plans are timed with: full tiles' costs on the target.
-  const rt::CostModel &model = k.config.cost;
   StringRef dtype = dtypeNameOf(element);
   rt::OperandShape full{dtype, elementBytes(element), tileK, tileK * tileN},
       square{dtype, elementBytes(element), tileK, tileK * tileM};
@@ -306,11 +305,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   costs.matmulNs =
       double(batches * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN) *
              llvm::divideCeil(kk, tileK)) *
-      model.nanoseconds(rt::costQueryFor("matmul", full, full));
-  costs.transposeNs =
-      model.nanoseconds(rt::costQueryFor("transpose", square, square));
-  costs.copyNs =
-      model.nanoseconds(rt::costQueryFor("tensor_scalar", square, square));
+      k.costNs("matmul", full, full);
+  costs.transposeNs = k.costNs("transpose", square, square);
+  costs.copyNs = k.costNs("tensor_scalar", square, square);
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
                   transposes, costs, limits);

@@ -411,6 +411,16 @@ SmallVector<int64_t> mlir::neuron::broadcastStrides(RankedTensorType input,
   return strides;
 }
 
+bool mlir::neuron::isEngineTiled(Conv2DOp conv) {
+  return conv.getLayout() == ConvLayout::nchw_fchw && !conv.getBias() &&
+         llvm::all_of(conv.getPadding(), [](int64_t p) { return p == 0; }) &&
+         isa<FloatType>(conv.getInput().getType().getElementType());
+}
+
+bool mlir::neuron::isDepthwiseConv(Conv2DOp conv) {
+  return conv.getGroups() == conv.getInput().getType().getDimSize(1);
+}
+
 bool mlir::neuron::rowsMerge(ArrayRef<int64_t> strides, int64_t rows,
                              int64_t cols) {
   return rows == 1 || strides[2] == cols * strides[3];

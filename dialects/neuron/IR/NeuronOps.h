@@ -34,6 +34,12 @@ SmallVector<int64_t> broadcastStrides(RankedTensorType input,
                                       RankedTensorType result,
                                       ArrayRef<int64_t> dims);
 
+/// Whether the engines tile `conv`: nchw_fchw, float, no bias and no
+/// padding (the import pads separately).
+bool isEngineTiled(Conv2DOp conv);
+/// Whether `conv` has one input channel per group (depthwise).
+bool isDepthwiseConv(Conv2DOp conv);
+
 /// Whether a [N, C, H, W] view with `strides` reads `rows` whole rows of
 /// `cols` elements as one run of rows * cols: one row, or rows `cols`
 /// column strides apart.
