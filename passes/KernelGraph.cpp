@@ -92,34 +92,24 @@ int64_t mlir::neuron::freeSpan(ArrayRef<int64_t> shape,
 }
 
 rt::OperandShape mlir::neuron::operandShapeOf(MemRefType type) {
-  rt::OperandShape s;
-  s.dtype = dtypeNameOf(type.getElementType());
-  s.elementBytes = std::max<int64_t>(
+  StringRef dtype = dtypeNameOf(type.getElementType());
+  int64_t bytes = std::max<int64_t>(
       1, (type.getElementType().getIntOrFloatBitWidth() + 7) / 8);
-  s.partitions = type.getRank() ? type.getDimSize(0) : 1;
-  s.elements = type.getNumElements();
-  SmallVector<int64_t> strides;
+  ArrayRef<int64_t> shape = type.getShape();
+  bool onChip = getMemorySpace(type) != MemorySpace::hbm;
+  SmallVector<int64_t> strides, free;
   int64_t offset;
-  if (getMemorySpace(type) == MemorySpace::hbm &&
-      succeeded(stridesAndOffset(type, strides, offset)) &&
-      llvm::none_of(strides, ShapedType::isDynamic)) {
-    s.run = rt::contiguousRun(type.getShape().data(), strides.data(),
-                              strides.size());
-    s.transposed = rt::isTransposedPattern(type.getShape().data(),
-                                           strides.data(), strides.size());
-  } else if (type.getRank() > 1 &&
-             succeeded(stridesAndOffset(type, strides, offset)) &&
-             llvm::none_of(strides, ShapedType::isDynamic)) {
-    SmallVector<int64_t> free = freeStridesOf(type.getShape(), strides);
-    if (!free.empty()) {
-      const int64_t *sizes = type.getShape().data() + 1;
-      s.run = std::min(s.elements / std::max<int64_t>(s.partitions, 1),
-                       rt::contiguousRun(sizes, free.data(), free.size()));
-      s.strideBytes = rt::innermostStep(sizes, free.data(), free.size()) *
-                      s.elementBytes;
-    }
-  }
-  return s;
+  // Without static strides a pattern counts as contiguous.
+  if (failed(stridesAndOffset(type, strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return rt::operandShapeOf(dtype, bytes, shape.data(), shape.size(),
+                              nullptr, /*onChip=*/true);
+  if (onChip)
+    free = freeStridesOf(shape, strides);
+  return rt::operandShapeOf(
+      dtype, bytes, shape.data(), shape.size(),
+      onChip ? (free.empty() ? nullptr : free.data()) : strides.data(),
+      onChip);
 }
 
 rt::CostQuery mlir::neuron::costQueryOf(Operation *instruction) {

@@ -30,25 +30,12 @@
 namespace neuron::rt {
 
 static OperandShape shapeOf(const TileRef &ref) {
-  OperandShape s;
-  s.dtype = dtypeName(ref.dtype);
-  s.elementBytes = elementBytes(ref.dtype);
-  s.partitions = ref.shape.empty() ? 1 : ref.shape[0];
-  s.elements = ref.elements;
-  if (ref.space == MemorySpace::Hbm) {
-    s.run = contiguousRun(ref.shape.data(), ref.strides.data(),
-                          ref.shape.size());
-    s.transposed = isTransposedPattern(ref.shape.data(), ref.strides.data(),
-                                       ref.shape.size());
-  } else if (!ref.contiguous()) {
-    const int64_t *free = ref.shape.data() + 1;
-    s.run = std::min(ref.freeElements(),
-                     contiguousRun(free, ref.strides.data(), ref.strides.size()));
-    s.strideBytes =
-        innermostStep(free, ref.strides.data(), ref.strides.size()) *
-        s.elementBytes;
-  }
-  return s;
+  bool onChip = ref.space != MemorySpace::Hbm;
+  return operandShapeOf(dtypeName(ref.dtype), elementBytes(ref.dtype),
+                        ref.shape.data(), ref.shape.size(),
+                        onChip && ref.contiguous() ? nullptr
+                                                   : ref.strides.data(),
+                        onChip);
 }
 
 CostQuery costQueryOf(const Instruction &inst) {

@@ -74,6 +74,27 @@ bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
   return steps.size() == 2 && steps[0] == 1 && steps[1] > 1;
 }
 
+OperandShape operandShapeOf(std::string_view dtype, int64_t elementBytes,
+                            const int64_t *shape, size_t rank,
+                            const int64_t *strides, bool onChip) {
+  OperandShape s;
+  s.dtype = dtype;
+  s.elementBytes = elementBytes;
+  s.partitions = rank ? shape[0] : 1;
+  s.elements = 1;
+  for (size_t d = 0; d < rank; ++d)
+    s.elements *= shape[d];
+  if (!onChip) {
+    s.run = contiguousRun(shape, strides, rank);
+    s.transposed = isTransposedPattern(shape, strides, rank);
+  } else if (strides && rank > 1) {
+    s.run = std::min(s.elements / std::max<int64_t>(s.partitions, 1),
+                     contiguousRun(shape + 1, strides, rank - 1));
+    s.strideBytes = innermostStep(shape + 1, strides, rank - 1) * elementBytes;
+  }
+  return s;
+}
+
 CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
                        const OperandShape &source) {
   using Kind = CostQuery::Kind;

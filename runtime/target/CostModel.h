@@ -99,6 +99,14 @@ int64_t innermostStep(const int64_t *sizes, const int64_t *strides,
 bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
                          size_t rank);
 
+/// How the cost model sees an operand of `shape` (rank dimensions) and
+/// `dtype` (`elementBytes` each). In HBM `strides` gives every dimension's
+/// element stride; on chip, those of the free dimensions (shape[1..]), or
+/// null for a contiguous tile.
+OperandShape operandShapeOf(std::string_view dtype, int64_t elementBytes,
+                            const int64_t *shape, size_t rank,
+                            const int64_t *strides, bool onChip);
+
 /// The query of the instruction `op` (an executable's op name: "matmul",
 /// "dma_copy", ...) from its destination and its main source: `moving` of a
 /// matmul, `lhs` of a tensor_tensor, `on_true` of a select, `src` of the
