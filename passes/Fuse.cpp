@@ -199,13 +199,18 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
     for (Operation *broadcast : group.hoisted)
       broadcast->moveBefore(group.first);
     llvm::SetVector<Value> inputs;
+    // Splat constants read as immediates: copied into the region.
+    llvm::SetVector<Operation *> immediates;
     SmallVector<Value> results;
     for (Operation *op : group.members) {
-      for (Value v : op->getOperands()) {
+      for (OpOperand &use : op->getOpOperands()) {
+        Value v = use.get();
         Operation *def = v.getDefiningOp();
         if (def && group.members.contains(def))
           continue;
-        if (def && group.broadcasts.contains(def))
+        if (immediateOf(use))
+          immediates.insert(def);
+        else if (def && group.broadcasts.contains(def))
           inputs.insert(def->getOperand(0));
         else
           inputs.insert(v);
@@ -233,9 +238,8 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
     IRMapping mapping;
     for (Value input : inputs)
       mapping.map(input, entry->addArgument(input.getType(), input.getLoc()));
-    for (Operation *broadcast : group.broadcasts)
-      b.clone(*broadcast, mapping);
-    for (Operation *op : group.members)
+    for (Operation *op : llvm::concat<Operation *const>(
+             immediates, group.broadcasts, group.members))
       b.clone(*op, mapping);
     YieldOp::create(b, loc,
                     llvm::to_vector(llvm::map_range(
@@ -244,9 +248,10 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
       from.replaceAllUsesWith(to);
     for (Operation *op : llvm::reverse(group.members))
       op->erase();
-    for (Operation *broadcast : group.broadcasts)
-      if (broadcast->use_empty())
-        broadcast->erase();
+    for (Operation *op : llvm::concat<Operation *const>(group.broadcasts,
+                                                         immediates))
+      if (op->use_empty())
+        op->erase();
     return fusion;
   }
 };

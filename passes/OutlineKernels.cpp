@@ -1,7 +1,8 @@
 //===- OutlineKernels.cpp - graphs into programs of kernels ---------------===//
 //
-// A graph becomes a program: constants, reshapes of program values and host
-// calls stay in it; the device ops between host calls become kernels. The
+// A graph becomes a program: constants (but the splats a kernel reads as
+// immediates), reshapes of program values and host calls stay in it; the
+// device ops between host calls become kernels. The
 // cuts follow the graph's repetition (see Passes.td), and kernels that print
 // the same are one kernel.
 //
@@ -316,12 +317,21 @@ struct OutlineKernels
   void launch(func::FuncOp graph, Segment segment) {
     DenseSet<Operation *> inside(segment.begin(), segment.end());
     llvm::SetVector<Value> inputs;
+    // Splat constants the kernel reads only as immediates: its own.
+    llvm::SetVector<Operation *> immediates;
     SmallVector<Value> outputs;
     for (Operation *op : segment) {
-      for (Value operand : op->getOperands()) {
-        Operation *def = operand.getDefiningOp();
-        if (!def || !inside.contains(def))
-          inputs.insert(operand);
+      for (OpOperand &use : op->getOpOperands()) {
+        Operation *def = use.get().getDefiningOp();
+        if (def && inside.contains(def))
+          continue;
+        if (isa_and_present<ConstantOp>(def) &&
+            llvm::all_of(def->getUses(), [&](OpOperand &u) {
+              return !inside.contains(u.getOwner()) || immediateOf(u);
+            }))
+          immediates.insert(def);
+        else
+          inputs.insert(use.get());
       }
       for (Value result : op->getResults())
         if (llvm::any_of(result.getUsers(), [&](Operation *user) {
@@ -342,7 +352,7 @@ struct OutlineKernels
     IRMapping mapping;
     mapping.map(inputs.getArrayRef(), entry->getArguments());
     b.setInsertionPointToStart(entry);
-    for (Operation *op : segment)
+    for (Operation *op : llvm::concat<Operation *const>(immediates, segment))
       b.clone(*op, mapping);
     func::ReturnOp::create(
         b, graph.getLoc(),
@@ -375,6 +385,9 @@ struct OutlineKernels
       from.replaceAllUsesWith(to);
     for (Operation *op : llvm::reverse(segment))
       op->erase();
+    for (Operation *constant : immediates)
+      if (constant->use_empty())
+        constant->erase();
   }
 
   /// Kernels by their printed body.

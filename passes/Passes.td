@@ -149,7 +149,10 @@ def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
     steps are `neuron.launch`es of kernels (private functions marked
     `neuron.kernel`), `neuron.host_call`s, collectives, constants and
     reshapes of program values. Constants stay in the program, so layers
-    that differ only in their weights are the same kernel.
+    that differ only in their weights are the same kernel; a splat constant
+    a kernel reads only as an immediate scalar (`x + 1.0`, a ReLU6's 6.0:
+    `neuron::immediateOf`) goes into the kernel instead, which then loads
+    nothing for it.
 
     The device ops between host calls and collectives are cut into kernels
     where the graph

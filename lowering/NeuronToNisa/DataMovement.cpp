@@ -23,6 +23,13 @@ struct ConstantToGlobal : NisaPattern<ConstantOp> {
   LogicalResult
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // Read only as immediates, it needs no buffer.
+    if (!op->use_empty() && llvm::all_of(op->getUses(), [](OpOperand &use) {
+          return immediateOf(use).has_value();
+        })) {
+      rewriter.eraseOp(op);
+      return success();
+    }
     rewriter.replaceOp(op, k.constantBuffer(rewriter, op));
     return success();
   }

@@ -40,14 +40,18 @@ struct ElementwiseToTiles : ConversionPattern {
       widest = std::max<int64_t>(
           widest,
           cast<RankedTensorType>(v.getType()).getElementTypeBitWidth());
-    auto [rows, cols] =
-        elementwiseView(k, type, widest, op->getNumOperands() + 1, 1);
+    // Operands read as immediates are not loaded (a null input).
+    SmallVector<Value> inputs;
+    for (auto [use, v] : llvm::zip(op->getOpOperands(), operands))
+      inputs.push_back(immediateOf(use) ? Value() : v);
+    auto [rows, cols] = elementwiseView(
+        k, type, widest, llvm::count_if(inputs, [](Value v) { return bool(v); }) + 1,
+        1);
     int64_t tileCols = std::max<int64_t>(
         1, std::min(cols, k.config.elementwiseBytes * 8 / widest));
-    SmallVector<Value> inputs;
-    for (Value v : operands)
-      inputs.push_back(
-          KernelLowering::reinterpret(rewriter, loc, v, {rows, cols}));
+    for (Value &in : inputs)
+      if (in)
+        in = KernelLowering::reinterpret(rewriter, loc, in, {rows, cols});
     Value out = k.resultBuffer(rewriter, op->getResult(0));
     Value outView = KernelLowering::reinterpret(rewriter, loc, out, {rows, cols});
     Value first;
@@ -56,6 +60,10 @@ struct ElementwiseToTiles : ConversionPattern {
         [&](OpBuilder &b, const TilePosition &at) {
           SmallVector<Value> tiles;
           for (Value in : inputs) {
+            if (!in) {
+              tiles.push_back(in);
+              continue;
+            }
             Type e = cast<MemRefType>(in.getType()).getElementType();
             Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, at.sizes, e);
             first = first ? first : t;
@@ -105,8 +113,8 @@ struct FusionToTiles : NisaPattern<FusionOp> {
     }
     Operation *producer = nullptr;
     for (Operation &op : body.without_terminator()) {
-      if (isa<BroadcastOp>(op))
-        continue; // read in place by the ops using it
+      if (isa<BroadcastOp, ConstantOp>(op))
+        continue; // read in place or as immediates by the ops using them
       if (!producer && isa<MatmulOp, BatchMatmulOp, Conv2DOp>(op)) {
         producer = &op;
         continue;

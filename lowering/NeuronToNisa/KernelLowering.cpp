@@ -445,9 +445,43 @@ static nisa::AluOp compareAluOf(ComparePredicate predicate) {
   llvm_unreachable("unknown compare predicate");
 }
 
+/// The comparison that holds of (rhs, lhs) when `predicate` holds of
+/// (lhs, rhs).
+static ComparePredicate swapped(ComparePredicate predicate) {
+  switch (predicate) {
+  case ComparePredicate::lt:
+    return ComparePredicate::gt;
+  case ComparePredicate::le:
+    return ComparePredicate::ge;
+  case ComparePredicate::gt:
+    return ComparePredicate::lt;
+  case ComparePredicate::ge:
+    return ComparePredicate::le;
+  default:
+    return predicate;
+  }
+}
+
 void mlir::neuron::computeTile(OpBuilder &b, KernelLowering &k, Location loc,
                                Operation *op, ArrayRef<Value> operands,
                                Value result) {
+  // An operand read as an immediate has no tile: one tensor_scalar.
+  for (OpOperand &use : op->getOpOperands()) {
+    std::optional<double> scalar = immediateOf(use);
+    if (!scalar || operands[use.getOperandNumber()])
+      continue;
+    bool left = use.getOperandNumber() == 0;
+    nisa::AluOp alu;
+    if (auto compare = dyn_cast<CompareOp>(op))
+      alu = compareAluOf(left ? swapped(compare.getPredicate())
+                              : compare.getPredicate());
+    else
+      alu = *aluOf(op);
+    nisa::TensorScalarOp::create(b, loc, operands[left ? 1 : 0], result,
+                                 nisa::AluOpAttr::get(b.getContext(), alu),
+                                 b.getF64FloatAttr(*scalar));
+    return;
+  }
   // Comparisons write 1/0 masks; select copies the chosen elements.
   if (auto compare = dyn_cast<CompareOp>(op)) {
     nisa::TensorTensorOp::create(
@@ -540,9 +574,14 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
       continue;
     }
     SmallVector<Value> operands;
-    for (Value v : op->getOperands()) {
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
       if (Value t = tiles.lookup(v)) {
         operands.push_back(t);
+        continue;
+      }
+      if (immediateOf(use)) {
+        operands.push_back(Value());
         continue;
       }
       Value source;

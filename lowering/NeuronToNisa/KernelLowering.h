@@ -200,7 +200,8 @@ std::optional<nisa::ActivationFunction> activationOf(Operation *op);
 /// The vector-engine operation of a binary neuron op.
 std::optional<nisa::AluOp> aluOf(Operation *op);
 /// Computes one elementwise neuron op (unary, binary, compare, select) on
-/// tiles.
+/// tiles; an operand read as an immediate (neuron::immediateOf) has a null
+/// tile.
 void computeTile(OpBuilder &b, KernelLowering &k, Location loc, Operation *op,
                  ArrayRef<Value> operands, Value result);
 /// Elementwise ops see every operand as the same 2-D view: [P, E/P] when

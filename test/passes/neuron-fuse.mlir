@@ -213,3 +213,35 @@ func.func @conv_bn_order(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %var
   %a = neuron.add %m, %beta : tensor<1x16x4x4xf32>
   return %a : tensor<1x16x4x4xf32>
 }
+
+// -----
+
+// Splat constants the group reads as immediates (a ReLU6's bounds) are
+// copied into the region instead of being its inputs, and the originals
+// go when nothing else reads them; one on the left of a subtraction is an
+// input like any tensor.
+
+// CHECK-LABEL: func.func @immediates
+// CHECK-NOT:   neuron.constant dense<0.000000e+00>
+// CHECK-NOT:   neuron.constant dense<6.000000e+00>
+// CHECK:       %[[ONE:.*]] = neuron.constant dense<1.000000e+00>
+// CHECK:       neuron.fusion(%arg0, %arg1, %[[ONE]]) : (tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>) -> tensor<64x16xf32> {
+// CHECK-NEXT:  ^bb0(%[[X:.*]]: tensor<64x32xf32>, %[[W:.*]]: tensor<32x16xf32>, %[[L:.*]]: tensor<64x16xf32>):
+// CHECK-NEXT:    %[[Z:.*]] = neuron.constant dense<0.000000e+00>
+// CHECK-NEXT:    %[[SIX:.*]] = neuron.constant dense<6.000000e+00>
+// CHECK-NEXT:    %[[M:.*]] = neuron.matmul %[[X]], %[[W]]
+// CHECK-NEXT:    %[[LO:.*]] = neuron.max %[[Z]], %[[M]]
+// CHECK-NEXT:    %[[HI:.*]] = neuron.min %[[LO]], %[[SIX]]
+// CHECK-NEXT:    %[[S:.*]] = neuron.sub %[[L]], %[[HI]]
+// CHECK-NEXT:    neuron.yield %[[S]]
+// expected-remark @below {{neuron-fuse: 1 groups; 24576 bytes of HBM traffic stay on chip}}
+func.func @immediates(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %zero = neuron.constant dense<0.0> : tensor<64x16xf32>
+  %six = neuron.constant dense<6.0> : tensor<64x16xf32>
+  %one = neuron.constant dense<1.0> : tensor<64x16xf32>
+  %m = neuron.matmul %x, %w : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  %lo = neuron.max %zero, %m : tensor<64x16xf32>
+  %hi = neuron.min %lo, %six : tensor<64x16xf32>
+  %s = neuron.sub %one, %hi : tensor<64x16xf32>
+  return %s : tensor<64x16xf32>
+}

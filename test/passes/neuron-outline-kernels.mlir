@@ -127,3 +127,39 @@ func.func @reordered(%x: tensor<8xf32>) -> tensor<8xf32> {
   %d1 = neuron.add %c1, %d0 : tensor<8xf32>
   return %d1 : tensor<8xf32>
 }
+
+// -----
+
+// A splat constant the kernel reads only as an immediate (a ReLU6's
+// bounds, on either side of a commutative op) goes into the kernel; one
+// also read as a tensor (a matmul's weights), or on the left of a
+// subtraction, stays in the program and is an argument.
+
+// CHECK-LABEL: func.func private @immediates_kernel0(
+// CHECK-SAME:  %[[X:.*]]: tensor<8x8xf32>, %[[W:.*]]: tensor<8x8xf32>, %[[ONE:.*]]: tensor<8x8xf32>)
+// CHECK-NEXT:  %[[Z:.*]] = neuron.constant dense<0.000000e+00>
+// CHECK-NEXT:  %[[SIX:.*]] = neuron.constant dense<6.000000e+00>
+// CHECK-NEXT:  %[[M:.*]] = neuron.matmul %[[X]], %[[W]]
+// CHECK-NEXT:  %[[LO:.*]] = neuron.max %[[Z]], %[[M]]
+// CHECK-NEXT:  %[[HI:.*]] = neuron.min %[[LO]], %[[SIX]]
+// CHECK-NEXT:  %[[S:.*]] = neuron.sub %[[ONE]], %[[HI]]
+// CHECK-NEXT:  %[[A:.*]] = neuron.add %[[S]], %[[W]]
+// CHECK-LABEL: func.func @immediates(
+// CHECK-NOT:   neuron.constant dense<0.000000e+00>
+// CHECK-NOT:   neuron.constant dense<6.000000e+00>
+// CHECK-DAG:   %[[PW:.*]] = neuron.constant dense<2.000000e+00>
+// CHECK-DAG:   %[[PONE:.*]] = neuron.constant dense<1.000000e+00>
+// CHECK:       neuron.launch @immediates_kernel0(%arg0, %[[PW]], %[[PONE]])
+// expected-remark @below {{neuron-outline-kernels: 1 launches of 1 kernels}}
+func.func @immediates(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = neuron.constant dense<0.0> : tensor<8x8xf32>
+  %six = neuron.constant dense<6.0> : tensor<8x8xf32>
+  %one = neuron.constant dense<1.0> : tensor<8x8xf32>
+  %w = neuron.constant dense<2.0> : tensor<8x8xf32>
+  %m = neuron.matmul %x, %w : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %lo = neuron.max %zero, %m : tensor<8x8xf32>
+  %hi = neuron.min %lo, %six : tensor<8x8xf32>
+  %s = neuron.sub %one, %hi : tensor<8x8xf32>
+  %a = neuron.add %s, %w : tensor<8x8xf32>
+  return %a : tensor<8x8xf32>
+}

@@ -426,6 +426,33 @@ bool mlir::neuron::rowsMerge(ArrayRef<int64_t> strides, int64_t rows,
   return rows == 1 || strides[2] == cols * strides[3];
 }
 
+/// The float a splat neuron.constant holds, or nullopt.
+static std::optional<double> splatFloat(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant || !isa<FloatType>(constant.getType().getElementType()))
+    return std::nullopt;
+  auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+  if (!splat)
+    return std::nullopt;
+  return splat.getSplatValue<APFloat>().convertToDouble();
+}
+
+std::optional<double> mlir::neuron::immediateOf(OpOperand &use) {
+  Operation *op = use.getOwner();
+  std::optional<double> value = splatFloat(use.get());
+  if (!value || op->getNumOperands() != 2)
+    return std::nullopt;
+  bool compare = isa<CompareOp>(op);
+  if (!compare && !isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp>(op))
+    return std::nullopt;
+  if (use.getOperandNumber() == 1)
+    return value;
+  bool swaps = compare || op->hasTrait<OpTrait::IsCommutative>();
+  if (swaps && !splatFloat(op->getOperand(1)))
+    return value;
+  return std::nullopt;
+}
+
 LogicalResult BroadcastOp::verify() {
   ArrayRef<int64_t> dims = getDimensions();
   auto input = getInput().getType();

@@ -44,6 +44,13 @@ bool isDepthwiseConv(Conv2DOp conv);
 /// `cols` elements as one run of rows * cols: one row, or rows `cols`
 /// column strides apart.
 bool rowsMerge(ArrayRef<int64_t> strides, int64_t rows, int64_t cols);
+
+/// The scalar an elementwise op reads at `use` as an immediate operand of
+/// one vector-engine instruction, instead of a tensor: a float splat
+/// neuron.constant that is the right operand of a binary arithmetic op or
+/// a comparison, or the left one of a commutative op or a comparison (whose
+/// predicate then swaps) whose right operand is not a splat constant too.
+std::optional<double> immediateOf(OpOperand &use);
 } // namespace mlir::neuron
 
 namespace mlir::neuron {

@@ -98,15 +98,45 @@ func.func @elementwise_small(%x: tensor<4x64xf32>, %y: tensor<4x64xf32>) -> tens
 // -----
 
 // Tests a constant (a global in HBM) and a returned argument (copied out).
-// CHECK: memref.global "private" constant @__neuron_constant_0 : memref<3xf32, #nisa.memory<hbm>> = dense<2.000000e+00>
+// CHECK: memref.global "private" constant @__neuron_constant_0 : memref<3xf32, #nisa.memory<hbm>> = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]>
 // CHECK-LABEL: func.func @constant
 // CHECK: memref.get_global @__neuron_constant_0
 // CHECK: nisa.tensor_tensor <multiply>
 // CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue {{[0-9]+}} : memref<3xf32, #nisa.memory<hbm>>, memref<3xf32, #nisa.memory<hbm>>
 func.func @constant(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
-  %c = neuron.constant dense<2.0> : tensor<3xf32>
+  %c = neuron.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
   %0 = neuron.mul %x, %c : tensor<3xf32>
   return %0, %x : tensor<3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// Tests splat constants read as immediates: one tensor_scalar each, with
+// nothing loaded for them and no global; a comparison with the splat on
+// the left swaps its predicate (3 < x is x > 3). A splat on the left of a
+// subtraction is a tensor like any other (a global, loaded).
+// CHECK:     memref.global "private" constant @__neuron_constant_0 : memref<4x8xf32, #nisa.memory<hbm>> = dense<1.000000e+00>
+// CHECK-NOT: memref.global
+// CHECK-LABEL: func.func @immediates
+// CHECK:     %[[ONE:.*]] = memref.get_global @__neuron_constant_0
+// CHECK:     %[[X:.*]] = memref.alloc() {{.*}}op = "neuron.mul"
+// CHECK-NEXT: nisa.dma_copy %{{.*}}, %[[X]]
+// CHECK-NEXT: %[[P:.*]] = memref.alloc()
+// CHECK-NEXT: nisa.tensor_scalar <multiply> %[[X]], %[[P]] scalar 2.500000e+00
+// CHECK:     nisa.tensor_scalar <is_gt> %{{.*}}, %{{.*}} scalar 3.000000e+00
+// CHECK:     nisa.tensor_scalar <is_ge> %{{.*}}, %{{.*}} scalar 3.000000e+00
+// CHECK:     nisa.dma_copy %[[ONE]]
+// CHECK:     nisa.tensor_tensor <subtract>
+func.func @immediates(%x: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xi1>, tensor<4x8xi1>, tensor<4x8xf32>) {
+  %a = neuron.constant dense<2.5> : tensor<4x8xf32>
+  %b = neuron.constant dense<3.0> : tensor<4x8xf32>
+  %one = neuron.constant dense<1.0> : tensor<4x8xf32>
+  %0 = neuron.mul %a, %x : tensor<4x8xf32>
+  %1 = neuron.compare lt %b, %x : tensor<4x8xf32> -> tensor<4x8xi1>
+  %2 = neuron.compare ge %x, %b : tensor<4x8xf32> -> tensor<4x8xi1>
+  %3 = neuron.sub %one, %x : tensor<4x8xf32>
+  return %0, %1, %2, %3 : tensor<4x8xf32>, tensor<4x8xi1>, tensor<4x8xi1>, tensor<4x8xf32>
 }
 
 // -----
