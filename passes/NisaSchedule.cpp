@@ -275,18 +275,19 @@ struct NisaSchedulePass
     return -1;
   }
 
-  /// Replaces `dma` by `parts` transfers of consecutive rows (the first
-  /// dimension of size above 1 of each side, which must agree: a batch of
-  /// one image copies in runs of channels).
-  static void splitTransfer(DmaCopyOp dma, int64_t parts) {
+  /// Replaces `dma` by up to `parts` transfers of consecutive rows (the
+  /// first dimension of size above 1 of each side, which must agree: a
+  /// batch of one image copies in runs of channels); returns how many.
+  static int64_t splitTransfer(DmaCopyOp dma, int64_t parts) {
     auto src = cast<MemRefType>(dma.getSrc().getType());
     auto dst = cast<MemRefType>(dma.getDst().getType());
     int64_t srcDim = rowDim(src), dstDim = rowDim(dst);
     if (srcDim < 0 || dstDim < 0 ||
         src.getDimSize(srcDim) != dst.getDimSize(dstDim))
-      return;
+      return 1;
     int64_t rows = src.getDimSize(srcDim);
     int64_t chunk = llvm::divideCeil(rows, std::min(parts, rows));
+    int64_t made = 0;
     OpBuilder b(dma);
     auto rowsOf = [&](Value v, int64_t p0, int64_t count) {
       auto type = cast<MemRefType>(v.getType());
@@ -320,8 +321,10 @@ struct NisaSchedulePass
       int64_t count = std::min(chunk, rows - p0);
       DmaCopyOp::create(b, dma.getLoc(), rowsOf(dma.getSrc(), p0, count),
                         rowsOf(dma.getDst(), p0, count), dma.getQueueAttr());
+      ++made;
     }
     dma.erase();
+    return made;
   }
 
   /// Gives each stream a region of the kernel runs side by side its own
@@ -553,14 +556,16 @@ struct NisaSchedulePass
     int engines = model.dmaEngines();
     Block &body = kernel.getBody().front();
     Operation *terminator = body.getTerminator();
-    // A long transfer is cut into pieces the DMA engines move side by side,
-    // each long enough (four times the fixed cost of a transfer) not to
-    // waste them: a whole tensor copied at once, or a loop's transfer whose
-    // first instance would hold up the pipeline's fill. Each piece pays the
-    // fixed cost again: where the transfers are the kernel's busiest
-    // resource, a transfer that runs N times gets at most p pieces where
-    // the fill saved, streaming x (1 - 1/p), outweighs the engine time
-    // added, N (p - 1) fixed / engines.
+    // A transfer is cut into pieces the DMA engines move side by side (a
+    // whole tensor copied at once, or a loop's transfer whose first
+    // instance would hold up the pipeline's fill), as transferPieces says.
+    // Each piece pays the fixed cost again. A transfer that runs once is
+    // cut short (latency) while the DMA engines, fixed costs added, stay
+    // less busy than the kernel's busiest engine. Otherwise pieces are
+    // long, and where the transfers are the kernel's busiest resource, a
+    // transfer that runs N times gets at most p pieces where the fill
+    // saved, streaming x (1 - 1/p), outweighs the engine time added,
+    // N (p - 1) fixed / engines.
     SmallVector<DmaCopyOp> transfers;
     double dmaBusy = 0, engineBusy = 0;
     std::array<double, rt::kEngineClasses> busy{};
@@ -577,13 +582,18 @@ struct NisaSchedulePass
       double streaming =
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
-      int64_t parts = model.transferPieces(streaming);
-      if (dmaBusy >= engineBusy)
-        parts = std::min<int64_t>(
-            parts, int64_t(streaming * engines /
-                           (double(instancesOf(dma)) * fixed)));
+      double instances = double(instancesOf(dma));
+      int64_t parts = model.transferPieces(streaming, /*dmaBound=*/false);
+      if (instances > 1 ||
+          dmaBusy + double(parts - 1) * fixed / engines >= engineBusy) {
+        parts = model.transferPieces(streaming, /*dmaBound=*/true);
+        if (dmaBusy >= engineBusy)
+          parts = std::min<int64_t>(
+              parts, int64_t(streaming * engines / (instances * fixed)));
+      }
       if (parts >= 2)
-        splitTransfer(dma, parts);
+        dmaBusy += double(splitTransfer(dma, parts) - 1) * instances * fixed /
+                   engines;
     }
     // Declarations (tiles, views, index arithmetic) go first, so reordering
     // the instructions keeps every value defined before its uses.

@@ -540,7 +540,9 @@ mlir::neuron::elementwiseView(const KernelLowering &k, RankedTensorType type,
     double fixed = cost.dmaFixedNs(),
            streaming = k.costNs("dma_copy", onChip, inHbm) - fixed;
     double dma =
-        fixed + streaming / std::min(q, cost.transferPieces(streaming));
+        fixed +
+        streaming /
+            std::min(q, cost.transferPieces(streaming, /*dmaBound=*/true));
     double op = k.costNs("tensor_tensor", onChip, onChip);
     double chain = transfers * dma + ops * op;
     return chain + (tiles - 1) * std::max(transfers * dma / cost.dmaEngines(),

@@ -257,9 +257,9 @@ double CostModel::dmaStreamBytes(const CostQuery &q) const {
   return bytes + std::max<double>(q.descriptors, 1) * descriptorOverhead;
 }
 
-int64_t CostModel::transferPieces(double streamingNs) const {
-  return std::clamp<int64_t>(int64_t(streamingNs / (4 * dmaFixed)), 1,
-                             engines);
+int64_t CostModel::transferPieces(double streamingNs, bool dmaBound) const {
+  double piece = (dmaBound ? 4 : 1) * dmaFixed;
+  return std::clamp<int64_t>(int64_t(streamingNs / piece), 1, engines);
 }
 
 double CostModel::dmaEfficiency(double runBytes) const {

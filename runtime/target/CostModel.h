@@ -145,9 +145,11 @@ public:
   /// The fixed cost of one transfer (descriptor processing, latency).
   double dmaFixedNs() const { return dmaFixed; }
   /// The pieces a transfer streaming for `streamingNs` is cut into so the
-  /// DMA engines move them side by side, each long enough (four times the
-  /// fixed cost) not to waste them: from 1 to dmaEngines().
-  int64_t transferPieces(double streamingNs) const;
+  /// DMA engines move them side by side, from 1 to dmaEngines(). Each
+  /// streams at least as long as its fixed cost, so at most half of a
+  /// piece's time is overhead; where the engines' time is what bounds the
+  /// kernel (`dmaBound`), four times as long, so a cut wastes little of it.
+  int64_t transferPieces(double streamingNs, bool dmaBound) const;
   /// One logical core's share of its chip's HBM bandwidth: what all its engines
   /// together can move when every core of the chip streams.
   double hbmBytesPerNs() const { return hbmPerNs; }

@@ -197,16 +197,21 @@ TEST(CostModel, WideOnChipStridesHalveTheEngineRate) {
                    model->nanoseconds(costQueryFor("dma_copy", tile, tile)));
 }
 
-// nisa-schedule cuts a transfer into pieces of at least four fixed costs
-// each (800 ns of streaming on trn2), at most one per DMA engine.
+// nisa-schedule cuts a transfer into pieces of at least one fixed cost of
+// streaming each (200 ns on trn2), or four where the DMA engines bound the
+// kernel, at most one per DMA engine.
 TEST(CostModel, TransferPieces) {
   Models m = resolve("trn2,lnc=1");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
   ASSERT_TRUE(model.ok());
-  EXPECT_EQ(model->transferPieces(100), 1);
-  EXPECT_EQ(model->transferPieces(1599), 1);
-  EXPECT_EQ(model->transferPieces(1600), 2);
-  EXPECT_EQ(model->transferPieces(1e9), 16);
+  EXPECT_EQ(model->transferPieces(100, false), 1);
+  EXPECT_EQ(model->transferPieces(399, false), 1);
+  EXPECT_EQ(model->transferPieces(400, false), 2);
+  EXPECT_EQ(model->transferPieces(1599, false), 7);
+  EXPECT_EQ(model->transferPieces(1599, true), 1);
+  EXPECT_EQ(model->transferPieces(1600, true), 2);
+  EXPECT_EQ(model->transferPieces(1e9, false), 16);
+  EXPECT_EQ(model->transferPieces(1e9, true), 16);
 }
 
 TEST(CollectiveModel, RingAndHalvingDoublingInClosedForm) {
