@@ -16,7 +16,8 @@
 //   list-scheduled (the resource that can start something earliest starts
 //   its ready instruction with the longest remaining path) and reordered
 //   in issue order, each instruction getting `nisa.time_ns`.
-// - Each loop nest is software-pipelined by the units' decoupled streams:
+// - Each loop nest is software-pipelined by the units' decoupled streams,
+//   the straight-line runs of its bodies reordered in issue order too:
 //   its prediction is one iteration's latency (fill and drain) plus the
 //   steady-state interval (busiest unit, HBM, or a recurrence through a
 //   dependence reaching back iterations) times the remaining trips,
@@ -433,6 +434,52 @@ struct NisaSchedulePass
     return s.end;
   }
 
+  /// Reorders each run of straight-line instructions inside a loop body
+  /// in the order the list scheduler issues it, as top-level runs are.
+  /// Each engine runs its instructions in program order, so a body that
+  /// finishes several tiles one after another (a matmul's epilogue per
+  /// column tile, alternating between the scalar and vector engines) would
+  /// otherwise have each engine wait for the other's chain tile by tile
+  /// instead of interleaving the tiles. Only dependences inside one
+  /// iteration order the run: a later iteration still follows it whole.
+  static LogicalResult
+  interleaveLoopBodies(func::FuncOp kernel, const rt::CostModel &model,
+                       ArrayRef<SmallVector<int>> units) {
+    FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
+    if (failed(graph))
+      return failure();
+    const KernelGraph &g = *graph;
+    uint32_t n = g.size();
+    for (uint32_t first = 0; first < n;) {
+      uint32_t end = first + 1;
+      Operation *op = g.instruction(first);
+      while (end < n && g.nestOf(end) == g.nestOf(first) &&
+             g.instruction(end)->getBlock() == op->getBlock())
+        ++end;
+      if (!g.nestOf(first).empty() && end - first > 2) {
+        std::vector<SmallVector<uint32_t, 4>> preds(end - first);
+        std::vector<double> duration, ready(end - first, 0);
+        std::vector<int> unit;
+        for (uint32_t i = first; i < end; ++i) {
+          for (const Dependence &d : g.predecessors(i))
+            if (d.from >= first && d.from < i)
+              preds[i - first].push_back(d.from - first);
+          duration.push_back(
+              model.nanoseconds(costQueryOf(g.instruction(i))));
+          unit.push_back(unitOf(g.instruction(i)));
+        }
+        std::vector<double> laneFree(kFirstQueueLane + model.dmaEngines(), 0);
+        Schedule s = listSchedule(preds, duration, unit, units, ready,
+                                  laneFree);
+        Operation *anchor = g.instruction(end - 1)->getNextNode();
+        for (uint32_t local : s.order)
+          g.instruction(first + local)->moveBefore(anchor);
+      }
+      first = end;
+    }
+    return success();
+  }
+
   /// The software pipeline of loop `l` (and, first, of the loops in it):
   /// per iteration each unit's busy time and the bytes it moves; the
   /// latency of one iteration along its same-iteration dependences; the
@@ -607,6 +654,8 @@ struct NisaSchedulePass
       return failure();
     assignQueues(kernel, model, queues);
     std::vector<SmallVector<int>> units = unitLanes(queues, engines);
+    if (failed(interleaveLoopBodies(kernel, model, units)))
+      return failure();
 
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))

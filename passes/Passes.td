@@ -276,7 +276,10 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
       path to the end) and put in issue order, each instruction getting
       `nisa.time_ns = [start, end]`;
     - each loop is software-pipelined by the units' decoupled streams
-      (rotating buffers let transfers run ahead): `nisa.pipeline` records
+      (rotating buffers let transfers run ahead), the straight-line runs of
+      its body put in the list scheduler's issue order (an engine runs its
+      instructions in order, so tiles finished one after another would
+      otherwise wait for each other's chains): `nisa.pipeline` records
       one iteration's latency, the steady-state interval (the busiest
       engine, the DMA engines, HBM bandwidth, or a recurrence through a
       dependence reaching back iterations) and the loop's time, latency +

@@ -240,3 +240,40 @@ func.func @backwards() attributes {nisa.limits = #limits} {
   nisa.tensor_scalar <multiply> %r, %y scalar 2.0 : memref<128x8xf32, strided<[8, -1], offset: 7>, #sbuf>, memref<128x8xf32, #sbuf>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that a loop body finishing two tiles one after the other, each a
+// chain from the scalar engine to the vector engine and back, is reordered
+// as the list scheduler issues it: the second tile's first activation goes
+// before the first tile's last, so the scalar engine does not wait for the
+// vector engine's step of each tile in turn; each chain keeps its order.
+// CHECK-LABEL: func.func @interleaved_body
+// CHECK:      affine.for
+// CHECK-NEXT: nisa.activation <exp> %[[A:[a-z0-9_]+]], %[[A1:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.tensor_scalar <multiply> %[[A1]], %[[A2:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.activation <exp> %[[B:[a-z0-9_]+]], %[[B1:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.tensor_scalar <multiply> %[[B1]], %[[B2:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.activation <tanh> %[[A2]], %[[A]]
+// CHECK-NEXT: nisa.activation <tanh> %[[B2]], %[[B]]
+// expected-remark@+1 {{nisa-schedule: 6 instructions}}
+func.func @interleaved_body() attributes {nisa.limits = #limits} {
+  %a = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
+  %a1 = memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #sbuf>
+  %a2 = memref.alloc() {nisa.address = 4096 : i64} : memref<128x512xf32, #sbuf>
+  %b = memref.alloc() {nisa.address = 6144 : i64} : memref<128x512xf32, #sbuf>
+  %b1 = memref.alloc() {nisa.address = 8192 : i64} : memref<128x512xf32, #sbuf>
+  %b2 = memref.alloc() {nisa.address = 10240 : i64} : memref<128x512xf32, #sbuf>
+  affine.for %i = 0 to 2 {
+    nisa.activation <exp> %a, %a1 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    nisa.tensor_scalar <multiply> %a1, %a2 scalar 2.0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    nisa.activation <tanh> %a2, %a : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    nisa.activation <exp> %b, %b1 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    nisa.tensor_scalar <multiply> %b1, %b2 scalar 2.0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    nisa.activation <tanh> %b2, %b : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  }
+  return
+}
