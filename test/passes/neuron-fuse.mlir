@@ -245,3 +245,23 @@ func.func @immediates(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tensor<64
   %s = neuron.sub %one, %hi : tensor<64x16xf32>
   return %s : tensor<64x16xf32>
 }
+
+// -----
+
+// A splat the group reads both as an immediate and as a tensor (on the
+// left of a subtraction) is an input of the region, read as a tensor by
+// both: the region has no copy of it.
+
+// CHECK-LABEL: func.func @immediate_and_tensor
+// CHECK:       %[[C:.*]] = neuron.constant dense<6.000000e+00>
+// CHECK:       neuron.fusion(%arg0, %[[C]])
+// CHECK-NEXT:  ^bb0(%[[X:.*]]: tensor<8x32xf32>, %[[K:.*]]: tensor<8x32xf32>):
+// CHECK-NEXT:    %[[M:.*]] = neuron.mul %[[X]], %[[K]]
+// CHECK-NEXT:    %[[S:.*]] = neuron.sub %[[K]], %[[M]]
+// expected-remark @below {{neuron-fuse: 1 groups; 2048 bytes of HBM traffic stay on chip}}
+func.func @immediate_and_tensor(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %c = neuron.constant dense<6.0> : tensor<8x32xf32>
+  %m = neuron.mul %x, %c : tensor<8x32xf32>
+  %s = neuron.sub %c, %m : tensor<8x32xf32>
+  return %s : tensor<8x32xf32>
+}
