@@ -2,7 +2,8 @@
 //
 // Identity folds (x + (-0.0), x - 0.0, integer x + 0, x * 1, a transpose by the identity, a no-op
 // reshape/broadcast/slice/pad/cast, a select by a constant mask), reshape
-// chains, constant reshapes and transpose composition.
+// chains, constant reshapes and transpose composition; float elementwise
+// ops on splat constants evaluated (the dialect's canonicalization).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 #include <type_traits>
@@ -517,4 +519,83 @@ void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
   results.add<MulBySigmoidIsSilu, GeluFromErf, SoftmaxFromReciprocal>(
       context);
+}
+
+/// The float a splat constant holds, or nullopt.
+static std::optional<APFloat> splatFloatOf(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant || !isa<FloatType>(constant.getType().getElementType()))
+    return std::nullopt;
+  auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+  if (!splat)
+    return std::nullopt;
+  return splat.getSplatValue<APFloat>();
+}
+
+/// `op` on scalars, as the engines compute it (in double, rounded to the
+/// element type after each op); nullopt for an op this does not evaluate.
+static std::optional<double> evaluate(Operation *op, ArrayRef<double> x) {
+  using R = std::optional<double>;
+  auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  return llvm::TypeSwitch<Operation *, R>(op)
+      .Case([&](AddOp) { return x[0] + x[1]; })
+      .Case([&](SubOp) { return x[0] - x[1]; })
+      .Case([&](MulOp) { return x[0] * x[1]; })
+      .Case([&](DivOp) { return x[0] / x[1]; })
+      .Case([&](PowOp) { return std::pow(x[0], x[1]); })
+      .Case([&](ExpOp) { return std::exp(x[0]); })
+      .Case([&](LogOp) { return std::log(x[0]); })
+      .Case([&](TanhOp) { return std::tanh(x[0]); })
+      .Case([&](SigmoidOp) { return sigmoid(x[0]); })
+      .Case([&](SiluOp) { return x[0] * sigmoid(x[0]); })
+      .Case([&](RsqrtOp) { return 1 / std::sqrt(x[0]); })
+      .Case([&](SqrtOp) { return std::sqrt(x[0]); })
+      .Case([&](ReciprocalOp) { return 1 / x[0]; })
+      .Case([&](ErfOp) { return std::erf(x[0]); })
+      .Case([&](AbsOp) { return std::fabs(x[0]); })
+      .Default([](Operation *) { return R(); });
+}
+
+namespace {
+/// A float elementwise op whose operands are all splat constants is a
+/// splat constant: batch norm's rsqrt(var + eps) where an export writes
+/// the statistics as splats. Max, min and relu are left alone (their NaN
+/// rules are the engines').
+struct FoldSplatElementwise : RewritePattern {
+  explicit FoldSplatElementwise(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<NeuronDialect>(op->getDialect()) ||
+        !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getNumOperands() == 0)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !isa<FloatType>(type.getElementType()))
+      return failure();
+    SmallVector<double> scalars;
+    for (Value operand : op->getOperands()) {
+      std::optional<APFloat> value = splatFloatOf(operand);
+      if (!value)
+        return failure();
+      scalars.push_back(value->convertToDouble());
+    }
+    std::optional<double> result = evaluate(op, scalars);
+    if (!result)
+      return failure();
+    APFloat rounded(*result);
+    bool lost;
+    rounded.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &lost);
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, type, DenseElementsAttr::get(type, rounded));
+    return success();
+  }
+};
+} // namespace
+
+void NeuronDialect::getCanonicalizationPatterns(
+    RewritePatternSet &results) const {
+  results.add<FoldSplatElementwise>(getContext());
 }

@@ -452,13 +452,13 @@ func.func @pad_kept(%x: tensor<4x8xf32>) -> tensor<4x9xf32> {
 // CHECK-LABEL: func.func @constant_uniqued
 // CHECK: %[[C:.*]] = neuron.constant dense<3.000000e+00> : tensor<4xf32>
 // CHECK-NOT: neuron.constant
-// CHECK: %[[R:.*]] = neuron.sub %[[C]], %[[C]]
+// CHECK: %[[R:.*]] = neuron.min %[[C]], %[[C]]
 // CHECK: return %[[R]]
 func.func @constant_uniqued() -> tensor<4xf32> {
   %a = neuron.constant dense<3.0> : tensor<4xf32>
   %b = neuron.constant dense<3.0> : tensor<4xf32>
   %unused = neuron.constant dense<4.0> : tensor<4xf32>
-  %0 = neuron.sub %a, %b : tensor<4xf32>
+  %0 = neuron.min %a, %b : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 
@@ -771,4 +771,40 @@ func.func @select_folds(%a: tensor<4xf32>, %b: tensor<4xf32>, %m: tensor<4xi1>)
   %2 = neuron.select %m, %b, %b : tensor<4xi1>, tensor<4xf32>
   %3 = neuron.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>
   return %0, %1, %2, %3 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Float elementwise ops on splat constants are splat constants, each
+// result rounded to its element type (bf16 here: rsqrt(1.0078125) is
+// 0.99609375): batch norm's rsqrt(var + eps) with the statistics written
+// as splats. Min, relu, an op on a splat and a tensor, and integer ops are
+// left alone.
+// CHECK-LABEL: func.func @splat_elementwise
+// CHECK-DAG:   %[[I:.*]] = neuron.constant dense<2> : tensor<2x4xi32>
+// CHECK-DAG:   %[[S:.*]] = neuron.constant dense<9.960930e-01> : tensor<2x4xbf16>
+// CHECK-DAG:   %[[F:.*]] = neuron.constant dense<0.999994993> : tensor<2x4xf32>
+// CHECK-DAG:   %[[SIX:.*]] = neuron.constant dense<6.000000e+00> : tensor<2x4xf32>
+// CHECK:       %[[M:.*]] = neuron.min %[[SIX]], %[[F]]
+// CHECK:       %[[R:.*]] = neuron.relu %[[F]]
+// CHECK:       %[[X:.*]] = neuron.mul %arg0, %[[F]]
+// CHECK:       %[[N:.*]] = neuron.add %[[I]], %[[I]]
+// CHECK:       return %[[S]], %[[M]], %[[R]], %[[X]], %[[N]]
+func.func @splat_elementwise(%x: tensor<2x4xf32>)
+    -> (tensor<2x4xbf16>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xi32>) {
+  %var = neuron.constant dense<1.0> : tensor<2x4xbf16>
+  %eps = neuron.constant dense<1.0e-2> : tensor<2x4xbf16>
+  %a = neuron.add %var, %eps : tensor<2x4xbf16>
+  %r = neuron.rsqrt %a : tensor<2x4xbf16>
+  %vf = neuron.constant dense<1.0> : tensor<2x4xf32>
+  %ef = neuron.constant dense<1.0e-5> : tensor<2x4xf32>
+  %af = neuron.add %vf, %ef : tensor<2x4xf32>
+  %rf = neuron.rsqrt %af : tensor<2x4xf32>
+  %six = neuron.constant dense<6.0> : tensor<2x4xf32>
+  %m = neuron.min %six, %rf : tensor<2x4xf32>
+  %relu = neuron.relu %rf : tensor<2x4xf32>
+  %xs = neuron.mul %x, %rf : tensor<2x4xf32>
+  %i = neuron.constant dense<2> : tensor<2x4xi32>
+  %n = neuron.add %i, %i : tensor<2x4xi32>
+  return %r, %m, %relu, %xs, %n : tensor<2x4xbf16>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xi32>
 }
