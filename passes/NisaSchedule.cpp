@@ -606,13 +606,14 @@ struct NisaSchedulePass
     // A transfer is cut into pieces the DMA engines move side by side (a
     // whole tensor copied at once, or a loop's transfer whose first
     // instance would hold up the pipeline's fill), as transferPieces says.
-    // Each piece pays the fixed cost again. A transfer that runs once is
-    // cut short (latency) while the DMA engines, fixed costs added, stay
-    // less busy than the kernel's busiest engine. Otherwise pieces are
-    // long, and where the transfers are the kernel's busiest resource, a
-    // transfer that runs N times gets at most p pieces where the fill
-    // saved, streaming x (1 - 1/p), outweighs the engine time added,
-    // N (p - 1) fixed / engines.
+    // Each piece pays the fixed cost again. Pieces are long, and where the
+    // transfers are the kernel's busiest resource, a transfer that runs N
+    // times gets at most p pieces where the fill saved, streaming x
+    // (1 - 1/p), outweighs the engine time added, N (p - 1) fixed /
+    // engines. Elsewhere they are short (latency) where, by the same
+    // measure, the fill saved outweighs the engine time added and the DMA
+    // engines stay less busy than the kernel's busiest engine: a small
+    // layer's loads and stores, or a loop's that runs a few times.
     SmallVector<DmaCopyOp> transfers;
     double dmaBusy = 0, engineBusy = 0;
     std::array<double, rt::kEngineClasses> busy{};
@@ -630,13 +631,19 @@ struct NisaSchedulePass
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
       double instances = double(instancesOf(dma));
-      int64_t parts = model.transferPieces(streaming, /*dmaBound=*/false);
-      if (instances > 1 ||
-          dmaBusy + double(parts - 1) * fixed / engines >= engineBusy) {
-        parts = model.transferPieces(streaming, /*dmaBound=*/true);
-        if (dmaBusy >= engineBusy)
-          parts = std::min<int64_t>(
-              parts, int64_t(streaming * engines / (instances * fixed)));
+      int64_t parts = model.transferPieces(streaming, /*dmaBound=*/true);
+      if (dmaBusy >= engineBusy) {
+        parts = std::min<int64_t>(
+            parts, int64_t(streaming * engines / (instances * fixed)));
+      } else {
+        // Short pieces where the fill they save outweighs the engine time
+        // they add, and the engines stay less busy than the busiest one.
+        int64_t shortParts =
+            model.transferPieces(streaming, /*dmaBound=*/false);
+        double saved = streaming / parts - streaming / shortParts;
+        double added = double(shortParts - parts) * instances * fixed / engines;
+        if (saved >= added && dmaBusy + added < engineBusy)
+          parts = shortParts;
       }
       if (parts >= 2)
         dmaBusy += double(splitTransfer(dma, parts) - 1) * instances * fixed /

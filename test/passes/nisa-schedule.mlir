@@ -277,3 +277,43 @@ func.func @interleaved_body() attributes {nisa.limits = #limits} {
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#row = affine_map<(d0) -> (d0 * 16)>
+
+// Tests the pieces of a loop's transfer where the scalar engine bounds the
+// kernel: a 16 KiB load streams for about 870 ns, one fixed cost four
+// times over. In a loop of 2 trips, cutting it into four pieces saves
+// 650 ns of fill for 75 ns of engine time, so it is cut; in a loop of 64
+// trips the engine time added (2.4 us) outweighs the fill saved, and the
+// load stays whole.
+// CHECK-LABEL: func.func @short_pieces
+// CHECK:       affine.for %{{.*}} = 0 to 2
+// CHECK-COUNT-4: nisa.dma_copy {{.*}} : memref<4x256xf32
+// CHECK:       affine.for %{{.*}} = 0 to 64
+// CHECK-NOT:   memref<4x256xf32
+// CHECK:       nisa.dma_copy {{.*}} : memref<16x256xf32
+// CHECK:       return
+// expected-remark@+1 {{nisa-schedule: 7 instructions}}
+func.func @short_pieces(%in: memref<1024x256xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<16x256xf32, #sbuf>
+  %a = memref.alloc() {nisa.address = 1024 : i64} : memref<128x2048xf32, #sbuf>
+  %b = memref.alloc() {nisa.address = 9216 : i64} : memref<128x2048xf32, #sbuf>
+  affine.for %i = 0 to 2 {
+    %r = affine.apply #row(%i)
+    %src = memref.subview %in[%r, 0] [16, 256] [1, 1] : memref<1024x256xf32, #hbm> to memref<16x256xf32, strided<[256, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<16x256xf32, strided<[256, 1], offset: ?>, #hbm>, memref<16x256xf32, #sbuf>
+    nisa.activation <exp> %a, %b : memref<128x2048xf32, #sbuf>, memref<128x2048xf32, #sbuf>
+  }
+  affine.for %i = 0 to 64 {
+    %r = affine.apply #row(%i)
+    %src = memref.subview %in[%r, 0] [16, 256] [1, 1] : memref<1024x256xf32, #hbm> to memref<16x256xf32, strided<[256, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<16x256xf32, strided<[256, 1], offset: ?>, #hbm>, memref<16x256xf32, #sbuf>
+    nisa.activation <exp> %a, %b : memref<128x2048xf32, #sbuf>, memref<128x2048xf32, #sbuf>
+  }
+  return
+}
