@@ -445,6 +445,16 @@ struct NisaSchedulePass
   static LogicalResult
   interleaveLoopBodies(func::FuncOp kernel, const rt::CostModel &model,
                        ArrayRef<SmallVector<int>> units) {
+    // Only a body with three instructions or more has an order to choose.
+    bool reorderable = false;
+    kernel.walk([&](affine::AffineForOp loop) {
+      reorderable |= llvm::count_if(loop.getBody()->getOperations(),
+                                    [](Operation &op) {
+                                      return isa<EngineOpInterface>(op);
+                                    }) > 2;
+    });
+    if (!reorderable)
+      return success();
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
