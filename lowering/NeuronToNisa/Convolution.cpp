@@ -173,19 +173,25 @@ static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
 }
 
 /// Output channels [fRow, fRow + ft) of image b0 from output row r0, as
-/// [ft, pixels] of `buffer` [N, F, OH, OW]: contiguous, or a broadcast
-/// view whose rows merge (the OH stride is OW times the OW stride).
+/// [ft, pixels] (whole rows) of `buffer` [N, F, OH, OW]: contiguous, or a
+/// broadcast view whose rows merge (the OH stride is OW times the OW
+/// stride); as [ft, rows, OW] when they do not (a pad's interior).
 static Value imageRows(OpBuilder &b, Location loc, Value buffer,
                        OpFoldResult b0, OpFoldResult fRow, int64_t ft,
                        OpFoldResult r0, int64_t pixels) {
+  auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> s;
   int64_t offset = 0;
-  (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), s, offset);
-  return KernelLowering::stridedView(
-      b, loc, buffer,
-      KernelLowering::affineSum(b, loc, {{b0, s[0]}, {fRow, s[1]}, {r0, s[2]}},
-                                offset),
-      {ft, pixels}, {s[1], s[3]});
+  (void)stridesAndOffset(type, s, offset);
+  OpFoldResult at = KernelLowering::affineSum(
+      b, loc, {{b0, s[0]}, {fRow, s[1]}, {r0, s[2]}}, offset);
+  int64_t ow = type.getDimSize(3);
+  if (!rowsMerge(s, pixels / ow, ow))
+    return KernelLowering::stridedView(b, loc, buffer, at,
+                                       {ft, pixels / ow, ow},
+                                       {s[1], s[2], s[3]});
+  return KernelLowering::stridedView(b, loc, buffer, at, {ft, pixels},
+                                     {s[1], s[3]});
 }
 
 bool mlir::neuron::isTensorEngineConv(Conv2DOp op, int64_t partitions) {

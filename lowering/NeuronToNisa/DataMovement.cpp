@@ -238,61 +238,30 @@ struct ConcatToDma : NisaPattern<ConcatOp> {
   }
 };
 
-/// A constant pad: one filled tile copied over the whole result, then the
-/// input copied into its interior window. The result's E elements are
-/// filled as [partitions, E / partitions] (tile by tile, the last partial)
-/// and their last E mod partitions as one row, so no size falls back to
-/// narrow transfers.
+/// A constant pad: the result filled (KernelLowering::fill), then the input
+/// copied into its interior window; nothing when the input's producer
+/// wrote it there (KernelLowering::resultBuffer).
 struct PadToDma : NisaPattern<PadOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
   matchAndRewrite(PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (Value buffer = k.paddedInPlace(op)) {
+      rewriter.replaceOp(op, buffer);
+      return success();
+    }
     Location loc = op.getLoc();
     auto type = op.getType();
     Value out = k.resultBuffer(rewriter, op.getResult());
-    int64_t elements = type.getNumElements(), p = k.partitions();
-    int64_t cols = elements / p, rest = elements % p;
-    int64_t rows = cols ? p : 1;
-    int64_t tileCols = std::max<int64_t>(
-        1, std::min(std::max(cols, rest), k.config.elementwiseBytes * 8 /
-                                              type.getElementTypeBitWidth()));
-    Value fill = k.tile(rewriter, loc, nisa::MemorySpace::sbuf,
-                        {rows, tileCols}, type.getElementType());
-    nisa::MemsetOp::create(rewriter, loc, fill, op.getValueAttr());
-    // Fills the [n, count] view `dst` (n <= rows) from the filled tile.
-    auto fillView = [&](Value dst, int64_t n, int64_t count) {
-      KernelLowering::forEachTile(
-          rewriter, loc, {{count, tileCols}},
-          [&](OpBuilder &b, const TilePosition &at) {
-            Value src = fill;
-            if (n != rows || at.sizes[0] != tileCols)
-              src = KernelLowering::view(
-                  b, loc, fill, {b.getIndexAttr(0), b.getIndexAttr(0)},
-                  {n, at.sizes[0]});
-            k.dma(b, loc, src,
-                  KernelLowering::view(b, loc, dst,
-                                       {b.getIndexAttr(0), at.offsets[0]},
-                                       {n, at.sizes[0]}));
-          });
-    };
-    if (cols)
-      fillView(KernelLowering::stridedView(rewriter, loc, out,
-                                           rewriter.getIndexAttr(0), {p, cols},
-                                           {cols, 1}),
-               p, cols);
-    if (rest)
-      fillView(KernelLowering::stridedView(rewriter, loc, out,
-                                           rewriter.getIndexAttr(p * cols),
-                                           {1, rest}, {rest, 1}),
-               1, rest);
+    Value fill = k.fill(rewriter, loc, out, type, op.getValueAttr());
     SmallVector<OpFoldResult> low;
     for (int64_t l : op.getLow())
       low.push_back(rewriter.getIndexAttr(l));
     k.dma(rewriter, loc, adaptor.getInput(),
           KernelLowering::view(rewriter, loc, out, low,
                                op.getInput().getType().getShape()));
-    k.markTiling(fill, op, "flattened", {rows, tileCols});
+    auto tile = cast<MemRefType>(fill.getType()).getShape();
+    k.markTiling(fill, op, "flattened", {tile[0], tile[1]});
     rewriter.replaceOp(op, out);
     return success();
   }

@@ -26,6 +26,25 @@ MemRefType mlir::neuron::hbmType(RankedTensorType type) {
                          spaceAttr(type.getContext(), nisa::MemorySpace::hbm));
 }
 
+/// The pad that is `result`'s only reader, when `result` comes from a
+/// convolution the engines tile, alone or leading a fusion: their tiles
+/// are stored through views that follow the buffer's strides, so they can
+/// write into the pad's interior. Else null.
+static PadOp padInPlace(Value result) {
+  if (!result.hasOneUse())
+    return {};
+  auto pad = dyn_cast<PadOp>(*result.user_begin());
+  Operation *def = result.getDefiningOp();
+  auto conv = dyn_cast_if_present<Conv2DOp>(def);
+  if (auto fusion = dyn_cast_if_present<FusionOp>(def))
+    for (Operation &op : fusion.getBody().front())
+      if (!isa<BroadcastOp, ConstantOp>(op)) {
+        conv = dyn_cast<Conv2DOp>(op);
+        break;
+      }
+  return pad && conv && isEngineTiled(conv) ? pad : PadOp();
+}
+
 Value KernelLowering::resultBuffer(OpBuilder &b, Value result) {
   auto type = cast<RankedTensorType>(result.getType());
   auto it = outputs.find(result);
@@ -36,7 +55,52 @@ Value KernelLowering::resultBuffer(OpBuilder &b, Value result) {
       kernel = dyn_cast<func::FuncOp>(b.getInsertionBlock()->getParentOp());
     return kernel.getArgument(numInputs + it->second);
   }
+  if (PadOp pad = padInPlace(result)) {
+    Location loc = pad.getLoc();
+    Value buffer = resultBuffer(b, pad.getResult());
+    fill(b, loc, buffer, pad.getType(), pad.getValueAttr());
+    padded[pad] = buffer;
+    SmallVector<OpFoldResult> low;
+    for (int64_t l : pad.getLow())
+      low.push_back(b.getIndexAttr(l));
+    return view(b, loc, buffer, low, type.getShape());
+  }
   return memref::AllocOp::create(b, result.getLoc(), hbmType(type));
+}
+
+Value KernelLowering::fill(OpBuilder &b, Location loc, Value out,
+                           RankedTensorType type, FloatAttr value) {
+  int64_t elements = type.getNumElements(), p = partitions();
+  int64_t cols = elements / p, rest = elements % p;
+  int64_t rows = cols ? p : 1;
+  int64_t tileCols = std::max<int64_t>(
+      1, std::min(std::max(cols, rest), config.elementwiseBytes * 8 /
+                                            type.getElementTypeBitWidth()));
+  Value filled = tile(b, loc, nisa::MemorySpace::sbuf, {rows, tileCols},
+                      type.getElementType());
+  nisa::MemsetOp::create(b, loc, filled, value);
+  // Fills the [n, count] view `dst` (n <= rows) from the filled tile.
+  auto fillView = [&](Value dst, int64_t n, int64_t count) {
+    forEachTile(b, loc, {{count, tileCols}},
+                [&](OpBuilder &b, const TilePosition &at) {
+                  Value src = filled;
+                  if (n != rows || at.sizes[0] != tileCols)
+                    src = view(b, loc, filled,
+                               {b.getIndexAttr(0), b.getIndexAttr(0)},
+                               {n, at.sizes[0]});
+                  dma(b, loc, src,
+                      view(b, loc, dst, {b.getIndexAttr(0), at.offsets[0]},
+                           {n, at.sizes[0]}));
+                });
+  };
+  if (cols)
+    fillView(stridedView(b, loc, out, b.getIndexAttr(0), {p, cols}, {cols, 1}),
+             p, cols);
+  if (rest)
+    fillView(stridedView(b, loc, out, b.getIndexAttr(p * cols), {1, rest},
+                         {rest, 1}),
+             1, rest);
+  return filled;
 }
 
 Value KernelLowering::constantBuffer(OpBuilder &b, ConstantOp op) {

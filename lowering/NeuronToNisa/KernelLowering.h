@@ -74,8 +74,19 @@ public:
   int64_t partitions() const { return config.limits.getPartitions(); }
 
   /// The HBM buffer `result` is written to: the kernel's output argument
-  /// when the function returns it, else new scratch.
+  /// when the function returns it, else new scratch. A convolution's
+  /// result (or its fusion's) that only a pad reads is written into the
+  /// interior of the pad's buffer, filled first (paddedInPlace), so the
+  /// pad copies nothing.
   Value resultBuffer(OpBuilder &b, Value result);
+  /// The buffer a pad's producer already wrote its interior of, or null.
+  Value paddedInPlace(PadOp pad) const { return padded.lookup(pad); }
+  /// Fills all of the HBM buffer `out` of `type` with `value`: one filled
+  /// tile copied over it as [partitions, E / partitions] (tile by tile, the
+  /// last partial) and its last E mod partitions elements as one row, so
+  /// no size falls back to narrow transfers. Returns the filled tile.
+  Value fill(OpBuilder &b, Location loc, Value out, RankedTensorType type,
+             FloatAttr value);
   /// A global holding a constant's value, read where `op` was.
   Value constantBuffer(OpBuilder &b, ConstantOp op);
 
@@ -180,6 +191,7 @@ public:
 private:
   ModuleOp module;
   DenseMap<Value, unsigned> outputs;
+  DenseMap<Operation *, Value> padded;
   unsigned numInputs;
   int64_t nextQueue = 0, nextGlobal = 0;
 };

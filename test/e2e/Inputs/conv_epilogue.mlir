@@ -5,7 +5,9 @@
 // returns the raw convolution); a 3x3 stride-2 convolution over 150 input
 // channels with a per-channel bias and ReLU (@conv_bias_relu); a depthwise
 // convolution (vector engine, 2 images of 40 channels) with a per-channel
-// scale and shift, ReLU6 and a residual (@depthwise_bn). Input of
+// scale and shift, ReLU6 and a residual (@depthwise_bn); a convolution's
+// fusion writing into the padded input of a depthwise one
+// (@conv_pad_depthwise). Input of
 // conv_epilogue.test.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -79,4 +81,39 @@ func.func @depthwise_bn(%x: tensor<2x40x11x19xf32>, %w: tensor<40x3x3xf32>,
     linalg.yield %out : f32
   } -> tensor<2x40x9x17xf32>
   return %bn : tensor<2x40x9x17xf32>
+}
+
+// A MobileNet block's first half: a 1x1 convolution to 150 channels (two
+// channel tiles, 10-pixel rows) with a per-channel bias and ReLU6, padded
+// by one and read by a 3x3 depthwise convolution (@conv_pad_depthwise).
+// The pad's only reader is the depthwise convolution and its input comes
+// from a convolution's fusion, so the fusion writes its tiles into the
+// padded buffer's interior.
+#dw_id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#dw_ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @conv_pad_depthwise(%x: tensor<2x24x7x10xf32>, %w: tensor<150x24x1x1xf32>,
+                              %bias: tensor<150xf32>, %dw: tensor<150x3x3xf32>)
+    -> tensor<2x150x7x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %e = tensor.empty() : tensor<2x150x7x10xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x150x7x10xf32>) -> tensor<2x150x7x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<2x24x7x10xf32>, tensor<150x24x1x1xf32>) outs(%f : tensor<2x150x7x10xf32>) -> tensor<2x150x7x10xf32>
+  %r = linalg.generic {indexing_maps = [#dw_id, #dw_ch, #dw_id],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %bias : tensor<2x150x7x10xf32>, tensor<150xf32>) outs(%e : tensor<2x150x7x10xf32>) {
+  ^bb0(%v: f32, %b: f32, %o: f32):
+    %s = arith.addf %v, %b : f32
+    %lo = arith.maximumf %s, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    linalg.yield %hi : f32
+  } -> tensor<2x150x7x10xf32>
+  %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    tensor.yield %zero : f32
+  } : tensor<2x150x7x10xf32> to tensor<2x150x9x12xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%p, %dw : tensor<2x150x9x12xf32>, tensor<150x3x3xf32>) outs(%f : tensor<2x150x7x10xf32>) -> tensor<2x150x7x10xf32>
+  return %d : tensor<2x150x7x10xf32>
 }

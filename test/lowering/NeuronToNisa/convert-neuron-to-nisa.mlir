@@ -361,3 +361,41 @@ func.func @pad_prime(%x: tensor<1x128xf32>) -> tensor<1x131xf32> {
   %0 = neuron.pad %x low [0, 1] high [0, 2] value 1.5 : tensor<1x128xf32> -> tensor<1x131xf32>
   return %0 : tensor<1x131xf32>
 }
+
+// -----
+
+// Tests a pad whose only input is a convolution's result: the output is
+// filled first, the convolution stores its [channels, whole rows] tiles
+// into the output's interior through a [channels, rows, columns] view
+// (the rows are 8 apart, not 6), and the pad copies nothing.
+// CHECK-LABEL: func.func @conv_into_pad
+// CHECK-SAME:  %[[OUT:[a-z0-9]+]]: memref<1x16x6x8xf32, #nisa.memory<hbm>>)
+// CHECK:       nisa.memset %[[FILL:.*]] value 0.0
+// CHECK:       %[[ALL:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [128, 6]
+// CHECK:       nisa.dma_copy %[[FILL]], %[[ALL]]
+// CHECK:       %[[INNER:.*]] = memref.subview %[[OUT]][0, 0, 1, 1] [1, 16, 4, 6]
+// CHECK:       nisa.matmul
+// CHECK:       %[[ROWS:.*]] = memref.reinterpret_cast %[[INNER]] to offset: [9], sizes: [16, 4, 6], strides: [48, 8, 1]
+// CHECK:       nisa.dma_copy %{{.*}}, %[[ROWS]] {{.*}} : memref<16x24xf32, #nisa.memory<sbuf>>, memref<16x4x6xf32, strided<[48, 8, 1], offset: 9>, #nisa.memory<hbm>>
+// CHECK-NOT:   nisa.dma_copy
+// CHECK:       return
+func.func @conv_into_pad(%x: tensor<1x8x4x6xf32>, %w: tensor<16x8x1x1xf32>) -> tensor<1x16x6x8xf32> {
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x4x6xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x6xf32>
+  %p = neuron.pad %c low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : tensor<1x16x4x6xf32> -> tensor<1x16x6x8xf32>
+  return %p : tensor<1x16x6x8xf32>
+}
+
+// -----
+
+// Tests that a convolution's result read by a pad and by another op is
+// stored in its own buffer and the pad copies it.
+// CHECK-LABEL: func.func @conv_pad_and_relu
+// CHECK:       nisa.matmul
+// CHECK:       nisa.dma_copy {{.*}} : memref<16x24xf32, #nisa.memory<sbuf>>, memref<16x24xf32, #nisa.memory<hbm>>
+// CHECK:       nisa.dma_copy {{.*}} : memref<1x16x4x6xf32, #nisa.memory<hbm>>, memref<1x16x4x6xf32, strided<[768, 48, 8, 1], offset: 9>, #nisa.memory<hbm>>
+func.func @conv_pad_and_relu(%x: tensor<1x8x4x6xf32>, %w: tensor<16x8x1x1xf32>) -> (tensor<1x16x6x8xf32>, tensor<1x16x4x6xf32>) {
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x4x6xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x6xf32>
+  %p = neuron.pad %c low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : tensor<1x16x4x6xf32> -> tensor<1x16x6x8xf32>
+  %r = neuron.relu %c : tensor<1x16x4x6xf32>
+  return %p, %r : tensor<1x16x6x8xf32>, tensor<1x16x4x6xf32>
+}
