@@ -521,17 +521,6 @@ void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,
       context);
 }
 
-/// The float a splat constant holds, or nullopt.
-static std::optional<APFloat> splatFloatOf(Value value) {
-  auto constant = value.getDefiningOp<ConstantOp>();
-  if (!constant || !isa<FloatType>(constant.getType().getElementType()))
-    return std::nullopt;
-  auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
-  if (!splat)
-    return std::nullopt;
-  return splat.getSplatValue<APFloat>();
-}
-
 /// `op` on scalars, as the engines compute it (in double, rounded to the
 /// element type after each op); nullopt for an op this does not evaluate.
 static std::optional<double> evaluate(Operation *op, ArrayRef<double> x) {
@@ -567,7 +556,7 @@ struct FoldSplatElementwise : RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa<NeuronDialect>(op->getDialect()) ||
+    if (!isa_and_present<NeuronDialect>(op->getDialect()) ||
         !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
         op->getNumOperands() == 0)
       return failure();
@@ -576,10 +565,10 @@ struct FoldSplatElementwise : RewritePattern {
       return failure();
     SmallVector<double> scalars;
     for (Value operand : op->getOperands()) {
-      std::optional<APFloat> value = splatFloatOf(operand);
+      std::optional<double> value = splatFloat(operand);
       if (!value)
         return failure();
-      scalars.push_back(value->convertToDouble());
+      scalars.push_back(*value);
     }
     std::optional<double> result = evaluate(op, scalars);
     if (!result)
@@ -588,6 +577,10 @@ struct FoldSplatElementwise : RewritePattern {
     bool lost;
     rounded.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
                     APFloat::rmNearestTiesToEven, &lost);
+    // A finite value the type cannot hold is left to the engines, which
+    // saturate (fp8) where rounding here would give an infinity or NaN.
+    if (std::isfinite(*result) && !rounded.isFinite())
+      return failure();
     rewriter.replaceOpWithNewOp<ConstantOp>(
         op, type, DenseElementsAttr::get(type, rounded));
     return success();

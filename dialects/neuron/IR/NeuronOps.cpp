@@ -426,8 +426,7 @@ bool mlir::neuron::rowsMerge(ArrayRef<int64_t> strides, int64_t rows,
   return rows == 1 || strides[2] == cols * strides[3];
 }
 
-/// The float a splat neuron.constant holds, or nullopt.
-static std::optional<double> splatFloat(Value value) {
+std::optional<double> mlir::neuron::splatFloat(Value value) {
   auto constant = value.getDefiningOp<ConstantOp>();
   if (!constant || !isa<FloatType>(constant.getType().getElementType()))
     return std::nullopt;

@@ -45,6 +45,9 @@ bool isDepthwiseConv(Conv2DOp conv);
 /// column strides apart.
 bool rowsMerge(ArrayRef<int64_t> strides, int64_t rows, int64_t cols);
 
+/// The float a splat neuron.constant holds, or nullopt.
+std::optional<double> splatFloat(Value value);
+
 /// The scalar an elementwise op reads at `use` as an immediate operand of
 /// one vector-engine instruction, instead of a tensor: a float splat
 /// neuron.constant that is the right operand of a binary arithmetic op or

@@ -1,5 +1,5 @@
 // Folders and canonicalization patterns of the neuron dialect.
-// RUN: neuron-opt %s -canonicalize -split-input-file | FileCheck %s
+// RUN: neuron-opt %s -canonicalize -split-input-file --allow-unregistered-dialect | FileCheck %s
 
 // x + (-0.0), (-0.0) + x and integer x + 0 fold to x.
 // CHECK-LABEL: func.func @add_zero
@@ -807,4 +807,20 @@ func.func @splat_elementwise(%x: tensor<2x4xf32>)
   %i = neuron.constant dense<2> : tensor<2x4xi32>
   %n = neuron.add %i, %i : tensor<2x4xi32>
   return %r, %m, %relu, %xs, %n : tensor<2x4xbf16>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xi32>
+}
+
+// -----
+
+// A splat result the element type cannot hold is left to the engines,
+// which saturate fp8 (320 x 320 is past f8E5M2's 57344); an op of another
+// dialect beside the folds is left alone.
+// CHECK-LABEL: func.func @splat_overflow
+// CHECK:       %[[C:.*]] = neuron.constant dense<3.200000e+02> : tensor<4xf8E5M2>
+// CHECK:       %[[M:.*]] = neuron.mul %[[C]], %[[C]]
+// CHECK:       "other.op"(%[[M]])
+func.func @splat_overflow() -> tensor<4xf8E5M2> {
+  %c = neuron.constant dense<300.0> : tensor<4xf8E5M2>
+  %m = neuron.mul %c, %c : tensor<4xf8E5M2>
+  %o = "other.op"(%m) : (tensor<4xf8E5M2>) -> tensor<4xf8E5M2>
+  return %o : tensor<4xf8E5M2>
 }
