@@ -198,7 +198,10 @@ def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
     of materialising it; otherwise a broadcast made inside the group's span
     moves before the group. An elementwise op inside the span that does not
     read the group but could join (batch norm's `rsqrt(var + eps)` written
-    after its convolution) joins with the first member that reads it. Values used after the group are its
+    after its convolution) joins with the first member that reads it. A
+    splat constant every member reads as an immediate scalar
+    (`neuron::immediateOf`) is copied into the region rather than being an
+    input. Values used after the group are its
     results; the others never reach HBM. Program functions
     (`neuron.program`) are left alone; their kernels are fused.
 
