@@ -10,6 +10,7 @@
 #include "runtime/sim/Program.h"
 
 #include "runtime/sim/ManifestText.h"
+#include "runtime/target/CostModel.h"
 #include "runtime/target/JsonReader.h"
 
 #include "absl/strings/str_format.h"
@@ -471,28 +472,14 @@ static absl::Status readOnChipRef(ObjectReader &r, const Scope &scope,
                                      ref.shape.size() - 1),
                      absl::StrFormat("%d", values.size()));
     // Row-major strides are the contiguous tile: kept as none.
-    bool rowMajor = true;
-    for (int64_t d = int64_t(values.size()) - 1, run = 1; d >= 0; --d) {
-      rowMajor &= ref.shape[d + 1] == 1 || values[d] == run;
-      run *= ref.shape[d + 1];
-    }
-    if (!rowMajor)
+    if (contiguousRun(ref.shape.data() + 1, values.data(), values.size()) <
+        ref.freeElements())
       ref.strides = std::move(values);
   }
-  // The bytes a partition spans, first element to last; any product past
-  // 2^62 is past the capacity too.
-  int64_t span = ref.freeElements(), bytes = 0;
-  if (!ref.contiguous()) {
-    span = 0;
-    for (size_t d = 0; d < ref.strides.size(); ++d) {
-      int64_t step = 0;
-      if (__builtin_mul_overflow(ref.shape[d + 1] - 1, ref.strides[d], &step) ||
-          __builtin_add_overflow(span, step, &span))
-        span = int64_t(1) << 62;
-    }
-    span = std::min<int64_t>(span, int64_t(1) << 62) + 1;
-  }
-  if (__builtin_mul_overflow(span, elementBytes(ref.dtype), &bytes))
+  // The bytes a partition spans, first element to last (freeSpan saturates
+  // past 2^62, past the capacity too).
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(ref.freeSpan(), elementBytes(ref.dtype), &bytes))
     bytes = std::numeric_limits<int64_t>::max();
   if (bytes > capacity)
     return r.error(strides ? "strides" : "shape",

@@ -135,13 +135,18 @@ struct TileRef {
   /// On chip: whether the free elements are contiguous in each partition.
   bool contiguous() const { return strides.empty(); }
   /// On chip: the elements from a partition's first to its last, inclusive
-  /// (the free elements when contiguous).
+  /// (the free elements when contiguous); 2^62 + 1 for any span past 2^62.
   int64_t freeSpan() const {
     if (strides.empty())
       return freeElements();
+    constexpr int64_t kMax = int64_t(1) << 62;
     int64_t last = 0;
-    for (size_t d = 0; d < strides.size(); ++d)
-      last += (shape[d + 1] - 1) * strides[d];
+    for (size_t d = 0; d < strides.size(); ++d) {
+      int64_t step = 0;
+      if (__builtin_mul_overflow(shape[d + 1] - 1, strides[d], &step) ||
+          __builtin_add_overflow(last, step, &last) || last > kMax)
+        return kMax + 1;
+    }
     return last + 1;
   }
 };
