@@ -166,18 +166,6 @@ struct Group {
   }
 };
 
-/// Whether `use`, by a member of `group`, reads a splat constant as an
-/// immediate that the group's region gets its own copy of: every member's
-/// use of the constant does (otherwise the region takes it as an input,
-/// which its other uses read as a tensor).
-static bool readsAsImmediate(OpOperand &use, const Group &group) {
-  return immediateOf(use) &&
-         llvm::all_of(use.get().getUses(), [&](OpOperand &other) {
-           return !group.members.contains(other.getOwner()) ||
-                  immediateOf(other);
-         });
-}
-
 struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
   using Base::Base;
 
@@ -220,7 +208,11 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
         Operation *def = v.getDefiningOp();
         if (def && group.members.contains(def))
           continue;
-        if (readsAsImmediate(use, group))
+        // A splat every member reads as an immediate: the region's own copy
+        // (one also read as a tensor is an input, read so by every member).
+        if (readAsImmediates(v, [&](Operation *reader) {
+              return group.members.contains(reader);
+            }))
           immediates.insert(def);
         else if (def && group.broadcasts.contains(def))
           inputs.insert(def->getOperand(0));

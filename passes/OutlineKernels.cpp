@@ -326,8 +326,8 @@ struct OutlineKernels
         if (def && inside.contains(def))
           continue;
         if (isa_and_present<ConstantOp>(def) &&
-            llvm::all_of(def->getUses(), [&](OpOperand &u) {
-              return !inside.contains(u.getOwner()) || immediateOf(u);
+            readAsImmediates(use.get(), [&](Operation *reader) {
+              return inside.contains(reader);
             }))
           immediates.insert(def);
         else

@@ -24,9 +24,7 @@ struct ConstantToGlobal : NisaPattern<ConstantOp> {
   matchAndRewrite(ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     // Read only as immediates, it needs no buffer.
-    if (!op->use_empty() && llvm::all_of(op->getUses(), [](OpOperand &use) {
-          return immediateOf(use).has_value();
-        })) {
+    if (readAsImmediates(op.getResult())) {
       rewriter.eraseOp(op);
       return success();
     }
@@ -254,12 +252,8 @@ struct PadToDma : NisaPattern<PadOp> {
     auto type = op.getType();
     Value out = k.resultBuffer(rewriter, op.getResult());
     Value fill = k.fill(rewriter, loc, out, type, op.getValueAttr());
-    SmallVector<OpFoldResult> low;
-    for (int64_t l : op.getLow())
-      low.push_back(rewriter.getIndexAttr(l));
     k.dma(rewriter, loc, adaptor.getInput(),
-          KernelLowering::view(rewriter, loc, out, low,
-                               op.getInput().getType().getShape()));
+          KernelLowering::padInterior(rewriter, loc, op, out));
     auto tile = cast<MemRefType>(fill.getType()).getShape();
     k.markTiling(fill, op, "flattened", {tile[0], tile[1]});
     rewriter.replaceOp(op, out);

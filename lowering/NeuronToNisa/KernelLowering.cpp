@@ -60,12 +60,17 @@ Value KernelLowering::resultBuffer(OpBuilder &b, Value result) {
     Value buffer = resultBuffer(b, pad.getResult());
     fill(b, loc, buffer, pad.getType(), pad.getValueAttr());
     padded[pad] = buffer;
-    SmallVector<OpFoldResult> low;
-    for (int64_t l : pad.getLow())
-      low.push_back(b.getIndexAttr(l));
-    return view(b, loc, buffer, low, type.getShape());
+    return padInterior(b, loc, pad, buffer);
   }
   return memref::AllocOp::create(b, result.getLoc(), hbmType(type));
+}
+
+Value KernelLowering::padInterior(OpBuilder &b, Location loc, PadOp pad,
+                                  Value buffer) {
+  SmallVector<OpFoldResult> low;
+  for (int64_t l : pad.getLow())
+    low.push_back(b.getIndexAttr(l));
+  return view(b, loc, buffer, low, pad.getInput().getType().getShape());
 }
 
 Value KernelLowering::fill(OpBuilder &b, Location loc, Value out,
@@ -600,7 +605,8 @@ mlir::neuron::elementwiseView(const KernelLowering &k, RankedTensorType type,
     rt::OperandShape onChip = operandShapeOf(MemRefType::get({q, tile}, element));
     rt::OperandShape inHbm = onChip;
     inHbm.run = tiles == 1 ? q * tile : tile;
-    // As nisa-schedule cuts it over the DMA engines.
+    // As nisa-schedule cuts it over the DMA engines where the transfers
+    // bound the kernel (long pieces; elsewhere it may cut shorter).
     double fixed = cost.dmaFixedNs(),
            streaming = k.costNs("dma_copy", onChip, inHbm) - fixed;
     double dma =

@@ -81,6 +81,9 @@ public:
   Value resultBuffer(OpBuilder &b, Value result);
   /// The buffer a pad's producer already wrote its interior of, or null.
   Value paddedInPlace(PadOp pad) const { return padded.lookup(pad); }
+  /// The window of `pad`'s result buffer `buffer` its input fills.
+  static Value padInterior(OpBuilder &b, Location loc, PadOp pad,
+                           Value buffer);
   /// Fills all of the HBM buffer `out` of `type` with `value`: one filled
   /// tile copied over it as [partitions, E / partitions] (tile by tile, the
   /// last partial) and its last E mod partitions elements as one row, so

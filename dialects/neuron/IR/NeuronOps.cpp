@@ -452,6 +452,19 @@ std::optional<double> mlir::neuron::immediateOf(OpOperand &use) {
   return std::nullopt;
 }
 
+bool mlir::neuron::readAsImmediates(Value value,
+                                    function_ref<bool(Operation *)> reader) {
+  bool read = false;
+  for (OpOperand &use : value.getUses()) {
+    if (reader && !reader(use.getOwner()))
+      continue;
+    if (!immediateOf(use))
+      return false;
+    read = true;
+  }
+  return read;
+}
+
 LogicalResult BroadcastOp::verify() {
   ArrayRef<int64_t> dims = getDimensions();
   auto input = getInput().getType();

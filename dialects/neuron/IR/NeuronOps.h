@@ -54,6 +54,11 @@ std::optional<double> splatFloat(Value value);
 /// a comparison, or the left one of a commutative op or a comparison (whose
 /// predicate then swaps) whose right operand is not a splat constant too.
 std::optional<double> immediateOf(OpOperand &use);
+/// Whether `value` is used, and every use of it by an op `reader` accepts
+/// (every use, without one) reads it as an immediate: a splat constant a
+/// kernel or a fusion holds a copy of, or needs no buffer for.
+bool readAsImmediates(Value value,
+                      function_ref<bool(Operation *)> reader = nullptr);
 } // namespace mlir::neuron
 
 namespace mlir::neuron {
