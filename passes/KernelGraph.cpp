@@ -532,7 +532,11 @@ FailureOr<TileAccess> KernelGraph::tileAccess(size_t i, Value tile,
       std::max<int64_t>(1, (type.getElementTypeBitWidth() + 7) / 8);
   if (!a.onChip) {
     a.offset = *offset;
-    a.runs = elementRuns(type.getShape(), strides);
+    // A start moved at run time reaches anywhere its limit allows.
+    SmallVector<int64_t> reach(type.getShape());
+    if (auto dma = dyn_cast<DmaCopyOp>(op); dma && dma.getMovedSide() == tile)
+      reach[*dma.getDim()] += *dma.getLimit();
+    a.runs = elementRuns(reach, strides);
     return a;
   }
   // On chip: [partition][free...], the free dimensions contiguous or

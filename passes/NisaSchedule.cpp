@@ -278,12 +278,13 @@ struct NisaSchedulePass
 
   /// Replaces `dma` by up to `parts` transfers of consecutive rows (the
   /// first dimension of size above 1 of each side, which must agree: a
-  /// batch of one image copies in runs of channels); returns how many.
+  /// batch of one image copies in runs of channels); returns how many. A
+  /// transfer whose start moves at run time stays whole.
   static int64_t splitTransfer(DmaCopyOp dma, int64_t parts) {
     auto src = cast<MemRefType>(dma.getSrc().getType());
     auto dst = cast<MemRefType>(dma.getDst().getType());
     int64_t srcDim = rowDim(src), dstDim = rowDim(dst);
-    if (srcDim < 0 || dstDim < 0 ||
+    if (dma.getOffset() || srcDim < 0 || dstDim < 0 ||
         src.getDimSize(srcDim) != dst.getDimSize(dstDim))
       return 1;
     int64_t rows = src.getDimSize(srcDim);

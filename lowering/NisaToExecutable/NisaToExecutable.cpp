@@ -268,6 +268,16 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
       llvm::TypeSwitch<Operation *, LogicalResult>(op)
           .Case([&](DmaCopyOp o) {
             inst["queue"] = o.getQueue();
+            if (Value moved = o.getMovedSide()) {
+              SmallVector<int64_t> strides;
+              int64_t offset;
+              if (failed(mlir::neuron::stridesAndOffset(
+                      cast<MemRefType>(moved.getType()), strides, offset)) ||
+                  failed(add("offset", o.getOffset())))
+                return failure();
+              inst["offset_stride"] = strides[*o.getDim()];
+              inst["offset_limit"] = *o.getLimit();
+            }
             return success(succeeded(add("src", o.getSrc())) &&
                            succeeded(add("dst", o.getDst())));
           })

@@ -136,7 +136,18 @@ TileRef *operandRef(Instruction &inst, std::string_view name) {
     return inst.bias ? &*inst.bias : nullptr;
   if (name == "scalars")
     return inst.scalars ? &*inst.scalars : nullptr;
+  if (name == "offset")
+    return inst.offset ? &*inst.offset : nullptr;
   return nullptr;
+}
+
+TileRef reachOf(const Instruction &inst) {
+  TileRef reach = movedSide(inst);
+  reach.shape.insert(reach.shape.begin(), inst.offsetLimit + 1);
+  reach.strides.insert(reach.strides.begin(), inst.offsetStride);
+  reach.elements *= inst.offsetLimit + 1;
+  reach.maxElement += inst.offsetLimit * inst.offsetStride;
+  return reach;
 }
 
 const TileRef *operandRef(const Instruction &inst, std::string_view name) {
@@ -850,6 +861,39 @@ static absl::Status readSync(ObjectReader &r, const Scope &scope,
   return absl::OkStatus();
 }
 
+/// A dma_copy's optional `offset` tile with its `offset_stride` and
+/// `offset_limit`: the moved side must be in HBM and stay below element
+/// 2^40 at every start the limit allows.
+static absl::Status readDynamicStart(ObjectReader &r, const Scope &scope,
+                                     Instruction &inst) {
+  NEURON_ASSIGN_OR_RETURN(field, r.field("offset", "", /*required=*/false));
+  if (!field)
+    return absl::OkStatus();
+  NEURON_ASSIGN_OR_RETURN(offset,
+                          readRef(r, "offset", scope, {false, true, false, 0}));
+  if (offset.dtype != DType::I32 || offset.elements != 1)
+    return r.error("offset", "a one-element i32 tile",
+                   absl::StrFormat("%d %s elements", offset.elements,
+                                   dtypeName(offset.dtype)));
+  inst.offset = std::move(offset);
+  if (movedSide(inst).space != MemorySpace::Hbm)
+    return r.error("offset", "a transfer with an HBM side to move",
+                   "src and dst on chip");
+  NEURON_RETURN_IF_ERROR(r.integer("offset_stride",
+                                   "an element stride in [0, 2^40]", 0,
+                                   kMaxElements, inst.offsetStride));
+  NEURON_RETURN_IF_ERROR(r.integer("offset_limit", "a start in [0, 2^40]", 0,
+                                   kMaxElements, inst.offsetLimit));
+  int64_t reach = 0;
+  if (__builtin_mul_overflow(inst.offsetStride, inst.offsetLimit, &reach) ||
+      __builtin_add_overflow(movedSide(inst).maxElement, reach, &reach) ||
+      reach > kMaxElements)
+    return r.error("offset_limit",
+                   "starts keeping the pattern inside elements [0, 2^40]",
+                   absl::StrFormat("%d", inst.offsetLimit));
+  return absl::OkStatus();
+}
+
 static absl::Status readInstruction(ObjectReader &r, const Scope &scope,
                                     Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
@@ -874,6 +918,7 @@ static absl::Status readInstruction(ObjectReader &r, const Scope &scope,
                      absl::StrFormat("%d", dst.elements));
     inst.src = std::move(src);
     inst.dst = std::move(dst);
+    NEURON_RETURN_IF_ERROR(readDynamicStart(r, scope, inst));
     break;
   }
   case Opcode::Matmul:
@@ -1377,9 +1422,15 @@ static absl::Status checkBindings(ObjectReader &r, const Program &program,
                                   const Kernel &kernel,
                                   const std::vector<int64_t> &bindings) {
   for (const Instruction &inst : kernel.instructions) {
+    std::optional<TileRef> reach;
+    if (inst.offset)
+      reach = reachOf(inst);
+    const TileRef *moved = inst.offset ? &movedSide(inst) : nullptr;
     for (const TileRef *ref : {&inst.src, &inst.dst, &inst.table}) {
       if (ref->space != MemorySpace::Hbm)
         continue;
+      if (ref == moved)
+        ref = &*reach;
       const TensorDesc &t = program.tensors[bindings[ref->param]];
       if (t.dtype == ref->dtype && ref->maxElement < t.elements)
         continue;

@@ -241,6 +241,11 @@ struct Instruction {
   std::optional<TileRef> bias;
   /// tensor_scalar: the [P, 1] per-partition scalars, when not an immediate.
   std::optional<TileRef> scalars;
+  /// dma_copy: a one-element i32 SBUF tile whose value v, read when the
+  /// transfer starts, moves the start of movedSide() by v * offsetStride
+  /// elements; v must lie in [0, offsetLimit].
+  std::optional<TileRef> offset;
+  int64_t offsetStride = 0, offsetLimit = 0;
   bool accumulate = false;
   /// matmul: loop levels over which it accumulates: on the iterations where
   /// all their induction variables are 0 it overwrites `dst` instead (the
@@ -259,6 +264,16 @@ struct Instruction {
   /// The compiler's predicted start and end, when it scheduled the kernel.
   std::optional<double> startNs, endNs;
 };
+
+/// A dma_copy's side whose start its `offset` moves: dst when in HBM, else
+/// src.
+inline const TileRef &movedSide(const Instruction &inst) {
+  return inst.dst.space == MemorySpace::Hbm ? inst.dst : inst.src;
+}
+
+/// Every element movedSide(inst) may touch over the starts its offset
+/// allows: the pattern with an outer dimension of offsetLimit + 1 starts.
+TileRef reachOf(const Instruction &inst);
 
 /// `inst`'s tile operand `name` (a TileOperand's), or nullptr when it has
 /// none of that name (an absent optional one).

@@ -227,7 +227,8 @@ private:
   std::vector<double> load(const TileRef &ref);
   void store(const TileRef &ref, const std::vector<double> &values);
 
-  void dmaCopy(const Instruction &inst);
+  /// Fails only on a start offset outside its limit.
+  absl::Status dmaCopy(const Instruction &inst);
   /// Bytes between partitions of `ref`'s memory, an on-chip one.
   int64_t pitchOf(const TileRef &ref) const {
     return ref.space == MemorySpace::Sbuf ? sbufPitch : psumPitch;
@@ -411,10 +412,26 @@ static bool writesRepeatedly(const TileRef &ref) {
   return false;
 }
 
-void KernelRunner::dmaCopy(const Instruction &inst) {
+absl::Status KernelRunner::dmaCopy(const Instruction &inst) {
+  if (inst.offset) {
+    // The start is read when the transfer starts and checked before a byte
+    // moves.
+    int64_t start = int64_t(load(*inst.offset)[0]);
+    if (start < 0 || start > inst.offsetLimit)
+      return absl::OutOfRangeError(absl::StrFormat(
+          "dma_copy: its start offset is %d, outside [0, %d] (the %s's "
+          "positions along the dimension it moves)",
+          start, inst.offsetLimit,
+          &movedSide(inst) == &inst.dst ? "destination" : "source"));
+    Instruction moved = inst;
+    moved.offset.reset();
+    (&movedSide(inst) == &inst.dst ? moved.dst : moved.src).offset +=
+        start * inst.offsetStride;
+    return dmaCopy(moved);
+  }
   if (inst.src.dtype != inst.dst.dtype) {
     store(inst.dst, load(inst.src));
-    return;
+    return absl::OkStatus();
   }
   // Same dtype: the bytes move unchanged (NaN payloads included).
   int64_t bytes = elementBytes(inst.src.dtype);
@@ -442,7 +459,7 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
       writesRepeatedly(inst.dst)) {
     copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(), srcRuns.data(),
              0, bytes);
-    return;
+    return absl::OkStatus();
   }
   runStarts.assign(1, 0);
   for (const Run &run : srcRuns)
@@ -456,6 +473,7 @@ void KernelRunner::dmaCopy(const Instruction &inst) {
     copyRuns(dstRuns.data() + first, dstRuns.data() + last,
              srcRuns.data() + src, element - runStarts[src], bytes);
   });
+  return absl::OkStatus();
 }
 
 uint8_t *KernelRunner::firstPartition(const TileRef &ref) {
@@ -680,8 +698,7 @@ void KernelRunner::select(const Instruction &inst) {
 absl::Status KernelRunner::execute(const Instruction &inst) {
   switch (inst.op) {
   case Opcode::DmaCopy:
-    dmaCopy(inst);
-    break;
+    return dmaCopy(inst);
   case Opcode::Matmul:
     matmul(inst);
     break;

@@ -293,6 +293,39 @@ LogicalResult DmaCopyOp::verify() {
       s.getNumElements() != d.getNumElements())
     return emitOpError() << "expected the same number of elements, found "
                          << s.getNumElements() << " and " << d.getNumElements();
+  return verifyDynamicStart();
+}
+
+Value DmaCopyOp::getMovedSide() {
+  if (!getOffset())
+    return {};
+  return getMemorySpace(getDst().getType()) == MemorySpace::hbm ? getDst()
+                                                                : getSrc();
+}
+
+/// `offset` with `dim` and `limit`: a one-element i32 SBUF tile moving the
+/// start of the destination (when in HBM) or the source (in HBM) along one
+/// of its dimensions.
+LogicalResult DmaCopyOp::verifyDynamicStart() {
+  if (!getOffset())
+    return getDim() || getLimit()
+               ? emitOpError() << "expected 'dim' and 'limit' only with an "
+                                  "'offset' tile"
+               : success();
+  if (failed(verifyTile(*this, "the offset", getOffset(), kSbuf)))
+    return failure();
+  auto offset = cast<MemRefType>(getOffset().getType());
+  if (offset.getNumElements() != 1 || !offset.getElementType().isInteger(32))
+    return emitOpError() << "expected a one-element i32 offset tile, found "
+                         << offset;
+  if (!getDim() || !getLimit())
+    return emitOpError() << "expected 'dim' and 'limit' with an 'offset' tile";
+  if (getMemorySpace(getMovedSide().getType()) != MemorySpace::hbm)
+    return emitOpError() << "expected an HBM side for the offset to move";
+  auto moved = cast<MemRefType>(getMovedSide().getType());
+  if (int64_t(*getDim()) >= moved.getRank())
+    return emitOpError() << "expected 'dim' below the HBM side's rank "
+                         << moved.getRank() << ", found " << *getDim();
   return success();
 }
 

@@ -65,6 +65,7 @@ TEST(IsaTest, EveryTileOperandIsAFieldTheRuntimeFills) {
     inst.op = op;
     inst.bias = TileRef();
     inst.scalars = TileRef();
+    inst.offset = TileRef();
     const std::vector<TileOperand> &operands = tileOperandsOf(op);
     ASSERT_FALSE(operands.empty()) << opName(op);
     EXPECT_EQ(countDst(operands), 1) << opName(op);
@@ -84,6 +85,7 @@ TEST(IsaTest, TileOperandsFollowTheDialect) {
   EXPECT_EQ(names(Opcode::Matmul), "stationary moving dst ");
   EXPECT_EQ(names(Opcode::Activation), "src dst bias? ");
   EXPECT_EQ(names(Opcode::Select), "predicate on_true on_false dst ");
+  EXPECT_EQ(names(Opcode::DmaCopy), "src offset? dst ");
   Instruction activation;
   activation.op = Opcode::Activation;
   EXPECT_EQ(operandRef(activation, "bias"), nullptr);

@@ -313,6 +313,52 @@ TEST(ProgramTest, GatherOperands) {
       << errorOf(m);
 }
 
+TEST(ProgramTest, DmaCopyStartOffset) {
+  // The store (instruction 2) writes row r of y, r read from SBUF: rows
+  // 0..3 of the [1, 4] pattern (stride 4 elements).
+  json m = baseManifest();
+  inst(m, 2)["src"]["shape"] = {1, 4};
+  inst(m, 2)["dst"]["shape"] = {1, 4};
+  inst(m, 2)["offset"] = {{"space", "sbuf"},  {"partition", 0},
+                          {"offset", 0},      {"shape", {1, 1}},
+                          {"dtype", "i32"}};
+  inst(m, 2)["offset_stride"] = 4;
+  inst(m, 2)["offset_limit"] = 3;
+  absl::StatusOr<Program> program = parseProgram(m);
+  ASSERT_TRUE(program.ok()) << program.status();
+  const Instruction &store = program->kernels[0].instructions[2];
+  ASSERT_TRUE(store.offset.has_value());
+  EXPECT_EQ(&movedSide(store), &store.dst);
+  EXPECT_EQ(reachOf(store).maxElement, 15);
+
+  json bad = m;
+  inst(bad, 2)["offset_limit"] = 4;
+  EXPECT_NE(errorOf(bad).find("kernels[0].instructions[2].dst touches "
+                              "elements 0..19"),
+            std::string::npos)
+      << errorOf(bad);
+  bad = m;
+  inst(bad, 2)["offset"]["dtype"] = "i64";
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[2].offset: "
+                          "expected a one-element i32 tile, found 1 i64 "
+                          "elements");
+  bad = m;
+  inst(bad, 2)["offset"]["space"] = "psum";
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[2].offset.space: "
+                          "expected one of sbuf, found a string \"psum\"");
+  bad = m;
+  inst(bad, 2).erase("offset_stride");
+  EXPECT_NE(errorOf(bad).find("instructions[2].offset_stride"),
+            std::string::npos)
+      << errorOf(bad);
+  bad = m;
+  inst(bad, 2)["dst"] = inst(bad, 2)["src"];
+  inst(bad, 2)["dst"]["offset"] = 128;
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[2].offset: "
+                          "expected a transfer with an HBM side to move, "
+                          "found src and dst on chip");
+}
+
 /// The base manifest with a select (instruction 1) of two SBUF tiles by an
 /// i8 mask into the tile copied out.
 json selectManifest() {

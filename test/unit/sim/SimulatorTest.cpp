@@ -751,6 +751,77 @@ TEST(SimulatorTest, GatherIndexOutOfRangeIsAnError) {
   }
 }
 
+/// A kernel writing row [2, 3] (tensor 1) into cache [2, 6, 3] (tensor
+/// 0, updated in place as parameter 0) at position pos (tensor 2, i32),
+/// read into SBUF: one dma_copy whose destination start moves along the
+/// cache's positions (stride 3 elements, at most position 5).
+json cacheWriteManifest() {
+  return parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [2, 6, 3], "kind": "input"},
+      {"id": 1, "dtype": "f32", "shape": [2, 3], "kind": "input"},
+      {"id": 2, "dtype": "i32", "shape": [], "kind": "input"}],
+    "inputs": [{"tensor": 0, "name": "cache"}, {"tensor": 1, "name": "row"},
+               {"tensor": 2, "name": "pos"}],
+    "outputs": [{"tensor": 0, "name": "cache"}],
+    "kernels": [{"name": "write", "parameters": 3,
+      "limits": {"partitions": 128, "sbuf_bytes": 1024, "psum_bytes": 2048,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 2, "offset": 0, "shape": [1, 1],
+                 "strides": [1, 1], "dtype": "i32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [1, 1], "dtype": "i32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "hbm", "param": 1, "offset": 0, "shape": [2, 1, 3],
+                 "strides": [3, 3, 1], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 0, "offset": 0, "shape": [2, 1, 3],
+                 "strides": [18, 3, 1], "dtype": "f32"},
+         "offset": {"space": "sbuf", "partition": 0, "offset": 0,
+                    "shape": [1, 1], "dtype": "i32"},
+         "offset_stride": 3, "offset_limit": 5}]}],
+    "program": [{"kernel": "write", "bindings": [0, 1, 2]}]})json");
+}
+
+TEST(SimulatorTest, DmaCopyAtAStartReadAtRunTime) {
+  std::vector<double> row = {1, 2, 3, 4, 5, 6};
+  for (int pos : {0, 4, 5}) {
+    std::vector<Tensor> out = runManifest(
+        cacheWriteManifest(),
+        {makeTensor(DType::F32, {2, 6, 3}, std::vector<double>(36, -1)),
+         makeTensor(DType::F32, {2, 3}, row),
+         makeTensor(DType::I32, {}, {double(pos)})});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> cache = valuesOf(out[0]);
+    for (int b = 0; b < 2; ++b)
+      for (int s = 0; s < 6; ++s)
+        for (int c = 0; c < 3; ++c)
+          EXPECT_EQ(cache[b * 18 + s * 3 + c], s == pos ? row[b * 3 + c] : -1)
+              << pos << ": " << b << "," << s << "," << c;
+  }
+}
+
+TEST(SimulatorTest, DmaCopyStartOutOfRangeIsAnError) {
+  absl::StatusOr<Program> program = parseProgram(cacheWriteManifest());
+  ASSERT_TRUE(program.ok()) << program.status();
+  for (double bad : {6.0, -1.0}) {
+    Device device;
+    absl::StatusOr<std::vector<Tensor>> out = device.run(
+        *program, {makeTensor(DType::F32, {2, 6, 3}, std::vector<double>(36)),
+                   makeTensor(DType::F32, {2, 3}, std::vector<double>(6, 1)),
+                   makeTensor(DType::I32, {}, {bad})});
+    EXPECT_EQ(out.status().code(), absl::StatusCode::kOutOfRange);
+    EXPECT_EQ(out.status().message(),
+              absl::StrFormat("program[0]: kernel \"write\" instruction 1: "
+                              "dma_copy: its start offset is %d, outside [0, "
+                              "5] (the destination's positions along the "
+                              "dimension it moves)",
+                              int64_t(bad)));
+  }
+}
+
 TEST(SimulatorTest, SelectCopiesInfinitiesAndNans) {
   // The mask is a < b (is_lt) written as i1 at SBUF byte 256, then select
   // picks a where it holds and b elsewhere: a min that keeps the chosen
