@@ -105,7 +105,8 @@ static SmallVector<int64_t> integersOf(Attribute attr) {
 
 /// Whether operand `index` of `op` holds indices rather than data.
 static bool isIndexOperand(Operation *op, unsigned index) {
-  return isa<GatherOp>(op) && index == 1;
+  return (isa<GatherOp>(op) && index == 1) ||
+         (isa<DynamicUpdateSliceOp>(op) && index == 2);
 }
 
 std::optional<CoverageIssue>

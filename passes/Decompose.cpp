@@ -3,8 +3,8 @@
 // Each rewrite keeps the op's meaning: mean = sum * (1/N); x^n for a small
 // integer n = repeated multiplication; softmax and the norms spelled with
 // reductions and elementwise ops; sigmoid and silu with exp; exact gelu as
-// its tanh form (a precision change, warned); i64 gather indices narrowed to
-// i32 and i8 matmuls run in bf16 with f32 accumulation (exact within stated
+// its tanh form (a precision change, warned); i64 gather indices and
+// dynamic update offsets narrowed to i32 and i8 matmuls run in bf16 with f32 accumulation (exact within stated
 // bounds, warned).
 //
 //===----------------------------------------------------------------------===//
@@ -61,6 +61,16 @@ static bool isExactInt8Matmul(MatmulTy op) {
          lhs.getDimSize(lhs.getRank() - 1) <= kExactInt8K;
 }
 
+/// The operand of `op` holding indices, and what the warning calls them.
+static OpOperand &indexOperand(GatherOp op) { return op.getIndicesMutable(); }
+static OpOperand &indexOperand(DynamicUpdateSliceOp op) {
+  return op.getOffsetMutable();
+}
+static StringRef indexName(GatherOp) { return "gather indices"; }
+static StringRef indexName(DynamicUpdateSliceOp) {
+  return "the dynamic update's offset";
+}
+
 bool mlir::neuron::hasDecomposition(Operation *op) {
   if (!hasStaticTypes(op))
     return false;
@@ -68,8 +78,10 @@ bool mlir::neuron::hasDecomposition(Operation *op) {
       .Case<ReduceMeanOp, SoftmaxOp, LayerNormOp, RmsNormOp, GeluOp, SiluOp,
             SigmoidOp>([](auto) { return true; })
       .Case([](PowOp pow) { return smallExponent(pow).has_value(); })
-      .Case([](GatherOp gather) {
-        return gather.getIndices().getType().getElementType().isInteger(64);
+      .Case<GatherOp, DynamicUpdateSliceOp>([](auto op) {
+        return cast<RankedTensorType>(indexOperand(op).get().getType())
+            .getElementType()
+            .isInteger(64);
       })
       .Case<MatmulOp, BatchMatmulOp>(
           [](auto matmul) { return isExactInt8Matmul(matmul); })
@@ -410,21 +422,22 @@ struct DecomposeGelu : CoverageRewrite<GeluOp> {
   }
 };
 
-/// i64 gather indices narrowed to i32.
-struct NarrowGatherIndices : CoverageRewrite<GatherOp> {
-  using CoverageRewrite::CoverageRewrite;
-  LogicalResult decompose(GatherOp op,
-                          PatternRewriter &rewriter) const override {
-    auto indices = op.getIndices().getType();
-    if (!indices.getElementType().isInteger(64))
+/// i64 indices (a gather's, a dynamic update's offset) narrowed to i32 by
+/// a neuron.cast before the op.
+template <typename OpTy> struct NarrowIndices : CoverageRewrite<OpTy> {
+  using CoverageRewrite<OpTy>::CoverageRewrite;
+  LogicalResult decompose(OpTy op, PatternRewriter &rewriter) const override {
+    OpOperand &index = indexOperand(op);
+    auto type = cast<RankedTensorType>(index.get().getType());
+    if (!type.getElementType().isInteger(64))
       return failure();
     Value narrow = CastOp::create(rewriter, op.getLoc(),
-                                  indices.clone(rewriter.getI32Type()),
-                                  op.getIndices());
-    warn(op, "gather indices narrowed from i64 to i32 (exact for indices "
-             "below 2^31)");
-    rewriter.replaceOpWithNewOp<GatherOp>(op, op.getType(), op.getInput(),
-                                          narrow, op.getAxis());
+                                  type.clone(rewriter.getI32Type()),
+                                  index.get());
+    this->warn(op, indexName(op) +
+                       " narrowed from i64 to i32 (exact for values below "
+                       "2^31)");
+    rewriter.modifyOpInPlace(op, [&] { index.set(narrow); });
     return success();
   }
 };
@@ -472,7 +485,8 @@ void mlir::neuron::populateCoverageDecompositions(
     DecomposeLog &log) {
   patterns.add<DecomposeMean, DecomposePow, DecomposeSoftmax,
                DecomposeLayerNorm, DecomposeRmsNorm, DecomposeSigmoid,
-               DecomposeSilu, DecomposeGelu, NarrowGatherIndices,
+               DecomposeSilu, DecomposeGelu, NarrowIndices<GatherOp>,
+               NarrowIndices<DynamicUpdateSliceOp>,
                WidenInt8Matmul<MatmulOp>, WidenInt8Matmul<BatchMatmulOp>>(
       patterns.getContext(), checker, log);
 }

@@ -113,6 +113,8 @@ public:
       return arg.getOwner() == op.getBlock() && allowed(arg) &&
              isCarried(arg.getType()) && canBind(arg);
     Operation *def = value.getDefiningOp();
+    if (auto cmp = dyn_cast<arith::CmpIOp>(def); cmp && isIndexCompare(cmp))
+      return true;
     if (!op->isProperAncestor(def))
       return false; // a scalar computed outside and not a constant
     if (auto select = dyn_cast<arith::SelectOp>(def))
@@ -175,7 +177,65 @@ private:
     return RankedTensorType::get(loopShape, element);
   }
 
+  /// The loop a loop index (through integer casts) runs over, when it fits
+  /// i32.
+  std::optional<unsigned> loopOf(Value value) const {
+    while (isa_and_present<arith::IndexCastOp, arith::ExtSIOp>(
+        value.getDefiningOp()))
+      value = value.getDefiningOp()->getOperand(0);
+    auto index = value.getDefiningOp<linalg::IndexOp>();
+    if (!index || !op->isProperAncestor(index) ||
+        loopShape[index.getDim()] > std::numeric_limits<int32_t>::max())
+      return std::nullopt;
+    return index.getDim();
+  }
+
+  /// `index <pred> position` or `position <pred> index` (causal and
+  /// padding masks built against a decode step's position): evaluated in
+  /// i32, the indices as an iota along their loop and the position read on
+  /// the device and broadcast.
+  bool isIndexCompare(arith::CmpIOp cmp) const {
+    if (!getComparePredicate(cmp))
+      return false;
+    bool lhsLoop = loopOf(cmp.getLhs()).has_value();
+    bool rhsLoop = loopOf(cmp.getRhs()).has_value();
+    auto known = [&](Value v) { return loopOf(v) || positionTensor(v); };
+    return (lhsLoop || rhsLoop) && known(cmp.getLhs()) && known(cmp.getRhs());
+  }
+
+  Value emitIndexOperand(PatternRewriter &b, Value value, Location where) {
+    Location loc = op.getLoc();
+    MLIRContext *context = b.getContext();
+    unsigned loops = loopShape.size();
+    if (std::optional<unsigned> loop = loopOf(value)) {
+      int64_t n = loopShape[*loop];
+      SmallVector<int32_t> iota(n);
+      std::iota(iota.begin(), iota.end(), 0);
+      auto type = RankedTensorType::get({n}, b.getI32Type());
+      Value indices = ConstantOp::create(
+          b, loc, type, DenseElementsAttr::get(type, ArrayRef(iota)));
+      return *toLoopSpace(b, loc, indices,
+                          AffineMap::get(loops, 0, getAffineDimExpr(*loop,
+                                                                    context)),
+                          loopShape);
+    }
+    Value position = reshapeIfNeeded(b, loc, positionTensor(value), {});
+    if (!getElementTypeOrSelf(position.getType()).isInteger(32))
+      emitWarning(where)
+          << "the position read at run time is compared with loop indices in "
+             "i32 (exact for values below 2^31)";
+    position = castIfNeeded(b, loc, position, b.getI32Type());
+    return *toLoopSpace(b, loc, position, AffineMap::get(loops, 0, context),
+                        loopShape);
+  }
+
   Value emitOp(PatternRewriter &b, Operation *def) {
+    if (auto cmp = dyn_cast<arith::CmpIOp>(def); cmp && isIndexCompare(cmp))
+      return CompareOp::create(b, locationOf(def),
+                               tensorOf(b.getI1Type()),
+                               *getComparePredicate(cmp),
+                               emitIndexOperand(b, cmp.getLhs(), cmp.getLoc()),
+                               emitIndexOperand(b, cmp.getRhs(), cmp.getLoc()));
     if (auto select = dyn_cast<arith::SelectOp>(def))
       if (std::optional<Combiner> c = selectAsMinMax(select)) {
         Value x = emit(b, select.getTrueValue());

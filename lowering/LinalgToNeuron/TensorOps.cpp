@@ -2,8 +2,10 @@
 //
 // Raises the tensor ops frontends use between compute ops: reshapes
 // (expand/collapse_shape), static slices, concatenation (tensor.concat and
-// the insert_slice chains that spell it), constant padding, constants, and
-// embedding lookups written as linalg.generic around tensor.extract.
+// the insert_slice chains that spell it), constant padding, constants,
+// embedding lookups written as linalg.generic around tensor.extract, and
+// writes at a position read at run time (insert_slice, or a generic
+// selecting by index) as neuron.dynamic_update_slice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -312,11 +314,126 @@ struct RaiseGather : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// `tensor.insert_slice` at a position read at run time along one
+/// dimension, the slice whole along the others: a KV cache write.
+struct RaiseDynamicInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType dest = op.getDestType();
+    if (!isMovable(dest) || !isMovable(op.getSourceType()) ||
+        op.getOffsets().size() != 1 || !op.getSizes().empty() ||
+        !op.getStrides().empty() ||
+        llvm::any_of(op.getStaticStrides(), [](int64_t s) { return s != 1; }))
+      return failure();
+    Value position = positionTensor(op.getOffsets().front());
+    if (!position)
+      return failure();
+    int64_t axis = -1;
+    for (auto [d, offset] : llvm::enumerate(op.getStaticOffsets())) {
+      if (ShapedType::isDynamic(offset))
+        axis = d;
+      else if (offset != 0 || op.getStaticSizes()[d] != dest.getDimSize(d))
+        return failure(); // not whole along a static dimension
+    }
+    Location loc = op.getLoc();
+    Value update = reshapeIfNeeded(rewriter, loc, op.getSource(),
+                                   op.getStaticSizes());
+    rewriter.replaceOpWithNewOp<DynamicUpdateSliceOp>(
+        op, dest, update, op.getDest(), position, axis);
+    return success();
+  }
+};
+
+/// The same write spelt as a linalg.generic over the whole tensor:
+/// `out[i...] = index(a) == p ? new[...] : old[i...]`, `new` broadcast
+/// along dimension `a` and `p` read at run time.
+struct RaiseSelectAtPosition : OpRewritePattern<linalg::GenericOp> {
+  RaiseSelectAtPosition(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+        op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 0 ||
+        !isMovable(op.getResult(0).getType()))
+      return failure();
+    auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
+    auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+    auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpIOp>()
+                      : arith::CmpIOp();
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+      return failure();
+    // One side of the comparison is a loop index, the other the position.
+    std::optional<unsigned> axis;
+    Value position;
+    for (auto [index, scalar] : {std::pair(cmp.getLhs(), cmp.getRhs()),
+                                 std::pair(cmp.getRhs(), cmp.getLhs())}) {
+      Value v = index;
+      while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+        v = cast.getIn();
+      if (auto loop = v.getDefiningOp<linalg::IndexOp>()) {
+        axis = loop.getDim();
+        position = positionTensor(scalar);
+        break;
+      }
+    }
+    if (!axis || !position ||
+        op->getRegion(0).isAncestor(position.getParentRegion()))
+      return failure();
+    auto newArg = dyn_cast<BlockArgument>(select.getTrueValue());
+    auto oldArg = dyn_cast<BlockArgument>(select.getFalseValue());
+    if (!newArg || !oldArg || newArg.getOwner() != op.getBody() ||
+        oldArg.getOwner() != op.getBody())
+      return failure();
+    OpOperand *newer = op.getMatchingOpOperand(newArg);
+    OpOperand *older = op.getMatchingOpOperand(oldArg);
+    auto resultType = cast<RankedTensorType>(op.getResult(0).getType());
+    unsigned rank = resultType.getRank();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank,
+                                                           op.getContext());
+    if (!op.isDpsInput(newer) || !op.isDpsInput(older) ||
+        op.getMatchingIndexingMap(older) != identity ||
+        op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != identity ||
+        older->get().getType() != resultType)
+      return failure();
+    // `new` reads every loop but the axis in order, and the axis at 0 or
+    // not at all.
+    SmallVector<int64_t> rowShape(resultType.getShape());
+    rowShape[*axis] = 1;
+    AffineMap newMap = op.getMatchingIndexingMap(newer);
+    SmallVector<unsigned> loops;
+    for (AffineExpr e : newMap.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        loops.push_back(dim.getPosition());
+      else if (auto c = dyn_cast<AffineConstantExpr>(e);
+               !c || c.getValue() != 0)
+        return failure();
+    }
+    SmallVector<unsigned> others;
+    for (unsigned d = 0; d < rank; ++d)
+      if (d != *axis)
+        others.push_back(d);
+    auto newType = dyn_cast<RankedTensorType>(newer->get().getType());
+    if (loops != others || !newType ||
+        newType.getNumElements() != resultType.getNumElements() /
+                                        resultType.getDimSize(*axis) ||
+        newType.getElementType() != resultType.getElementType())
+      return failure();
+    Location loc = op.getLoc();
+    Value update = reshapeIfNeeded(rewriter, loc, newer->get(), rowShape);
+    rewriter.replaceOpWithNewOp<DynamicUpdateSliceOp>(
+        op, resultType, update, older->get(), position, *axis);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::neuron::populateTensorOpPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseConstant, RaiseReshape<tensor::ExpandShapeOp>,
                RaiseReshape<tensor::CollapseShapeOp>, RaiseExtractSlice,
-               RaiseConcat, RaiseInsertSliceChain, RaisePad, RaiseGather>(
+               RaiseConcat, RaiseInsertSliceChain, RaisePad, RaiseGather,
+               RaiseDynamicInsertSlice, RaiseSelectAtPosition>(
       patterns.getContext());
 }

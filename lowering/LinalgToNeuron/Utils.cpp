@@ -254,3 +254,24 @@ FailureOr<Value> mlir::neuron::fromLoopSpace(OpBuilder &b, Location loc,
   value = reshapeIfNeeded(b, loc, value, resultType.getShape());
   return castIfNeeded(b, loc, value, resultType.getElementType());
 }
+
+/// The one-element integer tensor a scalar was read from on the device:
+/// `tensor.extract` of it, through integer and index casts (how exporters
+/// read a decode step's position); null otherwise.
+Value mlir::neuron::positionTensor(Value scalar) {
+  while (Operation *def = scalar.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+             arith::ExtUIOp>(def))
+      break;
+    scalar = def->getOperand(0);
+  }
+  auto extract = scalar.getDefiningOp<tensor::ExtractOp>();
+  if (!extract)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(extract.getTensor().getType());
+  if (!type || !type.hasStaticShape() || type.getNumElements() != 1 ||
+      !(type.getElementType().isInteger(32) ||
+        type.getElementType().isInteger(64)))
+    return {};
+  return extract.getTensor();
+}

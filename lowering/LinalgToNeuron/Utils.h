@@ -91,6 +91,11 @@ Value reshapeIfNeeded(OpBuilder &b, Location loc, Value value,
 /// Inserts a `neuron.cast` to `elementType` unless `value` already has it.
 Value castIfNeeded(OpBuilder &b, Location loc, Value value, Type elementType);
 
+/// The one-element i32 or i64 tensor `scalar` was read from by
+/// `tensor.extract`, through integer and index casts (how exporters read a
+/// decode step's position); null otherwise.
+Value positionTensor(Value scalar);
+
 /// Whether the neuron dialect computes in `type` (i1 masks excluded).
 bool isNeuronElementType(Type type);
 

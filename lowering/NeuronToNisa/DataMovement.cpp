@@ -335,6 +335,47 @@ struct GatherRows : NisaPattern<GatherOp> {
   }
 };
 
+/// dynamic_update_slice: the offset loaded into SBUF as one i32, `dest`
+/// copied to the result's buffer, and the update copied into the window at
+/// the offset by one transfer whose destination start moves along `axis` at
+/// run time, at most dest[axis] - update[axis] positions.
+struct DynamicUpdateSliceToDma : NisaPattern<DynamicUpdateSliceOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(DynamicUpdateSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType dest = op.getDest().getType(),
+                     update = op.getUpdate().getType();
+    if (!op.getOffset().getType().getElementType().isInteger(32))
+      return op.emitError() << "convert-neuron-to-nisa: expected an i32 "
+                               "offset, found "
+                            << op.getOffset().getType().getElementType()
+                            << " (fallback=decompose narrows i64 offsets)";
+    Value offset = k.tile(rewriter, loc, nisa::MemorySpace::sbuf, {1, 1},
+                          rewriter.getI32Type());
+    k.dma(rewriter, loc,
+          KernelLowering::reinterpret(rewriter, loc, adaptor.getOffset(),
+                                      {1, 1}),
+          offset);
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    if (out != adaptor.getDest())
+      k.dma(rewriter, loc, adaptor.getDest(), out);
+    int64_t axis = op.getAxis();
+    SmallVector<OpFoldResult> origin(dest.getRank(), rewriter.getIndexAttr(0));
+    Value window =
+        KernelLowering::view(rewriter, loc, out, origin, update.getShape());
+    nisa::DmaCopyOp::create(
+        rewriter, loc, adaptor.getUpdate(), offset, window,
+        rewriter.getI64IntegerAttr(0), rewriter.getI64IntegerAttr(axis),
+        rewriter.getI64IntegerAttr(dest.getDimSize(axis) -
+                                   update.getDimSize(axis)));
+    k.markTiling(offset, op, "offset", {1, 1});
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
 } // namespace
 
 bool mlir::neuron::isOperandView(TransposeOp transpose) {
@@ -345,6 +386,7 @@ void mlir::neuron::populateDataMovementPatterns(RewritePatternSet &patterns,
                                                 const TypeConverter &converter,
                                                 KernelLowering &lowering) {
   patterns.add<ConstantToGlobal, ReshapeToView, TransposeToDma, BroadcastToDma,
-               SliceToDma, ConcatToDma, PadToDma, GatherRows>(
+               SliceToDma, ConcatToDma, PadToDma, GatherRows,
+               DynamicUpdateSliceToDma>(
       converter, patterns.getContext(), lowering);
 }

@@ -45,9 +45,21 @@ func.func @pow_fraction(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK: %[[I:.*]] = neuron.cast %{{.*}} : tensor<4xi64> -> tensor<4xi32>
 // CHECK: neuron.gather %{{.*}}[%[[I]]] axis 0 : (tensor<100x8xf32>, tensor<4xi32>) -> tensor<4x8xf32>
 func.func @gather(%t: tensor<100x8xf32>, %i: tensor<4xi64>) -> tensor<4x8xf32> {
-  // expected-warning@+1 {{gather indices narrowed from i64 to i32 (exact for indices below 2^31)}}
+  // expected-warning@+1 {{gather indices narrowed from i64 to i32 (exact for values below 2^31)}}
   %0 = neuron.gather %t[%i] axis 0 : (tensor<100x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests an i64 dynamic update offset narrowed to i32, with a warning.
+// CHECK-LABEL: func.func @dynamic_update_offset
+// CHECK: %[[P:.*]] = neuron.cast %{{.*}} : tensor<i64> -> tensor<i32>
+// CHECK: neuron.dynamic_update_slice %{{.*}} into %{{.*}}[%[[P]]] axis 0 : (tensor<1x8xf32>, tensor<16x8xf32>, tensor<i32>) -> tensor<16x8xf32>
+func.func @dynamic_update_offset(%row: tensor<1x8xf32>, %c: tensor<16x8xf32>, %p: tensor<i64>) -> tensor<16x8xf32> {
+  // expected-warning@+1 {{the dynamic update's offset narrowed from i64 to i32 (exact for values below 2^31)}}
+  %0 = neuron.dynamic_update_slice %row into %c[%p] axis 0 : (tensor<1x8xf32>, tensor<16x8xf32>, tensor<i64>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
 }
 
 // -----

@@ -588,6 +588,29 @@ LogicalResult GatherOp::verify() {
   return verifyResultShape(*this, expected, getResult().getType());
 }
 
+LogicalResult DynamicUpdateSliceOp::verify() {
+  RankedTensorType dest = getDest().getType(), update = getUpdate().getType();
+  if (failed(verifyAxis(*this, getAxis(), dest.getRank())))
+    return failure();
+  if (update.getElementType() != dest.getElementType())
+    return emitOpError() << "expected the update in the element type "
+                         << dest.getElementType() << ", found "
+                         << update.getElementType();
+  SmallVector<int64_t> whole(dest.getShape());
+  if (update.getRank() == dest.getRank())
+    whole[getAxis()] = update.getDimSize(getAxis());
+  if (update.getShape() != ArrayRef<int64_t>(whole) ||
+      whole[getAxis()] > dest.getDimSize(getAxis()))
+    return emitOpError() << "expected an update spanning every dimension but "
+                            "the axis whole and at most "
+                         << dest.getDimSize(getAxis())
+                         << " along it, found " << update;
+  if (getOffset().getType().getNumElements() != 1)
+    return emitOpError() << "expected a one-element offset, found "
+                         << getOffset().getType();
+  return success();
+}
+
 /// A region taking `inputs` as its block arguments and yielding values of
 /// `resultTypes` (host_call, fusion).
 static LogicalResult verifyIsolatedRegion(Operation *op, Block &body,

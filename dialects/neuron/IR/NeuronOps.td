@@ -493,6 +493,35 @@ def Neuron_GatherOp : Neuron_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Neuron_DynamicUpdateSliceOp : Neuron_Op<"dynamic_update_slice", [Pure,
+    AllTypesMatch<["dest", "result"]>]> {
+  let summary = "Writes a slice into a tensor at a position read at run time";
+  let description = [{
+    `result` is `dest` with `result[..., offset + i, ...] = update[..., i,
+    ...]` along `axis`; `update` spans every other dimension of `dest`
+    whole. `offset` is a one-element integer tensor read on the device when
+    the op runs (a decode step's position); a value outside
+    [0, dest[axis] - update[axis]] stops the run with an error naming the
+    instruction and the value. Writing a decode step's key or value into its
+    KV cache is one such op; it lowers to DMAs whose start moves at run
+    time, and writes `dest`'s buffer in place where `dest` is not read
+    after it.
+
+    ```mlir
+    %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0
+        : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_AnyTensor:$update, Neuron_AnyTensor:$dest,
+                   Neuron_IndexTensor:$offset, I64Attr:$axis);
+  let results = (outs Neuron_AnyTensor:$result);
+  let assemblyFormat = [{
+    $update `into` $dest `[` $offset `]` `axis` $axis attr-dict
+    `:` `(` type($update) `,` type($dest) `,` type($offset) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Neuron_ConstantOp : Neuron_Op<"constant", [ConstantLike, Pure,
     AllTypesMatch<["value", "result"]>]> {
   let summary = "A constant tensor";

@@ -912,6 +912,51 @@ func.func @pad_i1(%x: tensor<4xi1>) -> tensor<6xi1> {
 
 // -----
 
+// dynamic_update_slice's axis is in range.
+func.func @dynamic_update_axis(%row: tensor<1x8xf32>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'neuron.dynamic_update_slice' op expected axis in [0, 2), found 2}}
+  %0 = neuron.dynamic_update_slice %row into %c[%p] axis 2 : (tensor<1x8xf32>, tensor<4x8xf32>, tensor<i32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// dynamic_update_slice writes its destination's element type.
+func.func @dynamic_update_element_type(%row: tensor<1x8xbf16>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'neuron.dynamic_update_slice' op expected the update in the element type 'f32', found 'bf16'}}
+  %0 = neuron.dynamic_update_slice %row into %c[%p] axis 0 : (tensor<1x8xbf16>, tensor<4x8xf32>, tensor<i32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// dynamic_update_slice's update is whole along every other dimension.
+func.func @dynamic_update_partial(%row: tensor<1x4xf32>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'neuron.dynamic_update_slice' op expected an update spanning every dimension but the axis whole and at most 4 along it, found 'tensor<1x4xf32>'}}
+  %0 = neuron.dynamic_update_slice %row into %c[%p] axis 0 : (tensor<1x4xf32>, tensor<4x8xf32>, tensor<i32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// dynamic_update_slice's update fits along the axis.
+func.func @dynamic_update_too_long(%rows: tensor<5x8xf32>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'neuron.dynamic_update_slice' op expected an update spanning every dimension but the axis whole and at most 4 along it, found 'tensor<5x8xf32>'}}
+  %0 = neuron.dynamic_update_slice %rows into %c[%p] axis 0 : (tensor<5x8xf32>, tensor<4x8xf32>, tensor<i32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// dynamic_update_slice's offset is one value.
+func.func @dynamic_update_offsets(%row: tensor<1x8xf32>, %c: tensor<4x8xf32>, %p: tensor<2xi32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'neuron.dynamic_update_slice' op expected a one-element offset, found 'tensor<2xi32>'}}
+  %0 = neuron.dynamic_update_slice %row into %c[%p] axis 0 : (tensor<1x8xf32>, tensor<4x8xf32>, tensor<2xi32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 // gather's axis is in range.
 func.func @gather_axis(%t: tensor<16x8xf32>, %i: tensor<4xi32>) -> tensor<16x4xf32> {
   // expected-error@+1 {{'neuron.gather' op expected axis in [0, 2), found 2}}

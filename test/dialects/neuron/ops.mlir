@@ -482,6 +482,19 @@ func.func @pad(%x: tensor<1x3x32x32xf32>, %i: tensor<4xi8>) -> tensor<1x3x34x34x
   return %0 : tensor<1x3x34x34xf32>
 }
 
+// A KV cache write at a position read at run time, and a prefill's rows
+// written at an i64 offset along an inner axis.
+// CHECK-LABEL: func.func @dynamic_update_slice
+// CHECK: neuron.dynamic_update_slice %{{.*}} into %{{.*}}[%{{.*}}] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+// CHECK: neuron.dynamic_update_slice %{{.*}} into %{{.*}}[%{{.*}}] axis 2 : (tensor<1x8x5x16xbf16>, tensor<1x8x128x16xbf16>, tensor<1xi64>) -> tensor<1x8x128x16xbf16>
+func.func @dynamic_update_slice(%row: tensor<1x64xf32>, %cache: tensor<16x64xf32>, %pos: tensor<i32>,
+                                %rows: tensor<1x8x5x16xbf16>, %kv: tensor<1x8x128x16xbf16>,
+                                %at: tensor<1xi64>) -> (tensor<16x64xf32>, tensor<1x8x128x16xbf16>) {
+  %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+  %1 = neuron.dynamic_update_slice %rows into %kv[%at] axis 2 : (tensor<1x8x5x16xbf16>, tensor<1x8x128x16xbf16>, tensor<1xi64>) -> tensor<1x8x128x16xbf16>
+  return %0, %1 : tensor<16x64xf32>, tensor<1x8x128x16xbf16>
+}
+
 // An embedding lookup with i64 ids, and a gather on an inner axis with i32 ids.
 // CHECK-LABEL: func.func @gather
 // CHECK-SAME: (%[[T:.*]]: tensor<30522x128xf32>, %[[IDS:.*]]: tensor<1x12xi64>, %[[X:.*]]: tensor<4x10x8xbf16>, %[[J:.*]]: tensor<3xi32>)

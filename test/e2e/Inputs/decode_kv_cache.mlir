@@ -2,9 +2,9 @@
 // step's position arrives as a tensor, is read with tensor.extract, and the
 // new key and value rows are written into the caches at that position by a
 // linalg.generic comparing each row index with it; attention reads the
-// caches up to the position (a causal mask built the same way). The cache
-// writes and the mask run on the host, the projections and softmax on the
-// device.
+// caches up to the position (a causal mask built the same way). Everything
+// runs on the device: the cache writes as transfers at the position, the
+// mask as a comparison of indices with it.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (0, d1)>
 #red = affine_map<(d0, d1) -> (d0)>

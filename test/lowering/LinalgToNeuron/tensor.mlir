@@ -1,4 +1,4 @@
-// RUN: neuron-opt %s -split-input-file -convert-linalg-to-neuron | FileCheck %s
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics -convert-linalg-to-neuron | FileCheck %s
 
 // Tests that a non-splat dense tensor constant becomes neuron.constant.
 // CHECK-LABEL: func.func @dense_constant
@@ -392,4 +392,100 @@ func.func @gather_transposed_output(%ids: tensor<5xi32>, %flat: tensor<64xf32>) 
     linalg.yield %v : f32
   } -> tensor<4x5xf32>
   return %r : tensor<4x5xf32>
+}
+
+// -----
+
+// Tests a KV cache write as exporters spell it: tensor.insert_slice of a
+// step's rows at a position read with tensor.extract, whole along every
+// other dimension, becomes neuron.dynamic_update_slice on that axis (the
+// rank-reduced slice reshaped back to the cache's rank).
+// CHECK-LABEL: func.func @insert_at_position
+// CHECK-SAME: (%[[CACHE:.*]]: tensor<2x8x16x4xf32>, %[[KV:.*]]: tensor<2x8x4xf32>, %[[POS:.*]]: tensor<1xi64>)
+// CHECK: %[[ROWS:.*]] = neuron.reshape %[[KV]] : tensor<2x8x4xf32> -> tensor<2x8x1x4xf32>
+// CHECK: %[[NEW:.*]] = neuron.dynamic_update_slice %[[ROWS]] into %[[CACHE]][%[[POS]]] axis 2 : (tensor<2x8x1x4xf32>, tensor<2x8x16x4xf32>, tensor<1xi64>) -> tensor<2x8x16x4xf32>
+// CHECK: return %[[NEW]]
+func.func @insert_at_position(%cache: tensor<2x8x16x4xf32>, %kv: tensor<2x8x4xf32>, %pos: tensor<1xi64>) -> tensor<2x8x16x4xf32> {
+  %c0 = arith.constant 0 : index
+  %p = tensor.extract %pos[%c0] : tensor<1xi64>
+  %i = arith.index_cast %p : i64 to index
+  %0 = tensor.insert_slice %kv into %cache[0, 0, %i, 0] [2, 8, 1, 4] [1, 1, 1, 1] : tensor<2x8x4xf32> into tensor<2x8x16x4xf32>
+  return %0 : tensor<2x8x16x4xf32>
+}
+
+// -----
+
+// Tests that an insert at a run-time position that is not whole along a
+// static dimension, or whose position is not read from a tensor, stays.
+// CHECK-LABEL: func.func @insert_not_a_cache_write
+// CHECK-NOT: neuron.dynamic_update_slice
+// CHECK: tensor.insert_slice
+// CHECK: tensor.insert_slice
+func.func @insert_not_a_cache_write(%cache: tensor<16x4xf32>, %row: tensor<1x2xf32>, %pos: tensor<i32>, %i: index) -> (tensor<16x4xf32>, tensor<16x4xf32>) {
+  %p = tensor.extract %pos[] : tensor<i32>
+  %j = arith.index_cast %p : i32 to index
+  %0 = tensor.insert_slice %row into %cache[%j, 0] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<16x4xf32>
+  %r = tensor.empty() : tensor<1x4xf32>
+  %1 = tensor.insert_slice %r into %cache[%i, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<16x4xf32>
+  return %0, %1 : tensor<16x4xf32>, tensor<16x4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+
+// Tests the same write spelt as a generic selecting, at the row whose index
+// equals the position, the new row (broadcast along the rows) over the old
+// cache; the comparison may put the position on either side.
+// CHECK-LABEL: func.func @select_at_position
+// CHECK-SAME: (%[[CACHE:.*]]: tensor<16x64xf32>, %[[NEW:.*]]: tensor<64xf32>, %[[POS:.*]]: tensor<i64>)
+// CHECK: %[[ROW:.*]] = neuron.reshape %[[NEW]] : tensor<64xf32> -> tensor<1x64xf32>
+// CHECK: neuron.dynamic_update_slice %[[ROW]] into %[[CACHE]][%[[POS]]] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i64>) -> tensor<16x64xf32>
+// CHECK-NOT: linalg.generic
+func.func @select_at_position(%cache: tensor<16x64xf32>, %new: tensor<64xf32>, %pos: tensor<i64>) -> tensor<16x64xf32> {
+  %p = tensor.extract %pos[] : tensor<i64>
+  %e = tensor.empty() : tensor<16x64xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%cache, %new : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
+  ^bb0(%old: f32, %n: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %here = arith.cmpi eq, %p, %ii : i64
+    %r = arith.select %here, %n, %old : f32
+    linalg.yield %r : f32
+  } -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Tests a causal mask against a position read at run time: the column
+// indices become an i32 iota broadcast over the rows, the i64 position is
+// narrowed to i32 (with a warning) and broadcast, and they are compared.
+// CHECK-LABEL: func.func @mask_past_position
+// CHECK-SAME: (%[[S:.*]]: tensor<2x8xf32>, %[[POS:.*]]: tensor<i64>)
+// CHECK-DAG: %[[IOTA:.*]] = neuron.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi32>
+// CHECK-DAG: %[[COLS:.*]] = neuron.broadcast %[[IOTA]] {{.*}} -> tensor<2x8xi32>
+// CHECK-DAG: %[[P32:.*]] = neuron.cast %[[POS]] : tensor<i64> -> tensor<i32>
+// CHECK-DAG: %[[P:.*]] = neuron.broadcast %[[P32]] {{.*}} -> tensor<2x8xi32>
+// CHECK: %[[FUTURE:.*]] = neuron.compare gt %[[COLS]], %[[P]] : tensor<2x8xi32> -> tensor<2x8xi1>
+// CHECK: neuron.select %[[FUTURE]]
+func.func @mask_past_position(%s: tensor<2x8xf32>, %pos: tensor<i64>) -> tensor<2x8xf32> {
+  %p = tensor.extract %pos[] : tensor<i64>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 1 : index
+    %jj = arith.index_cast %j : index to i64
+    // expected-warning@+1 {{the position read at run time is compared with loop indices in i32 (exact for values below 2^31)}}
+    %future = arith.cmpi sgt, %jj, %p : i64
+    %neg = arith.constant -1.0e9 : f32
+    %r = arith.select %future, %neg, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }

@@ -1,0 +1,26 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s
+
+// Tests a write at a position read at run time: the i32 offset loaded into
+// SBUF, the destination copied to the result, then one transfer of the
+// update into the window at the origin, its destination start moved along
+// the positions (axis 1: 16 - 3 = 13 starts past the first).
+// CHECK-LABEL: func.func @write_rows
+// CHECK-SAME: (%[[DEST:.*]]: memref<2x16x4xbf16, #nisa.memory<hbm>>, %[[ROWS:.*]]: memref<2x3x4xbf16, #nisa.memory<hbm>>, %[[POS:.*]]: memref<i32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<2x16x4xbf16, #nisa.memory<hbm>>)
+// CHECK: %[[AT:.*]] = memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.dynamic_update_slice", partition = "offset"{{.*}}}} : memref<1x1xi32, #nisa.memory<sbuf>>
+// CHECK: %[[P:.*]] = memref.reinterpret_cast %[[POS]] to offset: [0], sizes: [1, 1], strides: [1, 1]
+// CHECK: nisa.dma_copy %[[P]], %[[AT]]
+// CHECK: nisa.dma_copy %[[DEST]], %[[OUT]]
+// CHECK: %[[WINDOW:.*]] = memref.subview %[[OUT]][0, 0, 0] [2, 3, 4] [1, 1, 1]
+// CHECK: nisa.dma_copy %[[ROWS]], %[[WINDOW]] queue {{[0-9]+}} offset %[[AT]] dim 1 limit 13
+func.func @write_rows(%cache: tensor<2x16x4xbf16>, %rows: tensor<2x3x4xbf16>, %pos: tensor<i32>) -> tensor<2x16x4xbf16> {
+  %0 = neuron.dynamic_update_slice %rows into %cache[%pos] axis 1 : (tensor<2x3x4xbf16>, tensor<2x16x4xbf16>, tensor<i32>) -> tensor<2x16x4xbf16>
+  return %0 : tensor<2x16x4xbf16>
+}
+
+// -----
+
+func.func @write_at_i64(%cache: tensor<16x4xf32>, %row: tensor<1x4xf32>, %pos: tensor<i64>) -> tensor<16x4xf32> {
+  // expected-error@+1 {{convert-neuron-to-nisa: expected an i32 offset, found 'i64' (fallback=decompose narrows i64 offsets)}}
+  %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x4xf32>, tensor<16x4xf32>, tensor<i64>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
