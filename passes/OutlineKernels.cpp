@@ -30,6 +30,34 @@ namespace mlir::neuron {
 using namespace mlir;
 using namespace mlir::neuron;
 
+/// A kernel result attribute: the input whose buffer it is written into.
+static constexpr StringLiteral kInPlace = "neuron.in_place";
+
+/// The input of `kernel` whose buffer its result `r` can be written into,
+/// or -1: the result is a dynamic_update_slice of that input, which nothing
+/// else in the kernel reads, and the program value passed for it
+/// (`programInputs`) is read by the ops becoming the kernel (`inside`)
+/// alone and owns its tensor (a program argument or an earlier step's
+/// result, not a constant or a view of another value).
+static int64_t inPlaceInput(func::FuncOp kernel, unsigned r,
+                            ArrayRef<Value> programInputs,
+                            const DenseSet<Operation *> &inside) {
+  auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
+  auto update = ret.getOperand(r).getDefiningOp<DynamicUpdateSliceOp>();
+  auto dest = update ? dyn_cast<BlockArgument>(update.getDest())
+                     : BlockArgument();
+  if (!dest || !dest.hasOneUse())
+    return -1;
+  Value value = programInputs[dest.getArgNumber()];
+  Operation *def = value.getDefiningOp();
+  bool ownsTensor = !def || isa<LaunchOp, HostCallOp, CustomKernelOp,
+                                CollectiveDoneOp>(def);
+  bool readHereAlone = llvm::all_of(value.getUsers(), [&](Operation *user) {
+    return inside.contains(user);
+  });
+  return ownsTensor && readHereAlone ? int64_t(dest.getArgNumber()) : -1;
+}
+
 namespace {
 using Segment = ArrayRef<Operation *>;
 
@@ -359,6 +387,15 @@ struct OutlineKernels
         llvm::to_vector(llvm::map_range(
             outputs, [&](Value v) { return mapping.lookup(v); })));
 
+    // Results written into an input's buffer, marked before the kernel is
+    // printed: kernels in place and not are different kernels.
+    SmallVector<int64_t> inPlace;
+    for (unsigned r = 0; r < outputs.size(); ++r) {
+      inPlace.push_back(inPlaceInput(kernel, r, inputs.getArrayRef(), inside));
+      if (inPlace.back() >= 0)
+        kernel.setResultAttr(r, kInPlace, b.getI64IntegerAttr(inPlace.back()));
+    }
+
     // The same body is the same kernel.
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -381,6 +418,8 @@ struct OutlineKernels
     auto step = LaunchOp::create(b, segment.front()->getLoc(),
                                  type.getResults(), kernel.getName(),
                                  inputs.getArrayRef());
+    if (llvm::any_of(inPlace, [](int64_t input) { return input >= 0; }))
+      step.setInPlace(inPlace);
     for (auto [from, to] : llvm::zip(outputs, step.getResults()))
       from.replaceAllUsesWith(to);
     for (Operation *op : llvm::reverse(segment))

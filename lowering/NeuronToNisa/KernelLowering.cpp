@@ -53,6 +53,8 @@ Value KernelLowering::resultBuffer(OpBuilder &b, Value result) {
         b.getInsertionBlock()->getParentOp()->getParentOfType<func::FuncOp>();
     if (!kernel)
       kernel = dyn_cast<func::FuncOp>(b.getInsertionBlock()->getParentOp());
+    if (Value input = inPlaceInput(kernel.getArguments(), it->second))
+      return input;
     return kernel.getArgument(numInputs + it->second);
   }
   if (PadOp pad = padInPlace(result)) {
@@ -63,6 +65,12 @@ Value KernelLowering::resultBuffer(OpBuilder &b, Value result) {
     return padInterior(b, loc, pad, buffer);
   }
   return memref::AllocOp::create(b, result.getLoc(), hbmType(type));
+}
+
+Value KernelLowering::inPlaceInput(ValueRange arguments,
+                                   unsigned output) const {
+  auto it = inPlace.find(output);
+  return it == inPlace.end() ? Value() : arguments[it->second];
 }
 
 Value KernelLowering::padInterior(OpBuilder &b, Location loc, PadOp pad,

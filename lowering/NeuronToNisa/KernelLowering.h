@@ -66,19 +66,24 @@ struct TilePosition {
 class KernelLowering {
 public:
   KernelLowering(const TileConfig &config, ModuleOp module,
-                 DenseMap<Value, unsigned> outputs, unsigned numInputs)
+                 DenseMap<Value, unsigned> outputs, unsigned numInputs,
+                 DenseMap<unsigned, unsigned> inPlace)
       : config(config), module(module), outputs(std::move(outputs)),
-        numInputs(numInputs) {}
+        numInputs(numInputs), inPlace(std::move(inPlace)) {}
 
   const TileConfig &config;
   int64_t partitions() const { return config.limits.getPartitions(); }
 
   /// The HBM buffer `result` is written to: the kernel's output argument
-  /// when the function returns it, else new scratch. A convolution's
+  /// when the function returns it (or the input it is written in place
+  /// of), else new scratch. A convolution's
   /// result (or its fusion's) that only a pad reads is written into the
   /// interior of the pad's buffer, filled first (paddedInPlace), so the
   /// pad copies nothing.
   Value resultBuffer(OpBuilder &b, Value result);
+  /// Of the kernel's `arguments`, the input its output `output` is written
+  /// into (neuron.in_place), or null.
+  Value inPlaceInput(ValueRange arguments, unsigned output) const;
   /// The buffer a pad's producer already wrote its interior of, or null.
   Value paddedInPlace(PadOp pad) const { return padded.lookup(pad); }
   /// The window of `pad`'s result buffer `buffer` its input fills.
@@ -196,6 +201,8 @@ private:
   DenseMap<Value, unsigned> outputs;
   DenseMap<Operation *, Value> padded;
   unsigned numInputs;
+  /// Output index -> the input it is written in place of.
+  DenseMap<unsigned, unsigned> inPlace;
   int64_t nextQueue = 0, nextGlobal = 0;
 };
 

@@ -106,7 +106,8 @@ struct ReturnToCopies : NisaPattern<func::ReturnOp> {
     unsigned first = kernel.getNumArguments() - outputs;
     for (auto [i, buffer] : llvm::enumerate(adaptor.getOperands())) {
       Value out = kernel.getArgument(first + i);
-      if (buffer != out)
+      // In place, the output and the input are one tensor.
+      if (buffer != out && buffer != k.inPlaceInput(kernel.getArguments(), i))
         k.dma(rewriter, ret.getLoc(), buffer, out);
     }
     rewriter.replaceOpWithNewOp<func::ReturnOp>(ret);
@@ -247,8 +248,14 @@ struct ConvertNeuronToNisa
       if (def && !isa<ConstantOp, ReshapeOp>(def))
         outputs.try_emplace(value, i);
     }
+    // Results neuron-outline-kernels writes into an input's buffer.
+    DenseMap<unsigned, unsigned> inPlace;
+    for (unsigned r = 0; r < func.getNumResults(); ++r)
+      if (auto input =
+              func.getResultAttrOfType<IntegerAttr>(r, "neuron.in_place"))
+        inPlace[r] = input.getInt();
     KernelLowering lowering(config, getOperation(), std::move(outputs),
-                            func.getNumArguments());
+                            func.getNumArguments(), std::move(inPlace));
 
     TypeConverter converter;
     converter.addConversion([](Type t) { return t; });

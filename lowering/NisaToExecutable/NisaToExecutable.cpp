@@ -770,12 +770,23 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                   l, l.getKernelAttr());
               FailureOr<const EmittedKernel *> k =
                   f ? kernel(f) : FailureOr<const EmittedKernel *>(failure());
-              FailureOr<json> results = newTensors(l.getResults());
-              if (failed(k) || failed(results))
+              if (failed(k))
                 return failure();
               json bindings = idsOf(l.getInputs());
-              for (const json &id : *results)
-                bindings.push_back(id);
+              // A result written in place of an input is that input's
+              // tensor.
+              for (auto [r, result] : llvm::enumerate(l.getResults())) {
+                int64_t input = l.getInPlace() ? (*l.getInPlace())[r] : -1;
+                if (input >= 0) {
+                  ids[result] = ids.lookup(l.getInputs()[input]);
+                  bindings.push_back(ids[result]);
+                  continue;
+                }
+                FailureOr<json> fresh = newTensors(result);
+                if (failed(fresh))
+                  return failure();
+                bindings.push_back((*fresh)[0]);
+              }
               for (int64_t id : (*k)->internal)
                 bindings.push_back(id);
               steps.push_back({{"kernel", (*k)->name}, {"bindings", bindings}});

@@ -163,3 +163,38 @@ func.func @immediates(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %a = neuron.add %s, %w : tensor<8x8xf32>
   return %a : tensor<8x8xf32>
 }
+
+// -----
+
+// Tests a cache written in place: the kernel's result is a
+// dynamic_update_slice of its argument, which nothing else reads, and the
+// program argument passed for it goes to this launch alone; the result
+// attribute names the input, and the launch says which result it holds.
+// CHECK-LABEL: func.func private @in_place_kernel0
+// CHECK-SAME: -> (tensor<16x64xf32> {neuron.in_place = 1 : i64}, tensor<16x64xf32>)
+// CHECK-LABEL: func.func @in_place(
+// CHECK: neuron.launch @in_place_kernel0(%{{.*}}, %{{.*}}, %{{.*}}) {in_place = array<i64: 1, -1>}
+// expected-remark @below {{1 launches of 1 kernels}}
+func.func @in_place(%cache: tensor<16x64xf32>, %row: tensor<1x64xf32>, %pos: tensor<i32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+  %1 = neuron.exp %0 : tensor<16x64xf32>
+  return %0, %1 : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// Tests caches that cannot be written in place: one still read after the
+// update (by the kernel and by the program), and one a constant.
+// CHECK-LABEL: func.func private @not_in_place_kernel0
+// CHECK-NOT: neuron.in_place
+// CHECK-LABEL: func.func @not_in_place(
+// CHECK-NOT: in_place =
+// CHECK: return
+// expected-remark @below {{1 launches of 1 kernels}}
+func.func @not_in_place(%cache: tensor<16x64xf32>, %row: tensor<1x64xf32>, %pos: tensor<i32>) -> (tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) {
+  %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+  %1 = neuron.add %0, %cache : tensor<16x64xf32>
+  %c = neuron.constant dense<1.0> : tensor<16x64xf32>
+  %2 = neuron.dynamic_update_slice %row into %c[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+  return %0, %1, %2, %cache : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>
+}

@@ -264,6 +264,15 @@ static void describe(const Executable &exe, const Program &program) {
               (long long)counts[1], (long long)counts[2],
               (long long)constantBytes, (long long)counts[3],
               (long long)counts[4]);
+  // Results written into an input's buffer (a KV cache updated in place).
+  for (const IoBinding &out : program.outputs)
+    for (const IoBinding &in : program.inputs)
+      if (in.tensor == out.tensor) {
+        const TensorDesc &t = program.tensors[out.tensor];
+        std::printf("  %s in place of %s (%s%s)\n", out.name.c_str(),
+                    in.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),
+                    shapeString(t.shape).c_str());
+      }
   std::vector<int64_t> launches(program.kernels.size(), 0);
   for (const Step &step : program.steps)
     if (step.isKernel())

@@ -702,6 +702,28 @@ mlir::neuron::nisaKernelMismatch(FunctionType kernel, TypeRange inputs,
   return std::nullopt;
 }
 
+LogicalResult LaunchOp::verify() {
+  std::optional<ArrayRef<int64_t>> inPlace = getInPlace();
+  if (!inPlace)
+    return success();
+  if (inPlace->size() != getNumResults())
+    return emitOpError() << "expected one 'in_place' entry per result ("
+                         << getNumResults() << "), found " << inPlace->size();
+  for (auto [r, input] : llvm::enumerate(*inPlace)) {
+    if (input == -1)
+      continue;
+    if (input < 0 || input >= int64_t(getInputs().size()) ||
+        getInputs()[input].getType() != getResult(r).getType())
+      return emitOpError() << "expected result " << r
+                           << " in place of an input of its type, found "
+                           << input;
+    if (llvm::count(*inPlace, input) > 1)
+      return emitOpError() << "expected input " << input
+                           << " to hold at most one result in place";
+  }
+  return success();
+}
+
 LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   auto kernel = symbolTable.lookupNearestSymbolFrom<FunctionOpInterface>(
       *this, getKernelAttr());

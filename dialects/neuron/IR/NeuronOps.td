@@ -619,16 +619,32 @@ def Neuron_LaunchOp : Neuron_Op<"launch", [Pure,
     `convert-neuron-to-nisa`, its nisa form: one HBM buffer of the same shape
     and element type per input, then one per result.
 
+    `in_place` gives, per result, the input whose buffer the kernel writes
+    it into, or -1: that input is read by this launch alone and is gone
+    after it (a KV cache updated at a position, with no copy of the rest).
+    The executable records the result and the input as one tensor.
+
     ```mlir
     %y = neuron.launch @layer(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %c = neuron.launch @write(%cache, %row, %pos) {in_place = array<i64: 0>}
+        : (tensor<16x64xf32>, tensor<1x64xf32>, tensor<i32>) -> tensor<16x64xf32>
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
-                   Variadic<AnyRankedTensor>:$inputs);
+                   Variadic<AnyRankedTensor>:$inputs,
+                   OptionalAttr<DenseI64ArrayAttr>:$in_place);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::TypeRange":$results, "::llvm::StringRef":$kernel,
+                   "::mlir::ValueRange":$inputs), [{
+      build($_builder, $_state, results, kernel, inputs,
+            ::mlir::DenseI64ArrayAttr());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 def Neuron_CustomKernelOp : Neuron_Op<"custom_kernel", [Pure,

@@ -912,6 +912,39 @@ func.func @pad_i1(%x: tensor<4xi1>) -> tensor<6xi1> {
 
 // -----
 
+func.func private @two_results(tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+
+// A launch's in_place has one entry per result.
+func.func @launch_in_place_count(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'neuron.launch' op expected one 'in_place' entry per result (2), found 1}}
+  %0:2 = neuron.launch @two_results(%a, %b) {in_place = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func private @two_results(tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+
+// A launch holds a result in place of an input that exists.
+func.func @launch_in_place_input(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'neuron.launch' op expected result 1 in place of an input of its type, found 2}}
+  %0:2 = neuron.launch @two_results(%a, %b) {in_place = array<i64: -1, 2>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0 : tensor<4xf32>
+}
+
+// -----
+
+func.func private @two_results(tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+
+// An input holds at most one result in place.
+func.func @launch_in_place_twice(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'neuron.launch' op expected input 0 to hold at most one result in place}}
+  %0:2 = neuron.launch @two_results(%a, %b) {in_place = array<i64: 0, 0>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %0#0 : tensor<4xf32>
+}
+
+// -----
+
 // dynamic_update_slice's axis is in range.
 func.func @dynamic_update_axis(%row: tensor<1x8xf32>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
   // expected-error@+1 {{'neuron.dynamic_update_slice' op expected axis in [0, 2), found 2}}

@@ -24,3 +24,25 @@ func.func @write_at_i64(%cache: tensor<16x4xf32>, %row: tensor<1x4xf32>, %pos: t
   %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x4xf32>, tensor<16x4xf32>, tensor<i64>) -> tensor<16x4xf32>
   return %0 : tensor<16x4xf32>
 }
+
+// -----
+
+// Tests a result written in place of its input (neuron.in_place, set by
+// neuron-outline-kernels): the update goes straight into the input's
+// buffer, which the rest of the kernel reads as the result; nothing copies
+// the cache, and the output argument is left to the executable, which
+// binds it to the input's tensor.
+// CHECK-LABEL: func.func @write_in_place
+// CHECK-SAME: (%[[CACHE:.*]]: memref<16x64xf32, #nisa.memory<hbm>>, %[[ROW:.*]]: memref<1x64xf32, #nisa.memory<hbm>>, %{{.*}}: memref<i32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<16x64xf32, #nisa.memory<hbm>>, %{{.*}}: memref<16x64xf32, #nisa.memory<hbm>>)
+// CHECK-NOT: nisa.dma_copy %[[CACHE]], %[[OUT]]
+// CHECK: %[[WINDOW:.*]] = memref.subview %[[CACHE]][0, 0] [1, 64] [1, 1]
+// CHECK: nisa.dma_copy %[[ROW]], %[[WINDOW]] queue {{[0-9]+}} offset %{{.*}} dim 0 limit 15
+// CHECK: memref.reinterpret_cast %[[CACHE]]
+// CHECK: nisa.activation <exp>
+// CHECK-NOT: %[[OUT]]
+// CHECK: return
+func.func @write_in_place(%cache: tensor<16x64xf32>, %row: tensor<1x64xf32>, %pos: tensor<i32>) -> (tensor<16x64xf32> {neuron.in_place = 0 : i64}, tensor<16x64xf32>) {
+  %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+  %1 = neuron.exp %0 : tensor<16x64xf32>
+  return %0, %1 : tensor<16x64xf32>, tensor<16x64xf32>
+}

@@ -79,4 +79,3 @@ func.func @i64_indices(%t: tensor<100x8xf32>, %i: tensor<4xi64>) -> tensor<4x8xf
   %0 = neuron.gather %t[%i] axis 0 : (tensor<100x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
-
