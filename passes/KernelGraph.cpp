@@ -535,7 +535,7 @@ FailureOr<TileAccess> KernelGraph::tileAccess(size_t i, Value tile,
     // A start moved at run time reaches anywhere its limit allows.
     SmallVector<int64_t> reach(type.getShape());
     if (auto dma = dyn_cast<DmaCopyOp>(op); dma && dma.getMovedSide() == tile)
-      reach[*dma.getDim()] += *dma.getLimit();
+      reach[*dma.getMovedDim()] += *dma.getLimit();
     a.runs = elementRuns(reach, strides);
     return a;
   }

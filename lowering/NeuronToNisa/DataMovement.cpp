@@ -367,9 +367,10 @@ struct DynamicUpdateSliceToDma : NisaPattern<DynamicUpdateSliceOp> {
         KernelLowering::view(rewriter, loc, out, origin, update.getShape());
     nisa::DmaCopyOp::create(
         rewriter, loc, adaptor.getUpdate(), offset, window,
-        rewriter.getI64IntegerAttr(0), rewriter.getI64IntegerAttr(axis),
+        rewriter.getI64IntegerAttr(0),
         rewriter.getI64IntegerAttr(dest.getDimSize(axis) -
-                                   update.getDimSize(axis)));
+                                   update.getDimSize(axis)),
+        /*src_dim=*/IntegerAttr(), rewriter.getI64IntegerAttr(axis));
     k.markTiling(offset, op, "offset", {1, 1});
     rewriter.replaceOp(op, out);
     return success();

@@ -275,7 +275,8 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
                       cast<MemRefType>(moved.getType()), strides, offset)) ||
                   failed(add("offset", o.getOffset())))
                 return failure();
-              inst["offset_stride"] = strides[*o.getDim()];
+              inst["offset_moves"] = moved == o.getSrc() ? "src" : "dst";
+              inst["offset_stride"] = strides[*o.getMovedDim()];
               inst["offset_limit"] = *o.getLimit();
             }
             return success(succeeded(add("src", o.getSrc())) &&

@@ -861,8 +861,8 @@ static absl::Status readSync(ObjectReader &r, const Scope &scope,
   return absl::OkStatus();
 }
 
-/// A dma_copy's optional `offset` tile with its `offset_stride` and
-/// `offset_limit`: the moved side must be in HBM and stay below element
+/// A dma_copy's optional `offset` tile with its `offset_moves`,
+/// `offset_stride` and `offset_limit`: the moved side must be in HBM and stay below element
 /// 2^40 at every start the limit allows.
 static absl::Status readDynamicStart(ObjectReader &r, const Scope &scope,
                                      Instruction &inst) {
@@ -876,9 +876,14 @@ static absl::Status readDynamicStart(ObjectReader &r, const Scope &scope,
                    absl::StrFormat("%d %s elements", offset.elements,
                                    dtypeName(offset.dtype)));
   inst.offset = std::move(offset);
+  std::string moves;
+  NEURON_RETURN_IF_ERROR(r.string("offset_moves", moves));
+  if (moves != "src" && moves != "dst")
+    return r.error("offset_moves", "one of src dst", foundString(moves));
+  inst.offsetMovesSrc = moves == "src";
   if (movedSide(inst).space != MemorySpace::Hbm)
-    return r.error("offset", "a transfer with an HBM side to move",
-                   "src and dst on chip");
+    return r.error("offset_moves", "the side of an HBM tile",
+                   foundString(moves));
   NEURON_RETURN_IF_ERROR(r.integer("offset_stride",
                                    "an element stride in [0, 2^40]", 0,
                                    kMaxElements, inst.offsetStride));

@@ -242,9 +242,11 @@ struct Instruction {
   /// tensor_scalar: the [P, 1] per-partition scalars, when not an immediate.
   std::optional<TileRef> scalars;
   /// dma_copy: a one-element i32 SBUF tile whose value v, read when the
-  /// transfer starts, moves the start of movedSide() by v * offsetStride
-  /// elements; v must lie in [0, offsetLimit].
+  /// transfer starts, moves the start of movedSide() (src when
+  /// offsetMovesSrc, else dst) by v * offsetStride elements; v must lie in
+  /// [0, offsetLimit].
   std::optional<TileRef> offset;
+  bool offsetMovesSrc = false;
   int64_t offsetStride = 0, offsetLimit = 0;
   bool accumulate = false;
   /// matmul: loop levels over which it accumulates: on the iterations where
@@ -265,10 +267,9 @@ struct Instruction {
   std::optional<double> startNs, endNs;
 };
 
-/// A dma_copy's side whose start its `offset` moves: dst when in HBM, else
-/// src.
+/// A dma_copy's side whose start its `offset` moves.
 inline const TileRef &movedSide(const Instruction &inst) {
-  return inst.dst.space == MemorySpace::Hbm ? inst.dst : inst.src;
+  return inst.offsetMovesSrc ? inst.src : inst.dst;
 }
 
 /// Every element movedSide(inst) may touch over the starts its offset

@@ -299,18 +299,17 @@ LogicalResult DmaCopyOp::verify() {
 Value DmaCopyOp::getMovedSide() {
   if (!getOffset())
     return {};
-  return getMemorySpace(getDst().getType()) == MemorySpace::hbm ? getDst()
-                                                                : getSrc();
+  return getSrcDim() ? getSrc() : getDst();
 }
 
-/// `offset` with `dim` and `limit`: a one-element i32 SBUF tile moving the
-/// start of the destination (when in HBM) or the source (in HBM) along one
-/// of its dimensions.
+/// `offset` with `limit` and one of `src_dim` and `dst_dim`: a one-element
+/// i32 SBUF tile moving the start of that HBM side along that dimension.
 LogicalResult DmaCopyOp::verifyDynamicStart() {
+  bool dims = getSrcDim() || getDstDim();
   if (!getOffset())
-    return getDim() || getLimit()
-               ? emitOpError() << "expected 'dim' and 'limit' only with an "
-                                  "'offset' tile"
+    return dims || getLimit()
+               ? emitOpError() << "expected 'limit', 'src_dim' and "
+                                  "'dst_dim' only with an 'offset' tile"
                : success();
   if (failed(verifyTile(*this, "the offset", getOffset(), kSbuf)))
     return failure();
@@ -318,14 +317,18 @@ LogicalResult DmaCopyOp::verifyDynamicStart() {
   if (offset.getNumElements() != 1 || !offset.getElementType().isInteger(32))
     return emitOpError() << "expected a one-element i32 offset tile, found "
                          << offset;
-  if (!getDim() || !getLimit())
-    return emitOpError() << "expected 'dim' and 'limit' with an 'offset' tile";
-  if (getMemorySpace(getMovedSide().getType()) != MemorySpace::hbm)
-    return emitOpError() << "expected an HBM side for the offset to move";
+  if (!getLimit() || bool(getSrcDim()) == bool(getDstDim()))
+    return emitOpError() << "expected a 'limit' and one of 'src_dim' and "
+                            "'dst_dim' with an 'offset' tile";
   auto moved = cast<MemRefType>(getMovedSide().getType());
-  if (int64_t(*getDim()) >= moved.getRank())
-    return emitOpError() << "expected 'dim' below the HBM side's rank "
-                         << moved.getRank() << ", found " << *getDim();
+  StringRef side = getSrcDim() ? "source" : "destination";
+  if (getMemorySpace(moved) != MemorySpace::hbm)
+    return emitOpError() << "expected the " << side
+                         << " the offset moves in HBM";
+  if (int64_t(*getMovedDim()) >= moved.getRank())
+    return emitOpError() << "expected the moved dimension below the " << side
+                         << "'s rank " << moved.getRank() << ", found "
+                         << *getMovedDim();
   return success();
 }
 

@@ -262,42 +262,48 @@ def Nisa_DmaCopyOp : Nisa_EngineOp<"dma_copy", "dma"> {
     the core (so the transfers of a loop move side by side), and completes
     them in program order; the queues take free engines in turn.
 
-    With `offset`, the start of `dst` (of `src` when `dst` is on chip),
-    which must be in HBM, moves at run time: by `v` steps of its dimension
-    `dim`, where `v` is the i32 in the [1, 1] SBUF tile
-    `offset` when the transfer starts (a dynamic start address, as NKI's
-    `dma_copy` takes with descriptor generation on the device). `v` must
-    lie in [0, limit]; any other value stops the run with an error naming
-    the instruction and the value, before a byte moves. A KV cache written
-    at the decode step's position is one such transfer.
+    With `offset`, the start of one HBM side moves at run time: of `dst`
+    along its dimension `dst_dim`, or of `src` along `src_dim`, by `v`
+    steps, where `v` is the i32 in the one-element SBUF tile `offset` when
+    the transfer starts (a dynamic start address, as NKI's `dma_copy` takes
+    with descriptor generation on the device). `v` must lie in
+    [0, limit]; any other value stops the run with an error naming the
+    instruction and the value, before a byte moves. A KV cache written at
+    a decode step's position, or a table row read at it, is one such
+    transfer.
 
     ```mlir
     nisa.dma_copy %h, %s queue 0 : memref<128x512xbf16, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
-    nisa.dma_copy %row, %cache queue 1 offset %pos dim 0 limit 15 : memref<1x64xf32, #nisa.memory<hbm>>,
+    nisa.dma_copy %row, %cache queue 1 offset %pos limit 15 dst_dim 0 : memref<1x64xf32, #nisa.memory<hbm>>,
         memref<1x64xf32, strided<[64, 1]>, #nisa.memory<hbm>>, memref<1x1xi32, #nisa.memory<sbuf>>
     ```
   }];
   let arguments = (ins Nisa_Tile:$src, Optional<Nisa_Tile>:$offset,
                    Nisa_Tile:$dst,
                    ConfinedAttr<I64Attr, [IntNonNegative]>:$queue,
-                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$dim,
-                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$limit);
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$limit,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$src_dim,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$dst_dim);
   let assemblyFormat = [{
-    $src `,` $dst `queue` $queue
-    (`offset` $offset^ `dim` $dim `limit` $limit)? attr-dict
+    $src `,` $dst `queue` $queue (`offset` $offset^ `limit` $limit)?
+    (`src_dim` $src_dim^)? (`dst_dim` $dst_dim^)? attr-dict
     `:` type($src) `,` type($dst) (`,` type($offset)^)?
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$src, "::mlir::Value":$dst,
                    "::mlir::IntegerAttr":$queue), [{
       build($_builder, $_state, src, ::mlir::Value(), dst, queue,
-            ::mlir::IntegerAttr(), ::mlir::IntegerAttr());
+            ::mlir::IntegerAttr(), ::mlir::IntegerAttr(),
+            ::mlir::IntegerAttr());
     }]>
   ];
   let extraClassDeclaration = [{
-    /// The side whose start `offset` moves: `dst` when it is in HBM, else
-    /// `src`; null without an offset.
+    /// The side whose start `offset` moves (`src` with `src_dim`, `dst`
+    /// with `dst_dim`) and the dimension; null without an offset.
     ::mlir::Value getMovedSide();
+    std::optional<uint64_t> getMovedDim() {
+      return getSrcDim() ? getSrcDim() : getDstDim();
+    }
     ::mlir::LogicalResult verifyDynamicStart();
   }];
 }

@@ -432,7 +432,7 @@ func.func @tiling_without_tile() {
 // Tests a start offset that is not one i32.
 func.func @dynamic_start_type(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #hbm>, %pos: memref<1x2xi32, #sbuf>) {
   // expected-error@+1 {{'nisa.dma_copy' op expected a one-element i32 offset tile, found 'memref<1x2xi32, #nisa.memory<sbuf>>'}}
-  nisa.dma_copy %a, %b queue 0 offset %pos dim 0 limit 3 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x2xi32, #sbuf>
+  nisa.dma_copy %a, %b queue 0 offset %pos limit 3 dst_dim 0 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x2xi32, #sbuf>
   return
 }
 
@@ -444,7 +444,7 @@ func.func @dynamic_start_type(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #h
 // Tests a start offset held in HBM.
 func.func @dynamic_start_in_hbm(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #hbm>, %pos: memref<1x1xi32, #hbm>) {
   // expected-error@+1 {{'nisa.dma_copy' op expected the offset in sbuf, found hbm}}
-  nisa.dma_copy %a, %b queue 0 offset %pos dim 0 limit 3 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x1xi32, #hbm>
+  nisa.dma_copy %a, %b queue 0 offset %pos limit 3 dst_dim 0 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x1xi32, #hbm>
   return
 }
 
@@ -452,10 +452,10 @@ func.func @dynamic_start_in_hbm(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, 
 
 #sbuf = #nisa.memory<sbuf>
 
-// Tests a start offset with no HBM side to move.
+// Tests a start offset moving a side on chip.
 func.func @dynamic_start_on_chip(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #sbuf>, %pos: memref<1x1xi32, #sbuf>) {
-  // expected-error@+1 {{'nisa.dma_copy' op expected an HBM side for the offset to move}}
-  nisa.dma_copy %a, %b queue 0 offset %pos dim 0 limit 3 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #sbuf>, memref<1x1xi32, #sbuf>
+  // expected-error@+1 {{'nisa.dma_copy' op expected the destination the offset moves in HBM}}
+  nisa.dma_copy %a, %b queue 0 offset %pos limit 3 dst_dim 0 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #sbuf>, memref<1x1xi32, #sbuf>
   return
 }
 
@@ -466,8 +466,8 @@ func.func @dynamic_start_on_chip(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32,
 
 // Tests a start offset moving a dimension the HBM side lacks.
 func.func @dynamic_start_dim(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #hbm>, %pos: memref<1x1xi32, #sbuf>) {
-  // expected-error@+1 {{'nisa.dma_copy' op expected 'dim' below the HBM side's rank 2, found 2}}
-  nisa.dma_copy %a, %b queue 0 offset %pos dim 2 limit 3 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x1xi32, #sbuf>
+  // expected-error@+1 {{'nisa.dma_copy' op expected the moved dimension below the destination's rank 2, found 2}}
+  nisa.dma_copy %a, %b queue 0 offset %pos limit 3 dst_dim 2 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x1xi32, #sbuf>
   return
 }
 
@@ -478,7 +478,19 @@ func.func @dynamic_start_dim(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #hb
 
 // Tests a limit without a start offset.
 func.func @limit_without_offset(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #hbm>) {
-  // expected-error@+1 {{'nisa.dma_copy' op expected 'dim' and 'limit' only with an 'offset' tile}}
+  // expected-error@+1 {{'nisa.dma_copy' op expected 'limit', 'src_dim' and 'dst_dim' only with an 'offset' tile}}
   nisa.dma_copy %a, %b queue 0 {limit = 3 : i64} : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a start offset naming both sides.
+func.func @dynamic_start_both_sides(%a: memref<1x8xf32, #hbm>, %b: memref<1x8xf32, #hbm>, %pos: memref<1x1xi32, #sbuf>) {
+  // expected-error@+1 {{'nisa.dma_copy' op expected a 'limit' and one of 'src_dim' and 'dst_dim' with an 'offset' tile}}
+  nisa.dma_copy %a, %b queue 0 offset %pos limit 3 src_dim 0 dst_dim 0 : memref<1x8xf32, #hbm>, memref<1x8xf32, #hbm>, memref<1x1xi32, #sbuf>
   return
 }

@@ -63,14 +63,14 @@ func.func @select_by_mask(%m: memref<128x64xi1, #sbuf>, %a: memref<128x64xbf16, 
 // -----
 
 // CHECK-LABEL: func.func @dynamic_start
-// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 1 offset %{{.*}} dim 0 limit 15 : memref<1x64xf32, #nisa.memory<sbuf>>, memref<1x64xf32, strided<[64, 1]>, #nisa.memory<hbm>>, memref<1x1xi32, #nisa.memory<sbuf>>
-// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 2 offset %{{.*}} dim 1 limit 3 : memref<2x4x8xf32, strided<[64, 8, 1]>, #nisa.memory<hbm>>, memref<2x32xf32, #nisa.memory<sbuf>>, memref<1x1xi32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 1 offset %{{.*}} limit 15 dst_dim 0 : memref<1x64xf32, #nisa.memory<sbuf>>, memref<1x64xf32, strided<[64, 1]>, #nisa.memory<hbm>>, memref<1x1xi32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 2 offset %{{.*}} limit 3 src_dim 1 : memref<2x4x8xf32, strided<[64, 8, 1]>, #nisa.memory<hbm>>, memref<2x32xf32, #nisa.memory<sbuf>>, memref<1x1xi32, #nisa.memory<sbuf>>
 func.func @dynamic_start(%row: memref<1x64xf32, #nisa.memory<sbuf>>,
                          %cache: memref<1x64xf32, strided<[64, 1]>, #nisa.memory<hbm>>,
                          %pos: memref<1x1xi32, #nisa.memory<sbuf>>,
                          %window: memref<2x4x8xf32, strided<[64, 8, 1]>, #nisa.memory<hbm>>,
                          %tile: memref<2x32xf32, #nisa.memory<sbuf>>) {
-  nisa.dma_copy %row, %cache queue 1 offset %pos dim 0 limit 15 : memref<1x64xf32, #nisa.memory<sbuf>>, memref<1x64xf32, strided<[64, 1]>, #nisa.memory<hbm>>, memref<1x1xi32, #nisa.memory<sbuf>>
-  nisa.dma_copy %window, %tile queue 2 offset %pos dim 1 limit 3 : memref<2x4x8xf32, strided<[64, 8, 1]>, #nisa.memory<hbm>>, memref<2x32xf32, #nisa.memory<sbuf>>, memref<1x1xi32, #nisa.memory<sbuf>>
+  nisa.dma_copy %row, %cache queue 1 offset %pos limit 15 dst_dim 0 : memref<1x64xf32, #nisa.memory<sbuf>>, memref<1x64xf32, strided<[64, 1]>, #nisa.memory<hbm>>, memref<1x1xi32, #nisa.memory<sbuf>>
+  nisa.dma_copy %window, %tile queue 2 offset %pos limit 3 src_dim 1 : memref<2x4x8xf32, strided<[64, 8, 1]>, #nisa.memory<hbm>>, memref<2x32xf32, #nisa.memory<sbuf>>, memref<1x1xi32, #nisa.memory<sbuf>>
   return
 }

@@ -11,7 +11,7 @@
 // CHECK: nisa.dma_copy %[[P]], %[[AT]]
 // CHECK: nisa.dma_copy %[[DEST]], %[[OUT]]
 // CHECK: %[[WINDOW:.*]] = memref.subview %[[OUT]][0, 0, 0] [2, 3, 4] [1, 1, 1]
-// CHECK: nisa.dma_copy %[[ROWS]], %[[WINDOW]] queue {{[0-9]+}} offset %[[AT]] dim 1 limit 13
+// CHECK: nisa.dma_copy %[[ROWS]], %[[WINDOW]] queue {{[0-9]+}} offset %[[AT]] limit 13 dst_dim 1
 func.func @write_rows(%cache: tensor<2x16x4xbf16>, %rows: tensor<2x3x4xbf16>, %pos: tensor<i32>) -> tensor<2x16x4xbf16> {
   %0 = neuron.dynamic_update_slice %rows into %cache[%pos] axis 1 : (tensor<2x3x4xbf16>, tensor<2x16x4xbf16>, tensor<i32>) -> tensor<2x16x4xbf16>
   return %0 : tensor<2x16x4xbf16>
@@ -36,7 +36,7 @@ func.func @write_at_i64(%cache: tensor<16x4xf32>, %row: tensor<1x4xf32>, %pos: t
 // CHECK-SAME: (%[[CACHE:.*]]: memref<16x64xf32, #nisa.memory<hbm>>, %[[ROW:.*]]: memref<1x64xf32, #nisa.memory<hbm>>, %{{.*}}: memref<i32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<16x64xf32, #nisa.memory<hbm>>, %{{.*}}: memref<16x64xf32, #nisa.memory<hbm>>)
 // CHECK-NOT: nisa.dma_copy %[[CACHE]], %[[OUT]]
 // CHECK: %[[WINDOW:.*]] = memref.subview %[[CACHE]][0, 0] [1, 64] [1, 1]
-// CHECK: nisa.dma_copy %[[ROW]], %[[WINDOW]] queue {{[0-9]+}} offset %{{.*}} dim 0 limit 15
+// CHECK: nisa.dma_copy %[[ROW]], %[[WINDOW]] queue {{[0-9]+}} offset %{{.*}} limit 15 dst_dim 0
 // CHECK: memref.reinterpret_cast %[[CACHE]]
 // CHECK: nisa.activation <exp>
 // CHECK-NOT: %[[OUT]]

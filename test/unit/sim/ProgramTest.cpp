@@ -322,6 +322,7 @@ TEST(ProgramTest, DmaCopyStartOffset) {
   inst(m, 2)["offset"] = {{"space", "sbuf"},  {"partition", 0},
                           {"offset", 0},      {"shape", {1, 1}},
                           {"dtype", "i32"}};
+  inst(m, 2)["offset_moves"] = "dst";
   inst(m, 2)["offset_stride"] = 4;
   inst(m, 2)["offset_limit"] = 3;
   absl::StatusOr<Program> program = parseProgram(m);
@@ -352,11 +353,14 @@ TEST(ProgramTest, DmaCopyStartOffset) {
             std::string::npos)
       << errorOf(bad);
   bad = m;
-  inst(bad, 2)["dst"] = inst(bad, 2)["src"];
-  inst(bad, 2)["dst"]["offset"] = 128;
-  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[2].offset: "
-                          "expected a transfer with an HBM side to move, "
-                          "found src and dst on chip");
+  inst(bad, 2)["offset_moves"] = "src";
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[2].offset_moves: "
+                          "expected the side of an HBM tile, found a string "
+                          "\"src\"");
+  bad = m;
+  inst(bad, 2)["offset_moves"] = "both";
+  EXPECT_EQ(errorOf(bad), "manifest: kernels[0].instructions[2].offset_moves: "
+                          "expected one of src dst, found a string \"both\"");
 }
 
 /// The base manifest with a select (instruction 1) of two SBUF tiles by an

@@ -781,7 +781,7 @@ json cacheWriteManifest() {
                  "strides": [18, 3, 1], "dtype": "f32"},
          "offset": {"space": "sbuf", "partition": 0, "offset": 0,
                     "shape": [1, 1], "dtype": "i32"},
-         "offset_stride": 3, "offset_limit": 5}]}],
+         "offset_moves": "dst", "offset_stride": 3, "offset_limit": 5}]}],
     "program": [{"kernel": "write", "bindings": [0, 1, 2]}]})json");
 }
 
