@@ -105,7 +105,7 @@ static SmallVector<int64_t> integersOf(Attribute attr) {
 
 /// Whether operand `index` of `op` holds indices rather than data.
 static bool isIndexOperand(Operation *op, unsigned index) {
-  return (isa<GatherOp>(op) && index == 1) ||
+  return (isa<GatherOp, DynamicSliceOp>(op) && index == 1) ||
          (isa<DynamicUpdateSliceOp>(op) && index == 2);
 }
 

@@ -63,10 +63,16 @@ static bool isExactInt8Matmul(MatmulTy op) {
 
 /// The operand of `op` holding indices, and what the warning calls them.
 static OpOperand &indexOperand(GatherOp op) { return op.getIndicesMutable(); }
+static OpOperand &indexOperand(DynamicSliceOp op) {
+  return op.getOffsetMutable();
+}
 static OpOperand &indexOperand(DynamicUpdateSliceOp op) {
   return op.getOffsetMutable();
 }
 static StringRef indexName(GatherOp) { return "gather indices"; }
+static StringRef indexName(DynamicSliceOp) {
+  return "the dynamic slice's offset";
+}
 static StringRef indexName(DynamicUpdateSliceOp) {
   return "the dynamic update's offset";
 }
@@ -78,7 +84,7 @@ bool mlir::neuron::hasDecomposition(Operation *op) {
       .Case<ReduceMeanOp, SoftmaxOp, LayerNormOp, RmsNormOp, GeluOp, SiluOp,
             SigmoidOp>([](auto) { return true; })
       .Case([](PowOp pow) { return smallExponent(pow).has_value(); })
-      .Case<GatherOp, DynamicUpdateSliceOp>([](auto op) {
+      .Case<GatherOp, DynamicSliceOp, DynamicUpdateSliceOp>([](auto op) {
         return cast<RankedTensorType>(indexOperand(op).get().getType())
             .getElementType()
             .isInteger(64);
@@ -422,7 +428,8 @@ struct DecomposeGelu : CoverageRewrite<GeluOp> {
   }
 };
 
-/// i64 indices (a gather's, a dynamic update's offset) narrowed to i32 by
+/// i64 indices (a gather's, a dynamic slice's or update's offset) narrowed
+/// to i32 by
 /// a neuron.cast before the op.
 template <typename OpTy> struct NarrowIndices : CoverageRewrite<OpTy> {
   using CoverageRewrite<OpTy>::CoverageRewrite;
@@ -486,6 +493,7 @@ void mlir::neuron::populateCoverageDecompositions(
   patterns.add<DecomposeMean, DecomposePow, DecomposeSoftmax,
                DecomposeLayerNorm, DecomposeRmsNorm, DecomposeSigmoid,
                DecomposeSilu, DecomposeGelu, NarrowIndices<GatherOp>,
+               NarrowIndices<DynamicSliceOp>,
                NarrowIndices<DynamicUpdateSliceOp>,
                WidenInt8Matmul<MatmulOp>, WidenInt8Matmul<BatchMatmulOp>>(
       patterns.getContext(), checker, log);

@@ -4,8 +4,9 @@
 // (expand/collapse_shape), static slices, concatenation (tensor.concat and
 // the insert_slice chains that spell it), constant padding, constants,
 // embedding lookups written as linalg.generic around tensor.extract, and
-// writes at a position read at run time (insert_slice, or a generic
-// selecting by index) as neuron.dynamic_update_slice.
+// reads and writes at a position read at run time (extract_slice as
+// neuron.dynamic_slice; insert_slice, or a generic selecting by index, as
+// neuron.dynamic_update_slice).
 //
 //===----------------------------------------------------------------------===//
 
@@ -314,6 +315,52 @@ struct RaiseGather : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// For a slice of `whole` whose one dynamic offset is read at run time
+/// (positionTensor), every other offset 0 and size whole, and every stride
+/// 1: that dimension and the position tensor; nullopt otherwise.
+static std::optional<std::pair<int64_t, Value>>
+dynamicWindow(OffsetSizeAndStrideOpInterface slice, RankedTensorType whole) {
+  if (slice.getOffsets().size() != 1 || !slice.getSizes().empty() ||
+      !slice.getStrides().empty() ||
+      llvm::any_of(slice.getStaticStrides(), [](int64_t s) { return s != 1; }))
+    return std::nullopt;
+  Value position = positionTensor(slice.getOffsets().front());
+  if (!position)
+    return std::nullopt;
+  int64_t axis = -1;
+  for (auto [d, offset] : llvm::enumerate(slice.getStaticOffsets())) {
+    if (ShapedType::isDynamic(offset))
+      axis = d;
+    else if (offset != 0 || slice.getStaticSizes()[d] != whole.getDimSize(d))
+      return std::nullopt; // not whole along a static dimension
+  }
+  return std::make_pair(axis, position);
+}
+
+/// `tensor.extract_slice` at a position read at run time along one
+/// dimension, whole along the others: a RoPE table read at the step's
+/// position.
+struct RaiseDynamicExtractSlice : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType source = op.getSourceType();
+    if (!isMovable(source) || !isMovable(op.getType()))
+      return failure();
+    std::optional<std::pair<int64_t, Value>> window =
+        dynamicWindow(op, source);
+    if (!window)
+      return failure();
+    Location loc = op.getLoc();
+    Value slice = DynamicSliceOp::create(
+        rewriter, loc, source.clone(op.getStaticSizes()), op.getSource(),
+        window->second, window->first);
+    rewriter.replaceOp(op, reshapeIfNeeded(rewriter, loc, slice,
+                                           op.getType().getShape()));
+    return success();
+  }
+};
+
 /// `tensor.insert_slice` at a position read at run time along one
 /// dimension, the slice whole along the others: a KV cache write.
 struct RaiseDynamicInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
@@ -321,26 +368,16 @@ struct RaiseDynamicInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
   LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
                                 PatternRewriter &rewriter) const override {
     RankedTensorType dest = op.getDestType();
-    if (!isMovable(dest) || !isMovable(op.getSourceType()) ||
-        op.getOffsets().size() != 1 || !op.getSizes().empty() ||
-        !op.getStrides().empty() ||
-        llvm::any_of(op.getStaticStrides(), [](int64_t s) { return s != 1; }))
+    if (!isMovable(dest) || !isMovable(op.getSourceType()))
       return failure();
-    Value position = positionTensor(op.getOffsets().front());
-    if (!position)
+    std::optional<std::pair<int64_t, Value>> window = dynamicWindow(op, dest);
+    if (!window)
       return failure();
-    int64_t axis = -1;
-    for (auto [d, offset] : llvm::enumerate(op.getStaticOffsets())) {
-      if (ShapedType::isDynamic(offset))
-        axis = d;
-      else if (offset != 0 || op.getStaticSizes()[d] != dest.getDimSize(d))
-        return failure(); // not whole along a static dimension
-    }
     Location loc = op.getLoc();
     Value update = reshapeIfNeeded(rewriter, loc, op.getSource(),
                                    op.getStaticSizes());
     rewriter.replaceOpWithNewOp<DynamicUpdateSliceOp>(
-        op, dest, update, op.getDest(), position, axis);
+        op, dest, update, op.getDest(), window->second, window->first);
     return success();
   }
 };
@@ -434,6 +471,7 @@ void mlir::neuron::populateTensorOpPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseConstant, RaiseReshape<tensor::ExpandShapeOp>,
                RaiseReshape<tensor::CollapseShapeOp>, RaiseExtractSlice,
                RaiseConcat, RaiseInsertSliceChain, RaisePad, RaiseGather,
-               RaiseDynamicInsertSlice, RaiseSelectAtPosition>(
+               RaiseDynamicExtractSlice, RaiseDynamicInsertSlice,
+               RaiseSelectAtPosition>(
       patterns.getContext());
 }

@@ -335,9 +335,66 @@ struct GatherRows : NisaPattern<GatherOp> {
   }
 };
 
-/// dynamic_update_slice: the offset loaded into SBUF as one i32, `dest`
-/// copied to the result's buffer, and the update copied into the window at
-/// the offset by one transfer whose destination start moves along `axis` at
+/// The one-element i32 offset of a dynamic slice or update, loaded into
+/// SBUF; an error naming `op` for another type.
+static FailureOr<Value> loadOffset(KernelLowering &k, OpBuilder &b,
+                                   Operation *op, Value offset,
+                                   Value offsetBuffer) {
+  Type element = cast<RankedTensorType>(offset.getType()).getElementType();
+  if (!element.isInteger(32))
+    return op->emitError() << "convert-neuron-to-nisa: expected an i32 "
+                              "offset, found "
+                           << element
+                           << " (fallback=decompose narrows i64 offsets)";
+  Location loc = op->getLoc();
+  Value tile =
+      k.tile(b, loc, nisa::MemorySpace::sbuf, {1, 1}, b.getI32Type());
+  k.dma(b, loc, KernelLowering::reinterpret(b, loc, offsetBuffer, {1, 1}),
+        tile);
+  k.markTiling(tile, op, "offset", {1, 1});
+  return tile;
+}
+
+/// The window of `buffer` (of `whole`'s shape) at its origin with the
+/// shape of `part`: where a transfer whose start moves along the axis
+/// begins.
+static Value originWindow(OpBuilder &b, Location loc, Value buffer,
+                          RankedTensorType whole, RankedTensorType part) {
+  SmallVector<OpFoldResult> origin(whole.getRank(), b.getIndexAttr(0));
+  return KernelLowering::view(b, loc, buffer, origin, part.getShape());
+}
+
+/// dynamic_slice: one transfer from the input's window at the origin into
+/// the result, its source start moved along `axis` at run time, at most
+/// input[axis] - result[axis] positions.
+struct DynamicSliceToDma : NisaPattern<DynamicSliceOp> {
+  using NisaPattern::NisaPattern;
+  LogicalResult
+  matchAndRewrite(DynamicSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType input = op.getInput().getType(), result = op.getType();
+    FailureOr<Value> offset =
+        loadOffset(k, rewriter, op, op.getOffset(), adaptor.getOffset());
+    if (failed(offset))
+      return failure();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    int64_t axis = op.getAxis();
+    nisa::DmaCopyOp::create(
+        rewriter, loc,
+        originWindow(rewriter, loc, adaptor.getInput(), input, result),
+        *offset, out, rewriter.getI64IntegerAttr(0),
+        rewriter.getI64IntegerAttr(input.getDimSize(axis) -
+                                   result.getDimSize(axis)),
+        rewriter.getI64IntegerAttr(axis), /*dst_dim=*/IntegerAttr());
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
+/// dynamic_update_slice: `dest` copied to the result's buffer (unless the
+/// result is written in place of it), then one transfer of the update into
+/// the window at the origin, its destination start moved along `axis` at
 /// run time, at most dest[axis] - update[axis] positions.
 struct DynamicUpdateSliceToDma : NisaPattern<DynamicUpdateSliceOp> {
   using NisaPattern::NisaPattern;
@@ -347,31 +404,21 @@ struct DynamicUpdateSliceToDma : NisaPattern<DynamicUpdateSliceOp> {
     Location loc = op.getLoc();
     RankedTensorType dest = op.getDest().getType(),
                      update = op.getUpdate().getType();
-    if (!op.getOffset().getType().getElementType().isInteger(32))
-      return op.emitError() << "convert-neuron-to-nisa: expected an i32 "
-                               "offset, found "
-                            << op.getOffset().getType().getElementType()
-                            << " (fallback=decompose narrows i64 offsets)";
-    Value offset = k.tile(rewriter, loc, nisa::MemorySpace::sbuf, {1, 1},
-                          rewriter.getI32Type());
-    k.dma(rewriter, loc,
-          KernelLowering::reinterpret(rewriter, loc, adaptor.getOffset(),
-                                      {1, 1}),
-          offset);
+    FailureOr<Value> offset =
+        loadOffset(k, rewriter, op, op.getOffset(), adaptor.getOffset());
+    if (failed(offset))
+      return failure();
     Value out = k.resultBuffer(rewriter, op.getResult());
     if (out != adaptor.getDest())
       k.dma(rewriter, loc, adaptor.getDest(), out);
     int64_t axis = op.getAxis();
-    SmallVector<OpFoldResult> origin(dest.getRank(), rewriter.getIndexAttr(0));
-    Value window =
-        KernelLowering::view(rewriter, loc, out, origin, update.getShape());
     nisa::DmaCopyOp::create(
-        rewriter, loc, adaptor.getUpdate(), offset, window,
+        rewriter, loc, adaptor.getUpdate(), *offset,
+        originWindow(rewriter, loc, out, dest, update),
         rewriter.getI64IntegerAttr(0),
         rewriter.getI64IntegerAttr(dest.getDimSize(axis) -
                                    update.getDimSize(axis)),
         /*src_dim=*/IntegerAttr(), rewriter.getI64IntegerAttr(axis));
-    k.markTiling(offset, op, "offset", {1, 1});
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -388,6 +435,6 @@ void mlir::neuron::populateDataMovementPatterns(RewritePatternSet &patterns,
                                                 KernelLowering &lowering) {
   patterns.add<ConstantToGlobal, ReshapeToView, TransposeToDma, BroadcastToDma,
                SliceToDma, ConcatToDma, PadToDma, GatherRows,
-               DynamicUpdateSliceToDma>(
+               DynamicSliceToDma, DynamicUpdateSliceToDma>(
       converter, patterns.getContext(), lowering);
 }

@@ -52,6 +52,18 @@ func.func @gather(%t: tensor<100x8xf32>, %i: tensor<4xi64>) -> tensor<4x8xf32> {
 
 // -----
 
+// Tests an i64 dynamic slice offset narrowed to i32, with a warning.
+// CHECK-LABEL: func.func @dynamic_slice_offset
+// CHECK: %[[P:.*]] = neuron.cast %{{.*}} : tensor<i64> -> tensor<i32>
+// CHECK: neuron.dynamic_slice %{{.*}}[%[[P]]] axis 0 : (tensor<16x8xf32>, tensor<i32>) -> tensor<1x8xf32>
+func.func @dynamic_slice_offset(%t: tensor<16x8xf32>, %p: tensor<i64>) -> tensor<1x8xf32> {
+  // expected-warning@+1 {{the dynamic slice's offset narrowed from i64 to i32 (exact for values below 2^31)}}
+  %0 = neuron.dynamic_slice %t[%p] axis 0 : (tensor<16x8xf32>, tensor<i64>) -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
 // Tests an i64 dynamic update offset narrowed to i32, with a warning.
 // CHECK-LABEL: func.func @dynamic_update_offset
 // CHECK: %[[P:.*]] = neuron.cast %{{.*}} : tensor<i64> -> tensor<i32>

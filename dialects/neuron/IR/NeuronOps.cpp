@@ -588,27 +588,44 @@ LogicalResult GatherOp::verify() {
   return verifyResultShape(*this, expected, getResult().getType());
 }
 
-LogicalResult DynamicUpdateSliceOp::verify() {
-  RankedTensorType dest = getDest().getType(), update = getUpdate().getType();
-  if (failed(verifyAxis(*this, getAxis(), dest.getRank())))
+/// A slice at a run-time position along `axis` of `whole`: `part` spans
+/// every other dimension whole and fits along the axis, and `offset` holds
+/// one value. `what` names `part` in the errors.
+static LogicalResult verifyDynamicWindow(Operation *op, RankedTensorType whole,
+                                         RankedTensorType part, Value offset,
+                                         int64_t axis, StringRef what) {
+  if (failed(verifyAxis(op, axis, whole.getRank())))
     return failure();
-  if (update.getElementType() != dest.getElementType())
-    return emitOpError() << "expected the update in the element type "
-                         << dest.getElementType() << ", found "
-                         << update.getElementType();
-  SmallVector<int64_t> whole(dest.getShape());
-  if (update.getRank() == dest.getRank())
-    whole[getAxis()] = update.getDimSize(getAxis());
-  if (update.getShape() != ArrayRef<int64_t>(whole) ||
-      whole[getAxis()] > dest.getDimSize(getAxis()))
-    return emitOpError() << "expected an update spanning every dimension but "
-                            "the axis whole and at most "
-                         << dest.getDimSize(getAxis())
-                         << " along it, found " << update;
-  if (getOffset().getType().getNumElements() != 1)
-    return emitOpError() << "expected a one-element offset, found "
-                         << getOffset().getType();
+  if (part.getElementType() != whole.getElementType())
+    return op->emitOpError() << "expected the " << what
+                             << " in the element type "
+                             << whole.getElementType() << ", found "
+                             << part.getElementType();
+  SmallVector<int64_t> expected(whole.getShape());
+  if (part.getRank() == whole.getRank())
+    expected[axis] = part.getDimSize(axis);
+  if (part.getShape() != ArrayRef<int64_t>(expected) ||
+      expected[axis] > whole.getDimSize(axis))
+    return op->emitOpError()
+           << "expected " << (what == "result" ? "a result" : "an update")
+           << " spanning every dimension but the axis whole and at most "
+           << whole.getDimSize(axis) << " along it, found " << part;
+  auto offsetType = cast<RankedTensorType>(offset.getType());
+  if (offsetType.getNumElements() != 1)
+    return op->emitOpError() << "expected a one-element offset, found "
+                             << offsetType;
   return success();
+}
+
+LogicalResult DynamicSliceOp::verify() {
+  return verifyDynamicWindow(*this, getInput().getType(), getType(),
+                             getOffset(), getAxis(), "result");
+}
+
+LogicalResult DynamicUpdateSliceOp::verify() {
+  return verifyDynamicWindow(*this, getDest().getType(),
+                             getUpdate().getType(), getOffset(), getAxis(),
+                             "update");
 }
 
 /// A region taking `inputs` as its block arguments and yielding values of

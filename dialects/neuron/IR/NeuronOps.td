@@ -493,6 +493,32 @@ def Neuron_GatherOp : Neuron_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Neuron_DynamicSliceOp : Neuron_Op<"dynamic_slice", [Pure]> {
+  let summary = "Reads a slice of a tensor at a position read at run time";
+  let description = [{
+    `result[..., i, ...] = input[..., offset + i, ...]` along `axis`; the
+    result spans every other dimension of `input` whole. `offset` is a
+    one-element integer tensor read on the device when the op runs (a
+    decode step's position into a RoPE table); a value outside
+    [0, input[axis] - result[axis]] stops the run with an error naming the
+    instruction and the value. It lowers to one DMA whose source start
+    moves at run time.
+
+    ```mlir
+    %0 = neuron.dynamic_slice %cos[%pos] axis 0
+        : (tensor<2048x64xf32>, tensor<i32>) -> tensor<1x64xf32>
+    ```
+  }];
+  let arguments = (ins Neuron_AnyTensor:$input, Neuron_IndexTensor:$offset,
+                   I64Attr:$axis);
+  let results = (outs Neuron_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `[` $offset `]` `axis` $axis attr-dict
+    `:` `(` type($input) `,` type($offset) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Neuron_DynamicUpdateSliceOp : Neuron_Op<"dynamic_update_slice", [Pure,
     AllTypesMatch<["dest", "result"]>]> {
   let summary = "Writes a slice into a tensor at a position read at run time";

@@ -945,6 +945,24 @@ func.func @launch_in_place_twice(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor
 
 // -----
 
+// dynamic_slice's result is whole along every other dimension.
+func.func @dynamic_slice_partial(%t: tensor<64x16xf32>, %p: tensor<i32>) -> tensor<2x8xf32> {
+  // expected-error@+1 {{'neuron.dynamic_slice' op expected a result spanning every dimension but the axis whole and at most 64 along it, found 'tensor<2x8xf32>'}}
+  %0 = neuron.dynamic_slice %t[%p] axis 0 : (tensor<64x16xf32>, tensor<i32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// dynamic_slice keeps the element type.
+func.func @dynamic_slice_type(%t: tensor<64x16xf32>, %p: tensor<i32>) -> tensor<1x16xbf16> {
+  // expected-error@+1 {{'neuron.dynamic_slice' op expected the result in the element type 'f32', found 'bf16'}}
+  %0 = neuron.dynamic_slice %t[%p] axis 0 : (tensor<64x16xf32>, tensor<i32>) -> tensor<1x16xbf16>
+  return %0 : tensor<1x16xbf16>
+}
+
+// -----
+
 // dynamic_update_slice's axis is in range.
 func.func @dynamic_update_axis(%row: tensor<1x8xf32>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
   // expected-error@+1 {{'neuron.dynamic_update_slice' op expected axis in [0, 2), found 2}}

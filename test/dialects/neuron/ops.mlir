@@ -482,6 +482,14 @@ func.func @pad(%x: tensor<1x3x32x32xf32>, %i: tensor<4xi8>) -> tensor<1x3x34x34x
   return %0 : tensor<1x3x34x34xf32>
 }
 
+// A RoPE table's row read at a position read at run time.
+// CHECK-LABEL: func.func @dynamic_slice
+// CHECK: neuron.dynamic_slice %{{.*}}[%{{.*}}] axis 0 : (tensor<2048x64xf32>, tensor<i32>) -> tensor<1x64xf32>
+func.func @dynamic_slice(%cos: tensor<2048x64xf32>, %pos: tensor<i32>) -> tensor<1x64xf32> {
+  %0 = neuron.dynamic_slice %cos[%pos] axis 0 : (tensor<2048x64xf32>, tensor<i32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
+
 // A KV cache write at a position read at run time, and a prefill's rows
 // written at an i64 offset along an inner axis.
 // CHECK-LABEL: func.func @dynamic_update_slice

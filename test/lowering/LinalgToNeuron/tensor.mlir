@@ -489,3 +489,20 @@ func.func @mask_past_position(%s: tensor<2x8xf32>, %pos: tensor<i64>) -> tensor<
   } -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+
+// -----
+
+// Tests a RoPE table read at a position read with tensor.extract: the
+// rank-reduced tensor.extract_slice becomes neuron.dynamic_slice on the
+// rows, reshaped to the slice's type.
+// CHECK-LABEL: func.func @extract_at_position
+// CHECK-SAME: (%[[COS:.*]]: tensor<64x16xf32>, %[[POS:.*]]: tensor<i64>)
+// CHECK: %[[ROW:.*]] = neuron.dynamic_slice %[[COS]][%[[POS]]] axis 0 : (tensor<64x16xf32>, tensor<i64>) -> tensor<1x16xf32>
+// CHECK: %[[R:.*]] = neuron.reshape %[[ROW]] : tensor<1x16xf32> -> tensor<16xf32>
+// CHECK: return %[[R]]
+func.func @extract_at_position(%cos: tensor<64x16xf32>, %pos: tensor<i64>) -> tensor<16xf32> {
+  %p = tensor.extract %pos[] : tensor<i64>
+  %i = arith.index_cast %p : i64 to index
+  %0 = tensor.extract_slice %cos[%i, 0] [1, 16] [1, 1] : tensor<64x16xf32> to tensor<16xf32>
+  return %0 : tensor<16xf32>
+}

@@ -46,3 +46,19 @@ func.func @write_in_place(%cache: tensor<16x64xf32>, %row: tensor<1x64xf32>, %po
   %1 = neuron.exp %0 : tensor<16x64xf32>
   return %0, %1 : tensor<16x64xf32>, tensor<16x64xf32>
 }
+
+// -----
+
+// Tests a read at a position read at run time: one transfer from the
+// table's window at the origin into the result, its source start moved
+// along the rows (64 - 2 = 62 starts past the first).
+// CHECK-LABEL: func.func @read_rows
+// CHECK-SAME: (%[[TABLE:.*]]: memref<64x16xf32, #nisa.memory<hbm>>, %{{.*}}: memref<i32, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<2x16xf32, #nisa.memory<hbm>>)
+// CHECK: %[[AT:.*]] = memref.alloc() {nisa.tiling = {{{.*}}op = "neuron.dynamic_slice", partition = "offset"{{.*}}}} : memref<1x1xi32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[AT]]
+// CHECK: %[[WINDOW:.*]] = memref.subview %[[TABLE]][0, 0] [2, 16] [1, 1]
+// CHECK: nisa.dma_copy %[[WINDOW]], %[[OUT]] queue {{[0-9]+}} offset %[[AT]] limit 62 src_dim 0
+func.func @read_rows(%table: tensor<64x16xf32>, %pos: tensor<i32>) -> tensor<2x16xf32> {
+  %0 = neuron.dynamic_slice %table[%pos] axis 0 : (tensor<64x16xf32>, tensor<i32>) -> tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
