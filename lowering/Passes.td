@@ -215,6 +215,14 @@ def NeuronPrepareSharding
       the op replicated, since the constant's rule only copies a sharding
       its users already fixed; each such use gets its own `linalg.fill`.
       Likewise each user of a shared `tensor.empty` gets its own.
+    - **Positions read at run time.** A decode step reads its position with
+      `tensor.extract`, which has no sharding rule, and propagation stops
+      at the scalar ops after it. Slices at the position become
+      `neuron.dynamic_slice` and `neuron.dynamic_update_slice`, taking the
+      one-element position tensor (a KV cache split by heads stays split:
+      the position moves along another dimension); a `linalg.generic`
+      whose body reads the position (a causal mask) takes the tensor as an
+      input read whole by every loop; and the reads left unused go.
 
     A function whose annotations name more than one grid is an error.
 
@@ -240,7 +248,9 @@ def NeuronPrepareSharding
     Statistic<"numConstants", "constants",
               "non-splat constants made neuron.constant">,
     Statistic<"numFills", "fills", "splat accumulators made linalg.fill">,
-    Statistic<"numEmpties", "empties", "shared tensor.empty ops copied">
+    Statistic<"numEmpties", "empties", "shared tensor.empty ops copied">,
+    Statistic<"numPositions", "positions",
+              "bodies made to take a run-time position as an input">
   ];
 }
 

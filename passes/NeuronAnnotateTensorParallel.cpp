@@ -4,7 +4,8 @@
 // of logical cores, written as upstream `shard` annotations on the weights
 // (which partitioning then slices, so each core holds only its part):
 // column-parallel for a matmul on a replicated activation, row-parallel for
-// the next one on the split activation.
+// the next one on the split activation. A KV cache written from the split
+// activation is split too, and stays split on every core across steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +152,34 @@ struct AnnotateTensorParallel
     return !type.isDynamicDim(dim) && type.getDimSize(dim) % cores == 0;
   }
 
+  /// For a KV cache write, an argument written at a run-time position by
+  /// `insert` and read by nothing else: the dimension to split it along,
+  /// the first (other than the position's) that is not 1 and the cores
+  /// divide (the heads of a [batch, heads, positions, head_dim] cache), so
+  /// each core keeps and updates its part; nullopt otherwise.
+  std::optional<int64_t> cacheSplit(tensor::InsertSliceOp insert) {
+    auto dest = dyn_cast<BlockArgument>(insert.getDest());
+    if (!dest || !dest.hasOneUse() || insert.getOffsets().size() != 1)
+      return std::nullopt;
+    RankedTensorType type = insert.getDestType();
+    for (auto [d, offset] : llvm::enumerate(insert.getStaticOffsets()))
+      if (!ShapedType::isDynamic(offset) && type.getDimSize(d) != 1 &&
+          divides(dest, d))
+        return d;
+    return std::nullopt;
+  }
+
+  /// A read of a one-element integer tensor (a decode step's position),
+  /// which neuron-prepare-sharding turns into tensors the rules follow.
+  static bool isPositionRead(Operation *op) {
+    auto extract = dyn_cast<tensor::ExtractOp>(op);
+    if (!extract)
+      return false;
+    RankedTensorType type = extract.getTensor().getType();
+    return type.hasStaticShape() && type.getNumElements() == 1 &&
+           isa<IntegerType>(type.getElementType());
+  }
+
   /// An op of `f` upstream partitioning cannot handle, or nullptr: one that
   /// has tensors but no sharding rule, or a structured op indexing an
   /// operand by a sum of loops (a convolution window; constant-0
@@ -170,7 +199,7 @@ struct AnnotateTensorParallel
           llvm::any_of(op->getResultTypes(), llvm::IsaPred<TensorType>);
       if (!tensors || isa<func::ReturnOp, shard::ShardOp>(op) ||
           op->getParentOfType<linalg::LinalgOp>() ||
-          isa<shard::ShardingInterface>(op))
+          isa<shard::ShardingInterface>(op) || isPositionRead(op))
         return WalkResult::advance();
       found = op;
       return WalkResult::interrupt();
@@ -196,7 +225,10 @@ struct AnnotateTensorParallel
     // what elementwise ops make of it; head reshapes and transposes move
     // the split elsewhere).
     DenseSet<Value> split, lastSplit;
-    int64_t columnParallel = 0, rowParallel = 0;
+    // KV caches written from the split activation, by the dimension each
+    // is split along.
+    DenseMap<Value, int64_t> caches;
+    int64_t columnParallel = 0, rowParallel = 0, cacheCount = 0;
     SmallVector<std::string> kept;
     f.walk([&](Operation *op) {
       if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
@@ -237,6 +269,12 @@ struct AnnotateTensorParallel
       if (!llvm::any_of(op->getOperands(),
                         [&](Value v) { return split.contains(v); }))
         return;
+      if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+        if (std::optional<int64_t> dim = cacheSplit(insert)) {
+          annotateOperand(insert.getDestMutable(), *dim, /*forUsers=*/false);
+          caches[insert.getResult()] = *dim;
+          ++cacheCount;
+        }
       for (Value result : op->getResults())
         split.insert(result);
       auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -268,18 +306,22 @@ struct AnnotateTensorParallel
             annotateOperand(*input, r, /*forUsers=*/false);
       }
     });
-    // Results whole on every core.
+    // Results whole on every core, but the caches: each core keeps its
+    // part.
     Operation *ret = f.getBody().back().getTerminator();
     for (OpOperand &result : ret->getOpOperands())
       if (isa<RankedTensorType>(result.get().getType()) &&
           (columnParallel || rowParallel))
-        annotateOperand(result, /*dim=*/-1, /*forUsers=*/true);
+        annotateOperand(result, caches.lookup_or(result.get(), -1),
+                        /*forUsers=*/true);
     if (summary) {
       InFlightDiagnostic remark =
           f.emitRemark() << "neuron-annotate-tensor-parallel: "
                          << columnParallel << " column-parallel and "
                          << rowParallel << " row-parallel projections over "
                          << int64_t(cores) << " cores";
+      if (cacheCount)
+        remark << "; " << cacheCount << " caches split where they are written";
       if (!kept.empty()) {
         remark << "; kept whole: ";
         llvm::interleaveComma(kept, remark);

@@ -24,6 +24,10 @@ void populateStructuredOpPatterns(RewritePatternSet &patterns);
 /// tensor reshapes, slices, concatenations, pads, constants and gathers.
 void populateTensorOpPatterns(RewritePatternSet &patterns);
 
+/// Slices read or written at a position read at run time (part of the
+/// tensor op patterns; neuron-prepare-sharding applies them alone).
+void populateDynamicSlicePatterns(RewritePatternSet &patterns);
+
 /// arith/math ops applied to whole tensors.
 void populateTensorElementwisePatterns(RewritePatternSet &patterns);
 

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -315,6 +316,19 @@ struct RaiseGather : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// How `full` collapses into `reduced`, which drops some of its unit
+/// dimensions (a rank-reducing slice): empty when they are the same type.
+static FailureOr<SmallVector<ReassociationIndices>>
+unitReshape(RankedTensorType full, RankedTensorType reduced) {
+  if (full == reduced)
+    return SmallVector<ReassociationIndices>();
+  std::optional<SmallVector<ReassociationIndices>> groups =
+      getReassociationIndicesForCollapse(full.getShape(), reduced.getShape());
+  if (!groups)
+    return failure();
+  return *groups;
+}
+
 /// For a slice of `whole` whose one dynamic offset is read at run time
 /// (positionTensor), every other offset 0 and size whole, and every stride
 /// 1: that dimension and the position tensor; nullopt otherwise.
@@ -352,11 +366,20 @@ struct RaiseDynamicExtractSlice : OpRewritePattern<tensor::ExtractSliceOp> {
     if (!window)
       return failure();
     Location loc = op.getLoc();
-    Value slice = DynamicSliceOp::create(
-        rewriter, loc, source.clone(op.getStaticSizes()), op.getSource(),
-        window->second, window->first);
-    rewriter.replaceOp(op, reshapeIfNeeded(rewriter, loc, slice,
-                                           op.getType().getShape()));
+    // A rank-reducing slice drops unit dimensions: a tensor reshape, which
+    // sharding follows (neuron-prepare-sharding applies this pattern).
+    auto sliceType = source.clone(op.getStaticSizes());
+    FailureOr<SmallVector<ReassociationIndices>> groups =
+        unitReshape(sliceType, op.getType());
+    if (failed(groups))
+      return failure();
+    Value slice = DynamicSliceOp::create(rewriter, loc, sliceType,
+                                         op.getSource(), window->second,
+                                         window->first);
+    if (!groups->empty())
+      slice = tensor::CollapseShapeOp::create(rewriter, loc, op.getType(),
+                                              slice, *groups);
+    rewriter.replaceOp(op, slice);
     return success();
   }
 };
@@ -373,9 +396,15 @@ struct RaiseDynamicInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
     std::optional<std::pair<int64_t, Value>> window = dynamicWindow(op, dest);
     if (!window)
       return failure();
-    Location loc = op.getLoc();
-    Value update = reshapeIfNeeded(rewriter, loc, op.getSource(),
-                                   op.getStaticSizes());
+    RankedTensorType updateType = dest.clone(op.getStaticSizes());
+    FailureOr<SmallVector<ReassociationIndices>> groups =
+        unitReshape(updateType, op.getSourceType());
+    if (failed(groups))
+      return failure();
+    Value update = op.getSource();
+    if (!groups->empty())
+      update = tensor::ExpandShapeOp::create(rewriter, op.getLoc(), updateType,
+                                             update, *groups);
     rewriter.replaceOpWithNewOp<DynamicUpdateSliceOp>(
         op, dest, update, op.getDest(), window->second, window->first);
     return success();
@@ -471,7 +500,11 @@ void mlir::neuron::populateTensorOpPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseConstant, RaiseReshape<tensor::ExpandShapeOp>,
                RaiseReshape<tensor::CollapseShapeOp>, RaiseExtractSlice,
                RaiseConcat, RaiseInsertSliceChain, RaisePad, RaiseGather,
-               RaiseDynamicExtractSlice, RaiseDynamicInsertSlice,
-               RaiseSelectAtPosition>(
+               RaiseSelectAtPosition>(patterns.getContext());
+  populateDynamicSlicePatterns(patterns);
+}
+
+void mlir::neuron::populateDynamicSlicePatterns(RewritePatternSet &patterns) {
+  patterns.add<RaiseDynamicExtractSlice, RaiseDynamicInsertSlice>(
       patterns.getContext());
 }

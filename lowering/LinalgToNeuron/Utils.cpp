@@ -265,13 +265,22 @@ Value mlir::neuron::positionTensor(Value scalar) {
       break;
     scalar = def->getOperand(0);
   }
-  auto extract = scalar.getDefiningOp<tensor::ExtractOp>();
-  if (!extract)
-    return {};
-  auto type = dyn_cast<RankedTensorType>(extract.getTensor().getType());
+  Value tensor;
+  if (auto extract = scalar.getDefiningOp<tensor::ExtractOp>())
+    tensor = extract.getTensor();
+  // An input of a structured op read by its body, every loop seeing it whole.
+  if (auto arg = dyn_cast<BlockArgument>(scalar))
+    if (auto op = dyn_cast<linalg::LinalgOp>(arg.getOwner()->getParentOp()))
+      if (OpOperand *operand = op.getMatchingOpOperand(arg);
+          op.isDpsInput(operand) &&
+          llvm::all_of(op.getMatchingIndexingMap(operand).getResults(),
+                       llvm::IsaPred<AffineConstantExpr>))
+        tensor = operand->get();
+  auto type = tensor ? dyn_cast<RankedTensorType>(tensor.getType())
+                     : RankedTensorType();
   if (!type || !type.hasStaticShape() || type.getNumElements() != 1 ||
       !(type.getElementType().isInteger(32) ||
         type.getElementType().isInteger(64)))
     return {};
-  return extract.getTensor();
+  return tensor;
 }

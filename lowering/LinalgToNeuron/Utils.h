@@ -91,9 +91,10 @@ Value reshapeIfNeeded(OpBuilder &b, Location loc, Value value,
 /// Inserts a `neuron.cast` to `elementType` unless `value` already has it.
 Value castIfNeeded(OpBuilder &b, Location loc, Value value, Type elementType);
 
-/// The one-element i32 or i64 tensor `scalar` was read from by
-/// `tensor.extract`, through integer and index casts (how exporters read a
-/// decode step's position); null otherwise.
+/// The one-element i32 or i64 tensor `scalar` was read from, through
+/// integer and index casts: by `tensor.extract` (how exporters read a
+/// decode step's position), or as the block argument of a structured op's
+/// input that every loop reads whole; null otherwise.
 Value positionTensor(Value scalar);
 
 /// Whether the neuron dialect computes in `type` (i1 masks excluded).

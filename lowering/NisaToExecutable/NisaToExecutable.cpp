@@ -111,8 +111,8 @@ public:
   void finish(json &manifest, SmallVector<rt::Section> &sections);
 
 private:
-  FailureOr<int64_t> addTensor(Location loc, ShapedType type,
-                               StringRef kind, std::string name = "");
+  FailureOr<int64_t> addTensor(Location loc, Type type, StringRef kind,
+                               std::string name = "");
   LogicalResult addConstantData(int64_t id, Attribute value, Operation *owner);
   /// The step of host call `h`: its tensors, MLIR text and entry point.
   LogicalResult
@@ -480,14 +480,15 @@ FailureOr<json> KernelEmitter::emit() {
   return out;
 }
 
-FailureOr<int64_t> ProgramEmitter::addTensor(Location loc, ShapedType type,
+FailureOr<int64_t> ProgramEmitter::addTensor(Location loc, Type valueType,
                                              StringRef kind,
                                              std::string name) {
-  std::string dtype = dtypeName(type.getElementType());
+  auto type = dyn_cast<ShapedType>(valueType);
+  std::string dtype = type ? dtypeName(type.getElementType()) : "";
   if (dtype.empty() || !type.hasStaticShape())
-    return emitError(loc) << "nisa-to-executable: cannot store " << type
-                          << " in an executable (static shape, supported "
-                             "element type)";
+    return emitError(loc) << "nisa-to-executable: cannot store " << valueType
+                          << " in an executable (a tensor of static shape and "
+                             "supported element type)";
   int64_t id = tensors.size();
   tensors.push_back({{"id", id},
                      {"dtype", dtype},
@@ -523,7 +524,7 @@ FailureOr<const EmittedKernel *> ProgramEmitter::kernel(func::FuncOp f) {
   for (Value root : emitter.parameters().drop_front(result.arguments)) {
     auto get = root.getDefiningOp<memref::GetGlobalOp>();
     FailureOr<int64_t> id = addTensor(root.getLoc(),
-                                      cast<ShapedType>(root.getType()),
+                                      root.getType(),
                                       get ? "constant" : "scratch");
     if (failed(id))
       return failure();
@@ -549,7 +550,7 @@ LogicalResult ProgramEmitter::emitKernelProgram(func::FuncOp f) {
   for (BlockArgument arg : f.getArguments()) {
     bool input = arg.getArgNumber() < numInputs;
     FailureOr<int64_t> id = addTensor(arg.getLoc(),
-                                      cast<ShapedType>(arg.getType()),
+                                      arg.getType(),
                                       input ? "input" : "scratch");
     if (failed(id))
       return failure();
@@ -664,7 +665,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
     json list = json::array();
     for (Value v : values) {
       FailureOr<int64_t> id =
-          addTensor(v.getLoc(), cast<ShapedType>(v.getType()), "scratch");
+          addTensor(v.getLoc(), v.getType(), "scratch");
       if (failed(id))
         return failure();
       ids[v] = *id;
@@ -719,7 +720,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
   };
   for (BlockArgument arg : program.getArguments()) {
     FailureOr<int64_t> id = addTensor(
-        arg.getLoc(), cast<ShapedType>(arg.getType()), "input");
+        arg.getLoc(), arg.getType(), "input");
     if (failed(id))
       return failure();
     ids[arg] = *id;

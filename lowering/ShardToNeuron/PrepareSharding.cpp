@@ -1,13 +1,18 @@
 //===- PrepareSharding.cpp - the neuron-prepare-sharding pass -------------===//
 //
 // Rewrites what upstream sharding propagation and partition cannot follow:
-// broadcast operands indexed by a constant 0, and tensors that partition
+// broadcast operands indexed by a constant 0, tensors that partition
 // expects annotated but propagation never annotates (arguments not used by
-// exactly one shard.shard, values read from inside a region).
+// exactly one shard.shard, values read from inside a region), and a decode
+// step's position read as a scalar (tensor.extract has no sharding rule):
+// slices at it become neuron.dynamic_slice and dynamic_update_slice, and a
+// body reading it takes the position tensor as an input.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
+#include "lowering/LinalgToNeuron/LinalgToNeuron.h"
+#include "lowering/LinalgToNeuron/Utils.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 
@@ -17,8 +22,10 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONPREPARESHARDING
@@ -109,6 +116,73 @@ int64_t collapseBroadcastUnits(linalg::GenericOp op, RewriterBase &rewriter) {
   return collapsed;
 }
 
+/// The scalars `op`'s body reads from outside that are a position read at
+/// run time (positionTensor), with the one-element tensor each is read
+/// from.
+SmallVector<std::pair<Value, Value>> capturedPositions(linalg::GenericOp op) {
+  llvm::SetVector<Value> read;
+  getUsedValuesDefinedAbove(op.getRegion(), read);
+  SmallVector<std::pair<Value, Value>> positions;
+  for (Value v : read)
+    if (!isa<TensorType>(v.getType()))
+      if (Value tensor = neuron::positionTensor(v))
+        positions.emplace_back(v, tensor);
+  return positions;
+}
+
+/// Makes each position `op`'s body reads from outside an input of `op`:
+/// the one-element tensor, read whole by every loop, with the casts that
+/// made the scalar repeated on its block argument. Returns whether `op`
+/// changed.
+bool positionsAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
+  SmallVector<std::pair<Value, Value>> positions = capturedPositions(op);
+  if (positions.empty())
+    return false;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<Value> inputs(op.getDpsInputs());
+  SmallVector<AffineMap> maps(op.getIndexingMapsArray());
+  unsigned first = inputs.size();
+  for (auto [scalar, tensor] : positions) {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    inputs.push_back(tensor);
+    maps.insert(maps.begin() + inputs.size() - 1,
+                AffineMap::get(op.getNumLoops(), 0,
+                               SmallVector<AffineExpr>(
+                                   type.getRank(), getAffineConstantExpr(0, ctx)),
+                               ctx));
+  }
+  rewriter.setInsertionPoint(op);
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().end());
+  Block &body = rebuilt.getRegion().front();
+  rewriter.setInsertionPointToStart(&body);
+  for (auto [i, position] : llvm::enumerate(positions)) {
+    auto [scalar, tensor] = position;
+    Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
+    Value arg = body.insertArgument(first + i, element, op.getLoc());
+    // The casts from the element to the scalar, outermost last.
+    SmallVector<Operation *> casts;
+    for (Value v = scalar; !isa<tensor::ExtractOp>(v.getDefiningOp());
+         v = v.getDefiningOp()->getOperand(0))
+      casts.push_back(v.getDefiningOp());
+    IRMapping mapping;
+    Value local = arg;
+    for (Operation *cast : llvm::reverse(casts)) {
+      mapping.map(cast->getOperand(0), local);
+      local = rewriter.clone(*cast, mapping)->getResult(0);
+    }
+    rewriter.replaceUsesWithIf(scalar, local, [&](OpOperand &use) {
+      return rebuilt->isProperAncestor(use.getOwner());
+    });
+  }
+  rewriter.replaceOp(op, rebuilt->getResults());
+  return true;
+}
+
 /// A tensor partition needs annotated: rank 1 or more.
 bool needsAnnotation(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -151,9 +225,28 @@ struct NeuronPrepareShardingPass
     IRRewriter rewriter(&getContext());
     rewriteConstants(f, rewriter);
     untieEmpties(f, rewriter);
+    preparePositions(f, rewriter);
     for (auto op : llvm::to_vector(f.getOps<linalg::GenericOp>()))
       numCollapsed += collapseBroadcastUnits(op, rewriter);
     replicateUnannotatable(f, *grid);
+  }
+
+  /// Leaves no scalar read of a position for propagation to meet: slices
+  /// at it become neuron ops taking the position tensor, bodies reading it
+  /// take the tensor as an input, and the reads left unused go.
+  void preparePositions(func::FuncOp f, RewriterBase &rewriter) {
+    RewritePatternSet patterns(&getContext());
+    neuron::populateDynamicSlicePatterns(patterns);
+    walkAndApplyPatterns(f, std::move(patterns));
+    for (auto op : llvm::to_vector(f.getOps<linalg::GenericOp>()))
+      numPositions += positionsAsInputs(op, rewriter);
+    // Users come after their operands: in reverse, a read's casts go first.
+    Block &entry = f.getBody().front();
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
+      if (op.use_empty() &&
+          isa<tensor::ExtractOp, arith::IndexCastOp, arith::IndexCastUIOp,
+              arith::ExtSIOp, arith::ExtUIOp>(op))
+        rewriter.eraseOp(&op);
   }
 
   /// Gives every user of a shared tensor.empty its own: the users may be

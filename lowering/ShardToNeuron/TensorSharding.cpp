@@ -11,16 +11,25 @@
 // A split of any other dimension of a group would need data movement; it is
 // reported as an error.
 //
-// tensor.extract_slice and tensor.insert_slice (RoPE's half-splits): the
-// loops are the dimensions of the whole side (the source of an extract,
-// the destination of an insert), and a dimension may stay split only where
-// the slice takes all of it (offset 0, full size, stride 1). A split of a
-// dimension the slice cuts is dropped from the op's sharding, so
-// propagation gathers it first.
+// tensor.extract_slice and tensor.insert_slice (RoPE's half-splits, a KV
+// cache's write at a position): the loops are the dimensions of the whole
+// side (the source of an extract, the destination of an insert), and a
+// dimension may stay split only where the slice takes all of it (offset 0,
+// full size, stride 1). A split of a dimension the slice cuts is dropped
+// from the op's sharding, so propagation gathers it first; a cache split
+// by heads and written at a run-time position keeps its split.
+//
+// tensor.concat (rotate_half): the joined dimension stays whole.
+//
+// neuron.dynamic_slice and neuron.dynamic_update_slice (what
+// neuron-prepare-sharding makes of slices at a position read at run time):
+// as slices, the dimension the position moves along staying whole.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/ShardToNeuron/ShardToNeuron.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/Dialect/Shard/Interfaces/ShardingInterface.h"
@@ -210,6 +219,12 @@ struct SliceSharding
                   "of it";
       sizes[d] = builder.getIndexAttr(local.getDimSize(d));
     }
+    // Dynamic offsets (a position read at run time) are the partitioned
+    // program's values.
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+    for (OpFoldResult &offset : offsets)
+      if (auto value = dyn_cast<Value>(offset))
+        offset = partitionMap.lookupOrDefault(value);
     Operation *partitioned;
     if constexpr (kExtract) {
       // The local result keeps the original's dropped dimensions dropped.
@@ -224,13 +239,145 @@ struct SliceSharding
       }
       partitioned = tensor::ExtractSliceOp::create(
           builder, op->getLoc(), slice.getResultType().clone(shape),
-          partitionedOperands[0], slice.getMixedOffsets(), sizes,
-          slice.getMixedStrides());
+          partitionedOperands[0], offsets, sizes, slice.getMixedStrides());
     } else {
       partitioned = tensor::InsertSliceOp::create(
           builder, op->getLoc(), partitionedOperands[0],
-          partitionedOperands[1], slice.getMixedOffsets(), sizes,
-          slice.getMixedStrides());
+          partitionedOperands[1], offsets, sizes, slice.getMixedStrides());
+    }
+    partitionMap.map(op->getResult(0), partitioned->getResult(0));
+    partitionMap.map(op, partitioned);
+    return success();
+  }
+};
+
+/// tensor.concat (RoPE's rotate_half as torch-mlir may write it): every
+/// operand and the result read the loops alike, and the dimension they are
+/// joined along stays whole.
+struct ConcatSharding
+    : public shard::ShardingInterface::ExternalModel<ConcatSharding,
+                                                     tensor::ConcatOp> {
+  SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *op) const {
+    return SmallVector<utils::IteratorType>(
+        cast<tensor::ConcatOp>(op).getResultType().getRank(),
+        utils::IteratorType::parallel);
+  }
+
+  SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    return SmallVector<AffineMap>(
+        op->getNumOperands() + 1,
+        AffineMap::getMultiDimIdentityMap(concat.getResultType().getRank(),
+                                          op->getContext()));
+  }
+
+  FailureOr<shard::ShardingOption>
+  getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
+                    ArrayRef<shard::Sharding> resultShardings) const {
+    FailureOr<shard::ShardingOption> option =
+        shard::detail::defaultGetShardingOption(op, operandShardings,
+                                                resultShardings);
+    if (failed(option))
+      return failure();
+    uint64_t dim = cast<tensor::ConcatOp>(op).getDim();
+    if (dim < option->shardingArray.size())
+      option->shardingArray[dim].clear();
+    return option;
+  }
+
+  LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
+                          ArrayRef<shard::Sharding> operandShardings,
+                          ArrayRef<shard::Sharding> resultShardings,
+                          IRMapping &partitionMap,
+                          SymbolTableCollection &symbolTables,
+                          OpBuilder &builder) const {
+    auto concat = cast<tensor::ConcatOp>(op);
+    auto partitioned = tensor::ConcatOp::create(
+        builder, op->getLoc(), concat.getDim(), partitionedOperands);
+    partitionMap.map(op->getResult(0), partitioned.getResult());
+    partitionMap.map(op, partitioned.getOperation());
+    return success();
+  }
+};
+
+/// neuron.dynamic_slice and dynamic_update_slice (a RoPE table read, a KV
+/// cache written at a run-time position): the loops are the dimensions of
+/// the whole side, the part and the whole read them alike, the position
+/// tensor is read whole, and the dimension the position moves along stays
+/// whole.
+template <typename DynamicOp>
+struct DynamicSliceSharding
+    : public shard::ShardingInterface::ExternalModel<
+          DynamicSliceSharding<DynamicOp>, DynamicOp> {
+  static constexpr bool kUpdate =
+      std::is_same_v<DynamicOp, neuron::DynamicUpdateSliceOp>;
+
+  static RankedTensorType wholeType(DynamicOp op) {
+    if constexpr (kUpdate)
+      return op.getDest().getType();
+    else
+      return op.getInput().getType();
+  }
+
+  SmallVector<utils::IteratorType> getLoopIteratorTypes(Operation *op) const {
+    return SmallVector<utils::IteratorType>(
+        wholeType(cast<DynamicOp>(op)).getRank(),
+        utils::IteratorType::parallel);
+  }
+
+  SmallVector<AffineMap> getIndexingMaps(Operation *op) const {
+    auto dynamic = cast<DynamicOp>(op);
+    MLIRContext *ctx = op->getContext();
+    int64_t loops = wholeType(dynamic).getRank();
+    AffineMap all = AffineMap::getMultiDimIdentityMap(loops, ctx);
+    AffineMap position = AffineMap::get(
+        loops, 0,
+        SmallVector<AffineExpr>(dynamic.getOffset().getType().getRank(),
+                                getAffineConstantExpr(0, ctx)),
+        ctx);
+    // Operands in order (update, dest, offset or input, offset), then the
+    // result.
+    if constexpr (kUpdate)
+      return {all, all, position, all};
+    else
+      return {all, position, all};
+  }
+
+  FailureOr<shard::ShardingOption>
+  getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
+                    ArrayRef<shard::Sharding> resultShardings) const {
+    FailureOr<shard::ShardingOption> option =
+        shard::detail::defaultGetShardingOption(op, operandShardings,
+                                                resultShardings);
+    if (failed(option))
+      return failure();
+    uint64_t axis = cast<DynamicOp>(op).getAxis();
+    if (axis < option->shardingArray.size())
+      option->shardingArray[axis].clear();
+    return option;
+  }
+
+  LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
+                          ArrayRef<shard::Sharding> operandShardings,
+                          ArrayRef<shard::Sharding> resultShardings,
+                          IRMapping &partitionMap,
+                          SymbolTableCollection &symbolTables,
+                          OpBuilder &builder) const {
+    auto dynamic = cast<DynamicOp>(op);
+    Operation *partitioned;
+    if constexpr (kUpdate) {
+      partitioned = neuron::DynamicUpdateSliceOp::create(
+          builder, op->getLoc(), partitionedOperands[1].getType(),
+          partitionedOperands[0], partitionedOperands[1],
+          partitionedOperands[2], dynamic.getAxis());
+    } else {
+      // The result is the local input's, but along the axis.
+      auto local = cast<RankedTensorType>(partitionedOperands[0].getType());
+      SmallVector<int64_t> shape(local.getShape());
+      shape[dynamic.getAxis()] = dynamic.getType().getDimSize(dynamic.getAxis());
+      partitioned = neuron::DynamicSliceOp::create(
+          builder, op->getLoc(), local.clone(shape), partitionedOperands[0],
+          partitionedOperands[1], dynamic.getAxis());
     }
     partitionMap.map(op->getResult(0), partitioned->getResult(0));
     partitionMap.map(op, partitioned);
@@ -250,5 +397,12 @@ void mlir::neuron::registerTensorShardingModels(DialectRegistry &registry) {
         SliceSharding<tensor::ExtractSliceOp>>(*ctx);
     tensor::InsertSliceOp::attachInterface<
         SliceSharding<tensor::InsertSliceOp>>(*ctx);
+    tensor::ConcatOp::attachInterface<ConcatSharding>(*ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, neuron::NeuronDialect *) {
+    neuron::DynamicSliceOp::attachInterface<
+        DynamicSliceSharding<neuron::DynamicSliceOp>>(*ctx);
+    neuron::DynamicUpdateSliceOp::attachInterface<
+        DynamicSliceSharding<neuron::DynamicUpdateSliceOp>>(*ctx);
   });
 }

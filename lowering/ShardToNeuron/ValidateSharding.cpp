@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
+#include "lowering/LinalgToNeuron/Utils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -208,12 +209,23 @@ struct NeuronValidateShardingPass
           !isSharded(op->getParentOfType<func::FuncOp>()))
         return;
       auto slice = cast<OffsetSizeAndStrideOpInterface>(op);
-      if (slice.getOffsets().empty() && slice.getSizes().empty() &&
-          slice.getStrides().empty())
+      if (!slice.getSizes().empty() || !slice.getStrides().empty()) {
+        valid = false;
+        op->emitError("cannot shard a slice with dynamic sizes or strides: "
+                      "the sharding rule for slices needs them static");
+        return;
+      }
+      // A dynamic offset keeps its dimension whole; neuron-prepare-sharding
+      // makes the slice take the position as a tensor.
+      if (llvm::all_of(slice.getOffsets(), [](Value offset) {
+            return bool(neuron::positionTensor(offset));
+          }))
         return;
       valid = false;
-      op->emitError("cannot shard a slice with dynamic offsets, sizes or "
-                    "strides: the sharding rule for slices needs them static");
+      op->emitError("cannot shard a slice at an offset that is not read from "
+                    "a one-element integer tensor (as exporters pass a decode "
+                    "step's position): sharding follows tensors, not "
+                    "scalars");
     });
     if (!valid)
       return signalPassFailure();

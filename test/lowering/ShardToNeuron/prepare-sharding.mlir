@@ -225,3 +225,37 @@ func.func @two_grids(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, te
   %ys = shard.shard %y to %sb : tensor<8xf32>
   return %xs, %ys : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Tests a causal mask against a position read at run time: the body's
+// scalar read of the position (tensor.extract, which has no sharding rule)
+// becomes an input of the generic read whole by every loop, and the read
+// goes.
+// CHECK-LABEL: func.func @mask_at_position
+// CHECK-SAME: (%{{.*}}: tensor<8x1x32xf32>, %[[POS:.*]]: tensor<i64>)
+// CHECK-NOT: tensor.extract
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[WHOLE:.*]], #{{.*}}]
+// CHECK-SAME: ins(%{{.*}}, %[[POS]] : tensor<8x1x32xf32>, tensor<i64>)
+// CHECK: ^bb0(%{{.*}}: f32, %[[P:.*]]: i64, %{{.*}}: f32):
+// CHECK: arith.cmpi sgt, %{{.*}}, %[[P]] : i64
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+shard.grid @cores(shape = 2)
+func.func @mask_at_position(%s: tensor<8x1x32xf32>, %pos: tensor<i64>) -> tensor<8x1x32xf32> {
+  %sh = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %ss = shard.shard %s to %sh : tensor<8x1x32xf32>
+  %p = tensor.extract %pos[] : tensor<i64>
+  %e = tensor.empty() : tensor<8x1x32xf32>
+  %m = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ss : tensor<8x1x32xf32>) outs(%e : tensor<8x1x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 2 : index
+    %jj = arith.index_cast %j : index to i64
+    %future = arith.cmpi sgt, %jj, %p : i64
+    %lowest = arith.constant -3.0e38 : f32
+    %r = arith.select %future, %lowest, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<8x1x32xf32>
+  %r = shard.shard %m to %sh annotate_for_users : tensor<8x1x32xf32>
+  return %r : tensor<8x1x32xf32>
+}

@@ -61,15 +61,54 @@ func.func @rank_reducing(%q: tensor<4x1x16xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// Tests a slice at a dynamic offset (as a KV cache is read): the rule needs
-// static offsets, sizes and strides; neuron-validate-sharding says so before
-// upstream propagation (which reports a rule's failure but carries on).
+// Tests a slice at an offset the caller gives as a scalar: sharding follows
+// tensors, so neuron-validate-sharding refuses it before upstream
+// propagation (which reports a rule's failure but carries on).
 shard.grid @cores(shape = 2)
-func.func @dynamic_offset(%q: tensor<4x8x16xf32>, %i: index) -> tensor<4x8x4xf32> {
+func.func @scalar_offset(%q: tensor<4x8x16xf32>, %i: index) -> tensor<4x8x4xf32> {
   %s = shard.sharding @cores split_axes = [[0]] : !shard.sharding
   %qs = shard.shard %q to %s : tensor<4x8x16xf32>
-  // expected-error@+1 {{cannot shard a slice with dynamic offsets, sizes or strides: the sharding rule for slices needs them static}}
+  // expected-error@+1 {{cannot shard a slice at an offset that is not read from a one-element integer tensor (as exporters pass a decode step's position): sharding follows tensors, not scalars}}
   %w = tensor.extract_slice %qs[0, 0, %i] [4, 8, 4] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x8x4xf32>
   %r = shard.shard %w to %s annotate_for_users : tensor<4x8x4xf32>
   return %r : tensor<4x8x4xf32>
+}
+
+// -----
+
+// Tests a slice of a dynamic size: the rule needs static sizes.
+shard.grid @cores(shape = 2)
+func.func @dynamic_size(%q: tensor<4x8x16xf32>, %n: index) -> tensor<4x8x?xf32> {
+  %s = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %qs = shard.shard %q to %s : tensor<4x8x16xf32>
+  // expected-error@+1 {{cannot shard a slice with dynamic sizes or strides: the sharding rule for slices needs them static}}
+  %w = tensor.extract_slice %qs[0, 0, 0] [4, 8, %n] [1, 1, 1] : tensor<4x8x16xf32> to tensor<4x8x?xf32>
+  %r = shard.shard %w to %s annotate_for_users : tensor<4x8x?xf32>
+  return %r : tensor<4x8x?xf32>
+}
+
+// -----
+
+// Tests a KV cache split by heads (dimension 1) read and written at a
+// position read at run time along another dimension: the slices become
+// neuron.dynamic_slice and dynamic_update_slice taking the position
+// tensor, each core's part keeps its split, and nothing is gathered.
+// CHECK-LABEL: func.func @cache_at_position
+// CHECK-SAME: (%[[CACHE:.*]]: tensor<1x4x16x8xf32> {neuron.sharding = [array<i64>, array<i64: 0>, array<i64>, array<i64>]}, %[[KV:.*]]: tensor<1x4x1x8xf32> {{.*}}, %[[POS:.*]]: tensor<i64>)
+// CHECK-NOT: tensor.extract
+// CHECK: %[[NEW:.*]] = neuron.dynamic_update_slice %[[KV]] into %[[CACHE]][%[[POS]]] axis 2 : (tensor<1x4x1x8xf32>, tensor<1x4x16x8xf32>, tensor<i64>) -> tensor<1x4x16x8xf32>
+// CHECK: neuron.dynamic_slice %[[NEW]][%[[POS]]] axis 2 : (tensor<1x4x16x8xf32>, tensor<i64>) -> tensor<1x4x2x8xf32>
+// CHECK-NOT: shard.all_gather
+shard.grid @cores(shape = 2)
+func.func @cache_at_position(%cache: tensor<1x8x16x8xf32>, %kv: tensor<1x8x1x8xf32>, %pos: tensor<i64>) -> (tensor<1x8x16x8xf32>, tensor<1x8x2x8xf32>) {
+  %s = shard.sharding @cores split_axes = [[], [0]] : !shard.sharding
+  %cs = shard.shard %cache to %s : tensor<1x8x16x8xf32>
+  %ks = shard.shard %kv to %s : tensor<1x8x1x8xf32>
+  %p = tensor.extract %pos[] : tensor<i64>
+  %i = arith.index_cast %p : i64 to index
+  %new = tensor.insert_slice %ks into %cs[0, 0, %i, 0] [1, 8, 1, 8] [1, 1, 1, 1] : tensor<1x8x1x8xf32> into tensor<1x8x16x8xf32>
+  %w = tensor.extract_slice %new[0, 0, %i, 0] [1, 8, 2, 8] [1, 1, 1, 1] : tensor<1x8x16x8xf32> to tensor<1x8x2x8xf32>
+  %r0 = shard.shard %new to %s annotate_for_users : tensor<1x8x16x8xf32>
+  %r1 = shard.shard %w to %s annotate_for_users : tensor<1x8x2x8xf32>
+  return %r0, %r1 : tensor<1x8x16x8xf32>, tensor<1x8x2x8xf32>
 }
