@@ -153,19 +153,27 @@ struct AnnotateTensorParallel
   }
 
   /// For a KV cache write, an argument written at a run-time position by
-  /// `insert` and read by nothing else: the dimension to split it along,
-  /// the first (other than the position's) that is not 1 and the cores
-  /// divide (the heads of a [batch, heads, positions, head_dim] cache), so
-  /// each core keeps and updates its part; nullopt otherwise.
+  /// `insert` and read by nothing else: the dimension to split it along, so
+  /// each core keeps and updates its part; nullopt otherwise. That is the
+  /// first dimension other than the position's and the last (head_dim) that
+  /// is not 1 and the cores divide (the heads of a [batch, heads,
+  /// positions, head_dim] or [batch, positions, heads, head_dim] cache), or
+  /// the columns of a [positions, heads * head_dim] one.
   std::optional<int64_t> cacheSplit(tensor::InsertSliceOp insert) {
     auto dest = dyn_cast<BlockArgument>(insert.getDest());
     if (!dest || !dest.hasOneUse() || insert.getOffsets().size() != 1)
       return std::nullopt;
     RankedTensorType type = insert.getDestType();
-    for (auto [d, offset] : llvm::enumerate(insert.getStaticOffsets()))
-      if (!ShapedType::isDynamic(offset) && type.getDimSize(d) != 1 &&
-          divides(dest, d))
+    int64_t last = type.getRank() - 1;
+    auto candidate = [&](int64_t d) {
+      return !ShapedType::isDynamic(insert.getStaticOffsets()[d]) &&
+             type.getDimSize(d) != 1 && divides(dest, d);
+    };
+    for (int64_t d = 0; d < last; ++d)
+      if (candidate(d))
         return d;
+    if (type.getRank() == 2 && candidate(last))
+      return last;
     return std::nullopt;
   }
 
