@@ -190,17 +190,38 @@ private:
     return index.getDim();
   }
 
-  /// `index <pred> position` or `position <pred> index` (causal and
-  /// padding masks built against a decode step's position): evaluated in
-  /// i32, the indices as an iota along their loop and the position read on
-  /// the device and broadcast.
+  /// `index <pred> position`, `position <pred> index` (masks built against
+  /// a decode step's position) or `index <pred> index` (a causal mask):
+  /// evaluated in i32, the indices as an iota along their loop and the
+  /// position read on the device and broadcast.
   bool isIndexCompare(arith::CmpIOp cmp) const {
-    if (!getComparePredicate(cmp))
-      return false;
     bool lhsLoop = loopOf(cmp.getLhs()).has_value();
     bool rhsLoop = loopOf(cmp.getRhs()).has_value();
     auto known = [&](Value v) { return loopOf(v) || positionTensor(v); };
-    return (lhsLoop || rhsLoop) && known(cmp.getLhs()) && known(cmp.getRhs());
+    return indexPredicate(cmp) && (lhsLoop || rhsLoop) &&
+           known(cmp.getLhs()) && known(cmp.getRhs());
+  }
+
+  /// The comparison's predicate; an unsigned one compares two loop indices
+  /// (a prefill's causal mask, `j > i`) as the signed one does, since
+  /// indices are never negative.
+  std::optional<ComparePredicate> indexPredicate(arith::CmpIOp cmp) const {
+    if (std::optional<ComparePredicate> signedOne = getComparePredicate(cmp))
+      return signedOne;
+    if (!loopOf(cmp.getLhs()) || !loopOf(cmp.getRhs()))
+      return std::nullopt;
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::ult:
+      return ComparePredicate::lt;
+    case arith::CmpIPredicate::ule:
+      return ComparePredicate::le;
+    case arith::CmpIPredicate::ugt:
+      return ComparePredicate::gt;
+    case arith::CmpIPredicate::uge:
+      return ComparePredicate::ge;
+    default:
+      return std::nullopt;
+    }
   }
 
   Value emitIndexOperand(PatternRewriter &b, Value value, Location where) {
@@ -232,8 +253,7 @@ private:
   Value emitOp(PatternRewriter &b, Operation *def) {
     if (auto cmp = dyn_cast<arith::CmpIOp>(def); cmp && isIndexCompare(cmp))
       return CompareOp::create(b, locationOf(def),
-                               tensorOf(b.getI1Type()),
-                               *getComparePredicate(cmp),
+                               tensorOf(b.getI1Type()), *indexPredicate(cmp),
                                emitIndexOperand(b, cmp.getLhs(), cmp.getLoc()),
                                emitIndexOperand(b, cmp.getRhs(), cmp.getLoc()));
     if (auto select = dyn_cast<arith::SelectOp>(def))

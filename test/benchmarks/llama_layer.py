@@ -5,6 +5,7 @@ torch-mlir exports, for the functional-simulation benchmark
 
   llama_layer.py [--seq 128] [--hidden 4096] [--heads 32] [--ffn 11008]
                  [--dtype bf16] [--inputs DIR] [--seed N] -o OUT.mlir
+  llama_layer.py --decode CACHE [--kv-heads N] [--hidden ...] -o OUT.mlir
 
 The default is LLaMA-2-7B's layer at 128 tokens:
 
@@ -19,6 +20,20 @@ iteration indices, softmax in f32, the value product, the output
 projection and residual add, RMSNorm, the SwiGLU MLP (SiLU in f32) and the
 second residual add. Matmuls take and give the layer's dtype (bf16 or f16);
 every tensor a device stores is in it.
+
+--decode CACHE writes one decode step instead: one token at a position
+read at run time (%pos, i64), the RoPE tables' row read at it
+(tensor.extract_slice), the rotated key and the value written into KV
+caches of CACHE positions at it (tensor.insert_slice; [1, kv_heads, CACHE,
+D], as the corpus LLaMA lays them out), and the query attending to the
+whole cache with positions past the step masked; --kv-heads (default
+--heads) below --heads shares each cached head among heads / kv_heads query
+heads (grouped-query attention, as Llama-3 does):
+
+  func.func @decode_step(%x: [1, H], %pos: i64, %k_cache, %v_cache:
+      [1, KV, CACHE, D], %cos, %sin: [CACHE, D], %g1, %wq: [H, H],
+      %wk, %wv: [H, KV * D], %wo, %g2, %wg, %wu, %wd)
+      -> ([1, H], %k_cache, %v_cache updated)
 
 --inputs DIR writes DIR/input0.npy ... input11.npy (bf16 only) with a
 model's magnitudes rather than neuron-run's uniform [-1, 1), under which a
@@ -35,8 +50,12 @@ import struct
 import sys
 
 
-def layer(seq, hidden, heads, ffn, dt):
+def layer(seq, hidden, heads, ffn, dt, cache=None, kv_heads=None):
+    """The prefill layer, or with `cache` the decode step (see --decode)."""
     d = hidden // heads
+    kv_heads = kv_heads or heads
+    decode = cache is not None
+    group = heads // kv_heads
     half = d // 2
     t = lambda *dims, ty=dt: f"tensor<{'x'.join(map(str, dims))}x{ty}>"
     # Casts between the layer's dtype and f32 inside generic bodies.
@@ -85,10 +104,10 @@ def layer(seq, hidden, heads, ffn, dt):
     linalg.yield %s : {dt}
   }} -> {t(seq, hidden)}""")
 
-    def rope(name, x):
+    def rope(name, x, heads=heads):
         # [S, heads, D] -> x * cos + rotate_half(x) * sin, per head.
         x3 = t(seq, heads, d)
-        emit(f"""  %{name}_3 = tensor.expand_shape {x} [[0], [1, 2]] output_shape [{seq}, {heads}, {d}] : {t(seq, hidden)} into {x3}
+        emit(f"""  %{name}_3 = tensor.expand_shape {x} [[0], [1, 2]] output_shape [{seq}, {heads}, {d}] : {t(seq, heads * d)} into {x3}
   %{name}_lo = tensor.extract_slice %{name}_3[0, 0, 0] [{seq}, {heads}, {half}] [1, 1, 1] : {x3} to {t(seq, heads, half)}
   %{name}_hi = tensor.extract_slice %{name}_3[0, 0, {half}] [{seq}, {heads}, {half}] [1, 1, 1] : {x3} to {t(seq, heads, half)}
   %{name}_ne = tensor.empty() : {t(seq, heads, half)}
@@ -114,8 +133,12 @@ def layer(seq, hidden, heads, ffn, dt):
     linalg.yield %out : {dt}
   }} -> {x3}""")
 
-    hh, hs, hd = t(heads, seq, d), t(heads, seq, seq), t(heads, d, seq)
-    hs32, h32 = t(heads, seq, seq, ty="f32"), t(heads, seq, ty="f32")
+    keys = cache if decode else seq  # the positions a query attends to
+    kv = kv_heads * d
+    hh, hs, hd = t(heads, seq, d), t(heads, seq, keys), t(heads, d, keys)
+    hk = t(heads, keys, d)
+    hs32, h32 = t(heads, seq, keys, ty="f32"), t(heads, seq, ty="f32")
+    ct = t(1, kv_heads, cache or 1, d)
 
     def row_reduce(name, src, init, op):
         # Each score row of `src` folded with `op` from `init`.
@@ -126,12 +149,55 @@ def layer(seq, hidden, heads, ffn, dt):
     %r = {op} %a, %acc : f32
     linalg.yield %r : f32
   }} -> {h32}"""
-    emit(f"""#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+    def cached(name, cache_arg, rows):
+        # `rows` [1, kv_heads, D] written into the cache at the position,
+        # then the cache as [heads, CACHE, D], each cached head repeated for
+        # its group of query heads.
+        emit(f"""  %{name}_new = tensor.insert_slice {rows} into {cache_arg}[0, 0, %i, 0] [1, {kv_heads}, 1, {d}] [1, 1, 1, 1] : {t(1, kv_heads, d)} into {ct}
+  %{name}_c = tensor.collapse_shape %{name}_new [[0, 1], [2], [3]] : {ct} into {t(kv_heads, cache, d)}""")
+        if group == 1:
+            emit(f"  %{name}_all = tensor.collapse_shape %{name}_c [[0], [1], [2]] : {t(kv_heads, cache, d)} into {hk}")
+            return
+        emit(f"""  %{name}_re = tensor.empty() : {t(kv_heads, group, cache, d)}
+  %{name}_rep = linalg.generic {{indexing_maps = [#kv4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins(%{name}_c : {t(kv_heads, cache, d)}) outs(%{name}_re : {t(kv_heads, group, cache, d)}) {{
+  ^bb0(%a: {dt}, %init: {dt}):
+    linalg.yield %a : {dt}
+  }} -> {t(kv_heads, group, cache, d)}
+  %{name}_all = tensor.collapse_shape %{name}_rep [[0, 1], [2], [3]] : {t(kv_heads, group, cache, d)} into {hk}""")
+
+    header = f"""#id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row2 = affine_map<(d0, d1) -> (d0)>
 #col2 = affine_map<(d0, d1) -> (d1)>
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #sd3 = affine_map<(d0, d1, d2) -> (d0, d2)>
-#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#red3 = affine_map<(d0, d1, d2) -> (d0, d1)>"""
+    if decode:
+        header += """
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#kv4 = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>"""
+    if decode:
+        emit(f"""{header}
+// A LLaMA decoder layer's decode step: one token at a position read at run
+// time, hidden {hidden} in {heads} heads of {d} ({kv_heads} KV heads),
+// SwiGLU hidden {ffn}, KV caches of {cache} positions, {dt} (written by
+// test/benchmarks/llama_layer.py --decode).
+func.func @decode_step(%x: {t(seq, hidden)}, %pos: tensor<i64>,
+    %k_cache: {ct}, %v_cache: {ct}, %cos_t: {t(cache, d)}, %sin_t: {t(cache, d)},
+    %g1: {t(hidden)}, %wq: {t(hidden, hidden)}, %wk: {t(hidden, kv)},
+    %wv: {t(hidden, kv)}, %wo: {t(hidden, hidden)}, %g2: {t(hidden)},
+    %wg: {t(hidden, ffn)}, %wu: {t(hidden, ffn)}, %wd: {t(ffn, hidden)})
+    -> ({t(seq, hidden)}, {ct}, {ct}) {{
+  %zero = arith.constant 0.0 : {dt}
+  %fzero = arith.constant 0.0 : f32
+  %e_sh = tensor.empty() : {t(seq, hidden)}
+  %at = tensor.extract %pos[] : tensor<i64>
+  %i = arith.index_cast %at : i64 to index
+  %cos = tensor.extract_slice %cos_t[%i, 0] [1, {d}] [1, 1] : {t(cache, d)} to {t(1, d)}
+  %sin = tensor.extract_slice %sin_t[%i, 0] [1, {d}] [1, 1] : {t(cache, d)} to {t(1, d)}""")
+    else:
+        emit(f"""{header}
 // A LLaMA-2 decoder layer: {seq} tokens, hidden {hidden} in {heads} heads of
 // {d}, SwiGLU hidden {ffn}, {dt} (written by test/benchmarks/llama_layer.py).
 func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, d)},
@@ -143,17 +209,31 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
   %fzero = arith.constant 0.0 : f32
   %e_sh = tensor.empty() : {t(seq, hidden)}""")
     rmsnorm("xn", "%x", "%g1")
-    for w in "qkv":
-        matmul(f"proj_{w}", "%xn", f"%w{w}", seq, hidden, hidden)
+    matmul("proj_q", "%xn", "%wq", seq, hidden, hidden)
+    matmul("proj_k", "%xn", "%wk", seq, hidden, kv)
+    matmul("proj_v", "%xn", "%wv", seq, hidden, kv)
     rope("qr", "%proj_q")
-    rope("kr", "%proj_k")
-    emit(f"""  %v3 = tensor.expand_shape %proj_v [[0], [1, 2]] output_shape [{seq}, {heads}, {d}] : {t(seq, hidden)} into {t(seq, heads, d)}
+    rope("kr", "%proj_k", kv_heads)
+    emit(f"""  %v3 = tensor.expand_shape %proj_v [[0], [1, 2]] output_shape [{seq}, {kv_heads}, {d}] : {t(seq, kv)} into {t(seq, kv_heads, d)}
   %e_hh = tensor.empty() : {hh}
-  %qh = linalg.transpose ins(%qr : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]
-  %vh = linalg.transpose ins(%v3 : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]
+  %qh = linalg.transpose ins(%qr : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]""")
+    if decode:
+        cached("k", "%k_cache", "%kr")
+        cached("v", "%v_cache", "%v3")
+        emit(f"""  %vh = tensor.collapse_shape %v_all [[0], [1], [2]] : {hk} into {hk}
   %e_hd = tensor.empty() : {hd}
-  %kt = linalg.transpose ins(%kr : {t(seq, heads, d)}) outs(%e_hd : {hd}) permutation = [1, 2, 0]
-  %e_hs = tensor.empty() : {hs}
+  %kt = linalg.transpose ins(%k_all : {hk}) outs(%e_hd : {hd}) permutation = [0, 2, 1]""")
+        future = """%j = linalg.index 2 : index
+    %jj = arith.index_cast %j : index to i64
+    %future = arith.cmpi sgt, %jj, %at : i64"""
+    else:
+        emit(f"""  %vh = linalg.transpose ins(%v3 : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]
+  %e_hd = tensor.empty() : {hd}
+  %kt = linalg.transpose ins(%kr : {t(seq, heads, d)}) outs(%e_hd : {hd}) permutation = [1, 2, 0]""")
+        future = """%i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index"""
+    emit(f"""  %e_hs = tensor.empty() : {hs}
   %z_hs = linalg.fill ins(%zero : {dt}) outs(%e_hs : {hs}) -> {hs}
   %scores = linalg.batch_matmul ins(%qh, %kt : {hh}, {hd}) outs(%z_hs : {hs}) -> {hs}
   %e_hs32 = tensor.empty() : {hs32}
@@ -164,9 +244,7 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
     %ninf = arith.constant 0xFF800000 : f32
     {wide('%a', '%aw')}
     %y = arith.mulf %aw, %scale : f32
-    %i = linalg.index 1 : index
-    %j = linalg.index 2 : index
-    %future = arith.cmpi ugt, %j, %i : index
+    {future}
     %m = arith.select %future, %ninf, %y : f32
     linalg.yield %m : f32
   }} -> {hs32}
@@ -189,7 +267,7 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
     linalg.yield %out : {dt}
   }} -> {hs}
   %z_hh = linalg.fill ins(%zero : {dt}) outs(%e_hh : {hh}) -> {hh}
-  %attn = linalg.batch_matmul ins(%probs, %vh : {hs}, {hh}) outs(%z_hh : {hh}) -> {hh}
+  %attn = linalg.batch_matmul ins(%probs, %vh : {hs}, {hk}) outs(%z_hh : {hh}) -> {hh}
   %e_shd = tensor.empty() : {t(seq, heads, d)}
   %attn_t = linalg.transpose ins(%attn : {hh}) outs(%e_shd : {t(seq, heads, d)}) permutation = [1, 0, 2]
   %attn_c = tensor.collapse_shape %attn_t [[0], [1, 2]] : {t(seq, heads, d)} into {t(seq, hidden)}""")
@@ -214,7 +292,11 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
   }} -> {t(seq, ffn)}""")
     matmul("down", "%act", "%wd", seq, ffn, hidden)
     add("out", "%h1", "%down")
-    emit(f"""  return %out : {t(seq, hidden)}
+    if decode:
+        emit(f"""  return %out, %k_new, %v_new : {t(seq, hidden)}, {ct}, {ct}
+}}""")
+    else:
+        emit(f"""  return %out : {t(seq, hidden)}
 }}""")
     return "\n".join(lines) + "\n"
 
@@ -280,6 +362,11 @@ def main():
     parser.add_argument("--heads", type=int, default=32)
     parser.add_argument("--ffn", type=int, default=11008)
     parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
+    parser.add_argument("--decode", type=int, metavar="CACHE",
+                        help="write a decode step with KV caches of CACHE "
+                        "positions")
+    parser.add_argument("--kv-heads", type=int,
+                        help="KV heads of the decode step (default --heads)")
     parser.add_argument("--inputs", help="write model-scaled bf16 inputs here")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-o", "--output", required=True)
@@ -288,7 +375,15 @@ def main():
             args.hidden % args.heads or (args.hidden // args.heads) % 2:
         sys.exit("llama_layer.py: sizes must be positive and hidden a "
                  "multiple of heads with an even head dimension")
-    text = layer(args.seq, args.hidden, args.heads, args.ffn, args.dtype)
+    kv_heads = args.kv_heads or args.heads
+    if args.decode is not None and (args.decode <= 0 or kv_heads <= 0 or
+                                    args.heads % kv_heads):
+        sys.exit("llama_layer.py: --decode needs a positive cache and KV "
+                 "heads that divide the heads")
+    if args.decode is not None and args.inputs:
+        sys.exit("llama_layer.py: --inputs writes the prefill layer's only")
+    text = layer(1 if args.decode else args.seq, args.hidden, args.heads,
+                 args.ffn, args.dtype, args.decode, kv_heads)
     with open(args.output, "w") as f:
         f.write(text)
     if args.inputs:
