@@ -8,8 +8,8 @@ run and printed with the tree's version:
   run (neuron-sgemm-rate, built here), as GFLOP/s and a ratio. The runs
   alternate, so a machine that slows down slows both sides.
 - A LLaMA-2-7B decoder layer (hidden 4096, 32 heads, FFN 11008, 128
-  tokens, bf16; llama_layer.py) compiled with --fallback=host (its causal
-  mask reads iteration indices and runs on the host), run by `neuron-run`
+  tokens, bf16; llama_layer.py), all on the device (its causal mask
+  compares iotas of the loop indices), run by `neuron-run`
   and checked against the CPU oracle (test/e2e/oracle.py, about 3 minutes;
   --no-oracle skips it), on inputs of a model's magnitudes
   (llama_layer.py --inputs).
@@ -104,7 +104,7 @@ def layer(args, work):
                     str(source)] + [f"--{k}={v}" for k, v in LAYER.items()],
                    check=True)
     exe = work / "llama_layer.nxe"
-    compile_s, _, _ = compile_graph(args, source, exe, "--fallback=host")
+    compile_s, _, _ = compile_graph(args, source, exe)
     run_dir = work / "llama_layer_run"
     inputs = write_inputs(run_dir, LAYER["seq"], LAYER["hidden"],
                           LAYER["heads"], LAYER["ffn"], seed=7)
