@@ -364,6 +364,21 @@ static Value originWindow(OpBuilder &b, Location loc, Value buffer,
   return KernelLowering::view(b, loc, buffer, origin, part.getShape());
 }
 
+/// One transfer from `src` to `dst` whose start on the `whole` side (the
+/// source when `movesSource`) moves along `axis` by the value of the SBUF
+/// tile `offset`, as far as the `part` window fits: whole[axis] -
+/// part[axis] positions past the first.
+static void dmaAtOffset(OpBuilder &b, Location loc, Value src, Value offset,
+                        Value dst, RankedTensorType whole,
+                        RankedTensorType part, int64_t axis,
+                        bool movesSource) {
+  IntegerAttr dim = b.getI64IntegerAttr(axis);
+  nisa::DmaCopyOp::create(
+      b, loc, src, offset, dst, b.getI64IntegerAttr(0),
+      b.getI64IntegerAttr(whole.getDimSize(axis) - part.getDimSize(axis)),
+      movesSource ? dim : IntegerAttr(), movesSource ? IntegerAttr() : dim);
+}
+
 /// dynamic_slice: one transfer from the input's window at the origin into
 /// the result, its source start moved along `axis` at run time, at most
 /// input[axis] - result[axis] positions.
@@ -379,14 +394,9 @@ struct DynamicSliceToDma : NisaPattern<DynamicSliceOp> {
     if (failed(offset))
       return failure();
     Value out = k.resultBuffer(rewriter, op.getResult());
-    int64_t axis = op.getAxis();
-    nisa::DmaCopyOp::create(
-        rewriter, loc,
-        originWindow(rewriter, loc, adaptor.getInput(), input, result),
-        *offset, out, rewriter.getI64IntegerAttr(0),
-        rewriter.getI64IntegerAttr(input.getDimSize(axis) -
-                                   result.getDimSize(axis)),
-        rewriter.getI64IntegerAttr(axis), /*dst_dim=*/IntegerAttr());
+    dmaAtOffset(rewriter, loc,
+                originWindow(rewriter, loc, adaptor.getInput(), input, result),
+                *offset, out, input, result, op.getAxis(), /*movesSource=*/true);
     rewriter.replaceOp(op, out);
     return success();
   }
@@ -411,14 +421,9 @@ struct DynamicUpdateSliceToDma : NisaPattern<DynamicUpdateSliceOp> {
     Value out = k.resultBuffer(rewriter, op.getResult());
     if (out != adaptor.getDest())
       k.dma(rewriter, loc, adaptor.getDest(), out);
-    int64_t axis = op.getAxis();
-    nisa::DmaCopyOp::create(
-        rewriter, loc, adaptor.getUpdate(), *offset,
-        originWindow(rewriter, loc, out, dest, update),
-        rewriter.getI64IntegerAttr(0),
-        rewriter.getI64IntegerAttr(dest.getDimSize(axis) -
-                                   update.getDimSize(axis)),
-        /*src_dim=*/IntegerAttr(), rewriter.getI64IntegerAttr(axis));
+    dmaAtOffset(rewriter, loc, adaptor.getUpdate(), *offset,
+                originWindow(rewriter, loc, out, dest, update), dest, update,
+                op.getAxis(), /*movesSource=*/false);
     rewriter.replaceOp(op, out);
     return success();
   }

@@ -251,6 +251,19 @@ struct SliceSharding
   }
 };
 
+/// Upstream's default sharding option for `op`, with loop `whole` (the
+/// dimension a concat joins along, or a position moves along) not split.
+static FailureOr<shard::ShardingOption>
+optionKeepingWhole(Operation *op, ArrayRef<shard::Sharding> operandShardings,
+                   ArrayRef<shard::Sharding> resultShardings, uint64_t whole) {
+  FailureOr<shard::ShardingOption> option =
+      shard::detail::defaultGetShardingOption(op, operandShardings,
+                                              resultShardings);
+  if (succeeded(option) && whole < option->shardingArray.size())
+    option->shardingArray[whole].clear();
+  return option;
+}
+
 /// tensor.concat (RoPE's rotate_half as torch-mlir may write it): every
 /// operand and the result read the loops alike, and the dimension they are
 /// joined along stays whole.
@@ -274,15 +287,8 @@ struct ConcatSharding
   FailureOr<shard::ShardingOption>
   getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
                     ArrayRef<shard::Sharding> resultShardings) const {
-    FailureOr<shard::ShardingOption> option =
-        shard::detail::defaultGetShardingOption(op, operandShardings,
-                                                resultShardings);
-    if (failed(option))
-      return failure();
-    uint64_t dim = cast<tensor::ConcatOp>(op).getDim();
-    if (dim < option->shardingArray.size())
-      option->shardingArray[dim].clear();
-    return option;
+    return optionKeepingWhole(op, operandShardings, resultShardings,
+                              cast<tensor::ConcatOp>(op).getDim());
   }
 
   LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
@@ -346,15 +352,8 @@ struct DynamicSliceSharding
   FailureOr<shard::ShardingOption>
   getShardingOption(Operation *op, ArrayRef<shard::Sharding> operandShardings,
                     ArrayRef<shard::Sharding> resultShardings) const {
-    FailureOr<shard::ShardingOption> option =
-        shard::detail::defaultGetShardingOption(op, operandShardings,
-                                                resultShardings);
-    if (failed(option))
-      return failure();
-    uint64_t axis = cast<DynamicOp>(op).getAxis();
-    if (axis < option->shardingArray.size())
-      option->shardingArray[axis].clear();
-    return option;
+    return optionKeepingWhole(op, operandShardings, resultShardings,
+                              cast<DynamicOp>(op).getAxis());
   }
 
   LogicalResult partition(Operation *op, ArrayRef<Value> partitionedOperands,
