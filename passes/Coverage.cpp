@@ -105,8 +105,8 @@ static SmallVector<int64_t> integersOf(Attribute attr) {
 
 /// Whether operand `index` of `op` holds indices rather than data.
 static bool isIndexOperand(Operation *op, unsigned index) {
-  return (isa<GatherOp, DynamicSliceOp>(op) && index == 1) ||
-         (isa<DynamicUpdateSliceOp>(op) && index == 2);
+  OpOperand *indices = getIndexOperand(op);
+  return indices && indices->getOperandNumber() == index;
 }
 
 std::optional<CoverageIssue>

@@ -61,14 +61,7 @@ static bool isExactInt8Matmul(MatmulTy op) {
          lhs.getDimSize(lhs.getRank() - 1) <= kExactInt8K;
 }
 
-/// The operand of `op` holding indices, and what the warning calls them.
-static OpOperand &indexOperand(GatherOp op) { return op.getIndicesMutable(); }
-static OpOperand &indexOperand(DynamicSliceOp op) {
-  return op.getOffsetMutable();
-}
-static OpOperand &indexOperand(DynamicUpdateSliceOp op) {
-  return op.getOffsetMutable();
-}
+/// What the narrowing warning calls the indices of `op`.
 static StringRef indexName(GatherOp) { return "gather indices"; }
 static StringRef indexName(DynamicSliceOp) {
   return "the dynamic slice's offset";
@@ -85,7 +78,7 @@ bool mlir::neuron::hasDecomposition(Operation *op) {
             SigmoidOp>([](auto) { return true; })
       .Case([](PowOp pow) { return smallExponent(pow).has_value(); })
       .Case<GatherOp, DynamicSliceOp, DynamicUpdateSliceOp>([](auto op) {
-        return cast<RankedTensorType>(indexOperand(op).get().getType())
+        return cast<RankedTensorType>(getIndexOperand(op)->get().getType())
             .getElementType()
             .isInteger(64);
       })
@@ -434,7 +427,7 @@ struct DecomposeGelu : CoverageRewrite<GeluOp> {
 template <typename OpTy> struct NarrowIndices : CoverageRewrite<OpTy> {
   using CoverageRewrite<OpTy>::CoverageRewrite;
   LogicalResult decompose(OpTy op, PatternRewriter &rewriter) const override {
-    OpOperand &index = indexOperand(op);
+    OpOperand &index = *getIndexOperand(op);
     auto type = cast<RankedTensorType>(index.get().getType());
     if (!type.getElementType().isInteger(64))
       return failure();

@@ -155,21 +155,26 @@ struct AnnotateTensorParallel
   /// For a KV cache write, an argument written at a run-time position by
   /// `insert` and read by nothing else: the dimension to split it along, so
   /// each core keeps and updates its part; nullopt otherwise. That is the
-  /// first dimension other than the position's and the last (head_dim) that
-  /// is not 1 and the cores divide (the heads of a [batch, heads,
-  /// positions, head_dim] or [batch, positions, heads, head_dim] cache), or
-  /// the columns of a [positions, heads * head_dim] one.
+  /// first dimension but the batch, the position's and the last (head_dim)
+  /// that the write takes whole, is not 1 and the cores divide (the heads
+  /// of a [batch, heads, positions, head_dim] or [batch, positions, heads,
+  /// head_dim] cache), or the columns of a [positions, heads * head_dim]
+  /// one.
   std::optional<int64_t> cacheSplit(tensor::InsertSliceOp insert) {
     auto dest = dyn_cast<BlockArgument>(insert.getDest());
     if (!dest || !dest.hasOneUse() || insert.getOffsets().size() != 1)
       return std::nullopt;
     RankedTensorType type = insert.getDestType();
     int64_t last = type.getRank() - 1;
+    // A dimension the write takes whole, not 1, that the cores divide.
     auto candidate = [&](int64_t d) {
-      return !ShapedType::isDynamic(insert.getStaticOffsets()[d]) &&
+      return insert.getStaticOffsets()[d] == 0 &&
+             insert.getStaticSizes()[d] == type.getDimSize(d) &&
              type.getDimSize(d) != 1 && divides(dest, d);
     };
-    for (int64_t d = 0; d < last; ++d)
+    // Not the batch of a [batch, ..., head_dim] cache: the activation is
+    // split by heads.
+    for (int64_t d = type.getRank() > 2 ? 1 : 0; d < last; ++d)
       if (candidate(d))
         return d;
     if (type.getRank() == 2 && candidate(last))

@@ -180,10 +180,7 @@ private:
   /// The loop a loop index (through integer casts) runs over, when it fits
   /// i32.
   std::optional<unsigned> loopOf(Value value) const {
-    while (isa_and_present<arith::IndexCastOp, arith::ExtSIOp>(
-        value.getDefiningOp()))
-      value = value.getDefiningOp()->getOperand(0);
-    auto index = value.getDefiningOp<linalg::IndexOp>();
+    auto index = stripIntegerCasts(value).getDefiningOp<linalg::IndexOp>();
     if (!index || !op->isProperAncestor(index) ||
         loopShape[index.getDim()] > std::numeric_limits<int32_t>::max())
       return std::nullopt;
@@ -197,7 +194,13 @@ private:
   bool isIndexCompare(arith::CmpIOp cmp) const {
     bool lhsLoop = loopOf(cmp.getLhs()).has_value();
     bool rhsLoop = loopOf(cmp.getRhs()).has_value();
-    auto known = [&](Value v) { return loopOf(v) || positionTensor(v); };
+    // A position read from a tensor defined outside the op (its value is
+    // the same on every iteration).
+    auto known = [&](Value v) {
+      Value position = positionTensor(v);
+      return loopOf(v) ||
+             (position && !op->isAncestor(position.getParentBlock()->getParentOp()));
+    };
     return indexPredicate(cmp) && (lhsLoop || rhsLoop) &&
            known(cmp.getLhs()) && known(cmp.getRhs());
   }

@@ -435,10 +435,7 @@ struct RaiseSelectAtPosition : OpRewritePattern<linalg::GenericOp> {
     Value position;
     for (auto [index, scalar] : {std::pair(cmp.getLhs(), cmp.getRhs()),
                                  std::pair(cmp.getRhs(), cmp.getLhs())}) {
-      Value v = index;
-      while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
-        v = cast.getIn();
-      if (auto loop = v.getDefiningOp<linalg::IndexOp>()) {
+      if (auto loop = stripIntegerCasts(index).getDefiningOp<linalg::IndexOp>()) {
         axis = loop.getDim();
         position = positionTensor(scalar);
         break;
@@ -481,12 +478,19 @@ struct RaiseSelectAtPosition : OpRewritePattern<linalg::GenericOp> {
       if (d != *axis)
         others.push_back(d);
     auto newType = dyn_cast<RankedTensorType>(newer->get().getType());
-    if (loops != others || !newType ||
+    if (loops != others || !newType || !newType.hasStaticShape() ||
         newType.getNumElements() != resultType.getNumElements() /
                                         resultType.getDimSize(*axis) ||
         newType.getElementType() != resultType.getElementType())
       return failure();
     Location loc = op.getLoc();
+    // The generic writes nothing for a position outside the tensor; the
+    // transfer stops the run there instead.
+    op.emitWarning() << "a write selected by a position read at run time "
+                        "becomes a transfer at that position: a position "
+                        "outside [0, "
+                     << resultType.getDimSize(*axis) - 1
+                     << "] stops the run where this op would write nothing";
     Value update = reshapeIfNeeded(rewriter, loc, newer->get(), rowShape);
     rewriter.replaceOpWithNewOp<DynamicUpdateSliceOp>(
         op, resultType, update, older->get(), position, *axis);

@@ -258,13 +258,24 @@ FailureOr<Value> mlir::neuron::fromLoopSpace(OpBuilder &b, Location loc,
 /// The one-element integer tensor a scalar was read from on the device:
 /// `tensor.extract` of it, through integer and index casts (how exporters
 /// read a decode step's position); null otherwise.
-Value mlir::neuron::positionTensor(Value scalar) {
-  while (Operation *def = scalar.getDefiningOp()) {
-    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-             arith::ExtUIOp>(def))
+SmallVector<Operation *> mlir::neuron::integerCasts(Value value) {
+  SmallVector<Operation *> casts;
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::ExtSIOp>(def))
       break;
-    scalar = def->getOperand(0);
+    casts.push_back(def);
+    value = def->getOperand(0);
   }
+  return casts;
+}
+
+Value mlir::neuron::stripIntegerCasts(Value value) {
+  SmallVector<Operation *> casts = integerCasts(value);
+  return casts.empty() ? value : casts.back()->getOperand(0);
+}
+
+Value mlir::neuron::positionTensor(Value scalar) {
+  scalar = stripIntegerCasts(scalar);
   Value tensor;
   if (auto extract = scalar.getDefiningOp<tensor::ExtractOp>())
     tensor = extract.getTensor();

@@ -91,8 +91,16 @@ Value reshapeIfNeeded(OpBuilder &b, Location loc, Value value,
 /// Inserts a `neuron.cast` to `elementType` unless `value` already has it.
 Value castIfNeeded(OpBuilder &b, Location loc, Value value, Type elementType);
 
+/// The sign-preserving integer and index casts (arith.index_cast,
+/// arith.extsi) that make `value` from the value before them, outermost
+/// first; empty when there are none.
+SmallVector<Operation *> integerCasts(Value value);
+
+/// `value` before the casts integerCasts finds.
+Value stripIntegerCasts(Value value);
+
 /// The one-element i32 or i64 tensor `scalar` was read from, through
-/// integer and index casts: by `tensor.extract` (how exporters read a
+/// sign-preserving integer and index casts: by `tensor.extract` (how exporters read a
 /// decode step's position), or as the block argument of a structured op's
 /// input that every loop reads whole; null otherwise.
 Value positionTensor(Value scalar);

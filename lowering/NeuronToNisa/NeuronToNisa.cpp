@@ -252,8 +252,17 @@ struct ConvertNeuronToNisa
     DenseMap<unsigned, unsigned> inPlace;
     for (unsigned r = 0; r < func.getNumResults(); ++r)
       if (auto input =
-              func.getResultAttrOfType<IntegerAttr>(r, "neuron.in_place"))
-        inPlace[r] = input.getInt();
+              func.getResultAttrOfType<IntegerAttr>(r, "neuron.in_place")) {
+        int64_t i = input.getInt();
+        if (i < 0 || i >= int64_t(func.getNumArguments()) ||
+            func.getArgumentTypes()[i] != func.getResultTypes()[r]) {
+          return func.emitError()
+                 << "convert-neuron-to-nisa: result " << r
+                 << " is marked in place of input " << i
+                 << ", which is not an input of its type";
+        }
+        inPlace[r] = i;
+      }
     KernelLowering lowering(config, getOperation(), std::move(outputs),
                             func.getNumArguments(), std::move(inPlace));
 

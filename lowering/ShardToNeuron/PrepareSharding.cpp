@@ -164,14 +164,10 @@ bool positionsAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
     auto [scalar, tensor] = position;
     Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
     Value arg = body.insertArgument(first + i, element, op.getLoc());
-    // The casts from the element to the scalar, outermost last.
-    SmallVector<Operation *> casts;
-    for (Value v = scalar; !isa<tensor::ExtractOp>(v.getDefiningOp());
-         v = v.getDefiningOp()->getOperand(0))
-      casts.push_back(v.getDefiningOp());
+    // The casts from the element to the scalar, repeated on the argument.
     IRMapping mapping;
     Value local = arg;
-    for (Operation *cast : llvm::reverse(casts)) {
+    for (Operation *cast : llvm::reverse(neuron::integerCasts(scalar))) {
       mapping.map(cast->getOperand(0), local);
       local = rewriter.clone(*cast, mapping)->getResult(0);
     }
@@ -244,8 +240,7 @@ struct NeuronPrepareShardingPass
     Block &entry = f.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
       if (op.use_empty() &&
-          isa<tensor::ExtractOp, arith::IndexCastOp, arith::IndexCastUIOp,
-              arith::ExtSIOp, arith::ExtUIOp>(op))
+          isa<tensor::ExtractOp, arith::IndexCastOp, arith::ExtSIOp>(op))
         rewriter.eraseOp(&op);
   }
 

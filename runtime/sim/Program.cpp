@@ -145,8 +145,11 @@ TileRef reachOf(const Instruction &inst) {
   TileRef reach = movedSide(inst);
   reach.shape.insert(reach.shape.begin(), inst.offsetLimit + 1);
   reach.strides.insert(reach.strides.begin(), inst.offsetStride);
-  reach.elements *= inst.offsetLimit + 1;
+  // readDynamicStart checked that the reach stays below element 2^40.
   reach.maxElement += inst.offsetLimit * inst.offsetStride;
+  if (__builtin_mul_overflow(reach.elements, inst.offsetLimit + 1,
+                             &reach.elements))
+    reach.elements = std::numeric_limits<int64_t>::max();
   return reach;
 }
 

@@ -229,6 +229,8 @@ private:
 
   /// Fails only on a start offset outside its limit.
   absl::Status dmaCopy(const Instruction &inst);
+  /// `src`'s elements into `dst`, in row-major order of both patterns.
+  void copy(const TileRef &src, const TileRef &dst);
   /// Bytes between partitions of `ref`'s memory, an on-chip one.
   int64_t pitchOf(const TileRef &ref) const {
     return ref.space == MemorySpace::Sbuf ? sbufPitch : psumPitch;
@@ -413,41 +415,45 @@ static bool writesRepeatedly(const TileRef &ref) {
 }
 
 absl::Status KernelRunner::dmaCopy(const Instruction &inst) {
-  if (inst.offset) {
-    // The start is read when the transfer starts and checked before a byte
-    // moves.
-    int64_t start = int64_t(load(*inst.offset)[0]);
-    if (start < 0 || start > inst.offsetLimit)
-      return absl::OutOfRangeError(absl::StrFormat(
-          "dma_copy: its start offset is %d, outside [0, %d] (the %s's "
-          "positions along the dimension it moves)",
-          start, inst.offsetLimit,
-          &movedSide(inst) == &inst.dst ? "destination" : "source"));
-    Instruction moved = inst;
-    moved.offset.reset();
-    (&movedSide(inst) == &inst.dst ? moved.dst : moved.src).offset +=
-        start * inst.offsetStride;
-    return dmaCopy(moved);
-  }
-  if (inst.src.dtype != inst.dst.dtype) {
-    store(inst.dst, load(inst.src));
+  if (!inst.offset) {
+    copy(inst.src, inst.dst);
     return absl::OkStatus();
   }
+  // The start is read when the transfer starts and checked before a byte
+  // moves.
+  int64_t start = int64_t(load(*inst.offset)[0]);
+  bool movesDst = &movedSide(inst) == &inst.dst;
+  if (start < 0 || start > inst.offsetLimit)
+    return absl::OutOfRangeError(absl::StrFormat(
+        "dma_copy: its start offset is %d, outside [0, %d] (the %s's "
+        "positions along the dimension it moves)",
+        start, inst.offsetLimit, movesDst ? "destination" : "source"));
+  TileRef moved = movedSide(inst);
+  moved.offset += start * inst.offsetStride;
+  copy(movesDst ? inst.src : moved, movesDst ? moved : inst.dst);
+  return absl::OkStatus();
+}
+
+void KernelRunner::copy(const TileRef &src, const TileRef &dst) {
+  if (src.dtype != dst.dtype) {
+    store(dst, load(src));
+    return;
+  }
   // Same dtype: the bytes move unchanged (NaN payloads included).
-  int64_t bytes = elementBytes(inst.src.dtype);
+  int64_t bytes = elementBytes(src.dtype);
   auto runsOf = [&](const TileRef &ref, std::vector<Run> &runs) {
     runs.clear();
     forEachRun(ref, [&](uint8_t *p, int64_t count, int64_t step) {
       runs.push_back({p, count, step});
     });
   };
-  runsOf(inst.dst, dstRuns);
-  runsOf(inst.src, srcRuns);
-  if (inst.src.space == inst.dst.space) {
+  runsOf(dst, dstRuns);
+  runsOf(src, srcRuns);
+  if (src.space == dst.space) {
     // Within one memory the tiles may overlap: gathering the source first
     // makes the copy behave like memmove.
-    staged.resize(inst.src.elements * bytes);
-    Run gathered{staged.data(), inst.src.elements, bytes};
+    staged.resize(src.elements * bytes);
+    Run gathered{staged.data(), src.elements, bytes};
     copyRuns(&gathered, &gathered + 1, srcRuns.data(), 0, bytes);
     srcRuns.assign(1, gathered);
   }
@@ -455,11 +461,10 @@ absl::Status KernelRunner::dmaCopy(const Instruction &inst) {
   // sides moving in one copy. A large transfer is split by destination runs
   // over the threads, unless the destination writes an element more than
   // once (a zero stride), where the last write in order must win.
-  if (inst.src.elements * bytes < (int64_t(1) << 12) ||
-      writesRepeatedly(inst.dst)) {
+  if (src.elements * bytes < (int64_t(1) << 12) || writesRepeatedly(dst)) {
     copyRuns(dstRuns.data(), dstRuns.data() + dstRuns.size(), srcRuns.data(),
              0, bytes);
-    return absl::OkStatus();
+    return;
   }
   runStarts.assign(1, 0);
   for (const Run &run : srcRuns)
@@ -468,12 +473,12 @@ absl::Status KernelRunner::dmaCopy(const Instruction &inst) {
     int64_t element = 0;
     for (int64_t r = 0; r < first; ++r)
       element += dstRuns[r].count;
-    auto src = std::upper_bound(runStarts.begin(), runStarts.end(), element) -
-               runStarts.begin() - 1;
+    auto from = std::upper_bound(runStarts.begin(), runStarts.end(),
+                                 element) -
+                runStarts.begin() - 1;
     copyRuns(dstRuns.data() + first, dstRuns.data() + last,
-             srcRuns.data() + src, element - runStarts[src], bytes);
+             srcRuns.data() + from, element - runStarts[from], bytes);
   });
-  return absl::OkStatus();
 }
 
 uint8_t *KernelRunner::firstPartition(const TileRef &ref) {

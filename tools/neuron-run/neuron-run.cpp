@@ -63,6 +63,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -264,10 +265,17 @@ static void describe(const Executable &exe, const Program &program) {
               (long long)counts[1], (long long)counts[2],
               (long long)constantBytes, (long long)counts[3],
               (long long)counts[4]);
-  // Results written into an input's buffer (a KV cache updated in place).
+  // Results written into an input's buffer (a KV cache updated in place):
+  // an input tensor that is a result and that a kernel writes.
+  std::set<int64_t> written;
+  for (const Step &step : program.steps)
+    if (step.isKernel())
+      for (const Instruction &inst : program.kernels[step.kernel].instructions)
+        if (inst.dst.space == MemorySpace::Hbm)
+          written.insert(step.bindings[inst.dst.param]);
   for (const IoBinding &out : program.outputs)
     for (const IoBinding &in : program.inputs)
-      if (in.tensor == out.tensor) {
+      if (in.tensor == out.tensor && written.count(out.tensor)) {
         const TensorDesc &t = program.tensors[out.tensor];
         std::printf("  %s in place of %s (%s%s)\n", out.name.c_str(),
                     in.name.c_str(), std::string(dtypeName(t.dtype)).c_str(),

@@ -15,6 +15,7 @@
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -452,6 +453,14 @@ std::optional<double> mlir::neuron::immediateOf(OpOperand &use) {
   return std::nullopt;
 }
 
+OpOperand *mlir::neuron::getIndexOperand(Operation *op) {
+  return llvm::TypeSwitch<Operation *, OpOperand *>(op)
+      .Case([](GatherOp o) { return &o.getIndicesMutable(); })
+      .Case<DynamicSliceOp, DynamicUpdateSliceOp>(
+          [](auto o) { return &o.getOffsetMutable(); })
+      .Default([](Operation *) { return nullptr; });
+}
+
 bool mlir::neuron::readAsImmediates(Value value,
                                     function_ref<bool(Operation *)> reader) {
   bool read = false;
@@ -596,6 +605,10 @@ static LogicalResult verifyDynamicWindow(Operation *op, RankedTensorType whole,
                                          int64_t axis, StringRef what) {
   if (failed(verifyAxis(op, axis, whole.getRank())))
     return failure();
+  auto offsetType = cast<RankedTensorType>(offset.getType());
+  for (RankedTensorType type : {whole, part, offsetType})
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "expected static shapes, found " << type;
   if (part.getElementType() != whole.getElementType())
     return op->emitOpError() << "expected the " << what
                              << " in the element type "
@@ -610,7 +623,6 @@ static LogicalResult verifyDynamicWindow(Operation *op, RankedTensorType whole,
            << "expected " << (what == "result" ? "a result" : "an update")
            << " spanning every dimension but the axis whole and at most "
            << whole.getDimSize(axis) << " along it, found " << part;
-  auto offsetType = cast<RankedTensorType>(offset.getType());
   if (offsetType.getNumElements() != 1)
     return op->emitOpError() << "expected a one-element offset, found "
                              << offsetType;
@@ -737,6 +749,17 @@ LogicalResult LaunchOp::verify() {
     if (llvm::count(*inPlace, input) > 1)
       return emitOpError() << "expected input " << input
                            << " to hold at most one result in place";
+    // The input is gone after the launch: nothing else reads it, and its
+    // tensor is its own (not a view of another value, nor a constant).
+    Value in = getInputs()[input];
+    Operation *def = in.getDefiningOp();
+    if (llvm::any_of(in.getUsers(), [&](Operation *u) { return u != *this; }) ||
+        (def && !isa<LaunchOp, HostCallOp, CustomKernelOp, CollectiveDoneOp>(
+                    def)))
+      return emitOpError() << "expected input " << input
+                           << ", which holds result " << r
+                           << " in place, to be read by this launch alone "
+                              "and to own its tensor";
   }
   return success();
 }
@@ -750,8 +773,19 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   ArrayRef<Type> params = kernel.getArgumentTypes();
   ArrayRef<Type> results = kernel.getResultTypes();
   if (llvm::equal(params, getInputs().getTypes()) &&
-      llvm::equal(results, getResultTypes()))
+      llvm::equal(results, getResultTypes())) {
+    // The kernel writes in place what the launch says it does.
+    for (unsigned r = 0; r < results.size(); ++r) {
+      auto attr = kernel.getResultAttrOfType<IntegerAttr>(r, "neuron.in_place");
+      int64_t kernelInput = attr ? attr.getInt() : -1;
+      int64_t launchInput = getInPlace() ? (*getInPlace())[r] : -1;
+      if (kernelInput != launchInput)
+        return emitOpError() << "result " << r << " is in place of input "
+                             << launchInput << " but kernel '" << getKernel()
+                             << "' writes it in place of " << kernelInput;
+    }
     return success();
+  }
   // The kernel's nisa form: buffers for the inputs, then for the results.
   auto operands = llvm::to_vector(
       llvm::concat<const Type>(getInputs().getTypes(), getResultTypes()));

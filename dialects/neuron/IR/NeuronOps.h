@@ -59,6 +59,9 @@ std::optional<double> immediateOf(OpOperand &use);
 /// kernel or a fusion holds a copy of, or needs no buffer for.
 bool readAsImmediates(Value value,
                       function_ref<bool(Operation *)> reader = nullptr);
+/// The operand of `op` that holds indices rather than data: a gather's
+/// indices, a dynamic slice's or dynamic update's offset; null for others.
+OpOperand *getIndexOperand(Operation *op);
 } // namespace mlir::neuron
 
 namespace mlir::neuron {

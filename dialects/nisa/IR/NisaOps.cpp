@@ -320,6 +320,11 @@ LogicalResult DmaCopyOp::verifyDynamicStart() {
   if (!getLimit() || bool(getSrcDim()) == bool(getDstDim()))
     return emitOpError() << "expected a 'limit' and one of 'src_dim' and "
                             "'dst_dim' with an 'offset' tile";
+  // As executables hold element offsets: below 2^40.
+  constexpr int64_t kMaxLimit = int64_t(1) << 40;
+  if (int64_t(*getLimit()) > kMaxLimit)
+    return emitOpError() << "expected a limit of at most 2^40, found "
+                         << *getLimit();
   auto moved = cast<MemRefType>(getMovedSide().getType());
   StringRef side = getSrcDim() ? "source" : "destination";
   if (getMemorySpace(moved) != MemorySpace::hbm)

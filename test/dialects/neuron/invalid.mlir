@@ -963,6 +963,49 @@ func.func @dynamic_slice_type(%t: tensor<64x16xf32>, %p: tensor<i32>) -> tensor<
 
 // -----
 
+// dynamic_slice's shapes are static, its offset's too.
+func.func @dynamic_slice_dynamic_offset(%t: tensor<16x64xf32>, %p: tensor<?xi32>) -> tensor<1x64xf32> {
+  // expected-error@+1 {{'neuron.dynamic_slice' op expected static shapes, found 'tensor<?xi32>'}}
+  %0 = neuron.dynamic_slice %t[%p] axis 0 : (tensor<16x64xf32>, tensor<?xi32>) -> tensor<1x64xf32>
+  return %0 : tensor<1x64xf32>
+}
+
+// -----
+
+func.func private @write(tensor<16x64xf32>, tensor<1x64xf32>) -> tensor<16x64xf32>
+
+// An input held in place is read by its launch alone.
+func.func @launch_in_place_shared(%c: tensor<16x64xf32>, %r: tensor<1x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  // expected-error@+1 {{'neuron.launch' op expected input 0, which holds result 0 in place, to be read by this launch alone and to own its tensor}}
+  %0 = neuron.launch @write(%c, %r) {in_place = array<i64: 0>} : (tensor<16x64xf32>, tensor<1x64xf32>) -> tensor<16x64xf32>
+  return %0, %c : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+func.func private @write(tensor<16x64xf32>, tensor<1x64xf32>) -> tensor<16x64xf32>
+
+// An input held in place owns its tensor: not a constant.
+func.func @launch_in_place_constant(%r: tensor<1x64xf32>) -> tensor<16x64xf32> {
+  %c = neuron.constant dense<1.0> : tensor<16x64xf32>
+  // expected-error@+1 {{'neuron.launch' op expected input 0, which holds result 0 in place, to be read by this launch alone and to own its tensor}}
+  %0 = neuron.launch @write(%c, %r) {in_place = array<i64: 0>} : (tensor<16x64xf32>, tensor<1x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+func.func private @write(tensor<16x64xf32>, tensor<1x64xf32>) -> (tensor<16x64xf32> {neuron.in_place = 0 : i64})
+
+// A launch says what its kernel writes in place.
+func.func @launch_in_place_mismatch(%c: tensor<16x64xf32>, %r: tensor<1x64xf32>) -> tensor<16x64xf32> {
+  // expected-error@+1 {{'neuron.launch' op result 0 is in place of input -1 but kernel 'write' writes it in place of 0}}
+  %0 = neuron.launch @write(%c, %r) : (tensor<16x64xf32>, tensor<1x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
 // dynamic_update_slice's axis is in range.
 func.func @dynamic_update_axis(%row: tensor<1x8xf32>, %c: tensor<4x8xf32>, %p: tensor<i32>) -> tensor<4x8xf32> {
   // expected-error@+1 {{'neuron.dynamic_update_slice' op expected axis in [0, 2), found 2}}

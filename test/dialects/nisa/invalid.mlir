@@ -494,3 +494,15 @@ func.func @dynamic_start_both_sides(%a: memref<1x8xf32, #hbm>, %b: memref<1x8xf3
   nisa.dma_copy %a, %b queue 0 offset %pos limit 3 src_dim 0 dst_dim 0 : memref<1x8xf32, #hbm>, memref<1x8xf32, #hbm>, memref<1x1xi32, #sbuf>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+
+// Tests a limit no executable can hold.
+func.func @dynamic_start_limit(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #hbm>, %pos: memref<1x1xi32, #sbuf>) {
+  // expected-error@+1 {{'nisa.dma_copy' op expected a limit of at most 2^40, found 1099511627777}}
+  nisa.dma_copy %a, %b queue 0 offset %pos limit 1099511627777 dst_dim 0 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x1xi32, #sbuf>
+  return
+}

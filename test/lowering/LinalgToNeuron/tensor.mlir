@@ -437,7 +437,8 @@ func.func @insert_not_a_cache_write(%cache: tensor<16x4xf32>, %row: tensor<1x2xf
 
 // Tests the same write spelt as a generic selecting, at the row whose index
 // equals the position, the new row (broadcast along the rows) over the old
-// cache; the comparison may put the position on either side.
+// cache; the comparison may put the position on either side. The raise
+// warns that a position outside the cache now stops the run.
 // CHECK-LABEL: func.func @select_at_position
 // CHECK-SAME: (%[[CACHE:.*]]: tensor<16x64xf32>, %[[NEW:.*]]: tensor<64xf32>, %[[POS:.*]]: tensor<i64>)
 // CHECK: %[[ROW:.*]] = neuron.reshape %[[NEW]] : tensor<64xf32> -> tensor<1x64xf32>
@@ -446,6 +447,7 @@ func.func @insert_not_a_cache_write(%cache: tensor<16x4xf32>, %row: tensor<1x2xf
 func.func @select_at_position(%cache: tensor<16x64xf32>, %new: tensor<64xf32>, %pos: tensor<i64>) -> tensor<16x64xf32> {
   %p = tensor.extract %pos[] : tensor<i64>
   %e = tensor.empty() : tensor<16x64xf32>
+  // expected-warning@+1 {{a write selected by a position read at run time becomes a transfer at that position: a position outside [0, 15] stops the run where this op would write nothing}}
   %0 = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
       ins(%cache, %new : tensor<16x64xf32>, tensor<64xf32>) outs(%e : tensor<16x64xf32>) {
   ^bb0(%old: f32, %n: f32, %o: f32):

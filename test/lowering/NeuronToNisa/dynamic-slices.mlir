@@ -62,3 +62,11 @@ func.func @read_rows(%table: tensor<64x16xf32>, %pos: tensor<i32>) -> tensor<2x1
   %0 = neuron.dynamic_slice %table[%pos] axis 0 : (tensor<64x16xf32>, tensor<i32>) -> tensor<2x16xf32>
   return %0 : tensor<2x16xf32>
 }
+
+// -----
+
+// expected-error@+1 {{convert-neuron-to-nisa: result 0 is marked in place of input 1, which is not an input of its type}}
+func.func @in_place_of_another_type(%cache: tensor<16x64xf32>, %row: tensor<1x64xf32>, %pos: tensor<i32>) -> (tensor<16x64xf32> {neuron.in_place = 1 : i64}) {
+  %0 = neuron.dynamic_update_slice %row into %cache[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
