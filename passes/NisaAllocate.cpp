@@ -284,8 +284,9 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
 
   /// Places every tile of `group` (the tiles of one top-level op, all live
   /// at once): with their slots if they fit, else with fewer slots (the
-  /// largest rotation halved first), giving up held-back ranges, and only
-  /// then failing with the capacity error.
+  /// largest rotation halved first, but to no fewer than two), else giving
+  /// up held-back ranges and halving down to one slot, and only then
+  /// failing with the capacity error.
   LogicalResult place(SmallVector<Tile> &group, RangeAllocator &sbuf,
                       RangeAllocator &psum,
                       const std::multimap<int64_t, Tile> &live) {
@@ -321,14 +322,16 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
           return success();
         for (auto [t, offset] : placed)
           (isSbuf(t->alloc) ? sbuf : psum).undo(offset, t->size * t->slots);
-        // Fewer slots for the largest rotation in the full space.
+        // Fewer slots for the largest rotation in the full space; down to
+        // one slot (no overlap between iterations at all) only once the
+        // held-back ranges are given up too.
         bool inSbuf = isSbuf(failedTile->alloc);
         Tile *widest = nullptr;
         for (Tile &t : group)
           if (isSbuf(t.alloc) == inSbuf && t.slots > 1 &&
               (!widest || t.size * t.slots > widest->size * widest->slots))
             widest = &t;
-        if (!widest)
+        if (!widest || (!flushed && widest->slots <= 2))
           break;
         widest->slots = (widest->slots + 1) / 2;
       }
