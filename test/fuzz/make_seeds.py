@@ -6,7 +6,8 @@
 Writes DIR/<fuzzer>/ for each fuzz target of test/fuzz:
   executable/          executables neuron-compile makes of the example and
                        end-to-end graphs (kernels, loops, host calls, SPMD
-                       collectives, bf16, several targets)
+                       collectives, bf16, several targets, transfers at a
+                       start read at run time)
   manifest/            their manifests, as JSON text
   npy/                 the inputs and results neuron-run writes for them
   cache-entry/         the compile cache entries of those compiles
@@ -30,6 +31,9 @@ GRAPHS = [
     ("pads_inf2", "test/e2e/Inputs/pads.mlir", ["--target=inf2"]),
     ("matmul_bf16", "test/e2e/Inputs/matmul_bf16.mlir", []),
     ("repeated_layers", "test/e2e/Inputs/repeated_layers.mlir", []),
+    # Transfers at a start read at run time; a cache updated in place
+    # (seed 1's position lies inside the cache).
+    ("kv_cache_write", "test/e2e/Inputs/kv_cache_heads.mlir", []),
 ]
 
 
