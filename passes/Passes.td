@@ -163,6 +163,15 @@ def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
     repeated stretch are cut the same way, recursively. Kernels with the
     same body are one kernel launched several times.
 
+    A kernel result that is a `neuron.dynamic_update_slice` of one of its
+    inputs (a KV cache written at a position) is written in place of that
+    input when nothing else reads the input, in the kernel or in the
+    program, and the program value passed for it owns its tensor (a
+    program argument or an earlier step's result): the result gets
+    `neuron.in_place` with the input's index, the launch `in_place`, and
+    the executable gives both one tensor, so a step copies none of the
+    cache.
+
     ```mlir
     // Before: two identical layers (matmul + relu) on %x.
     // After:
