@@ -3,9 +3,9 @@
 // Each rewrite keeps the op's meaning: mean = sum * (1/N); x^n for a small
 // integer n = repeated multiplication; softmax and the norms spelled with
 // reductions and elementwise ops; sigmoid and silu with exp; exact gelu as
-// its tanh form (a precision change, warned); i64 gather indices and
-// dynamic update offsets narrowed to i32 and i8 matmuls run in bf16 with f32 accumulation (exact within stated
-// bounds, warned).
+// its tanh form (a precision change, warned); i64 gather indices and the
+// offsets of dynamic slices and updates narrowed to i32, and i8 matmuls run
+// in bf16 with f32 accumulation (exact within stated bounds, warned).
 //
 //===----------------------------------------------------------------------===//
 

@@ -192,17 +192,18 @@ private:
   /// evaluated in i32, the indices as an iota along their loop and the
   /// position read on the device and broadcast.
   bool isIndexCompare(arith::CmpIOp cmp) const {
-    bool lhsLoop = loopOf(cmp.getLhs()).has_value();
-    bool rhsLoop = loopOf(cmp.getRhs()).has_value();
-    // A position read from a tensor defined outside the op (its value is
-    // the same on every iteration).
+    // A loop index, or a position read from a tensor defined outside the
+    // op (the same on every iteration).
     auto known = [&](Value v) {
+      if (loopOf(v))
+        return true;
       Value position = positionTensor(v);
-      return loopOf(v) ||
-             (position && !op->isAncestor(position.getParentBlock()->getParentOp()));
+      return position &&
+             !op->getRegion(0).isAncestor(position.getParentRegion());
     };
-    return indexPredicate(cmp) && (lhsLoop || rhsLoop) &&
-           known(cmp.getLhs()) && known(cmp.getRhs());
+    bool indexed = loopOf(cmp.getLhs()) || loopOf(cmp.getRhs());
+    return indexPredicate(cmp) && indexed && known(cmp.getLhs()) &&
+           known(cmp.getRhs());
   }
 
   /// The comparison's predicate; an unsigned one compares two loop indices

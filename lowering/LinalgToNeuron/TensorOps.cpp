@@ -435,7 +435,8 @@ struct RaiseSelectAtPosition : OpRewritePattern<linalg::GenericOp> {
     Value position;
     for (auto [index, scalar] : {std::pair(cmp.getLhs(), cmp.getRhs()),
                                  std::pair(cmp.getRhs(), cmp.getLhs())}) {
-      if (auto loop = stripIntegerCasts(index).getDefiningOp<linalg::IndexOp>()) {
+      if (auto loop =
+              stripIntegerCasts(index).getDefiningOp<linalg::IndexOp>()) {
         axis = loop.getDim();
         position = positionTensor(scalar);
         break;

@@ -100,9 +100,9 @@ SmallVector<Operation *> integerCasts(Value value);
 Value stripIntegerCasts(Value value);
 
 /// The one-element i32 or i64 tensor `scalar` was read from, through
-/// sign-preserving integer and index casts: by `tensor.extract` (how exporters read a
-/// decode step's position), or as the block argument of a structured op's
-/// input that every loop reads whole; null otherwise.
+/// sign-preserving integer and index casts: by `tensor.extract` (how
+/// exporters read a decode step's position), or as the block argument of a
+/// structured op's input that every loop reads whole; null otherwise.
 Value positionTensor(Value scalar);
 
 /// Whether the neuron dialect computes in `type` (i1 masks excluded).

@@ -396,7 +396,8 @@ struct DynamicSliceToDma : NisaPattern<DynamicSliceOp> {
     Value out = k.resultBuffer(rewriter, op.getResult());
     dmaAtOffset(rewriter, loc,
                 originWindow(rewriter, loc, adaptor.getInput(), input, result),
-                *offset, out, input, result, op.getAxis(), /*movesSource=*/true);
+                *offset, out, input, result, op.getAxis(),
+                /*movesSource=*/true);
     rewriter.replaceOp(op, out);
     return success();
   }

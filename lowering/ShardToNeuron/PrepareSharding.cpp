@@ -145,11 +145,10 @@ bool positionsAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
   for (auto [scalar, tensor] : positions) {
     auto type = cast<RankedTensorType>(tensor.getType());
     inputs.push_back(tensor);
+    SmallVector<AffineExpr> zeros(type.getRank(),
+                                  getAffineConstantExpr(0, ctx));
     maps.insert(maps.begin() + inputs.size() - 1,
-                AffineMap::get(op.getNumLoops(), 0,
-                               SmallVector<AffineExpr>(
-                                   type.getRank(), getAffineConstantExpr(0, ctx)),
-                               ctx));
+                AffineMap::get(op.getNumLoops(), 0, zeros, ctx));
   }
   rewriter.setInsertionPoint(op);
   auto rebuilt = linalg::GenericOp::create(

@@ -43,6 +43,14 @@ using namespace mlir;
 
 namespace {
 
+/// Records `partitioned` as the local form of the one-result `op`.
+static LogicalResult mapPartitioned(IRMapping &partitionMap, Operation *op,
+                                    Operation *partitioned) {
+  partitionMap.map(op->getResult(0), partitioned->getResult(0));
+  partitionMap.map(op, partitioned);
+  return success();
+}
+
 template <typename ReshapeOp>
 struct ReshapeSharding
     : public shard::ShardingInterface::ExternalModel<
@@ -124,9 +132,7 @@ struct ReshapeSharding
                 : tensor::CollapseShapeOp::create(builder, op->getLoc(), local,
                                                   source, groups)
                       .getOperation();
-    partitionMap.map(op->getResult(0), partitioned->getResult(0));
-    partitionMap.map(op, partitioned);
-    return success();
+    return mapPartitioned(partitionMap, op, partitioned);
   }
 };
 
@@ -245,9 +251,7 @@ struct SliceSharding
           builder, op->getLoc(), partitionedOperands[0],
           partitionedOperands[1], offsets, sizes, slice.getMixedStrides());
     }
-    partitionMap.map(op->getResult(0), partitioned->getResult(0));
-    partitionMap.map(op, partitioned);
-    return success();
+    return mapPartitioned(partitionMap, op, partitioned);
   }
 };
 
@@ -300,9 +304,7 @@ struct ConcatSharding
     auto concat = cast<tensor::ConcatOp>(op);
     auto partitioned = tensor::ConcatOp::create(
         builder, op->getLoc(), concat.getDim(), partitionedOperands);
-    partitionMap.map(op->getResult(0), partitioned.getResult());
-    partitionMap.map(op, partitioned.getOperation());
-    return success();
+    return mapPartitioned(partitionMap, op, partitioned);
   }
 };
 
@@ -373,14 +375,13 @@ struct DynamicSliceSharding
       // The result is the local input's, but along the axis.
       auto local = cast<RankedTensorType>(partitionedOperands[0].getType());
       SmallVector<int64_t> shape(local.getShape());
-      shape[dynamic.getAxis()] = dynamic.getType().getDimSize(dynamic.getAxis());
+      uint64_t axis = dynamic.getAxis();
+      shape[axis] = dynamic.getType().getDimSize(axis);
       partitioned = neuron::DynamicSliceOp::create(
           builder, op->getLoc(), local.clone(shape), partitionedOperands[0],
           partitionedOperands[1], dynamic.getAxis());
     }
-    partitionMap.map(op->getResult(0), partitioned->getResult(0));
-    partitionMap.map(op, partitioned);
-    return success();
+    return mapPartitioned(partitionMap, op, partitioned);
   }
 };
 

@@ -865,8 +865,8 @@ static absl::Status readSync(ObjectReader &r, const Scope &scope,
 }
 
 /// A dma_copy's optional `offset` tile with its `offset_moves`,
-/// `offset_stride` and `offset_limit`: the moved side must be in HBM and stay below element
-/// 2^40 at every start the limit allows.
+/// `offset_stride` and `offset_limit`: the moved side must be in HBM and
+/// stay below element 2^40 at every start the limit allows.
 static absl::Status readDynamicStart(ObjectReader &r, const Scope &scope,
                                      Instruction &inst) {
   NEURON_ASSIGN_OR_RETURN(field, r.field("offset", "", /*required=*/false));
