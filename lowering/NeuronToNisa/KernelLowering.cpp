@@ -542,6 +542,22 @@ static ComparePredicate swapped(ComparePredicate predicate) {
 void mlir::neuron::computeTile(OpBuilder &b, KernelLowering &k, Location loc,
                                Operation *op, ArrayRef<Value> operands,
                                Value result) {
+  // Comparisons write 1/0 masks; select copies the chosen elements, an
+  // immediate one from a tile filled with it.
+  if (isa<SelectOp>(op)) {
+    SmallVector<Value> tiles(operands);
+    for (OpOperand &use : op->getOpOperands().drop_front())
+      if (!tiles[use.getOperandNumber()]) {
+        auto type = cast<MemRefType>(result.getType());
+        Value filled = k.tile(b, loc, nisa::MemorySpace::sbuf, type.getShape(),
+                              type.getElementType());
+        nisa::MemsetOp::create(b, loc, filled,
+                               b.getF64FloatAttr(*immediateOf(use)));
+        tiles[use.getOperandNumber()] = filled;
+      }
+    nisa::SelectOp::create(b, loc, tiles[0], tiles[1], tiles[2], result);
+    return;
+  }
   // An operand read as an immediate has no tile: one tensor_scalar.
   for (OpOperand &use : op->getOpOperands()) {
     std::optional<double> scalar = immediateOf(use);
@@ -559,17 +575,11 @@ void mlir::neuron::computeTile(OpBuilder &b, KernelLowering &k, Location loc,
                                  b.getF64FloatAttr(*scalar));
     return;
   }
-  // Comparisons write 1/0 masks; select copies the chosen elements.
   if (auto compare = dyn_cast<CompareOp>(op)) {
     nisa::TensorTensorOp::create(
         b, loc, operands[0], operands[1], result,
         nisa::AluOpAttr::get(b.getContext(),
                              compareAluOf(compare.getPredicate())));
-    return;
-  }
-  if (isa<SelectOp>(op)) {
-    nisa::SelectOp::create(b, loc, operands[0], operands[1], operands[2],
-                           result);
     return;
   }
   if (std::optional<nisa::ActivationFunction> f = activationOf(op))

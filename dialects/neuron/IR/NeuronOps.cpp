@@ -440,6 +440,10 @@ std::optional<double> mlir::neuron::splatFloat(Value value) {
 std::optional<double> mlir::neuron::immediateOf(OpOperand &use) {
   Operation *op = use.getOwner();
   std::optional<double> value = splatFloat(use.get());
+  // A select's value operand (a mask's fill): the other one a tensor.
+  if (value && isa<SelectOp>(op) && use.getOperandNumber() > 0 &&
+      !splatFloat(op->getOperand(3 - use.getOperandNumber())))
+    return value;
   if (!value || op->getNumOperands() != 2)
     return std::nullopt;
   bool compare = isa<CompareOp>(op);

@@ -52,7 +52,9 @@ std::optional<double> splatFloat(Value value);
 /// one vector-engine instruction, instead of a tensor: a float splat
 /// neuron.constant that is the right operand of a binary arithmetic op or
 /// a comparison, or the left one of a commutative op or a comparison (whose
-/// predicate then swaps) whose right operand is not a splat constant too.
+/// predicate then swaps) whose right operand is not a splat constant too;
+/// or one value operand of a select whose other one is not (the tiling
+/// fills a tile with it on chip).
 std::optional<double> immediateOf(OpOperand &use);
 /// Whether `value` is used, and every use of it by an op `reader` accepts
 /// (every use, without one) reads it as an immediate: a splat constant a

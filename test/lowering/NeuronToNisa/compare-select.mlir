@@ -63,3 +63,24 @@ func.func @select_flattened(%m: tensor<2x128x64xi1>, %a: tensor<2x128x64xbf16>, 
   %r = neuron.select %m, %a, %b : tensor<2x128x64xi1>, tensor<2x128x64xbf16>
   return %r : tensor<2x128x64xbf16>
 }
+
+// -----
+
+// Tests that a select's splat value operand (a mask's fill) is no tensor:
+// a tile filled on chip, with no global and no load of it, alone and fused.
+// CHECK-LABEL: func.func @select_fill
+// CHECK-NOT: memref.global
+// CHECK-NOT: memref.get_global
+// CHECK: nisa.memset %[[FILL:.*]] value 0xFFF0000000000000 : memref<4x6xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.select %{{.*}}, %{{.*}}, %[[FILL]], %{{.*}} :
+// FUSED-LABEL: func.func @select_fill
+// FUSED-NOT: memref.get_global
+// FUSED: nisa.tensor_tensor <is_gt> %[[A:.*]], %{{.*}}, %[[M:.*]] :
+// FUSED: nisa.memset %[[FILL:.*]] value 0xFFF0000000000000
+// FUSED: nisa.select %[[M]], %[[A]], %[[FILL]], %{{.*}} :
+func.func @select_fill(%x: tensor<4x6xf32>, %y: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %ninf = neuron.constant dense<0xFF800000> : tensor<4x6xf32>
+  %m = neuron.compare gt %x, %y : tensor<4x6xf32> -> tensor<4x6xi1>
+  %r = neuron.select %m, %x, %ninf : tensor<4x6xi1>, tensor<4x6xf32>
+  return %r : tensor<4x6xf32>
+}
