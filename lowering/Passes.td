@@ -62,6 +62,51 @@ def NeuronLowerTosa : Pass<"neuron-lower-tosa", "::mlir::ModuleOp"> {
   ];
 }
 
+def NeuronSpecializeLength : Pass<"neuron-specialize-length",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Give a graph's variable length one size, masking the padding";
+  let description = [{
+    Compiles one shape bucket of a graph whose inputs have dynamic
+    dimensions (`?`, as exporters write a variable sequence length). Every
+    dynamic dimension of the entry function's arguments is taken to be the
+    same length (the sequence length); the pass gives it the size `length`:
+
+    1. Where a linalg op reduces over a dynamic loop (a contraction over
+       the positions, a softmax's max and sum), the positions past the
+       input's true length would add padding to the result. Their operands
+       are masked: positions at or past the true length are replaced by
+       the reduction's identity (0 for sums of products, -inf for a max),
+       against an i32 argument `length` appended to the function, which the
+       runtime fills with the input's true length. A reduction whose body
+       padding would change otherwise, a read of the length dimension that
+       is not the loop index itself (a shift, a window), and a use of the
+       length as a number (a mean's divisor) are located errors.
+    2. The arguments get static types, and canonicalization carries the
+       shapes through the body; the results get the static types returned.
+       A value still dynamic after that is a located error.
+    3. The function records what it did in `neuron.length`: the size, the
+       dynamic dimensions of the arguments and of the results
+       (`[[index, dim], ...]`), and the index of the `length` argument when
+       one was added. `neuron-compile --buckets` runs it once per bucket.
+
+    ```mlir
+    // Before: func.func @f(%x: tensor<?x64xf32>) -> tensor<?x64xf32>
+    // After (length=128): func.func @f(%x: tensor<128x64xf32>)
+    //   -> tensor<128x64xf32> attributes {neuron.length = {size = 128, ...}}
+    ```
+  }];
+  let options = [
+    Option<"length", "length", "int64_t", /*default=*/"0",
+           "The size given to the dynamic dimensions (at least 1)">,
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "The function to specialize (default: the one function with a "
+           "dynamic argument)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
   let summary = "Tile neuron graphs into nisa instructions on SBUF/PSUM tiles";
   let description = [{
@@ -336,7 +381,15 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
     4. `neuron-kernels` (coverage report to `report`, default
        `OUTPUT.coverage.json`; a temporary file, removed, when the
        executable goes to standard output).
-    5. The executable is written to `output` (`-`: standard output) through
+    5. With `buckets` (sizes of the graph's variable length, the dynamic
+       dimensions of its arguments), steps 2 to 4 run once per size on the
+       graph given that size by `neuron-specialize-length`, and the
+       executable holds one program per bucket, sharing identical kernels
+       and constants; the runtime picks the smallest bucket holding an
+       input, pads it with `bucket-pad` and gives results at the input's
+       length. Without `buckets`, a dynamic argument is an error that
+       suggests them.
+    6. The executable is written to `output` (`-`: standard output) through
        a temporary file, so an earlier file at the path stays as it was if
        the write fails. It records the options and the pipeline, without the
        paths: the same graph and options give the same bytes wherever they
@@ -375,7 +428,13 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
     Option<"tuningCache", "tuning-cache", "std::string", /*default=*/"\"\"",
            "Choose each matmul's plan by scheduling its best few alone, "
            "recording the choices in this folder for later compiles "
-           "(convert-neuron-to-nisa's tuning-cache)">
+           "(convert-neuron-to-nisa's tuning-cache)">,
+    ListOption<"buckets", "buckets", "int64_t",
+               "Sizes of the graph's variable length (its dynamic "
+               "dimensions): one program per size in one executable">,
+    Option<"bucketPad", "bucket-pad", "double", /*default=*/"0.0",
+           "The value the runtime pads an input's positions past its "
+           "length with">
   ];
 }
 
