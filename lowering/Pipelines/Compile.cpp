@@ -17,6 +17,7 @@
 #include "passes/KernelLibrary.h"
 #include "passes/Passes.h"
 #include "passes/TargetLoading.h"
+#include "runtime/format/Buckets.h"
 #include "runtime/format/FileIO.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +31,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
@@ -216,10 +218,60 @@ private:
   }
 
   LogicalResult compile(ModuleOp module);
+  FailureOr<std::vector<uint8_t>> compileGraph(ModuleOp module,
+                                               const LoadedTarget &loaded,
+                                               const std::string &inputHash);
+  LogicalResult compileBuckets(ModuleOp module, const LoadedTarget &loaded,
+                               const std::string &inputHash);
   FailureOr<bool> partition(ModuleOp module);
-  LogicalResult writeExecutable(ModuleOp module, StringRef kernelName,
-                                ExecutableInfo info);
+  LogicalResult writeExecutable(ModuleOp module,
+                                const std::vector<uint8_t> &executable);
 };
+
+/// Whether `type` is a tensor with a dynamic dimension.
+bool isDynamicTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && !tensor.hasStaticShape();
+}
+
+/// Failure after an error suggesting buckets when a graph `neuron-compile`
+/// could compile (`entry`, or any function on tensors) takes an argument of
+/// dynamic shape.
+LogicalResult refuseDynamicArguments(ModuleOp module, StringRef entry) {
+  for (func::FuncOp f : graphFunctions(module)) {
+    if (!entry.empty() && f.getName() != entry)
+      continue;
+    for (Type type : f.getArgumentTypes())
+      if (isDynamicTensor(type))
+        return f.emitError("neuron-compile: @")
+               << f.getName() << " takes " << type
+               << ", whose dynamic dimensions (a variable length) the device "
+                  "cannot take: compile one program per length with buckets "
+                  "(--buckets=128,256,512 in the driver, buckets= in the "
+                  "pass), and the runtime pads each input to the smallest "
+                  "bucket holding it";
+  }
+  return success();
+}
+
+/// The executable's `buckets` record (but its sizes and programs) from the
+/// `neuron.length` neuron-specialize-length leaves on the graph.
+nlohmann::json bucketRecord(DictionaryAttr length, double pad) {
+  auto dims = [&](StringRef field) {
+    nlohmann::json list = nlohmann::json::array();
+    for (Attribute pair : length.getAs<ArrayAttr>(field)) {
+      auto values = cast<ArrayAttr>(pair).getValue();
+      list.push_back({{"index", cast<IntegerAttr>(values[0]).getInt()},
+                      {"dim", cast<IntegerAttr>(values[1]).getInt()}});
+    }
+    return list;
+  };
+  nlohmann::json record = {
+      {"inputs", dims("inputs")}, {"outputs", dims("results")}, {"pad", pad}};
+  if (auto argument = length.getAs<IntegerAttr>("length_argument"))
+    record["length_input"] = argument.getInt();
+  return record;
+}
 
 /// Partitions `module`, annotated by neuron-annotate-tensor-parallel, with
 /// neuron-shard; whether it was partitioned. When nothing can be split or
@@ -301,6 +353,22 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
     return failure();
   setModuleTarget(module, loaded->target);
 
+  if (!buckets.empty())
+    return compileBuckets(module, *loaded, inputHash);
+  if (failed(refuseDynamicArguments(module, entry)))
+    return failure();
+  FailureOr<std::vector<uint8_t>> executable =
+      compileGraph(module, *loaded, inputHash);
+  if (failed(executable))
+    return failure();
+  return writeExecutable(module, *executable);
+}
+
+/// Compiles the graph in `module` (its target set) to an executable's bytes:
+/// partitioning, import, kernels, emission.
+FailureOr<std::vector<uint8_t>>
+NeuronCompilePass::compileGraph(ModuleOp module, const LoadedTarget &loaded,
+                                const std::string &inputHash) {
   // Partitioning sees every function: keep only the graph (helpers
   // inlined, harness and instrumentation gone) before it runs.
   bool sharded = hasShardOps(module);
@@ -361,7 +429,7 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
     return failure();
 
   ExecutableInfo info;
-  info.targetSpec = loaded->target.spec();
+  info.targetSpec = loaded.target.spec();
   info.inputHash = inputHash;
   info.options = "target=" + info.targetSpec + " fallback=" + fallback +
                  " O" + std::to_string(optLevel) +
@@ -373,6 +441,12 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
                       ? " tensor-parallel=" + std::to_string(tensorParallel)
                       : std::string()) +
                  (tuningCache.empty() ? std::string() : " tuned");
+  if (!buckets.empty()) {
+    info.options += " buckets=";
+    for (auto [i, size] : llvm::enumerate(buckets))
+      info.options += (i ? "," : "") + std::to_string(size);
+    info.options += " bucket-pad=" + llvm::formatv("{0}", double(bucketPad)).str();
+  }
   // The pipeline as run, without the report's path: the same graph and
   // options give the same bytes wherever they are written.
   OpPassManager recorded(ModuleOp::getOperationName());
@@ -387,26 +461,76 @@ LogicalResult NeuronCompilePass::compile(ModuleOp module) {
     if (!json.is_discarded() && json.contains("totals"))
       info.coverageTotals = json["totals"].dump();
   }
-  return writeExecutable(module, kernelName, std::move(info));
+  return buildExecutable(module, kernelName, info);
 }
 
-LogicalResult NeuronCompilePass::writeExecutable(ModuleOp module,
-                                                 StringRef kernelName,
-                                                 ExecutableInfo info) {
-  FailureOr<std::vector<uint8_t>> executable =
-      buildExecutable(module, kernelName, info);
-  if (failed(executable))
+/// Compiles one program per bucket size, each on the graph given that size
+/// by neuron-specialize-length, into one executable.
+LogicalResult NeuronCompilePass::compileBuckets(ModuleOp module,
+                                                const LoadedTarget &loaded,
+                                                const std::string &inputHash) {
+  std::vector<int64_t> sizes(buckets.begin(), buckets.end());
+  llvm::sort(sizes);
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (sizes.front() < 1)
+    return module.emitError("neuron-compile: bucket sizes must be at least 1, "
+                            "found ")
+           << sizes.front();
+  // The graph alone, on linalg (neuron-specialize-length reads it).
+  OpPassManager prepare(ModuleOp::getOperationName());
+  prepare.addPass(createInlinerPass());
+  prepare.addPass(createNeuronLowerTosa());
+  if (failed(runPipeline(prepare, module)))
     return failure();
+  FailureOr<func::FuncOp> graph = selectGraph(module, entry);
+  if (failed(graph))
+    return failure();
+  std::string name = graph->getName().str();
+  OwningOpRef<ModuleOp> original = module.clone();
+  std::vector<::neuron::rt::BucketExecutable> built;
+  nlohmann::json record;
+  for (int64_t size : sizes) {
+    OwningOpRef<ModuleOp> copy = original->clone();
+    replaceModuleContents(module, *copy);
+    OpPassManager specialize(ModuleOp::getOperationName());
+    NeuronSpecializeLengthOptions options;
+    options.length = size;
+    options.entry = name;
+    specialize.addPass(createNeuronSpecializeLength(options));
+    if (failed(runPipeline(specialize, module)))
+      return failure();
+    auto specialized = module.lookupSymbol<func::FuncOp>(name);
+    if (built.empty())
+      record = bucketRecord(
+          specialized->getAttrOfType<DictionaryAttr>("neuron.length"),
+          bucketPad);
+    FailureOr<std::vector<uint8_t>> executable =
+        compileGraph(module, loaded, inputHash);
+    if (failed(executable))
+      return failure();
+    built.push_back({size, std::move(*executable)});
+  }
+  absl::StatusOr<std::vector<uint8_t>> merged =
+      ::neuron::rt::mergeBuckets(built, record);
+  if (!merged.ok())
+    return module.emitError("neuron-compile: ")
+           << std::string(merged.status().message());
+  return writeExecutable(module, *merged);
+}
+
+LogicalResult
+NeuronCompilePass::writeExecutable(ModuleOp module,
+                                   const std::vector<uint8_t> &executable) {
   if (output == "-") {
-    llvm::outs().write(reinterpret_cast<const char *>(executable->data()),
-                       executable->size());
+    llvm::outs().write(reinterpret_cast<const char *>(executable.data()),
+                       executable.size());
     llvm::outs().flush();
     return success();
   }
   // Through a temporary file: an earlier executable at the path stays as
   // it was when the write fails.
   if (absl::Status written =
-          ::neuron::rt::writeBinaryFile(output, *executable, "executable");
+          ::neuron::rt::writeBinaryFile(output, executable, "executable");
       !written.ok())
     return module.emitError("neuron-compile: ")
            << std::string(written.message());

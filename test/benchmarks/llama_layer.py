@@ -35,6 +35,10 @@ heads (grouped-query attention, as Llama-3 does):
       %wk, %wv: [H, KV * D], %wo, %g2, %wg, %wu, %wd)
       -> ([1, H], %k_cache, %v_cache updated)
 
+--dynamic writes the prefill layer with a variable sequence length (`?`
+in every sequence dimension, sizes read with tensor.dim, as exporters
+write it), for neuron-compile --buckets; --seq then only sizes --inputs.
+
 --inputs DIR writes DIR/input0.npy ... input11.npy (bf16 only) with a
 model's magnitudes rather than neuron-run's uniform [-1, 1), under which a
 layer of this width saturates its softmax: weights in +-[2^-7, 2^-5)
@@ -46,6 +50,7 @@ import argparse
 import math
 import pathlib
 import random
+import re
 import struct
 import sys
 
@@ -301,6 +306,33 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
     return "\n".join(lines) + "\n"
 
 
+# The sequence length --dynamic writes as `?`: generated as this number,
+# which no other size of a layer takes, then rewritten.
+_VARIABLE = 999983
+
+
+def variable_length(text):
+    """`text` (a layer of sequence length _VARIABLE) with that length
+    dynamic: `?` in types, tensor.empty and expand_shape sizes read from
+    the input with tensor.dim."""
+    n = str(_VARIABLE)
+    text = re.sub(r"(?<=[<x])" + n + r"(?=x)", "?", text)
+
+    def empty(m):
+        sizes = ", ".join(["%seq"] * m["type"].count("?"))
+        return f"tensor.empty({sizes}) : {m['type']}"
+    text = re.sub(r"tensor\.empty\(\) : (?P<type>tensor<[^>]*>)", empty, text)
+    text = re.sub(r"(output_shape |\] )\[" + n + ",", r"\1[%seq,", text)
+    text = text.replace(f"{n} tokens", "a variable number of tokens")
+    assert n not in text, "the sequence length left somewhere"
+    # The length, read once from the input at the top of the body.
+    return re.sub(r"(-> tensor<\?x[^>]*> \{\n)",
+                  lambda m: m[1] + "  %seq_dim = arith.constant 0 : index\n"
+                  "  %seq = tensor.dim %x, %seq_dim : "
+                  + re.search(r"%x: (tensor<[^>]*>)", text)[1] + "\n",
+                  text, count=1)
+
+
 def write_npy(path, dtype, shape, exponent, signed, rng):
     """A random .npy of `shape` whose floats have biased exponents
     `exponent` (even) and `exponent + 1`, so magnitudes in [2^(e-127),
@@ -367,6 +399,8 @@ def main():
                         "positions")
     parser.add_argument("--kv-heads", type=int,
                         help="KV heads of the decode step (default --heads)")
+    parser.add_argument("--dynamic", action="store_true",
+                        help="a variable sequence length (for --buckets)")
     parser.add_argument("--inputs", help="write model-scaled bf16 inputs here")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("-o", "--output", required=True)
@@ -382,8 +416,13 @@ def main():
                  "heads that divide the heads")
     if args.decode is not None and args.inputs:
         sys.exit("llama_layer.py: --inputs writes the prefill layer's only")
-    text = layer(1 if args.decode else args.seq, args.hidden, args.heads,
-                 args.ffn, args.dtype, args.decode, kv_heads)
+    if args.decode is not None and args.dynamic:
+        sys.exit("llama_layer.py: --dynamic writes the prefill layer only")
+    seq = 1 if args.decode else _VARIABLE if args.dynamic else args.seq
+    text = layer(seq, args.hidden, args.heads, args.ffn, args.dtype,
+                 args.decode, kv_heads)
+    if args.dynamic:
+        text = variable_length(text)
     with open(args.output, "w") as f:
         f.write(text)
     if args.inputs:

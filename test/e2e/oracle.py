@@ -8,7 +8,8 @@ with neuron-run's results.
 
 DIR holds inputI.npy (written by neuron-run --random-inputs, or given to it
 with --input=I=FILE) and resultI.npy. The graph's function F must take and
-return static tensors of f32, bf16, f16, i64, i32, i8 or i1. A harness
+return tensors of f32, bf16, f16, i64, i32, i8 or i1 (of dynamic shape too:
+the harness casts the files' shapes to the declared types). A harness
 function allocates each input, has libNeuronOracleIO.so (test/e2e/OracleIO.cpp)
 fill it from DIR/inputI.npy, calls F, and has the library write each result
 to DIR/oracleI.npy; the library checks every file's dtype and shape against
@@ -123,6 +124,21 @@ def widen_bf16_accumulators(graph_text):
     return BF16_CONTRACTION.subn(rewrite, graph_text)
 
 
+def declared_types(graph_text, function):
+    """The tensor types `function` declares for its arguments and results,
+    or None when its header cannot be read (then the files' types are
+    used)."""
+    header = re.search(
+        r"func\.func\s+(?:public\s+|private\s+)?@" + re.escape(function) +
+        r"\((?P<args>.*?)\)\s*(?:->\s*(?P<results>.*?))?\s*(?:attributes|\{)",
+        graph_text, re.S)
+    if not header:
+        return None
+    tensor = re.compile(r"tensor<[^>]*>")
+    return (tensor.findall(header["args"]),
+            tensor.findall(header["results"] or ""))
+
+
 def harness(graph_text, function, inputs, results):
     """The graph plus a @__oracle_main that loads the inputs, calls
     `function` and stores its results, inside the graph's own module when it
@@ -150,15 +166,32 @@ def harness(graph_text, function, inputs, results):
             f" : (i64, {unranked}) -> ()",
             f"  %__arg{i} = bufferization.to_tensor %__in{i} restrict : "
             f"{memref} to {a.tensor_type()}"]
-    names = ", ".join(f"%__r{i}" for i in range(len(results)))
-    args = ", ".join(f"%__arg{i}" for i in range(len(inputs)))
-    arg_types = ", ".join(a.tensor_type() for a in inputs)
-    result_types = ", ".join(r.tensor_type() for r in results)
-    lines.append(f"  {names} = call @{function}({args}) : "
-                 f"({arg_types}) -> ({result_types})")
+    # A function of dynamic shapes (a variable length) is called on the
+    # files' static tensors through casts, both ways.
+    declared = declared_types(graph_text, function)
+    dynamic = (declared is not None and
+               len(declared[0]) == len(inputs) and
+               len(declared[1]) == len(results) and
+               any("?" in t for t in declared[0] + declared[1]))
+    arg_types = [a.tensor_type() for a in inputs]
+    result_types = [r.tensor_type() for r in results]
+    args = [f"%__arg{i}" for i in range(len(inputs))]
+    if dynamic:
+        for i, (static, wanted) in enumerate(zip(arg_types, declared[0])):
+            lines.append(f"  %__cast{i} = tensor.cast %__arg{i} : {static} "
+                         f"to {wanted}")
+            args[i] = f"%__cast{i}"
+        arg_types, call_types = declared[0], declared[1]
+    else:
+        call_types = result_types
+    names = ", ".join(f"%__call{i}" for i in range(len(results)))
+    lines.append(f"  {names} = call @{function}({', '.join(args)}) : "
+                 f"({', '.join(arg_types)}) -> ({', '.join(call_types)})")
     for i, r in enumerate(results):
         memref = r.memref_type()
         unranked = f"memref<*x{r.element}>"
+        lines.append(f"  %__r{i} = tensor.cast %__call{i} : {call_types[i]} "
+                     f"to {r.tensor_type()}")
         lines += [
             f"  %__out{i} = bufferization.to_buffer %__r{i} read_only : "
             f"{r.tensor_type()} to {memref}",

@@ -87,6 +87,18 @@ static cl::opt<std::string> tuningCache(
              "file per op signature and target); later compiles read them "
              "instead of searching"),
     cl::value_desc("DIR"), cl::cat(compileCategory));
+static cl::list<int64_t> buckets(
+    "buckets",
+    cl::desc("Sizes of the graph's variable length (the dynamic dimensions "
+             "of its arguments, as exporters write a sequence length): one "
+             "program per size in one executable; the runtime pads an input "
+             "to the smallest bucket holding it"),
+    cl::value_desc("N,N,..."), cl::CommaSeparated, cl::cat(compileCategory));
+static cl::opt<double> bucketPad(
+    "bucket-pad",
+    cl::desc("The value the runtime pads an input's positions past its "
+             "length with (default 0)"),
+    cl::init(0.0), cl::cat(compileCategory));
 static cl::opt<std::string> cacheDir(
     "cache-dir",
     cl::desc("Keep compiles in this folder and reuse them when the input, "
@@ -216,13 +228,17 @@ static std::string mlirOptionGiven() {
 
 /// The options that decide what a compile makes, as the cache keys them.
 static std::string optionsText() {
+  std::string sizes;
+  for (int64_t size : buckets)
+    sizes += (sizes.empty() ? "" : ",") + std::to_string(size);
   return llvm::formatv("target={0} fallback={1} entry={2} O{3} buffers={4} "
-                       "tensor-parallel={5}{6}",
+                       "tensor-parallel={5}{6} buckets={7} bucket-pad={8}",
                        target.getNumOccurrences() ? target.getValue() : "",
                        fallback.getValue(), entry.getValue(),
                        static_cast<int>(optLevel.getValue()),
                        buffers.getValue(), tensorParallel.getValue(),
-                       tuningCache.empty() ? "" : " tuned")
+                       tuningCache.empty() ? "" : " tuned", sizes,
+                       bucketPad.getValue())
       .str();
 }
 
@@ -311,6 +327,8 @@ int main(int argc, char **argv) {
   options.tensorParallel = tensorParallel;
   options.kernelLibrary = kernelLibrary;
   options.tuningCache = tuningCache;
+  options.buckets.assign(buckets.begin(), buckets.end());
+  options.bucketPad = bucketPad;
   options.output = outputFile;
   if (outputFile != "-")
     options.report = reportPath;

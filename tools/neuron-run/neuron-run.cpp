@@ -29,10 +29,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/format/Buckets.h"
 #include "runtime/format/Executable.h"
 #include "runtime/format/FileIO.h"
 #include "runtime/format/Npy.h"
 #include "runtime/mpi/MpiRun.h"
+#include "runtime/sim/Buckets.h"
 #include "runtime/sim/Numerics.h"
 #include "runtime/sim/OrderCheck.h"
 #include "runtime/sim/Profile.h"
@@ -82,6 +84,8 @@ struct Options {
   /// Each rank's own results instead of the whole ones.
   bool rankResults = false;
   uint64_t seed = 0;
+  /// --length: the variable length of an executable with buckets.
+  std::optional<int64_t> length;
   /// Timing reports; empty when not asked for.
   std::string profile, trace, timeline;
   bool timingOnly = false, checkOrder = false;
@@ -129,6 +133,9 @@ Runs an executable on the simulated device and writes its results as .npy.
   --input=I=FILE.npy   input I (its position or its name) from a .npy file
   --random-inputs      seeded random inputs, written to DIR/inputI.npy
   --seed=N             the random inputs' seed (default 0)
+  --length=N           with shape buckets: the variable length of the run
+                       (random inputs, --timing-only); by default the
+                       inputs' length, else the largest bucket
   --output-dir=DIR     where results go (DIR/resultI.npy); created if absent
   --bf16-as-f32        read bf16 inputs from f32 .npy files
   --per-rank-results   SPMD: each rank's own results (its shards), as
@@ -185,6 +192,14 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       o.seed = std::strtoull(value.c_str(), &end, 10);
       if (value.empty() || *end)
         return "expected a number after --seed=, found '" + value + "'";
+    } else if (startsWith(a, "--length=")) {
+      char *end = nullptr;
+      std::string value(a.substr(9));
+      long long n = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || n < 1)
+        return "expected a positive number after --length=, found '" + value +
+               "'";
+      o.length = n;
     } else if (startsWith(a, "--output-dir=")) {
       o.outputDir = std::string(a.substr(13));
     } else if (a == "--bf16-as-f32") {
@@ -250,9 +265,28 @@ static Tensor randomTensor(const TensorDesc &desc,
 
 /// Prints what the executable holds: its target, tensors, kernels with
 /// their instructions per engine, and the program's steps.
-static void describe(const Executable &exe, const Program &program) {
+static void describe(const Executable &exe, const Program &program,
+                     const std::optional<Buckets> &buckets, size_t bucket) {
   if (std::string spec = targetSpecOf(exe.manifest()); !spec.empty())
     std::printf("target: %s\n", spec.c_str());
+  if (buckets) {
+    std::printf("buckets: %s (this program: %lld; --length=N picks "
+                "another)\n",
+                buckets->sizesText().c_str(),
+                (long long)buckets->sizes[bucket]);
+    std::string dims;
+    for (const BucketDim &d : buckets->inputs)
+      dims += " input" + std::to_string(d.index) + "[" +
+              std::to_string(d.dim) + "]";
+    for (const BucketDim &d : buckets->outputs)
+      dims += " result" + std::to_string(d.index) + "[" +
+              std::to_string(d.dim) + "]";
+    std::printf("  variable length:%s; padded with %g", dims.c_str(),
+                buckets->pad);
+    if (buckets->lengthInput)
+      std::printf("; the length in input%lld", (long long)*buckets->lengthInput);
+    std::printf("\n");
+  }
   int64_t counts[5] = {0, 0, 0, 0, 0}, constantBytes = 0;
   for (const TensorDesc &t : program.tensors) {
     ++counts[int(t.kind)];
@@ -357,6 +391,10 @@ struct InputArray {
 /// What a run needs, read and checked.
 struct Prepared {
   std::optional<Executable> exe;
+  /// The executable's shape buckets, the run's length and its bucket.
+  std::optional<Buckets> buckets;
+  int64_t length = 0;
+  size_t bucket = 0;
   Program program;
   /// One per program input; none with --timing-only.
   std::vector<InputArray> inputs;
@@ -370,13 +408,33 @@ struct Prepared {
 
 /// The inputs of `program`: from .npy files, or random (written to the
 /// output folder when `writes`).
-static absl::Status readInputs(const Options &o, const Program &program,
+static absl::Status readInputs(const Options &o, const Prepared &p,
                                bool writes, std::vector<InputArray> &inputs) {
+  const Program &program = p.program;
   std::mt19937_64 rng(o.seed);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TensorDesc &desc = program.tensors[program.inputs[i].tensor];
     // SPMD: the whole tensor, which the run splits by its sharding.
     std::vector<int64_t> shape = wholeShape(program, program.inputs[i]);
+    // With buckets: the length input is the run's, and the others are given
+    // at the run's length and padded to the bucket's size.
+    std::vector<int64_t> padded = shape, dims;
+    if (p.buckets) {
+      if (p.buckets->lengthInput == int64_t(i)) {
+        if (!o.timingOnly)
+          inputs.push_back({lengthTensor(p.length), std::nullopt});
+        continue;
+      }
+      dims = bucketDims(p.buckets->inputs, i);
+      for (int64_t d : dims)
+        shape[d] = p.length;
+    }
+    auto pad = [&](InputArray &input) {
+      if (dims.empty())
+        return;
+      input.owned = resizeTensor(input.ref(), padded, p.buckets->pad);
+      input.mapped.reset();
+    };
     auto byPosition = o.inputs.find(std::to_string(i));
     auto byName = o.inputs.find(desc.name);
     auto given = byPosition != o.inputs.end() ? byPosition : byName;
@@ -393,6 +451,7 @@ static absl::Status readInputs(const Options &o, const Program &program,
       std::string path = o.outputDir + "/input" + std::to_string(i) + ".npy";
       if (writes)
         NEURON_RETURN_IF_ERROR(writeNpy(path, inputs.back().owned));
+      pad(inputs.back());
       continue;
     }
     InputArray input;
@@ -412,9 +471,57 @@ static absl::Status readInputs(const Options &o, const Program &program,
           "'): the executable expects " + std::string(dtypeName(desc.dtype)) +
           shapeString(shape) + ", " + given->second + " holds " +
           std::string(array.dtype) + shapeString(array.shape));
+    pad(input);
     inputs.push_back(std::move(input));
   }
   return absl::OkStatus();
+}
+
+/// The run's length with buckets: --length, else the given inputs' (all
+/// the same), else the largest bucket's size.
+static absl::StatusOr<int64_t> runLength(const Options &o,
+                                         const Buckets &buckets,
+                                         const nlohmann::json &manifest) {
+  if (o.length)
+    return *o.length;
+  const nlohmann::json &io = manifest["inputs"];
+  std::vector<std::vector<int64_t>> shapes(io.size());
+  for (const BucketDim &d : buckets.inputs) {
+    auto given = o.inputs.find(std::to_string(d.index));
+    if (given == o.inputs.end() && io[d.index].contains("name") &&
+        io[d.index]["name"].is_string())
+      given = o.inputs.find(io[d.index]["name"].get<std::string>());
+    if (given == o.inputs.end())
+      continue;
+    NEURON_ASSIGN_OR_RETURN(array, mapNpy(given->second));
+    shapes[d.index] = array.shape;
+  }
+  absl::StatusOr<int64_t> length = inputLength(buckets, shapes);
+  if (length.status().code() == absl::StatusCode::kNotFound)
+    return buckets.sizes.back();
+  return length;
+}
+
+/// The program to run: the executable's, or with buckets the one of the
+/// smallest bucket holding the run's length.
+static absl::StatusOr<Program> chooseProgram(const Options &o, Prepared &p) {
+  const nlohmann::json &manifest = p.exe->manifest();
+  absl::StatusOr<std::optional<Buckets>> buckets = readBuckets(manifest);
+  if (!buckets.ok())
+    return buckets.status();
+  p.buckets = *std::move(buckets);
+  if (!p.buckets) {
+    if (o.length)
+      return absl::InvalidArgumentError(
+          "--length is for executables with shape buckets (neuron-compile "
+          "--buckets); this one has none");
+    return parseProgram(manifest);
+  }
+  NEURON_ASSIGN_OR_RETURN(length, runLength(o, *p.buckets, manifest));
+  NEURON_ASSIGN_OR_RETURN(bucket, p.buckets->choose(length));
+  p.length = length;
+  p.bucket = bucket;
+  return parseProgram(bucketManifest(manifest, bucket));
 }
 
 /// Reads the executable, its program, the target's models when the run is
@@ -424,7 +531,7 @@ static absl::StatusOr<Prepared> prepare(const Options &o, const MpiRun *mpi) {
   Prepared p;
   NEURON_ASSIGN_OR_RETURN(exe, Executable::readFile(o.executable));
   p.exe.emplace(std::move(exe));
-  absl::StatusOr<Program> program = parseProgram(p.exe->manifest());
+  absl::StatusOr<Program> program = chooseProgram(o, p);
   if (!program.ok())
     return absl::InvalidArgumentError(
         o.executable + ": " + std::string(program.status().message()));
@@ -458,7 +565,7 @@ static absl::StatusOr<Prepared> prepare(const Options &o, const MpiRun *mpi) {
                               std::string(models.status().message()));
     p.models = *std::move(models);
   }
-  NEURON_RETURN_IF_ERROR(readInputs(o, p.program, writes, p.inputs));
+  NEURON_RETURN_IF_ERROR(readInputs(o, p, writes, p.inputs));
   return p;
 }
 
@@ -611,8 +718,19 @@ runFunctionally(const Options &o, Prepared &p, RankExchange *exchange) {
 
 /// Writes the whole results (on process 0) or, with --per-rank-results,
 /// each of this process's ranks' own as DIR/rankR/resultI.npy.
-static absl::Status writeRunResults(const Options &o, const SpmdResult &run,
-                                    bool first) {
+static absl::Status writeRunResults(const Options &o, const Prepared &p,
+                                    const SpmdResult &run, bool first) {
+  if (!o.rankResults && p.buckets) {
+    // Results at the run's length, not the bucket's size.
+    std::vector<Tensor> trimmed;
+    for (size_t i = 0; i < run.outputs.size(); ++i) {
+      std::vector<int64_t> shape = run.outputs[i].shape;
+      for (int64_t d : bucketDims(p.buckets->outputs, i))
+        shape[d] = p.length;
+      trimmed.push_back(resizeTensor(TensorRef::of(run.outputs[i]), shape, 0));
+    }
+    return first ? writeResults(o.outputDir, trimmed) : absl::OkStatus();
+  }
   if (!o.rankResults)
     return first ? writeResults(o.outputDir, run.outputs) : absl::OkStatus();
   for (int64_t r = run.ranks.first; r < run.ranks.end; ++r) {
@@ -648,8 +766,14 @@ static absl::Status timeProgram(const Options &o, const Prepared &p) {
                             std::string(timing.status().message()));
   std::fputs(timingSummary(program, *timing).c_str(), stdout);
   if (o.checkOrder) {
+    // The kernels this program launches (an executable with buckets holds
+    // the other buckets' too).
+    std::set<int64_t> launched;
+    for (const Step &step : program.steps)
+      if (step.isKernel())
+        launched.insert(step.kernel);
     int64_t instances = 0;
-    for (size_t k = 0; k < program.kernels.size(); ++k) {
+    for (int64_t k : launched) {
       absl::Status s = checkProgramOrder(program.kernels[k], timing->kernels[k]);
       if (!s.ok())
         return absl::Status(s.code(), o.executable + ": order check: " +
@@ -658,7 +782,7 @@ static absl::Status timeProgram(const Options &o, const Prepared &p) {
     }
     std::printf("order check: %zu kernels, %lld instances, each after the "
                 "earlier ones touching its bytes\n",
-                program.kernels.size(), static_cast<long long>(instances));
+                launched.size(), static_cast<long long>(instances));
   }
   nlohmann::json target = targetRecordOf(p.exe->manifest());
   auto report = [](const std::string &path, std::string_view what,
@@ -708,7 +832,8 @@ int main(int argc, char **argv) {
                                prepared.ok() ? prepared->exe->checksum() : 0);
   if (status.ok() && o.describe) {
     if (first)
-      describe(*prepared->exe, prepared->program);
+      describe(*prepared->exe, prepared->program, prepared->buckets,
+               prepared->bucket);
   } else if (status.ok()) {
     std::optional<SpmdResult> run;
     if (!o.timingOnly) {
@@ -721,7 +846,7 @@ int main(int argc, char **argv) {
     if (status.ok()) {
       // Writes and timing are each process's own; the processes agree on
       // their outcome before they part.
-      absl::Status local = run ? writeRunResults(o, *run, first)
+      absl::Status local = run ? writeRunResults(o, *prepared, *run, first)
                                : absl::OkStatus();
       if (local.ok() && first && o.timing())
         local = timeProgram(o, *prepared);
