@@ -192,6 +192,15 @@ public:
   std::string target() const { return neuronExecutableTarget(e.get()); }
   int64_t ranks() const { return neuronExecutableRanks(e.get()); }
   size_t hostCalls() const { return neuronExecutableHostCalls(e.get()); }
+  std::vector<int64_t> buckets() const {
+    const int64_t *sizes = nullptr;
+    size_t n = neuronExecutableBuckets(e.get(), &sizes);
+    return std::vector<int64_t>(sizes, sizes + n);
+  }
+  int64_t length() const { return neuronExecutableLength(e.get()); }
+  void setLength(int64_t length) {
+    check(neuronExecutableSetLength(e.get(), length));
+  }
 
   /// Runs on whole inputs given as buffers of exactly their bytes; returns
   /// each output's bytes.
@@ -298,6 +307,9 @@ PYBIND11_MODULE(_core, m) {
       .def("target", &Executable::target)
       .def("ranks", &Executable::ranks)
       .def("host_calls", &Executable::hostCalls)
+      .def("buckets", &Executable::buckets)
+      .def("length", &Executable::length)
+      .def("set_length", &Executable::setLength)
       .def("run", &Executable::run)
       .def("profile", &Executable::profile);
 }

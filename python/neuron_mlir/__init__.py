@@ -130,6 +130,33 @@ class Executable:
     def outputs(self):
         return [Tensor(t) for t in self._exe.outputs()]
 
+    @property
+    def buckets(self):
+        """The bucket sizes of an executable compiled with ``buckets=``
+        (increasing), or an empty tuple."""
+        return tuple(self._exe.buckets())
+
+    @property
+    def length(self):
+        """With buckets, the variable length ``inputs`` and ``outputs``
+        have now (0 without buckets)."""
+        return self._exe.length()
+
+    def set_length(self, length):
+        """With buckets: inputs and outputs of ``length`` from now on (the
+        smallest bucket holding it runs, its inputs padded, its outputs cut
+        back). NeuronRuntimeError beyond the largest bucket."""
+        self._exe.set_length(int(length))
+
+    def _infer_length(self, arrays):
+        """With buckets: sets the length the arrays have, when the shapes
+        that differ from ``inputs`` all differ by one length."""
+        sizes = {int(s) for t, a in zip(self.inputs, arrays)
+                 for s, want in zip(np.shape(a), t.shape)
+                 if len(np.shape(a)) == len(t.shape) and s != want}
+        if len(sizes) == 1:
+            self.set_length(sizes.pop())
+
     def to_bytes(self):
         return self._bytes
 
@@ -145,6 +172,7 @@ class Executable:
                     "bytes": t.nbytes}
         return {"target": self._exe.target(), "ranks": self._exe.ranks(),
                 "host_calls": self._exe.host_calls(),
+                "buckets": list(self.buckets), "length": self.length,
                 "inputs": [one(t) for t in self.inputs],
                 "outputs": [one(t) for t in self.outputs]}
 
@@ -176,7 +204,11 @@ class Executable:
     def run(self, *arrays, raw=False):
         """Runs the program on the simulated device (every rank, in this
         process); returns a tuple with one array per output. ``raw=True``
-        returns bf16 outputs as uint16 bits instead of float32."""
+        returns bf16 outputs as uint16 bits instead of float32. With
+        buckets, arrays of another length than ``length`` set it first
+        (their variable dimensions must agree)."""
+        if self.buckets and len(arrays) == len(self.inputs):
+            self._infer_length(arrays)
         inputs = self.inputs
         if len(arrays) != len(inputs):
             raise TypeError(f"the executable takes {len(inputs)} inputs, "
@@ -215,13 +247,15 @@ def _quoted(value):
 
 def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
             entry=None, opt_level=2, buffers=16, kernel_library=None,
-            tuning_cache=None):
+            tuning_cache=None, buckets=None, bucket_pad=0.0):
     """Compiles a frontend graph (linalg-on-tensors or TOSA) as
     neuron-compile does: ``graph`` is MLIR text, a path to a .mlir file, or
     an object whose str() is MLIR; ``target`` a chip or instance with an
     optional ",lnc=N" (default: the graph's neuron.target, else trn2);
     ``kernel_library`` a folder of user nisa kernels (--kernel-library);
-    ``tuning_cache`` a folder of matmul tuning records (--tuning-cache).
+    ``tuning_cache`` a folder of matmul tuning records (--tuning-cache);
+    ``buckets`` sizes of a graph's variable length (--buckets) and
+    ``bucket_pad`` the value inputs are padded with (--bucket-pad).
     Returns an Executable; raises CompileError with the compiler's located
     diagnostics."""
     text, name = _graph_text(graph)
@@ -236,6 +270,9 @@ def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
         options.append(f"kernel-library={_quoted(str(kernel_library))}")
     if tuning_cache:
         options.append(f"tuning-cache={_quoted(str(tuning_cache))}")
+    if buckets:
+        options.append("buckets=" + ",".join(str(int(b)) for b in buckets))
+        options.append(f"bucket-pad={float(bucket_pad)!r}")
     result = _core.compile(text, name, " ".join(options))
     diagnostics = [Diagnostic(*d) for d in result.diagnostics]
     if not result.ok:

@@ -8,7 +8,10 @@
 
 #include "runtime/capi/NeuronRuntime.h"
 
+#include "runtime/format/Buckets.h"
 #include "runtime/format/Executable.h"
+#include "runtime/sim/Buckets.h"
+#include "runtime/sim/Numerics.h"
 #include "runtime/sim/Profile.h"
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Spmd.h"
@@ -41,8 +44,18 @@ struct NeuronExecutable {
   std::optional<Executable> exe;
   Program program;
   std::string target;
+  /// As the caller sees them: with buckets, at `length`, without the
+  /// length input.
   std::vector<IoInfo> inputs, outputs;
   std::string profile;
+  unsigned flags = NEURON_LOAD_DEFAULT;
+  std::string origin;
+  /// Shape buckets: the sizes, the length the caller's tensors have, and
+  /// the program input of each of the caller's inputs.
+  std::optional<Buckets> buckets;
+  std::vector<int64_t> bucketSizes;
+  int64_t length = 0;
+  std::vector<size_t> programInputs;
 };
 
 static thread_local std::string lastError;
@@ -68,33 +81,76 @@ static IoInfo describeIo(const Program &program, const IoBinding &io) {
           size_t(wholeBytes(program, io))};
 }
 
-/// The loaded executable for `exe`, or an error.
-static absl::StatusOr<NeuronExecutable *> adopt(Executable exe) {
-  NEURON_ASSIGN_OR_RETURN(program, parseProgram(exe.manifest()));
-  auto *e = new NeuronExecutable;
-  e->target = targetSpecOf(exe.manifest());
-  e->exe.emplace(std::move(exe));
+/// `io` at `length` along `dims` (its bucketed dimensions).
+static IoInfo atLength(IoInfo io, const std::vector<int64_t> &dims,
+                       int64_t length) {
+  if (dims.empty())
+    return io;
+  size_t elements = 1;
+  for (int64_t d : dims)
+    io.shape[d] = length;
+  for (int64_t size : io.shape)
+    elements *= size;
+  io.bytes = elements * elementBytes(*parseDType(io.dtype));
+  return io;
+}
+
+/// Makes `e` run its program for `length` (the whole program without
+/// buckets): parses it, loads its host code (or refuses it, as `e->flags`
+/// say) and describes its inputs and outputs as the caller passes them.
+static absl::Status selectProgram(NeuronExecutable *e, int64_t length) {
+  const nlohmann::json &manifest = e->exe->manifest();
+  size_t bucket = 0;
+  if (e->buckets) {
+    NEURON_ASSIGN_OR_RETURN(chosen, e->buckets->choose(length));
+    bucket = chosen;
+  }
+  NEURON_ASSIGN_OR_RETURN(
+      program, parseProgram(e->buckets ? bucketManifest(manifest, bucket)
+                                       : manifest));
+  if (e->flags & NEURON_LOAD_REFUSE_HOST_CODE)
+    NEURON_RETURN_IF_ERROR(
+        refuseHostCode(program, e->origin, "NEURON_LOAD_REFUSE_HOST_CODE"));
+  NEURON_RETURN_IF_ERROR(loadHostCode(program, *e->exe, e->origin));
   e->program = std::move(program);
-  for (const IoBinding &io : e->program.inputs)
-    e->inputs.push_back(describeIo(e->program, io));
-  for (const IoBinding &io : e->program.outputs)
-    e->outputs.push_back(describeIo(e->program, io));
-  return e;
+  e->length = length;
+  e->inputs.clear();
+  e->outputs.clear();
+  e->programInputs.clear();
+  const std::vector<BucketDim> none;
+  const Buckets *b = e->buckets ? &*e->buckets : nullptr;
+  for (size_t i = 0; i < e->program.inputs.size(); ++i) {
+    if (b && b->lengthInput == int64_t(i))
+      continue;
+    e->programInputs.push_back(i);
+    e->inputs.push_back(atLength(describeIo(e->program, e->program.inputs[i]),
+                                 bucketDims(b ? b->inputs : none, i), length));
+  }
+  for (size_t i = 0; i < e->program.outputs.size(); ++i)
+    e->outputs.push_back(
+        atLength(describeIo(e->program, e->program.outputs[i]),
+                 bucketDims(b ? b->outputs : none, i), length));
+  return absl::OkStatus();
 }
 
 static NeuronStatus load(absl::StatusOr<Executable> exe, unsigned flags,
                          std::string_view origin, NeuronExecutable **out) {
   if (!exe.ok())
     return report(exe.status());
-  absl::StatusOr<NeuronExecutable *> adopted = adopt(*std::move(exe));
-  if (!adopted.ok())
-    return report(adopted.status());
-  NeuronExecutable *e = *adopted;
-  absl::Status status = absl::OkStatus();
-  if (flags & NEURON_LOAD_REFUSE_HOST_CODE)
-    status = refuseHostCode(e->program, origin, "NEURON_LOAD_REFUSE_HOST_CODE");
-  if (status.ok())
-    status = loadHostCode(e->program, *e->exe, origin);
+  absl::StatusOr<std::optional<Buckets>> buckets =
+      readBuckets(exe->manifest());
+  if (!buckets.ok())
+    return report(buckets.status());
+  auto *e = new NeuronExecutable;
+  e->target = targetSpecOf(exe->manifest());
+  e->exe.emplace(*std::move(exe));
+  e->flags = flags;
+  e->origin = std::string(origin);
+  e->buckets = *std::move(buckets);
+  if (e->buckets)
+    e->bucketSizes = e->buckets->sizes;
+  absl::Status status =
+      selectProgram(e, e->buckets ? e->buckets->sizes.back() : 0);
   if (!status.ok()) {
     delete e;
     return report(status);
@@ -225,17 +281,58 @@ NeuronStatus neuronExecutableRun(NeuronExecutable *e,
           "output"));
       s != NEURON_OK)
     return s;
-  std::vector<TensorRef> whole;
-  for (size_t i = 0; i < e->inputs.size(); ++i)
-    whole.push_back({e->inputs[i].dtype, e->inputs[i].shape,
-                     static_cast<const uint8_t *>(inputs[i]), inputBytes[i]});
+  // The program's inputs: the caller's, padded to the bucket's size where
+  // the length is shorter, and the length.
+  std::vector<TensorRef> whole(e->program.inputs.size());
+  std::vector<Tensor> owned;
+  owned.reserve(whole.size() + 1);
+  const Buckets *b = e->buckets ? &*e->buckets : nullptr;
+  if (b && b->lengthInput) {
+    owned.push_back(lengthTensor(e->length));
+    whole[*b->lengthInput] = TensorRef::of(owned.back());
+  }
+  for (size_t i = 0; i < e->inputs.size(); ++i) {
+    size_t at = e->programInputs[i];
+    TensorRef given{e->inputs[i].dtype, e->inputs[i].shape,
+                    static_cast<const uint8_t *>(inputs[i]), inputBytes[i]};
+    std::vector<int64_t> shape = wholeShape(e->program, e->program.inputs[at]);
+    if (b && shape != given.shape) {
+      owned.push_back(resizeTensor(given, shape, b->pad));
+      given = TensorRef::of(owned.back());
+    }
+    whole[at] = given;
+  }
   absl::StatusOr<SpmdResult> run = runSpmdProcess(
       e->program, whole, sectionConstants(*e->exe), SpmdOptions());
   if (!run.ok())
     return report(run.status());
-  for (size_t i = 0; i < e->outputs.size(); ++i)
-    std::memcpy(outputs[i], run->outputs[i].data.data(), outputBytes[i]);
+  for (size_t i = 0; i < e->outputs.size(); ++i) {
+    Tensor &result = run->outputs[i];
+    if (result.shape != e->outputs[i].shape)
+      result = resizeTensor(TensorRef::of(result), e->outputs[i].shape, 0);
+    std::memcpy(outputs[i], result.data.data(), outputBytes[i]);
+  }
   return NEURON_OK;
+}
+
+size_t neuronExecutableBuckets(const NeuronExecutable *e,
+                               const int64_t **sizes) {
+  if (sizes)
+    *sizes = e ? e->bucketSizes.data() : nullptr;
+  return e ? e->bucketSizes.size() : 0;
+}
+
+NeuronStatus neuronExecutableSetLength(NeuronExecutable *e, int64_t length) {
+  if (!e)
+    return invalid("neuronExecutableSetLength: the executable is NULL");
+  if (!e->buckets)
+    return invalid("neuronExecutableSetLength: the executable has no shape "
+                   "buckets (neuron-compile --buckets)");
+  return report(selectProgram(e, length));
+}
+
+int64_t neuronExecutableLength(const NeuronExecutable *e) {
+  return e ? e->length : 0;
 }
 
 NeuronStatus neuronExecutableProfile(NeuronExecutable *e, const char **json) {

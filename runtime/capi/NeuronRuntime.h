@@ -125,6 +125,23 @@ NEURON_CAPI NeuronStatus neuronExecutableRun(NeuronExecutable *e,
                                              void *const *outputs,
                                              const size_t *outputBytes);
 
+/** The bucket sizes of an executable compiled with shape buckets
+ *  (neuron-compile --buckets), increasing, through `*sizes` (valid while
+ *  `e` lives; `sizes` may be NULL); 0 without buckets. */
+NEURON_CAPI size_t neuronExecutableBuckets(const NeuronExecutable *e,
+                                           const int64_t **sizes);
+/** With buckets: from now on the inputs and outputs have the variable
+ *  length `length` (neuronExecutableInput/Output say their shapes, the
+ *  length input the program masks with is filled by the runtime and not
+ *  listed), and a run pads the inputs to the smallest bucket holding
+ *  `length` and cuts the outputs back. It starts at the largest bucket's
+ *  size. NEURON_OUT_OF_RANGE beyond the largest bucket (the message names
+ *  the buckets); NEURON_INVALID_ARGUMENT without buckets or below 1. */
+NEURON_CAPI NeuronStatus neuronExecutableSetLength(NeuronExecutable *e,
+                                                   int64_t length);
+/** The length set (0 without buckets). */
+NEURON_CAPI int64_t neuronExecutableLength(const NeuronExecutable *e);
+
 /** Times the program on its target's cost model and sets `*json` to the
  *  profile, the "neuron-profile/1" document of neuron-run --profile (per
  *  step and engine: predicted, observed and busy time), valid until the

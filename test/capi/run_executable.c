@@ -1,6 +1,6 @@
 /*===- run_executable.c - A C program on the runtime's C API -------------===*\
 |*                                                                            *|
-|*   neuron-capi-run EXE INPUT_DIR OUT_DIR                                    *|
+|*   neuron-capi-run EXE INPUT_DIR OUT_DIR [LENGTH]                           *|
 |*                                                                            *|
 |* Loads EXE through runtime/capi/NeuronRuntime.h, prints its target, ranks,  *|
 |* inputs and outputs, runs it on INPUT_DIR/inputI.npy (the data after each  *|
@@ -8,7 +8,9 @@
 |* I's bytes to OUT_DIR/resultI.raw and prints the profile's format. Then it *|
 |* calls the API wrongly and prints each status and message: bytes that are *|
 |* no executable, a missing file, an index out of range, a buffer of the    *|
-|* wrong size, NULL buffers. Built as C, so the header is checked to be C.  *|
+|* wrong size, NULL buffers. With LENGTH (an executable of shape buckets)   *|
+|* it prints the buckets, sets the length first, and tries one beyond them. *|
+|* Built as C, so the header is checked to be C.                            *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -65,14 +67,26 @@ static int failed(const char *call, NeuronStatus status) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: neuron-capi-run EXE INPUT_DIR OUT_DIR\n");
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: neuron-capi-run EXE INPUT_DIR OUT_DIR [LENGTH]\n");
     return 2;
   }
   NeuronExecutable *exe = NULL;
   NeuronStatus s = neuronExecutableLoadFile(argv[1], &exe);
   if (s != NEURON_OK)
     return failed("neuronExecutableLoadFile", s);
+  if (argc == 5) {
+    const int64_t *sizes = NULL;
+    size_t buckets = neuronExecutableBuckets(exe, &sizes);
+    printf("buckets:");
+    for (size_t i = 0; i < buckets; ++i)
+      printf(" %lld", (long long)sizes[i]);
+    printf(" (length %lld)\n", (long long)neuronExecutableLength(exe));
+    s = neuronExecutableSetLength(exe, (int64_t)sizes[buckets - 1] + 1);
+    printf("beyond: %d %s\n", (int)s, neuronLastError());
+    if ((s = neuronExecutableSetLength(exe, atoll(argv[4]))) != NEURON_OK)
+      return failed("neuronExecutableSetLength", s);
+  }
   printf("target: %s\nranks: %lld\n", neuronExecutableTarget(exe),
          (long long)neuronExecutableRanks(exe));
 

@@ -38,12 +38,12 @@ def read_npy(path, dtype=None):
     return data.reshape(header["shape"])
 
 
-def neuron_run(executable, tmp_path, dtype=None):
+def neuron_run(executable, tmp_path, dtype=None, *flags):
     """neuron-run's inputs and results for `executable` (seeded random
     inputs), as arrays."""
     out = tmp_path / "run"
     tool("neuron-run", executable, "--random-inputs", "--seed=7",
-         f"--output-dir={out}")
+         f"--output-dir={out}", *flags)
     def files(stem):
         names = sorted(n for n in os.listdir(out) if n.startswith(stem))
         return [read_npy(out / n, dtype) for n in names]
@@ -131,6 +131,26 @@ def test_tensor_parallel(tmp_path):
     inputs, expected = neuron_run(path, tmp_path)
     assert [r.tobytes() for r in exe.run(*inputs)] == \
         [e.tobytes() for e in expected]
+
+
+def test_buckets(tmp_path):
+    graph = os.path.join(ROOT, "test", "e2e", "Inputs",
+                         "attention_dynamic.mlir")
+    exe, path = compile_both(graph, tmp_path, "--buckets=16,64",
+                             buckets=[16, 64])
+    assert exe.buckets == (16, 64) and exe.length == 64
+    # The length input is the runtime's: three inputs at the length.
+    assert [t.shape for t in exe.inputs] == [(64, 16)] * 3
+    inputs, expected = neuron_run(path, tmp_path, None, "--length=40")
+    assert inputs[0].shape == (40, 16)
+    # Arrays of length 40 set it; the results are neuron-run's.
+    results = exe.run(*inputs)
+    assert exe.length == 40 and results[0].shape == (40, 16)
+    assert results[0].tobytes() == expected[0].tobytes()
+    assert exe.describe()["buckets"] == [16, 64]
+    with pytest.raises(neuron_mlir.NeuronRuntimeError,
+                       match="length 65 is beyond the largest bucket"):
+        exe.set_length(65)
 
 
 def test_bf16_bits_and_floats(tmp_path):
