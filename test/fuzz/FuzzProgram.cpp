@@ -2,6 +2,7 @@
 
 #include "test/fuzz/FuzzProgram.h"
 
+#include "runtime/format/Buckets.h"
 #include "runtime/sim/Program.h"
 #include "runtime/sim/Simulator.h"
 #include "runtime/sim/Spmd.h"
@@ -63,7 +64,8 @@ static bool smallEnough(const Program &program) {
   return true;
 }
 
-void exerciseManifest(const nlohmann::json &manifest) {
+/// One program's manifest: validated, timed and run on zero inputs.
+static void exerciseProgram(const nlohmann::json &manifest) {
   absl::StatusOr<Program> program = parseProgram(manifest);
   if (!program.ok() || !smallEnough(*program))
     return;
@@ -85,6 +87,17 @@ void exerciseManifest(const nlohmann::json &manifest) {
     (void)runSpmd(*program, std::move(inputs), nullptr, options);
   else
     (void)Device(options).run(*program, std::move(inputs));
+}
+
+void exerciseManifest(const nlohmann::json &manifest) {
+  // An executable of shape buckets: each bucket's program.
+  absl::StatusOr<std::optional<Buckets>> buckets = readBuckets(manifest);
+  if (buckets.ok() && *buckets) {
+    for (size_t i = 0; i < (*buckets)->sizes.size(); ++i)
+      exerciseProgram(bucketManifest(manifest, i));
+    return;
+  }
+  exerciseProgram(manifest);
 }
 
 } // namespace neuron::rt::fuzz

@@ -7,7 +7,7 @@ Writes DIR/<fuzzer>/ for each fuzz target of test/fuzz:
   executable/          executables neuron-compile makes of the example and
                        end-to-end graphs (kernels, loops, host calls, SPMD
                        collectives, bf16, several targets, transfers at a
-                       start read at run time)
+                       start read at run time, shape buckets)
   manifest/            their manifests, as JSON text
   npy/                 the inputs and results neuron-run writes for them
   cache-entry/         the compile cache entries of those compiles
@@ -34,6 +34,9 @@ GRAPHS = [
     # Transfers at a start read at run time; a cache updated in place
     # (seed 1's position lies inside the cache).
     ("kv_cache_write", "test/e2e/Inputs/kv_cache_heads.mlir", []),
+    # Shape buckets: two programs, a length input, masks.
+    ("buckets", "test/e2e/Inputs/attention_dynamic.mlir",
+     ["--buckets=16,32"]),
 ]
 
 
