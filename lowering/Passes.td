@@ -268,6 +268,12 @@ def NeuronPrepareSharding
       the position moves along another dimension); a `linalg.generic`
       whose body reads the position (a causal mask) takes the tensor as an
       input read whole by every loop; and the reads left unused go.
+    - **Loop indices.** A body reading `linalg.index` (a causal mask)
+      would see a core's local indices after partition. Each index it
+      reads becomes an input, an i32 iota along that loop (a
+      `neuron.constant`, replicated), which partition slices with the
+      loop; an unsigned comparison of two indices becomes the signed one.
+      The op is then split like any other instead of replicated.
 
     A function whose annotations name more than one grid is an error.
 
@@ -295,7 +301,9 @@ def NeuronPrepareSharding
     Statistic<"numFills", "fills", "splat accumulators made linalg.fill">,
     Statistic<"numEmpties", "empties", "shared tensor.empty ops copied">,
     Statistic<"numPositions", "positions",
-              "bodies made to take a run-time position as an input">
+              "bodies made to take a run-time position as an input">,
+    Statistic<"numIndices", "indices",
+              "bodies made to take their loop indices as iota inputs">
   ];
 }
 

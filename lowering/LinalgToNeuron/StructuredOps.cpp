@@ -187,21 +187,36 @@ private:
     return index.getDim();
   }
 
+  /// The i32 input (through integer casts) an index is read from: the
+  /// iota neuron-prepare-sharding makes of a loop index, so that a core's
+  /// part of the loop reads its global indices.
+  OpOperand *iotaOf(Value value) const {
+    linalg::LinalgOp structured = op;
+    auto arg = dyn_cast<BlockArgument>(stripIntegerCasts(value));
+    if (!arg || arg.getOwner() != structured.getBlock() ||
+        !arg.getType().isSignlessInteger(32))
+      return nullptr;
+    OpOperand *operand = structured.getMatchingOpOperand(arg);
+    return structured.isDpsInput(operand) ? operand : nullptr;
+  }
+
   /// `index <pred> position`, `position <pred> index` (masks built against
   /// a decode step's position) or `index <pred> index` (a causal mask):
-  /// evaluated in i32, the indices as an iota along their loop and the
-  /// position read on the device and broadcast.
+  /// evaluated in i32, the indices as an iota along their loop (or the
+  /// iota input they are read from) and the position read on the device
+  /// and broadcast.
   bool isIndexCompare(arith::CmpIOp cmp) const {
     // A loop index, or a position read from a tensor defined outside the
     // op (the same on every iteration).
+    auto index = [&](Value v) { return loopOf(v) || iotaOf(v); };
     auto known = [&](Value v) {
-      if (loopOf(v))
+      if (index(v))
         return true;
       Value position = positionTensor(v);
       return position &&
              !op->getRegion(0).isAncestor(position.getParentRegion());
     };
-    bool indexed = loopOf(cmp.getLhs()) || loopOf(cmp.getRhs());
+    bool indexed = index(cmp.getLhs()) || index(cmp.getRhs());
     return indexPredicate(cmp) && indexed && known(cmp.getLhs()) &&
            known(cmp.getRhs());
   }
@@ -244,6 +259,9 @@ private:
                                                                     context)),
                           loopShape);
     }
+    if (OpOperand *iota = iotaOf(value))
+      return *toLoopSpace(b, loc, iota->get(), op.getMatchingIndexingMap(iota),
+                          loopShape);
     Value position = reshapeIfNeeded(b, loc, positionTensor(value), {});
     if (!getElementTypeOrSelf(position.getType()).isInteger(32))
       emitWarning(where)

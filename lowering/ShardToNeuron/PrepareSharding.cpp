@@ -27,6 +27,10 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
+#include <functional>
+#include <limits>
+#include <numeric>
+
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONPREPARESHARDING
 #include "lowering/Passes.h.inc"
@@ -178,6 +182,103 @@ bool positionsAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
   return true;
 }
 
+/// Makes each loop index `op`'s body reads (`linalg.index`, a mask's row
+/// and column) an input: an i32 iota along that loop, which partition
+/// slices with the loop, so a core's part sees the global indices. An
+/// unsigned comparison of two indices becomes the signed one (indices are
+/// never negative). Only indices the body compares (masks) are made
+/// inputs. Returns whether `op` changed; other uses of an index (a gather's
+/// column), a loop of dynamic size or beyond i32 leave it as it is (its
+/// results are then replicated).
+bool indicesAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
+  SmallVector<linalg::IndexOp> reads;
+  op.getRegion().walk([&](linalg::IndexOp index) { reads.push_back(index); });
+  if (reads.empty())
+    return false;
+  // Every use, through integer casts, a comparison.
+  std::function<bool(Value)> compared = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      if (isa<arith::CmpIOp>(user))
+        return true;
+      return isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+                 arith::ExtUIOp, arith::TruncIOp>(user) &&
+             compared(user->getResult(0));
+    });
+  };
+  if (!llvm::all_of(reads, [&](linalg::IndexOp index) {
+        return compared(index.getResult());
+      }))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  llvm::SetVector<unsigned> dims;
+  for (linalg::IndexOp index : reads) {
+    int64_t n = ranges[index.getDim()];
+    if (ShapedType::isDynamic(n) || n > std::numeric_limits<int32_t>::max())
+      return false;
+    dims.insert(index.getDim());
+  }
+  MLIRContext *ctx = op.getContext();
+  Type i32 = rewriter.getI32Type();
+  SmallVector<Value> inputs(op.getDpsInputs());
+  SmallVector<AffineMap> maps(op.getIndexingMapsArray());
+  unsigned first = inputs.size();
+  rewriter.setInsertionPoint(op);
+  for (unsigned d : dims) {
+    SmallVector<int32_t> iota(ranges[d]);
+    std::iota(iota.begin(), iota.end(), 0);
+    auto type = RankedTensorType::get({ranges[d]}, i32);
+    inputs.push_back(neuron::ConstantOp::create(
+        rewriter, op.getLoc(), type,
+        DenseElementsAttr::get(type, ArrayRef(iota))));
+    maps.insert(maps.begin() + inputs.size() - 1,
+                AffineMap::get(op.getNumLoops(), 0, getAffineDimExpr(d, ctx)));
+  }
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+      maps, op.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().end());
+  Block &body = rebuilt.getRegion().front();
+  SmallVector<Value> args;
+  for (auto [i, d] : llvm::enumerate(dims))
+    args.push_back(body.insertArgument(first + i, i32, op.getLoc()));
+  auto isIndexValue = [](Value v) {
+    return bool(neuron::stripIntegerCasts(v).getDefiningOp<linalg::IndexOp>());
+  };
+  rebuilt.getRegion().walk([&](arith::CmpIOp cmp) {
+    if (!isIndexValue(cmp.getLhs()) || !isIndexValue(cmp.getRhs()))
+      return;
+    std::optional<arith::CmpIPredicate> asSigned;
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::ult:
+      asSigned = arith::CmpIPredicate::slt;
+      break;
+    case arith::CmpIPredicate::ule:
+      asSigned = arith::CmpIPredicate::sle;
+      break;
+    case arith::CmpIPredicate::ugt:
+      asSigned = arith::CmpIPredicate::sgt;
+      break;
+    case arith::CmpIPredicate::uge:
+      asSigned = arith::CmpIPredicate::sge;
+      break;
+    default:
+      break;
+    }
+    if (asSigned)
+      rewriter.modifyOpInPlace(cmp, [&] { cmp.setPredicate(*asSigned); });
+  });
+  for (linalg::IndexOp index : reads) {
+    rewriter.setInsertionPoint(index);
+    size_t at = llvm::find(dims, index.getDim()) - dims.begin();
+    rewriter.replaceOpWithNewOp<arith::IndexCastOp>(
+        index, rewriter.getIndexType(), args[at]);
+  }
+  rewriter.replaceOp(op, rebuilt->getResults());
+  return true;
+}
+
 /// A tensor partition needs annotated: rank 1 or more.
 bool needsAnnotation(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -235,6 +336,8 @@ struct NeuronPrepareShardingPass
     walkAndApplyPatterns(f, std::move(patterns));
     for (auto op : llvm::to_vector(f.getOps<linalg::GenericOp>()))
       numPositions += positionsAsInputs(op, rewriter);
+    for (auto op : llvm::to_vector(f.getOps<linalg::GenericOp>()))
+      numIndices += indicesAsInputs(op, rewriter);
     // Users come after their operands: in reverse, a read's casts go first.
     Block &entry = f.getBody().front();
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))

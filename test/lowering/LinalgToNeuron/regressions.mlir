@@ -214,3 +214,33 @@ func.func @odd_tensor_ops(%x: tensor<8xf32>, %m: tensor<4xi1>) -> (tensor<3xf32>
   } : tensor<4xi1> to tensor<5xi1>
   return %s, %p, %q : tensor<3xf32>, tensor<6xf32>, tensor<5xi1>
 }
+
+// -----
+
+// Tests a causal mask whose indices are i32 iota inputs (as
+// neuron-prepare-sharding makes them, so that a core's part of the loop
+// reads global indices): the comparison reads the inputs broadcast over the
+// loops, not iotas of the local loops.
+// CHECK-LABEL: func.func @mask_from_iota_inputs
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x6xf32>, %[[COLS:.*]]: tensor<6xi32>, %[[ROWS:.*]]: tensor<4xi32>)
+// CHECK-DAG: %[[C:.*]] = neuron.broadcast %[[COLS]] dimensions [2] : tensor<6xi32> -> tensor<2x4x6xi32>
+// CHECK-DAG: %[[R:.*]] = neuron.broadcast %[[ROWS]] dimensions [1] : tensor<4xi32> -> tensor<2x4x6xi32>
+// CHECK: neuron.compare {{ *}}gt %[[C]], %[[R]] : tensor<2x4x6xi32> -> tensor<2x4x6xi1>
+// CHECK-NOT: linalg.generic
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#col = affine_map<(d0, d1, d2) -> (d2)>
+#row = affine_map<(d0, d1, d2) -> (d1)>
+func.func @mask_from_iota_inputs(%x: tensor<2x4x6xf32>, %cols: tensor<6xi32>, %rows: tensor<4xi32>) -> tensor<2x4x6xf32> {
+  %e = tensor.empty() : tensor<2x4x6xf32>
+  %m = linalg.generic {indexing_maps = [#id3, #col, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %cols, %rows : tensor<2x4x6xf32>, tensor<6xi32>, tensor<4xi32>) outs(%e : tensor<2x4x6xf32>) {
+  ^bb0(%a: f32, %c: i32, %r: i32, %o: f32):
+    %j = arith.index_cast %c : i32 to index
+    %i = arith.index_cast %r : i32 to index
+    %future = arith.cmpi sgt, %j, %i : index
+    %lowest = arith.constant -3.0e38 : f32
+    %y = arith.select %future, %lowest, %a : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x6xf32>
+  return %m : tensor<2x4x6xf32>
+}

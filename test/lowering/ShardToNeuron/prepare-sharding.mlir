@@ -231,14 +231,23 @@ func.func @two_grids(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, te
 // Tests a causal mask against a position read at run time: the body's
 // scalar read of the position (tensor.extract, which has no sharding rule)
 // becomes an input of the generic read whole by every loop, and the read
-// goes.
+// goes; the loop index it compares becomes an i32 iota input along its
+// loop, so the op is not replicated.
 // CHECK-LABEL: func.func @mask_at_position
 // CHECK-SAME: (%{{.*}}: tensor<8x1x32xf32>, %[[POS:.*]]: tensor<i64>)
+// CHECK: %[[REPL:.*]] = shard.sharding @cores split_axes = {{\[\[\]\]}}
 // CHECK-NOT: tensor.extract
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[WHOLE:.*]], #{{.*}}]
-// CHECK-SAME: ins(%{{.*}}, %[[POS]] : tensor<8x1x32xf32>, tensor<i64>)
-// CHECK: ^bb0(%{{.*}}: f32, %[[P:.*]]: i64, %{{.*}}: f32):
-// CHECK: arith.cmpi sgt, %{{.*}}, %[[P]] : i64
+// CHECK: %[[IOTA:.*]] = neuron.constant dense<[0, 1, 2, {{.*}}, 31]> : tensor<32xi32>
+// CHECK: %[[IOTAR:.*]] = shard.shard %[[IOTA]] to %[[REPL]]
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[WHOLE:.*]], #[[COL:.*]], #{{.*}}]
+// CHECK-SAME: ins(%{{.*}}, %[[POS]], %[[IOTAR]] : tensor<8x1x32xf32>, tensor<i64>, tensor<32xi32>)
+// CHECK: ^bb0(%{{.*}}: f32, %[[P:.*]]: i64, %[[J:.*]]: i32, %{{.*}}: f32):
+// CHECK-NOT: linalg.index
+// CHECK: %[[JI:.*]] = arith.index_cast %[[J]] : i32 to index
+// CHECK: %[[JJ:.*]] = arith.index_cast %[[JI]] : index to i64
+// CHECK: arith.cmpi sgt, %[[JJ]], %[[P]] : i64
+// CHECK-NOT: = shard.shard %{{[0-9]+}} to %[[REPL]] : tensor<8x1x32xf32>
+// CHECK: return
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 shard.grid @cores(shape = 2)
 func.func @mask_at_position(%s: tensor<8x1x32xf32>, %pos: tensor<i64>) -> tensor<8x1x32xf32> {
@@ -258,4 +267,34 @@ func.func @mask_at_position(%s: tensor<8x1x32xf32>, %pos: tensor<i64>) -> tensor
   } -> tensor<8x1x32xf32>
   %r = shard.shard %m to %sh annotate_for_users : tensor<8x1x32xf32>
   return %r : tensor<8x1x32xf32>
+}
+
+// -----
+
+// Tests a causal mask comparing two loop indices: both become iota inputs
+// (one per loop) and the unsigned comparison the signed one.
+// CHECK-LABEL: func.func @causal
+// CHECK-DAG: %[[ROWS:.*]] = neuron.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+// CHECK-DAG: %[[COLS:.*]] = neuron.constant dense<[0, 1, 2, 3, 4, 5]> : tensor<6xi32>
+// CHECK: linalg.generic
+// CHECK-SAME: tensor<2x4x6xf32>, tensor<6xi32>, tensor<4xi32>
+// CHECK: arith.cmpi sgt
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+shard.grid @cores(shape = 2)
+func.func @causal(%s: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
+  %sh = shard.sharding @cores split_axes = [[0]] : !shard.sharding
+  %ss = shard.shard %s to %sh : tensor<2x4x6xf32>
+  %e = tensor.empty() : tensor<2x4x6xf32>
+  %m = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ss : tensor<2x4x6xf32>) outs(%e : tensor<2x4x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 2 : index
+    %i = linalg.index 1 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %lowest = arith.constant -3.0e38 : f32
+    %r = arith.select %future, %lowest, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x6xf32>
+  %r = shard.shard %m to %sh annotate_for_users : tensor<2x4x6xf32>
+  return %r : tensor<2x4x6xf32>
 }
