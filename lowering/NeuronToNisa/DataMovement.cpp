@@ -126,9 +126,10 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
 
 /// A broadcast is one transfer from the input's view with zero strides;
 /// one that repeats each input value along the result's trailing
-/// dimensions (per-row values, such as a norm's mean) would move one
-/// element per descriptor that way, so it fills row tiles on chip instead
-/// (KernelLowering::load) and stores them.
+/// dimensions (per-row values, such as a norm's mean, or a mask's row
+/// indices) would move one element per descriptor that way, so it fills
+/// row tiles on chip instead (KernelLowering::load) and stores them, once
+/// per index of the leading dimensions it also repeats along (heads).
 struct BroadcastToDma : NisaPattern<BroadcastOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -138,25 +139,31 @@ struct BroadcastToDma : NisaPattern<BroadcastOp> {
     Value out = k.resultBuffer(rewriter, op.getResult());
     RankedTensorType input = op.getInput().getType(), result = op.getType();
     ArrayRef<int64_t> dims = op.getDimensions();
-    int64_t lead = input.getRank();
-    bool perRow = lead > 0 && lead < result.getRank() &&
-                  isa<FloatType>(result.getElementType()) &&
-                  input.getShape() == result.getShape().take_front(lead) &&
-                  llvm::equal(dims, llvm::seq<int64_t>(0, lead)) &&
+    int64_t rank = input.getRank();
+    int64_t first = dims.empty() ? 0 : dims.front();
+    bool perRow = rank > 0 && first + rank < result.getRank() &&
+                  input.getShape() == result.getShape().slice(first, rank) &&
+                  llvm::equal(dims, llvm::seq<int64_t>(first, first + rank)) &&
                   cast<MemRefType>(adaptor.getInput().getType())
                       .getLayout()
                       .isIdentity();
     if (perRow) {
       int64_t rows = input.getNumElements();
-      int64_t cols = result.getNumElements() / std::max<int64_t>(rows, 1);
+      int64_t outer = 1;
+      for (int64_t d = 0; d < first; ++d)
+        outer *= result.getDimSize(d);
+      int64_t cols =
+          result.getNumElements() / std::max<int64_t>(rows * outer, 1);
       Value repeated = KernelLowering::stridedView(
           rewriter, loc, adaptor.getInput(), rewriter.getIndexAttr(0),
           {rows, cols}, {1, 0});
-      Value to = KernelLowering::reinterpret(rewriter, loc, out, {rows, cols});
+      Value to = KernelLowering::reinterpret(rewriter, loc, out,
+                                             {outer, rows, cols});
       int64_t tileCols = std::max<int64_t>(
           1, std::min(cols, k.config.elementwiseBytes * 8 /
                                 result.getElementTypeBitWidth()));
-      // One filled tile per row tile, stored over all its columns.
+      // One filled tile per row tile, stored over all its columns, for
+      // every index of the leading dimensions.
       KernelLowering::forEachTile(
           rewriter, loc, {{rows, k.partitions()}},
           [&](OpBuilder &b, const TilePosition &row) {
@@ -167,9 +174,9 @@ struct BroadcastToDma : NisaPattern<BroadcastOp> {
                                      {row.offsets[0], b.getIndexAttr(0)},
                                      {rt, tileCols}));
             KernelLowering::forEachTile(
-                b, loc, {{cols, tileCols}},
-                [&](OpBuilder &b, const TilePosition &col) {
-                  int64_t ct = col.sizes[0];
+                b, loc, {{outer, 1}, {cols, tileCols}},
+                [&](OpBuilder &b, const TilePosition &at) {
+                  int64_t ct = at.sizes[1];
                   Value part =
                       ct == tileCols
                           ? filled
@@ -178,9 +185,9 @@ struct BroadcastToDma : NisaPattern<BroadcastOp> {
                                 {b.getIndexAttr(0), b.getIndexAttr(0)},
                                 {rt, ct});
                   k.dma(b, loc, part,
-                        KernelLowering::view(b, loc, to,
-                                             {row.offsets[0], col.offsets[0]},
-                                             {rt, ct}));
+                        KernelLowering::matrixView(
+                            b, loc, to, at.offsets[0],
+                            {row.offsets[0], at.offsets[1]}, {rt, ct}));
                 });
           });
       rewriter.replaceOp(op, out);

@@ -147,8 +147,10 @@ Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
                  type.getElementType());
   SmallVector<int64_t> strides;
   int64_t offset;
+  // Integers of up to 32 bits too (a mask's indices): the engines compute
+  // in double, exact for them.
   if (type.getRank() != 2 || type.getDimSize(1) < 2 ||
-      !isa<FloatType>(type.getElementType()) ||
+      type.getElementType().isInteger(64) ||
       failed(stridesAndOffset(type, strides, offset)) || strides[1] != 0) {
     dma(b, loc, src, t);
     return t;

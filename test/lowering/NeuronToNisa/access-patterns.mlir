@@ -89,6 +89,23 @@ func.func @per_row(%m: tensor<256xf32>) -> tensor<256x300xf32> {
 
 // -----
 
+// Tests per-row values repeated along leading dimensions too (a mask's row
+// indices over [heads, rows, columns], in i32): one filled tile per row
+// tile, stored once per head.
+// CHECK-LABEL: func.func @per_row_heads
+// CHECK: nisa.dma_copy %{{.*}}, %[[C:.*]] queue {{.*}} : memref<128x1xi32, strided<[1, 0]{{.*}}>, #nisa.memory<hbm>>, memref<128x1xi32, #nisa.memory<sbuf>>
+// CHECK: nisa.memset %[[T:.*]] value 1.0
+// CHECK: nisa.tensor_scalar <multiply> %[[T]], %[[T]] scalars %[[C]]
+// CHECK: affine.for %[[H:.*]] = 0 to 3
+// CHECK: nisa.dma_copy %[[T]], %{{.*}} : memref<128x64xi32, #nisa.memory<sbuf>>, memref<128x64xi32, strided<[64, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK-NOT: strided<[0, 1, 0]
+func.func @per_row_heads(%rows: tensor<128xi32>) -> tensor<3x128x64xi32> {
+  %0 = neuron.broadcast %rows dimensions [1] : tensor<128xi32> -> tensor<3x128x64xi32>
+  return %0 : tensor<3x128x64xi32>
+}
+
+// -----
+
 // Tests a resident block of 4 lhs tiles transposed on the tensor engine
 // (f32: no DMA transpose): the 4 transposes fill one PSUM bank, and the
 // vector and scalar engines copy its two halves out side by side.
