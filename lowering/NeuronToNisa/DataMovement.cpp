@@ -127,9 +127,10 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
 /// A broadcast is one transfer from the input's view with zero strides;
 /// one that repeats each input value along the result's trailing
 /// dimensions (per-row values, such as a norm's mean, or a mask's row
-/// indices) would move one element per descriptor that way, so it fills
-/// row tiles on chip instead (KernelLowering::load) and stores them, once
-/// per index of the leading dimensions it also repeats along (heads).
+/// indices), or one value everywhere (a run-time position), would move one
+/// element per descriptor that way, so it fills row tiles on chip instead
+/// (KernelLowering::load) and stores them, once per index of the leading
+/// dimensions it also repeats along (heads).
 struct BroadcastToDma : NisaPattern<BroadcastOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -141,22 +142,29 @@ struct BroadcastToDma : NisaPattern<BroadcastOp> {
     ArrayRef<int64_t> dims = op.getDimensions();
     int64_t rank = input.getRank();
     int64_t first = dims.empty() ? 0 : dims.front();
+    bool identity = cast<MemRefType>(adaptor.getInput().getType())
+                        .getLayout()
+                        .isIdentity();
     bool perRow = rank > 0 && first + rank < result.getRank() &&
                   input.getShape() == result.getShape().slice(first, rank) &&
                   llvm::equal(dims, llvm::seq<int64_t>(first, first + rank)) &&
-                  cast<MemRefType>(adaptor.getInput().getType())
-                      .getLayout()
-                      .isIdentity();
-    if (perRow) {
-      int64_t rows = input.getNumElements();
+                  identity;
+    // One value everywhere (a run-time position or length a mask compares
+    // with): rows of the result's last dimension, each the value repeated.
+    bool scalar = input.getNumElements() == 1 && result.getRank() > 0 &&
+                  result.getNumElements() > 1 && identity;
+    if (perRow || scalar) {
+      int64_t rows = perRow ? input.getNumElements()
+                            : result.getNumElements() /
+                                  result.getShape().back();
       int64_t outer = 1;
-      for (int64_t d = 0; d < first; ++d)
+      for (int64_t d = 0; perRow && d < first; ++d)
         outer *= result.getDimSize(d);
       int64_t cols =
           result.getNumElements() / std::max<int64_t>(rows * outer, 1);
       Value repeated = KernelLowering::stridedView(
           rewriter, loc, adaptor.getInput(), rewriter.getIndexAttr(0),
-          {rows, cols}, {1, 0});
+          {rows, cols}, {perRow ? 1 : 0, 0});
       Value to = KernelLowering::reinterpret(rewriter, loc, out,
                                              {outer, rows, cols});
       int64_t tileCols = std::max<int64_t>(

@@ -106,6 +106,23 @@ func.func @per_row_heads(%rows: tensor<128xi32>) -> tensor<3x128x64xi32> {
 
 // -----
 
+// Tests one value broadcast everywhere (a run-time length a mask compares
+// with): one element per partition loaded, a tile filled on chip, stored
+// over the result, instead of one transfer moving an element per
+// descriptor.
+// CHECK-LABEL: func.func @scalar_everywhere
+// CHECK: nisa.dma_copy %{{.*}}, %[[C:.*]] queue {{.*}} : memref<128x1xi32, strided<[0, 0]>, #nisa.memory<hbm>>, memref<128x1xi32, #nisa.memory<sbuf>>
+// CHECK: nisa.memset %[[T:.*]] value 1.0
+// CHECK: nisa.tensor_scalar <multiply> %[[T]], %[[T]] scalars %[[C]]
+// CHECK: nisa.dma_copy %[[T]], %{{.*}} : memref<128x256xi32, #nisa.memory<sbuf>>
+// CHECK-NOT: strided<[0, 0, 0]
+func.func @scalar_everywhere(%n: tensor<i32>) -> tensor<2x256x256xi32> {
+  %0 = neuron.broadcast %n dimensions [] : tensor<i32> -> tensor<2x256x256xi32>
+  return %0 : tensor<2x256x256xi32>
+}
+
+// -----
+
 // Tests a resident block of 4 lhs tiles transposed on the tensor engine
 // (f32: no DMA transpose): the 4 transposes fill one PSUM bank, and the
 // vector and scalar engines copy its two halves out side by side.
