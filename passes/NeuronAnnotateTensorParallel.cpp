@@ -147,6 +147,28 @@ struct AnnotateTensorParallel
     init.set(b.clone(*fill, mapping)->getResult(0));
   }
 
+  /// Whether splitting `v`'s last dimension over the cores keeps heads
+  /// whole where a reshape downstream (through elementwise ops) splits it
+  /// into [heads, head_dim]: grouped-query attention has fewer KV heads than
+  /// cores can take, and a core cannot hold part of a head.
+  bool keepsWholeHeads(Value v, int depth = 0) {
+    for (Operation *user : v.getUsers()) {
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(user)) {
+        ReassociationIndices last = expand.getReassociationIndices().back();
+        int64_t heads = expand.getResultType().getDimSize(last.front());
+        if (last.size() > 1 &&
+            (ShapedType::isDynamic(heads) || heads % cores != 0))
+          return false;
+        continue;
+      }
+      if (depth < 4 && isa<linalg::GenericOp>(user) &&
+          user->getNumResults() == 1 &&
+          !keepsWholeHeads(user->getResult(0), depth + 1))
+        return false;
+    }
+    return true;
+  }
+
   bool divides(Value v, int64_t dim) {
     auto type = cast<RankedTensorType>(v.getType());
     return !type.isDynamicDim(dim) && type.getDimSize(dim) % cores == 0;
@@ -263,6 +285,14 @@ struct AnnotateTensorParallel
                                "do not divide"
                              : "a column-parallel weight whose columns the "
                                "cores do not divide");
+          return;
+        }
+        // Fewer heads than cores (a grouped-query attention's K and V):
+        // every core computes them all, and takes the heads its query
+        // heads read.
+        if (!row && !keepsWholeHeads(matmul.getResult(0))) {
+          kept.push_back("a projection to fewer heads than cores (its heads "
+                         "replicated on every core)");
           return;
         }
         annotateOperand(*weight->first, weight->second, /*forUsers=*/false);

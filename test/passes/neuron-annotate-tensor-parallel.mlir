@@ -150,3 +150,29 @@ func.func @scale_after_heads(%x: tensor<8x16xf32>, %wq: tensor<16x32xf32>, %wk: 
   } -> tensor<4x8x8xf32>
   return %r : tensor<4x8x8xf32>
 }
+
+// -----
+
+// Tests a projection to fewer heads than cores (a grouped-query
+// attention's keys: 2 heads of 32 over 4 cores): splitting its 64 columns
+// would cut the heads the reshape after it makes, so its weight stays whole
+// on every core, and the query projection (4 heads) is split.
+// CHECK-LABEL: func.func @fewer_heads
+// CHECK: %[[SQ:.*]] = shard.sharding @tensor_parallel split_axes = {{\[\[\], \[0\]\]}}
+// CHECK: %[[WQ:.*]] = shard.shard %arg1 to %[[SQ]] : tensor<64x128xf32>
+// CHECK: linalg.matmul ins(%arg0, %[[WQ]]
+// CHECK-NOT: shard.shard %arg2
+// CHECK: linalg.matmul ins(%arg0, %arg2
+// expected-remark@+1 {{1 column-parallel and 0 row-parallel projections over 4 cores; kept whole: a projection to fewer heads than cores (its heads replicated on every core)}}
+func.func @fewer_heads(%x: tensor<8x64xf32>, %wq: tensor<64x128xf32>, %wk: tensor<64x64xf32>) -> (tensor<8x4x32xf32>, tensor<8x2x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %eq = tensor.empty() : tensor<8x128xf32>
+  %fq = linalg.fill ins(%zero : f32) outs(%eq : tensor<8x128xf32>) -> tensor<8x128xf32>
+  %q = linalg.matmul ins(%x, %wq : tensor<8x64xf32>, tensor<64x128xf32>) outs(%fq : tensor<8x128xf32>) -> tensor<8x128xf32>
+  %q3 = tensor.expand_shape %q [[0], [1, 2]] output_shape [8, 4, 32] : tensor<8x128xf32> into tensor<8x4x32xf32>
+  %ek = tensor.empty() : tensor<8x64xf32>
+  %fk = linalg.fill ins(%zero : f32) outs(%ek : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %k = linalg.matmul ins(%x, %wk : tensor<8x64xf32>, tensor<64x64xf32>) outs(%fk : tensor<8x64xf32>) -> tensor<8x64xf32>
+  %k3 = tensor.expand_shape %k [[0], [1, 2]] output_shape [8, 2, 32] : tensor<8x64xf32> into tensor<8x2x32xf32>
+  return %q3, %k3 : tensor<8x4x32xf32>, tensor<8x2x32xf32>
+}
