@@ -3,15 +3,16 @@
 torch-mlir exports, for the functional-simulation benchmark
 (run_functional.py) and anyone who wants one:
 
-  llama_layer.py [--seq 128] [--hidden 4096] [--heads 32] [--ffn 11008]
-                 [--dtype bf16] [--inputs DIR] [--seed N] -o OUT.mlir
+  llama_layer.py [--seq 128] [--hidden 4096] [--heads 32] [--kv-heads N]
+                 [--ffn 11008] [--dtype bf16] [--inputs DIR] [--seed N]
+                 -o OUT.mlir
   llama_layer.py --decode CACHE [--kv-heads N] [--hidden ...] -o OUT.mlir
 
 The default is LLaMA-2-7B's layer at 128 tokens:
 
   func.func @decoder_layer(%x: [S, H], %cos: [S, D], %sin: [S, D],
-      %g1: [H], %wq, %wk, %wv, %wo: [H, H], %g2: [H], %wg, %wu: [H, F],
-      %wd: [F, H]) -> [S, H]
+      %g1: [H], %wq: [H, H], %wk, %wv: [H, KV * D], %wo: [H, H], %g2: [H],
+      %wg, %wu: [H, F], %wd: [F, H]) -> [S, H]
 
 RMSNorm (sum of squares and scaling in f32, as the Hugging Face model
 upcasts), Q/K/V projections, rotary embeddings (rotate-half with the cos and
@@ -26,9 +27,9 @@ read at run time (%pos, i64), the RoPE tables' row read at it
 (tensor.extract_slice), the rotated key and the value written into KV
 caches of CACHE positions at it (tensor.insert_slice; [1, kv_heads, CACHE,
 D], as the corpus LLaMA lays them out), and the query attending to the
-whole cache with positions past the step masked; --kv-heads (default
---heads) below --heads shares each cached head among heads / kv_heads query
-heads (grouped-query attention, as Llama-3 does):
+whole cache with positions past the step masked. In both, --kv-heads
+(default --heads) below --heads shares each key and value head among
+heads / kv_heads query heads (grouped-query attention, as Llama-3 does):
 
   func.func @decode_step(%x: [1, H], %pos: i64, %k_cache, %v_cache:
       [1, KV, CACHE, D], %cos, %sin: [CACHE, D], %g1, %wq: [H, H],
@@ -155,6 +156,20 @@ def layer(seq, hidden, heads, ffn, dt, cache=None, kv_heads=None):
     linalg.yield %r : f32
   }} -> {h32}"""
 
+    def repeat(name, src, rows, cols):
+        # `src` [kv_heads, rows, cols] as [heads, rows, cols]: each KV head
+        # repeated for its group of query heads.
+        if group == 1:
+            emit(f"  %{name} = tensor.collapse_shape {src} [[0], [1], [2]] : {t(kv_heads, rows, cols)} into {t(heads, rows, cols)}")
+            return
+        emit(f"""  %{name}_re = tensor.empty() : {t(kv_heads, group, rows, cols)}
+  %{name}_rep = linalg.generic {{indexing_maps = [#kv4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}}
+      ins({src} : {t(kv_heads, rows, cols)}) outs(%{name}_re : {t(kv_heads, group, rows, cols)}) {{
+  ^bb0(%a: {dt}, %init: {dt}):
+    linalg.yield %a : {dt}
+  }} -> {t(kv_heads, group, rows, cols)}
+  %{name} = tensor.collapse_shape %{name}_rep [[0, 1], [2], [3]] : {t(kv_heads, group, rows, cols)} into {t(heads, rows, cols)}""")
+
     def cached(name, cache_arg, rows):
         # `rows` [1, kv_heads, D] written into the cache at the position,
         # then the cache as [heads, CACHE, D], each cached head repeated for
@@ -178,7 +193,7 @@ def layer(seq, hidden, heads, ffn, dt, cache=None, kv_heads=None):
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #sd3 = affine_map<(d0, d1, d2) -> (d0, d2)>
 #red3 = affine_map<(d0, d1, d2) -> (d0, d1)>"""
-    if decode:
+    if group > 1:
         header += """
 #id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #kv4 = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>"""
@@ -204,10 +219,11 @@ func.func @decode_step(%x: {t(seq, hidden)}, %pos: tensor<i64>,
     else:
         emit(f"""{header}
 // A LLaMA-2 decoder layer: {seq} tokens, hidden {hidden} in {heads} heads of
-// {d}, SwiGLU hidden {ffn}, {dt} (written by test/benchmarks/llama_layer.py).
+// {d} ({kv_heads} KV heads), SwiGLU hidden {ffn}, {dt} (written by
+// test/benchmarks/llama_layer.py).
 func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, d)},
-    %g1: {t(hidden)}, %wq: {t(hidden, hidden)}, %wk: {t(hidden, hidden)},
-    %wv: {t(hidden, hidden)}, %wo: {t(hidden, hidden)}, %g2: {t(hidden)},
+    %g1: {t(hidden)}, %wq: {t(hidden, hidden)}, %wk: {t(hidden, kv)},
+    %wv: {t(hidden, kv)}, %wo: {t(hidden, hidden)}, %g2: {t(hidden)},
     %wg: {t(hidden, ffn)}, %wu: {t(hidden, ffn)}, %wd: {t(ffn, hidden)})
     -> {t(seq, hidden)} {{
   %zero = arith.constant 0.0 : {dt}
@@ -232,9 +248,15 @@ func.func @decoder_layer(%x: {t(seq, hidden)}, %cos: {t(seq, d)}, %sin: {t(seq, 
     %jj = arith.index_cast %j : index to i64
     %future = arith.cmpi sgt, %jj, %at : i64"""
     else:
-        emit(f"""  %vh = linalg.transpose ins(%v3 : {t(seq, heads, d)}) outs(%e_hh : {hh}) permutation = [1, 0, 2]
-  %e_hd = tensor.empty() : {hd}
-  %kt = linalg.transpose ins(%kr : {t(seq, heads, d)}) outs(%e_hd : {hd}) permutation = [1, 2, 0]""")
+        # The KV heads as [kv_heads, ...], each repeated for its group of
+        # query heads.
+        ekv, ekt = t(kv_heads, seq, d), t(kv_heads, d, seq)
+        emit(f"""  %e_kv = tensor.empty() : {ekv}
+  %v_kv = linalg.transpose ins(%v3 : {t(seq, kv_heads, d)}) outs(%e_kv : {ekv}) permutation = [1, 0, 2]
+  %e_kt = tensor.empty() : {ekt}
+  %k_kv = linalg.transpose ins(%kr : {t(seq, kv_heads, d)}) outs(%e_kt : {ekt}) permutation = [1, 2, 0]""")
+        repeat("vh", "%v_kv", seq, d)
+        repeat("kt", "%k_kv", d, seq)
         future = """%i = linalg.index 1 : index
     %j = linalg.index 2 : index
     %future = arith.cmpi ugt, %j, %i : index"""
@@ -366,16 +388,18 @@ def write_npy(path, dtype, shape, exponent, signed, rng):
     path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header))
                      + header.encode() + bytes(data))
 
-def write_inputs(directory, seq, hidden, heads, ffn, seed=0):
+def write_inputs(directory, seq, hidden, heads, ffn, seed=0, kv_heads=None):
     """The layer's bf16 inputs as DIR/inputI.npy (see --inputs); returns
     their paths in argument order."""
     directory = pathlib.Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     d = hidden // heads
+    kv = (kv_heads or heads) * d
     weight, down, unit = 120, 118, 126
     specs = [((seq, hidden), unit, True), ((seq, d), unit, True),
              ((seq, d), unit, True), ((hidden,), unit, False)]
-    specs += [((hidden, hidden), weight, True)] * 4
+    specs += [((hidden, hidden), weight, True), ((hidden, kv), weight, True),
+              ((hidden, kv), weight, True), ((hidden, hidden), weight, True)]
     specs += [((hidden,), unit, False)]
     specs += [((hidden, ffn), weight, True)] * 2 + [((ffn, hidden), down, True)]
     rng = random.Random(seed)
@@ -398,7 +422,8 @@ def main():
                         help="write a decode step with KV caches of CACHE "
                         "positions")
     parser.add_argument("--kv-heads", type=int,
-                        help="KV heads of the decode step (default --heads)")
+                        help="KV heads (default --heads): fewer share each "
+                        "cached head among heads / kv_heads query heads")
     parser.add_argument("--dynamic", action="store_true",
                         help="a variable sequence length (for --buckets)")
     parser.add_argument("--inputs", help="write model-scaled bf16 inputs here")
@@ -410,10 +435,10 @@ def main():
         sys.exit("llama_layer.py: sizes must be positive and hidden a "
                  "multiple of heads with an even head dimension")
     kv_heads = args.kv_heads or args.heads
-    if args.decode is not None and (args.decode <= 0 or kv_heads <= 0 or
-                                    args.heads % kv_heads):
-        sys.exit("llama_layer.py: --decode needs a positive cache and KV "
-                 "heads that divide the heads")
+    if kv_heads <= 0 or args.heads % kv_heads:
+        sys.exit("llama_layer.py: --kv-heads must divide the heads")
+    if args.decode is not None and args.decode <= 0:
+        sys.exit("llama_layer.py: --decode needs a positive cache")
     if args.decode is not None and args.inputs:
         sys.exit("llama_layer.py: --inputs writes the prefill layer's only")
     if args.decode is not None and args.dynamic:
@@ -429,7 +454,7 @@ def main():
         if args.dtype != "bf16":
             sys.exit("llama_layer.py: --inputs writes bf16 inputs only")
         write_inputs(args.inputs, args.seq, args.hidden, args.heads,
-                     args.ffn, args.seed)
+                     args.ffn, args.seed, kv_heads)
 
 
 if __name__ == "__main__":
