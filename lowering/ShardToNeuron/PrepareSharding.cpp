@@ -134,6 +134,33 @@ SmallVector<std::pair<Value, Value>> capturedPositions(linalg::GenericOp op) {
   return positions;
 }
 
+/// `op` rebuilt with `extra` inputs after its own, each read through its
+/// map in `maps`, its region moved over and a block argument (of the
+/// input's element type) added for each; the arguments are returned. `op`
+/// is left for the caller to replace.
+std::pair<linalg::GenericOp, SmallVector<Value>>
+withInputs(linalg::GenericOp op, ValueRange extra, ArrayRef<AffineMap> maps,
+           RewriterBase &rewriter) {
+  SmallVector<Value> inputs(op.getDpsInputs());
+  SmallVector<AffineMap> allMaps(op.getIndexingMapsArray());
+  unsigned first = inputs.size();
+  inputs.append(extra.begin(), extra.end());
+  allMaps.insert(allMaps.begin() + first, maps.begin(), maps.end());
+  rewriter.setInsertionPoint(op);
+  auto rebuilt = linalg::GenericOp::create(
+      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+      allMaps, op.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
+                              rebuilt.getRegion().end());
+  Block &body = rebuilt.getRegion().front();
+  SmallVector<Value> args;
+  for (auto [i, v] : llvm::enumerate(extra))
+    args.push_back(body.insertArgument(first + i, getElementTypeOrSelf(v),
+                                       op.getLoc()));
+  return {rebuilt, args};
+}
+
 /// Makes each position `op`'s body reads from outside an input of `op`:
 /// the one-element tensor, read whole by every loop, with the casts that
 /// made the scalar repeated on its block argument. Returns whether `op`
@@ -143,30 +170,21 @@ bool positionsAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
   if (positions.empty())
     return false;
   MLIRContext *ctx = op.getContext();
-  SmallVector<Value> inputs(op.getDpsInputs());
-  SmallVector<AffineMap> maps(op.getIndexingMapsArray());
-  unsigned first = inputs.size();
+  SmallVector<Value> tensors;
+  SmallVector<AffineMap> maps;
   for (auto [scalar, tensor] : positions) {
     auto type = cast<RankedTensorType>(tensor.getType());
-    inputs.push_back(tensor);
+    tensors.push_back(tensor);
     SmallVector<AffineExpr> zeros(type.getRank(),
                                   getAffineConstantExpr(0, ctx));
-    maps.insert(maps.begin() + inputs.size() - 1,
-                AffineMap::get(op.getNumLoops(), 0, zeros, ctx));
+    maps.push_back(AffineMap::get(op.getNumLoops(), 0, zeros, ctx));
   }
-  rewriter.setInsertionPoint(op);
-  auto rebuilt = linalg::GenericOp::create(
-      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
-      maps, op.getIteratorTypesArray());
-  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
-                              rebuilt.getRegion().end());
-  Block &body = rebuilt.getRegion().front();
-  rewriter.setInsertionPointToStart(&body);
-  for (auto [i, position] : llvm::enumerate(positions)) {
-    auto [scalar, tensor] = position;
-    Type element = cast<RankedTensorType>(tensor.getType()).getElementType();
-    Value arg = body.insertArgument(first + i, element, op.getLoc());
+  auto built = withInputs(op, tensors, maps, rewriter);
+  linalg::GenericOp rebuilt = built.first;
+  SmallVector<Value> &args = built.second;
+  rewriter.setInsertionPointToStart(&rebuilt.getRegion().front());
+  for (auto [position, arg] : llvm::zip(positions, args)) {
+    Value scalar = position.first;
     // The casts from the element to the scalar, repeated on the argument.
     IRMapping mapping;
     Value local = arg;
@@ -219,30 +237,22 @@ bool indicesAsInputs(linalg::GenericOp op, RewriterBase &rewriter) {
   }
   MLIRContext *ctx = op.getContext();
   Type i32 = rewriter.getI32Type();
-  SmallVector<Value> inputs(op.getDpsInputs());
-  SmallVector<AffineMap> maps(op.getIndexingMapsArray());
-  unsigned first = inputs.size();
+  SmallVector<Value> iotas;
+  SmallVector<AffineMap> maps;
   rewriter.setInsertionPoint(op);
   for (unsigned d : dims) {
     SmallVector<int32_t> iota(ranges[d]);
     std::iota(iota.begin(), iota.end(), 0);
     auto type = RankedTensorType::get({ranges[d]}, i32);
-    inputs.push_back(neuron::ConstantOp::create(
+    iotas.push_back(neuron::ConstantOp::create(
         rewriter, op.getLoc(), type,
         DenseElementsAttr::get(type, ArrayRef(iota))));
-    maps.insert(maps.begin() + inputs.size() - 1,
-                AffineMap::get(op.getNumLoops(), 0, getAffineDimExpr(d, ctx)));
+    maps.push_back(
+        AffineMap::get(op.getNumLoops(), 0, getAffineDimExpr(d, ctx)));
   }
-  auto rebuilt = linalg::GenericOp::create(
-      rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
-      maps, op.getIteratorTypesArray());
-  rebuilt->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-  rewriter.inlineRegionBefore(op.getRegion(), rebuilt.getRegion(),
-                              rebuilt.getRegion().end());
-  Block &body = rebuilt.getRegion().front();
-  SmallVector<Value> args;
-  for (auto [i, d] : llvm::enumerate(dims))
-    args.push_back(body.insertArgument(first + i, i32, op.getLoc()));
+  auto built = withInputs(op, iotas, maps, rewriter);
+  linalg::GenericOp rebuilt = built.first;
+  SmallVector<Value> &args = built.second;
   auto isIndexValue = [](Value v) {
     return bool(neuron::stripIntegerCasts(v).getDefiningOp<linalg::IndexOp>());
   };
