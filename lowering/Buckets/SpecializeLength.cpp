@@ -34,6 +34,9 @@ using namespace mlir;
 
 namespace {
 
+/// The dimension a mask generic masks, checked and removed by finish().
+constexpr StringLiteral kMaskedDim = "neuron.masked_dim";
+
 bool isDynamic(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   return shaped && !shaped.hasStaticShape();
@@ -70,15 +73,19 @@ TypedAttr identityOf(Combiner combiner, Type type) {
   Builder b(type.getContext());
   if (auto real = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = real.getFloatSemantics();
+    // The infinities, or the extremes of a type without them (fp8 E4M3).
+    bool inf = llvm::APFloat::semanticsHasInf(sem);
     switch (combiner) {
     case Combiner::Sum:
       return b.getFloatAttr(type, 0.0);
     case Combiner::Product:
       return b.getFloatAttr(type, 1.0);
     case Combiner::Max:
-      return b.getFloatAttr(type, llvm::APFloat::getInf(sem, /*Negative=*/true));
+      return b.getFloatAttr(type, inf ? llvm::APFloat::getInf(sem, true)
+                                      : llvm::APFloat::getLargest(sem, true));
     case Combiner::Min:
-      return b.getFloatAttr(type, llvm::APFloat::getInf(sem));
+      return b.getFloatAttr(type, inf ? llvm::APFloat::getInf(sem)
+                                      : llvm::APFloat::getLargest(sem));
     }
   }
   unsigned width = type.getIntOrFloatBitWidth();
@@ -98,8 +105,10 @@ TypedAttr identityOf(Combiner combiner, Type type) {
 /// `value` without the element casts frontends put around operands.
 Value stripCasts(Value value) {
   while (Operation *def = value.getDefiningOp()) {
-    if (!isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::ExtUIOp,
-             arith::SIToFPOp, arith::UIToFPOp>(def))
+    // Not the unsigned ones: the signed identity masked before them would
+    // change value (i8 -128 is 128 unsigned).
+    if (!isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::SIToFPOp>(
+            def))
       break;
     value = def->getOperand(0);
   }
@@ -240,9 +249,13 @@ Value Specializer::masked(Value x, unsigned dim, Combiner combiner,
   if (Value known = masks[key])
     return known;
   Value limit = lengthScalar();
+  if (!limit)
+    return {};
   OpBuilder b(func.getContext());
   b.setInsertionPointAfterValue(x);
-  if (isa<BlockArgument>(x))
+  // The length is read at the function's entry: after it there.
+  if (auto arg = dyn_cast<BlockArgument>(x);
+      arg && arg.getOwner() == limit.getDefiningOp()->getBlock())
     b.setInsertionPointAfter(limit.getDefiningOp());
   auto type = cast<RankedTensorType>(x.getType());
   Value init = tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, x),
@@ -265,6 +278,9 @@ Value Specializer::masked(Value x, unsigned dim, Combiner combiner,
             nb, l, arith::SelectOp::create(nb, l, inside, args[0], padding)
                        .getResult());
       });
+  // Checked once the shapes are static: the masked dimension must be the
+  // length itself.
+  generic->setAttr(kMaskedDim, b.getI64IntegerAttr(dim));
   return masks[key] = generic.getResult(0);
 }
 
@@ -288,6 +304,21 @@ LogicalResult Specializer::maskReductions() {
                               "length argument");
       mask.operand->set(x);
     }
+  // A softmax along the length (not a structured op): its input masked
+  // with -inf, so the padding's exponentials are 0.
+  SmallVector<linalg::SoftmaxOp> softmaxes;
+  func.walk([&](linalg::SoftmaxOp op) {
+    if (op.getInputOperandType().isDynamicDim(op.getDimension()))
+      softmaxes.push_back(op);
+  });
+  for (linalg::SoftmaxOp op : softmaxes) {
+    Value x = masked(op.getInput(), op.getDimension(), Combiner::Max,
+                     op.getLoc());
+    if (!x)
+      return func.emitError("neuron-specialize-length: cannot add the "
+                            "length argument");
+    op.getInputMutable().set(x);
+  }
   return success();
 }
 
@@ -309,8 +340,11 @@ template <typename SliceOp> bool takesWhole(SliceOp slice, Value value) {
 /// whole along it. Otherwise `use` is where it is used as a number.
 bool onlyShapes(Value value, Operation *&use, bool direct = true) {
   for (Operation *user : value.getUsers()) {
-    if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, tensor::SplatOp,
-            cf::AssertOp>(user))
+    if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, cf::AssertOp>(user))
+      continue;
+    // A splat's size, not its value.
+    if (auto splat = dyn_cast<tensor::SplatOp>(user);
+        splat && splat.getInput() != value)
       continue;
     if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
         slice && direct && takesWhole(slice, value))
@@ -384,6 +418,39 @@ LogicalResult Specializer::finish(ArrayAttr argumentDims,
       if (cast->use_empty())
         cast->erase();
     }
+  // Every dynamic dimension was taken to be the length; one that was
+  // another size (a reshape's product, a concat's sum) cannot be masked or
+  // cut back to the length.
+  auto notLength = [&](Operation *where, Type type, int64_t dim) {
+    return where->emitError("neuron-specialize-length: its dynamic dimension ")
+           << dim << " is " << cast<ShapedType>(type).getDimSize(dim)
+           << " with the length " << length
+           << ", not the length itself (a reshape or a concat of it); "
+              "buckets cannot pad this graph";
+  };
+  WalkResult masksOk = func.walk([&](linalg::GenericOp mask) {
+    auto dim = mask->getAttrOfType<IntegerAttr>(kMaskedDim);
+    if (!dim)
+      return WalkResult::advance();
+    mask->removeAttr(kMaskedDim);
+    Type type = mask.getResult(0).getType();
+    if (cast<ShapedType>(type).getDimSize(dim.getInt()) == length)
+      return WalkResult::advance();
+    notLength(mask, type, dim.getInt());
+    return WalkResult::interrupt();
+  });
+  if (masksOk.wasInterrupted())
+    return failure();
+  for (Attribute pair : resultDims) {
+    auto values = cast<ArrayAttr>(pair).getValue();
+    int64_t index = cast<IntegerAttr>(values[0]).getInt();
+    int64_t dim = cast<IntegerAttr>(values[1]).getInt();
+    Type type = ret->getOperand(index).getType();
+    if (!isDynamic(type) && cast<ShapedType>(type).getDimSize(dim) != length) {
+      notLength(ret, type, dim);
+      return failure();
+    }
+  }
   WalkResult walked = func.walk([&](Operation *op) {
     for (Value v : op->getResults())
       if (isDynamic(v.getType())) {

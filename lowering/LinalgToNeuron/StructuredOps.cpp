@@ -197,7 +197,11 @@ private:
         !arg.getType().isSignlessInteger(32))
       return nullptr;
     OpOperand *operand = structured.getMatchingOpOperand(arg);
-    return structured.isDpsInput(operand) ? operand : nullptr;
+    if (!structured.isDpsInput(operand) ||
+        !canMapToLoopSpace(operand->get(),
+                           structured.getMatchingIndexingMap(operand)))
+      return nullptr;
+    return operand;
   }
 
   /// `index <pred> position`, `position <pred> index` (masks built against

@@ -224,6 +224,13 @@ private:
   LogicalResult compileBuckets(ModuleOp module, const LoadedTarget &loaded,
                                const std::string &inputHash);
   FailureOr<bool> partition(ModuleOp module);
+  /// `buckets` increasing, each once.
+  std::vector<int64_t> bucketSizes() const {
+    std::vector<int64_t> sizes(buckets.begin(), buckets.end());
+    llvm::sort(sizes);
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    return sizes;
+  }
   LogicalResult writeExecutable(ModuleOp module,
                                 const std::vector<uint8_t> &executable);
 };
@@ -442,8 +449,9 @@ NeuronCompilePass::compileGraph(ModuleOp module, const LoadedTarget &loaded,
                       : std::string()) +
                  (tuningCache.empty() ? std::string() : " tuned");
   if (!buckets.empty()) {
+    std::vector<int64_t> sizes = bucketSizes();
     info.options += " buckets=";
-    for (auto [i, size] : llvm::enumerate(buckets))
+    for (auto [i, size] : llvm::enumerate(sizes))
       info.options += (i ? "," : "") + std::to_string(size);
     info.options += " bucket-pad=" + llvm::formatv("{0}", double(bucketPad)).str();
   }
@@ -469,9 +477,7 @@ NeuronCompilePass::compileGraph(ModuleOp module, const LoadedTarget &loaded,
 LogicalResult NeuronCompilePass::compileBuckets(ModuleOp module,
                                                 const LoadedTarget &loaded,
                                                 const std::string &inputHash) {
-  std::vector<int64_t> sizes(buckets.begin(), buckets.end());
-  llvm::sort(sizes);
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  std::vector<int64_t> sizes = bucketSizes();
   if (sizes.front() < 1)
     return module.emitError("neuron-compile: bucket sizes must be at least 1, "
                             "found ")

@@ -201,13 +201,16 @@ class Executable:
                             f"array, got {value.dtype}")
         return np.ascontiguousarray(value)
 
-    def run(self, *arrays, raw=False):
+    def run(self, *arrays, raw=False, length=None):
         """Runs the program on the simulated device (every rank, in this
         process); returns a tuple with one array per output. ``raw=True``
         returns bf16 outputs as uint16 bits instead of float32. With
-        buckets, arrays of another length than ``length`` set it first
-        (their variable dimensions must agree)."""
-        if self.buckets and len(arrays) == len(self.inputs):
+        buckets, ``length=`` sets the variable length first; without it,
+        arrays whose shapes differ from ``inputs`` in one size set the
+        length to that size. Not for concurrent use of one Executable."""
+        if length is not None:
+            self.set_length(length)
+        elif self.buckets and len(arrays) == len(self.inputs):
             self._infer_length(arrays)
         inputs = self.inputs
         if len(arrays) != len(inputs):

@@ -136,7 +136,9 @@ NEURON_CAPI size_t neuronExecutableBuckets(const NeuronExecutable *e,
  *  listed), and a run pads the inputs to the smallest bucket holding
  *  `length` and cuts the outputs back. It starts at the largest bucket's
  *  size. NEURON_OUT_OF_RANGE beyond the largest bucket (the message names
- *  the buckets); NEURON_INVALID_ARGUMENT without buckets or below 1. */
+ *  the buckets); NEURON_INVALID_ARGUMENT without buckets or below 1. The
+ *  NeuronTensorInfo strings and shapes given out before are invalid after
+ *  it, and it must not run while another thread runs `e`. */
 NEURON_CAPI NeuronStatus neuronExecutableSetLength(NeuronExecutable *e,
                                                    int64_t length);
 /** The length set (0 without buckets). */

@@ -58,6 +58,20 @@ private:
   std::map<uint32_t, std::vector<size_t>> byCrc;
 };
 
+/// Makes `program`'s constants and host code name their sections as
+/// `names` maps them (the merged executable's names).
+void renameSections(json &program, std::map<std::string, std::string> &names) {
+  if (program.contains("tensors"))
+    for (json &tensor : program["tensors"])
+      if (tensor.contains("section") && tensor["section"].is_string())
+        tensor["section"] = names[tensor["section"].get<std::string>()];
+  if (program.contains("host_code") &&
+      program["host_code"].contains("section") &&
+      program["host_code"]["section"].is_string())
+    program["host_code"]["section"] =
+        names[program["host_code"]["section"].get<std::string>()];
+}
+
 absl::Status bucketsError(std::string_view path, std::string_view expected,
                           const json &found) {
   return absl::InvalidArgumentError(absl::StrCat(
@@ -98,6 +112,68 @@ readDims(const json &buckets, const char *field, const json &io,
   return dims;
 }
 
+/// The shape of input or output `index` of `view` (`field` "inputs" or
+/// "outputs"), or nullptr when it does not name a tensor with a shape.
+const json *shapeOf(const json &view, const char *field, int64_t index) {
+  if (!view.contains(field) || !view[field].is_array() ||
+      !view.contains("tensors") || !view["tensors"].is_array() ||
+      index < 0 || size_t(index) >= view[field].size())
+    return nullptr;
+  const json &io = view[field][size_t(index)];
+  if (!io.is_object() || !io.contains("tensor") ||
+      !io["tensor"].is_number_unsigned() ||
+      io["tensor"].get<size_t>() >= view["tensors"].size())
+    return nullptr;
+  const json &tensor = view["tensors"][io["tensor"].get<size_t>()];
+  if (!tensor.is_object() || !tensor.contains("shape") ||
+      !tensor["shape"].is_array())
+    return nullptr;
+  return &tensor["shape"];
+}
+
+/// Checks that `view`, bucket `i`'s program, has `inputs` inputs and
+/// `outputs` outputs, each bucketed dimension of size `sizes[i]` and the
+/// length input an i32 scalar.
+absl::Status checkProgram(const json &view, const Buckets &b, size_t i,
+                          size_t inputs, size_t outputs) {
+  std::string path = i + 1 < b.sizes.size()
+                         ? absl::StrCat(".programs[", i, "]")
+                         : std::string(" (the top-level program)");
+  auto count = [&](const char *field) {
+    return view.contains(field) && view[field].is_array()
+               ? view[field].size()
+               : size_t(0);
+  };
+  if (count("inputs") != inputs || count("outputs") != outputs)
+    return bucketsError(path, absl::StrCat(inputs, " inputs and ", outputs,
+                                           " outputs, as every bucket"),
+                        json(count("inputs")));
+  for (auto [field, dims] :
+       {std::pair{"inputs", &b.inputs}, std::pair{"outputs", &b.outputs}})
+    for (const BucketDim &d : *dims) {
+      const json *shape = shapeOf(view, field, d.index);
+      if (!shape || d.dim >= int64_t(shape->size()) ||
+          (*shape)[size_t(d.dim)] != json(b.sizes[i]))
+        return bucketsError(
+            absl::StrCat(path, ".", field, "[", d.index, "]"),
+            absl::StrCat("dimension ", d.dim, " of size ", b.sizes[i]),
+            shape ? *shape : json());
+    }
+  if (b.lengthInput) {
+    const json *shape = shapeOf(view, "inputs", *b.lengthInput);
+    const json *tensor =
+        shape ? &view["tensors"][view["inputs"][size_t(*b.lengthInput)]
+                                     ["tensor"]
+                                         .get<size_t>()]
+              : nullptr;
+    if (!shape || !shape->empty() || !tensor->contains("dtype") ||
+        (*tensor)["dtype"] != "i32")
+      return bucketsError(path + ".inputs", "an i32 scalar length input",
+                          json(*b.lengthInput));
+  }
+  return absl::OkStatus();
+}
+
 } // namespace
 
 absl::StatusOr<size_t> Buckets::choose(int64_t length) const {
@@ -136,8 +212,10 @@ mergeBuckets(const std::vector<BucketExecutable> &buckets,
   for (const json &k : kernels)
     kernelNames.insert(k.value("name", ""));
   SectionTable table;
+  std::map<std::string, std::string> largestSections;
   for (const SectionView &s : largest.sections())
-    table.add(s, s.name);
+    largestSections[s.name] = table.add(s, s.name);
+  renameSections(merged, largestSections);
 
   json programs = json::array();
   for (size_t b = 0; b + 1 < exes.size(); ++b) {
@@ -169,13 +247,7 @@ mergeBuckets(const std::vector<BucketExecutable> &buckets,
     for (json &step : program["program"])
       if (step.contains("kernel") && step["kernel"].is_string())
         step["kernel"] = kernelName[step["kernel"].get<std::string>()];
-    for (json &tensor : program["tensors"])
-      if (tensor.contains("section") && tensor["section"].is_string())
-        tensor["section"] = sectionName[tensor["section"].get<std::string>()];
-    if (program.contains("host_code") &&
-        program["host_code"].contains("section"))
-      program["host_code"]["section"] =
-          sectionName[program["host_code"]["section"].get<std::string>()];
+    renameSections(program, sectionName);
     programs.push_back(std::move(program));
   }
   json &out = merged["buckets"] = record;
@@ -273,6 +345,13 @@ absl::StatusOr<std::optional<Buckets>> readBuckets(const json &manifest) {
     if (result.lengthInput && d.index == *result.lengthInput)
       return bucketsError(".inputs", "dimensions of inputs other than the "
                                      "length", json(d.index));
+  // Every bucket's program has the top-level one's inputs and outputs, the
+  // bucketed dimensions of its size and the same length input.
+  for (size_t i = 0; i < result.sizes.size(); ++i) {
+    const json &view = i + 1 < result.sizes.size() ? (*programs)[i] : manifest;
+    NEURON_RETURN_IF_ERROR(checkProgram(view, result, i, inputs.size(),
+                                        outputs.size()));
+  }
   return result;
 }
 

@@ -484,13 +484,19 @@ static absl::StatusOr<int64_t> runLength(const Options &o,
                                          const nlohmann::json &manifest) {
   if (o.length)
     return *o.length;
-  const nlohmann::json &io = manifest["inputs"];
+  // readBuckets checked that every bucketed input exists.
+  static const nlohmann::json none = nlohmann::json::array();
+  const nlohmann::json &io =
+      manifest.contains("inputs") && manifest["inputs"].is_array()
+          ? manifest["inputs"]
+          : none;
   std::vector<std::vector<int64_t>> shapes(io.size());
   for (const BucketDim &d : buckets.inputs) {
+    const nlohmann::json &entry = io[size_t(d.index)];
     auto given = o.inputs.find(std::to_string(d.index));
-    if (given == o.inputs.end() && io[d.index].contains("name") &&
-        io[d.index]["name"].is_string())
-      given = o.inputs.find(io[d.index]["name"].get<std::string>());
+    if (given == o.inputs.end() && entry.contains("name") &&
+        entry["name"].is_string())
+      given = o.inputs.find(entry["name"].get<std::string>());
     if (given == o.inputs.end())
       continue;
     NEURON_ASSIGN_OR_RETURN(array, mapNpy(given->second));

@@ -194,3 +194,62 @@ func.func @shifted_slice(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %tail = tensor.extract_slice %x[1, 0] [%n, 8] [1, 1] : tensor<?x8xf32> to tensor<?x8xf32>
   return %tail : tensor<?x8xf32>
 }
+
+// -----
+
+// Tests a linalg.softmax along the length: its input is masked with -inf.
+// CHECK-LABEL: func.func @softmax
+// CHECK-SAME: (%{{.*}}: tensor<4x128xf32>, %[[LEN:.*]]: tensor<i32>)
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[M:.*]] = linalg.generic
+// CHECK: linalg.index 1
+// CHECK: arith.select %{{.*}}, %{{.*}}, %[[NINF]] : f32
+// CHECK: linalg.softmax dimension(1) ins(%[[M]] : tensor<4x128xf32>)
+func.func @softmax(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %c1 = arith.constant 1 : index
+  %s = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %e = tensor.empty(%s) : tensor<4x?xf32>
+  %r = linalg.softmax dimension(1) ins(%x : tensor<4x?xf32>) outs(%e : tensor<4x?xf32>) -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
+// Tests a reduction over a dynamic loop that is not the length but a
+// reshape's product of it: refused once the shapes are known.
+#id2 = affine_map<(d0) -> (d0)>
+#all = affine_map<(d0) -> ()>
+func.func @collapsed(%x: tensor<?x4xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %flat = tensor.collapse_shape %x [[0, 1]] : tensor<?x4xf32> into tensor<?xf32>
+  // expected-error @+1 {{its dynamic dimension 0 is 512 with the length 128, not the length itself}}
+  %s = linalg.generic {indexing_maps = [#id2, #all], iterator_types = ["reduction"]}
+      ins(%flat : tensor<?xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %o, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Tests a result whose dynamic dimension is twice the length (a concat):
+// it cannot be cut back to the input's length.
+func.func @doubled(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c = tensor.concat dim(0) %x, %x : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  // expected-error @+1 {{its dynamic dimension 0 is 256 with the length 128, not the length itself}}
+  return %c : tensor<?x4xf32>
+}
+
+// -----
+
+// Tests the length splatted as a value: refused, where a splat's size is
+// a shape use.
+func.func @splat_value(%x: tensor<?xf32>) -> tensor<4xindex> {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{the variable length is used as a number}}
+  %s = tensor.dim %x, %c0 : tensor<?xf32>
+  // expected-note @+1 {{used here}}
+  %v = tensor.splat %s : tensor<4xindex>
+  return %v : tensor<4xindex>
+}

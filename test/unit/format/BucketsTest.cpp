@@ -112,6 +112,23 @@ TEST(BucketsTest, MergeStoresIdenticalKernelsAndSectionsOnce) {
   EXPECT_EQ(bucketManifest(m, 1), m);
 }
 
+TEST(BucketsTest, MergedSectionsAreTheOnesTheTensorsName) {
+  // The largest bucket holds two constants of the same bytes: one section
+  // is kept, and both tensors name it.
+  std::vector<uint8_t> small = bucket(16, json::array(), {});
+  std::vector<uint8_t> large = bucket(
+      64, json::array(),
+      {section("const0", {0, 0, 0, 0}), section("const1", {0, 0, 0, 0})});
+  absl::StatusOr<Executable> exe =
+      Executable::parse(*mergeBuckets({{16, small}, {64, large}}, kRecord));
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  EXPECT_EQ(exe->sections().size(), 1u);
+  for (const json &t : exe->manifest()["tensors"])
+    if (t.contains("section"))
+      EXPECT_NE(exe->section(t["section"].get<std::string>()), nullptr)
+          << t.dump();
+}
+
 TEST(BucketsTest, MergeRefusesSizesThatDoNotIncrease) {
   std::vector<uint8_t> one = bucket(16, json::array(), {});
   EXPECT_FALSE(mergeBuckets({{16, one}, {16, one}}, kRecord).ok());
@@ -177,6 +194,19 @@ TEST(BucketsTest, EveryMalformedRecordIsAnError) {
           "buckets.length_input: expected an input index below 2");
   refused([](json &m) { m["tensors"] = 1; },
           "the inputs and outputs must name tensors");
+  // Each bucket's own program, not only the top-level one.
+  refused([](json &m) {
+    m["buckets"]["programs"][0]["tensors"][0]["shape"] = {17, 4};
+  }, "buckets.programs[0].inputs[0]: expected dimension 0 of size 16");
+  refused([](json &m) {
+    m["buckets"]["programs"][0]["inputs"].erase(1);
+  }, "buckets.programs[0]: expected 2 inputs and 1 outputs");
+  refused([](json &m) {
+    m["buckets"]["programs"][0]["tensors"][1]["dtype"] = "f32";
+  }, "buckets.programs[0].inputs: expected an i32 scalar length input");
+  refused([](json &m) {
+    m["buckets"]["programs"][0]["outputs"][0]["tensor"] = 99;
+  }, "buckets.programs[0].outputs[0]");
   EXPECT_FALSE(*readBuckets(json::object()));
 }
 
