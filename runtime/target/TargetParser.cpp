@@ -35,8 +35,12 @@ static absl::Status readFigure(ObjectReader &parent, std::string_view key,
       !std::isfinite(value->get<double>()))
     return r.error("value", "a positive number", describeJson(*value));
   out.value = value->get<double>();
-  if (q == Quantity::Count && out.value != std::floor(out.value))
-    return r.error("value", "a whole number (the unit is \"count\")",
+  // Counts (cores, engines, chips, vCPUs) are whole and at most 65536, so
+  // their products stay far inside the integers that hold them.
+  if (q == Quantity::Count &&
+      (out.value != std::floor(out.value) || out.value > 65536))
+    return r.error("value",
+                   "a whole number up to 65536 (the unit is \"count\")",
                    describeJson(*value));
   NEURON_RETURN_IF_ERROR(r.string("unit", out.unit));
   if (!unitScale(q, out.unit))

@@ -85,9 +85,9 @@ std::string formatTargetReport(const ResolvedTarget &t) {
   const ChipDesc &c = *t.chip;
   const InstanceDesc *inst = t.instance;
   const Quantity cap = Quantity::Capacity, bw = Quantity::Bandwidth;
-  const int phys = t.physicalCoresPerChip();
-  const int group = t.lnc.physicalCoresPerLogicalCore;
-  const int logical = t.logicalCoresPerChip(), n = t.chips();
+  const int64_t phys = t.physicalCoresPerChip();
+  const int64_t group = t.lnc.physicalCoresPerLogicalCore;
+  const int64_t logical = t.logicalCoresPerChip(), n = t.chips();
   SourceRefs refs;
 
   std::string out = absl::StrFormat(
@@ -204,7 +204,7 @@ std::string formatTargetReport(const ResolvedTarget &t) {
             chipCell, instCell});
   }
 
-  int dmaCore = static_cast<int>(c.dmaEnginesPerCore.value);
+  int64_t dmaCore = static_cast<int64_t>(c.dmaEnginesPerCore.value);
   addRow({"DMA engines",
           absl::StrFormat("%d engines x %s %s%s", dmaCore,
                           formatNumber(c.dmaEngineBandwidth.value),
@@ -219,7 +219,7 @@ std::string formatTargetReport(const ResolvedTarget &t) {
                           refs.cite(c.dmaChipBandwidth)),
           absl::StrFormat("%s (%d x chip)",
                           plural(dmaCore * phys * n, "engine"), n)});
-  int cc = static_cast<int>(c.collectiveCores.value);
+  int64_t cc = static_cast<int64_t>(c.collectiveCores.value);
   addRow({"collective cores", "-", "-",
           absl::StrFormat("%d%s", cc, refs.cite(c.collectiveCores)),
           absl::StrFormat("%d (%d x chip)", cc * n, n)});
@@ -265,9 +265,9 @@ std::string formatTargetReport(const ResolvedTarget &t) {
                                                    : c.instanceNames.front());
   } else {
     out += absl::StrFormat(
-        "instance %s: %s per instance%s, %d vCPUs, %s host memory%s",
+        "instance %s: %s per instance%s, %s vCPUs, %s host memory%s",
         inst->name, plural(n, "chip"), refs.cite(inst->chips),
-        static_cast<int>(inst->vcpus.value),
+        formatNumber(inst->vcpus.value),
         withLabel(gib(canonicalValue(inst->hostMemory, cap)), inst->hostMemory,
                   "GiB"),
         refs.cite(inst->hostMemory));

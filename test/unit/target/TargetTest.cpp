@@ -265,6 +265,16 @@ TEST(Validation, NonPositiveInstanceChips) {
                            "positive number, found a number 0");
 }
 
+TEST(Validation, CountBeyondItsRange) {
+  // A fuzzed description once gave 1.4e29 vCPUs, which the report cast to
+  // an int.
+  json doc = builtinJson("trn2.json");
+  doc["instances"][0]["vcpus"]["value"] = 1.44e29;
+  EXPECT_EQ(errorFor(doc), "bad.json: instances[0].vcpus.value: expected a "
+                           "whole number up to 65536 (the unit is \"count\"), "
+                           "found a number 1.44e+29");
+}
+
 TEST(Validation, InconsistentTotals) {
   json doc = builtinJson("trn2.json");
   doc["instances"][0]["device_memory"]["value"] = 96;
