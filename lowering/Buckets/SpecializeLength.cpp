@@ -215,6 +215,13 @@ FailureOr<SmallVector<Mask>> Specializer::masksOf(linalg::LinalgOp op) {
         AffineMap map = op.getMatchingIndexingMap(operand);
         for (auto [r, expr] : llvm::enumerate(map.getResults()))
           if (expr == getAffineDimExpr(d, op.getContext())) {
+            // One operand feeding two reductions needs one identity (a
+            // max and a sum of it cannot share a mask).
+            if (llvm::any_of(result, [&, r = r](const Mask &m) {
+                  return m.operand == operand && m.dim == r &&
+                         m.combiner != *combiner;
+                }))
+              return refuse();
             result.push_back({operand, unsigned(r), *combiner});
             maskedOne = true;
           }

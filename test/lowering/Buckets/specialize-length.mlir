@@ -253,3 +253,21 @@ func.func @splat_value(%x: tensor<?xf32>) -> tensor<4xindex> {
   %v = tensor.splat %s : tensor<4xindex>
   return %v : tensor<4xindex>
 }
+
+// -----
+
+// Tests one input both maximised and summed over the length in one op: no
+// single mask leaves both unchanged, so it is refused.
+#in = affine_map<(i, j) -> (i, j)>
+#out = affine_map<(i, j) -> (j)>
+func.func @max_and_sum(%x: tensor<?x8xf32>, %m: tensor<8xf32>, %s: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  // expected-error @+1 {{reduces over the variable length (loop 0) with a body whose result the padding would change}}
+  %r:2 = linalg.generic {indexing_maps = [#in, #out, #out], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x8xf32>) outs(%m, %s : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%a: f32, %mo: f32, %so: f32):
+    %mx = arith.maximumf %a, %mo : f32
+    %sm = arith.addf %so, %a : f32
+    linalg.yield %mx, %sm : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  return %r#0, %r#1 : tensor<8xf32>, tensor<8xf32>
+}
