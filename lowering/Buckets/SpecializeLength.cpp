@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
+#include "lowering/LinalgToNeuron/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -53,53 +54,59 @@ ArrayAttr dynamicDims(Builder &b, TypeRange types) {
   return b.getArrayAttr(dims);
 }
 
-/// What a reduction combines with: `out = combiner(out, x)`.
-enum class Combiner { Sum, Product, Max, Min };
+/// What padding is replaced by: the identity of the reduction it would
+/// join, a combiner's (getCombiner) or a product's.
+enum class Fill { zero, one, lowest, highest };
 
-std::optional<Combiner> combinerOf(Operation *op) {
-  if (isa<arith::AddFOp, arith::AddIOp>(op))
-    return Combiner::Sum;
+std::optional<Fill> fillOf(Operation *op) {
   if (isa<arith::MulFOp, arith::MulIOp>(op))
-    return Combiner::Product;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(op))
-    return Combiner::Max;
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(op))
-    return Combiner::Min;
-  return std::nullopt;
+    return Fill::one;
+  std::optional<neuron::Combiner> combiner = neuron::getCombiner(op);
+  if (!combiner)
+    return std::nullopt;
+  switch (*combiner) {
+  case neuron::Combiner::sum:
+    return Fill::zero;
+  case neuron::Combiner::max:
+    return Fill::lowest;
+  case neuron::Combiner::min:
+    return Fill::highest;
+  }
+  llvm_unreachable("unknown combiner");
 }
 
-/// The value leaving `combiner`'s result unchanged, of `type`.
-TypedAttr identityOf(Combiner combiner, Type type) {
+/// `fill` as a value of `type`.
+TypedAttr identityOf(Fill fill, Type type) {
   Builder b(type.getContext());
   if (auto real = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = real.getFloatSemantics();
     // The infinities, or the extremes of a type without them (fp8 E4M3).
     bool inf = llvm::APFloat::semanticsHasInf(sem);
-    switch (combiner) {
-    case Combiner::Sum:
+    switch (fill) {
+    case Fill::zero:
       return b.getFloatAttr(type, 0.0);
-    case Combiner::Product:
+    case Fill::one:
       return b.getFloatAttr(type, 1.0);
-    case Combiner::Max:
+    case Fill::lowest:
       return b.getFloatAttr(type, inf ? llvm::APFloat::getInf(sem, true)
                                       : llvm::APFloat::getLargest(sem, true));
-    case Combiner::Min:
+    case Fill::highest:
       return b.getFloatAttr(type, inf ? llvm::APFloat::getInf(sem)
                                       : llvm::APFloat::getLargest(sem));
     }
   }
   unsigned width = type.getIntOrFloatBitWidth();
-  switch (combiner) {
-  case Combiner::Sum:
+  switch (fill) {
+  case Fill::zero:
     return b.getIntegerAttr(type, 0);
-  case Combiner::Product:
+  case Fill::one:
     return b.getIntegerAttr(type, 1);
-  case Combiner::Max:
+  case Fill::lowest:
     return b.getIntegerAttr(type, llvm::APInt::getSignedMinValue(width));
-  case Combiner::Min:
+  case Fill::highest:
     return b.getIntegerAttr(type, llvm::APInt::getSignedMaxValue(width));
   }
-  llvm_unreachable("unknown combiner");
+  llvm_unreachable("unknown fill");
 }
 
 /// `value` without the element casts frontends put around operands.
@@ -120,7 +127,7 @@ Value stripCasts(Value value) {
 struct Mask {
   OpOperand *operand;
   unsigned dim;
-  Combiner combiner;
+  Fill fill;
 };
 
 class Specializer {
@@ -140,7 +147,7 @@ public:
 private:
   FailureOr<SmallVector<Mask>> masksOf(linalg::LinalgOp op);
   Value lengthScalar();
-  Value masked(Value x, unsigned dim, Combiner combiner, Location loc);
+  Value masked(Value x, unsigned dim, Fill fill, Location loc);
 
   /// The i32 true length, read once at the function's entry.
   Value lengthValue;
@@ -187,10 +194,10 @@ FailureOr<SmallVector<Mask>> Specializer::masksOf(linalg::LinalgOp op) {
       Operation *def =
           yield.getOperand(init.getOperandNumber() - op.getNumDpsInputs())
               .getDefiningOp();
-      std::optional<Combiner> combiner =
-          def && def->getBlock() == op.getBlock() ? combinerOf(def)
+      std::optional<Fill> fill =
+          def && def->getBlock() == op.getBlock() ? fillOf(def)
                                                   : std::nullopt;
-      if (!combiner || def->getNumOperands() != 2)
+      if (!fill || def->getNumOperands() != 2)
         return refuse();
       Value x = def->getOperand(0) == out   ? def->getOperand(1)
                 : def->getOperand(1) == out ? def->getOperand(0)
@@ -200,7 +207,7 @@ FailureOr<SmallVector<Mask>> Specializer::masksOf(linalg::LinalgOp op) {
       // The terms: x itself, or for a sum the factors of a product.
       SmallVector<Value> terms{stripCasts(x)};
       if (auto mul = terms[0].getDefiningOp();
-          *combiner == Combiner::Sum && mul &&
+          *fill == Fill::zero && mul &&
           isa<arith::MulFOp, arith::MulIOp>(mul))
         terms = {stripCasts(mul->getOperand(0)),
                  stripCasts(mul->getOperand(1))};
@@ -219,10 +226,10 @@ FailureOr<SmallVector<Mask>> Specializer::masksOf(linalg::LinalgOp op) {
             // max and a sum of it cannot share a mask).
             if (llvm::any_of(result, [&, r = r](const Mask &m) {
                   return m.operand == operand && m.dim == r &&
-                         m.combiner != *combiner;
+                         m.fill != *fill;
                 }))
               return refuse();
-            result.push_back({operand, unsigned(r), *combiner});
+            result.push_back({operand, unsigned(r), *fill});
             maskedOne = true;
           }
       }
@@ -249,10 +256,10 @@ Value Specializer::lengthScalar() {
 }
 
 /// `x` with the positions along `dim` at or past the true length replaced
-/// by `combiner`'s identity.
-Value Specializer::masked(Value x, unsigned dim, Combiner combiner,
+/// by `fill`.
+Value Specializer::masked(Value x, unsigned dim, Fill fill,
                           Location loc) {
-  auto key = std::make_tuple(x.getAsOpaquePointer(), dim, int(combiner));
+  auto key = std::make_tuple(x.getAsOpaquePointer(), dim, int(fill));
   if (Value known = masks[key])
     return known;
   Value limit = lengthScalar();
@@ -270,7 +277,7 @@ Value Specializer::masked(Value x, unsigned dim, Combiner combiner,
   AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
   SmallVector<utils::IteratorType> parallel(type.getRank(),
                                             utils::IteratorType::parallel);
-  TypedAttr fill = identityOf(combiner, type.getElementType());
+  TypedAttr value = identityOf(fill, type.getElementType());
   auto generic = linalg::GenericOp::create(
       b, loc, type, ValueRange{x}, ValueRange{init},
       ArrayRef<AffineMap>{identity, identity}, parallel,
@@ -280,7 +287,7 @@ Value Specializer::masked(Value x, unsigned dim, Combiner combiner,
             arith::IndexCastOp::create(nb, l, nb.getI32Type(), position);
         Value inside = arith::CmpIOp::create(
             nb, l, arith::CmpIPredicate::slt, position32, limit);
-        Value padding = arith::ConstantOp::create(nb, l, fill);
+        Value padding = arith::ConstantOp::create(nb, l, value);
         linalg::YieldOp::create(
             nb, l, arith::SelectOp::create(nb, l, inside, args[0], padding)
                        .getResult());
@@ -305,7 +312,7 @@ LogicalResult Specializer::maskReductions() {
     return failure();
   for (auto &[op, plan] : plans)
     for (const Mask &mask : plan) {
-      Value x = masked(mask.operand->get(), mask.dim, mask.combiner, op.getLoc());
+      Value x = masked(mask.operand->get(), mask.dim, mask.fill, op.getLoc());
       if (!x)
         return func.emitError("neuron-specialize-length: cannot add the "
                               "length argument");
@@ -319,7 +326,7 @@ LogicalResult Specializer::maskReductions() {
       softmaxes.push_back(op);
   });
   for (linalg::SoftmaxOp op : softmaxes) {
-    Value x = masked(op.getInput(), op.getDimension(), Combiner::Max,
+    Value x = masked(op.getInput(), op.getDimension(), Fill::lowest,
                      op.getLoc());
     if (!x)
       return func.emitError("neuron-specialize-length: cannot add the "

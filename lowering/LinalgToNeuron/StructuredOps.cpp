@@ -29,24 +29,10 @@ using namespace mlir::neuron;
 
 namespace {
 
-/// How a reduction combines a new element with the running value.
-enum class Combiner { sum, max, min };
-
 /// A structured op on tensors with a body block (what both patterns read).
 static bool hasTensorBody(linalg::LinalgOp op) {
   return op.hasPureTensorSemantics() && op->getNumRegions() == 1 &&
          op.getBlock();
-}
-
-/// The reduction's combiner when `op` is one, with `out` one operand.
-static std::optional<Combiner> getCombiner(Operation *op) {
-  if (isa<arith::AddFOp, arith::AddIOp>(op))
-    return Combiner::sum;
-  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(op))
-    return Combiner::max;
-  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(op))
-    return Combiner::min;
-  return std::nullopt;
 }
 
 /// The value a combiner starts from.

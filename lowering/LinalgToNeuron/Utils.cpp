@@ -269,6 +269,16 @@ SmallVector<Operation *> mlir::neuron::integerCasts(Value value) {
   return casts;
 }
 
+std::optional<Combiner> mlir::neuron::getCombiner(Operation *op) {
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
+    return Combiner::sum;
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(op))
+    return Combiner::max;
+  if (isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(op))
+    return Combiner::min;
+  return std::nullopt;
+}
+
 Value mlir::neuron::stripIntegerCasts(Value value) {
   SmallVector<Operation *> casts = integerCasts(value);
   return casts.empty() ? value : casts.back()->getOperand(0);

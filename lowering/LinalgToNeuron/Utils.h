@@ -35,6 +35,13 @@ std::optional<TypedAttr> convertScalar(TypedAttr scalar, Type type);
 /// and min).
 bool isSplatOf(Value value, double number);
 
+/// How a reduction combines a new element with the running value.
+enum class Combiner { sum, max, min };
+
+/// The combiner `op` is when a reduction body ends in it (an arith add,
+/// max or min), else nothing.
+std::optional<Combiner> getCombiner(Operation *op);
+
 /// Whether an accumulator starting from `init` may skip it: `init` is
 /// exactly the combiner's `identity` (a -FLT_MAX init is not: it differs
 /// from -inf on rows of -inf), or `tensor.empty` (undefined, so any start
