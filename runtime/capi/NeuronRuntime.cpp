@@ -87,8 +87,7 @@ static IoInfo atLength(IoInfo io, const std::vector<int64_t> &dims,
   if (dims.empty())
     return io;
   size_t elements = 1;
-  for (int64_t d : dims)
-    io.shape[d] = length;
+  io.shape = withLength(io.shape, dims, length);
   for (int64_t size : io.shape)
     elements *= size;
   io.bytes = elements * elementBytes(*parseDType(io.dtype));

@@ -20,6 +20,14 @@ std::vector<int64_t> bucketDims(const std::vector<BucketDim> &dims,
   return result;
 }
 
+std::vector<int64_t> withLength(std::vector<int64_t> shape,
+                                const std::vector<int64_t> &dims,
+                                int64_t length) {
+  for (int64_t d : dims)
+    shape[d] = length;
+  return shape;
+}
+
 absl::StatusOr<int64_t>
 inputLength(const Buckets &buckets,
             const std::vector<std::vector<int64_t>> &shapes) {

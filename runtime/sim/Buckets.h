@@ -25,6 +25,12 @@ namespace neuron::rt {
 std::vector<int64_t> bucketDims(const std::vector<BucketDim> &dims,
                                 int64_t index);
 
+/// `shape` with its dimensions `dims` (bucketDims) set to `length`: an
+/// input's or output's shape at a length, or at its bucket's size.
+std::vector<int64_t> withLength(std::vector<int64_t> shape,
+                                const std::vector<int64_t> &dims,
+                                int64_t length);
+
 /// The length the inputs hold (`shapes`: one per program input, empty for
 /// an input not given): the size of every bucketed dimension of a given
 /// input, which must agree; InvalidArgument naming the inputs when they

@@ -406,6 +406,16 @@ struct Prepared {
 };
 } // namespace
 
+/// The file --input gives for input `index` named `name` (by position,
+/// else by name), or null.
+static const std::string *givenFile(const Options &o, size_t index,
+                                    const std::string &name) {
+  auto given = o.inputs.find(std::to_string(index));
+  if (given == o.inputs.end())
+    given = o.inputs.find(name);
+  return given == o.inputs.end() ? nullptr : &given->second;
+}
+
 /// The inputs of `program`: from .npy files, or random (written to the
 /// output folder when `writes`).
 static absl::Status readInputs(const Options &o, const Prepared &p,
@@ -426,8 +436,7 @@ static absl::Status readInputs(const Options &o, const Prepared &p,
         continue;
       }
       dims = bucketDims(p.buckets->inputs, i);
-      for (int64_t d : dims)
-        shape[d] = p.length;
+      shape = withLength(shape, dims, p.length);
     }
     auto pad = [&](InputArray &input) {
       if (dims.empty())
@@ -435,10 +444,8 @@ static absl::Status readInputs(const Options &o, const Prepared &p,
       input.owned = resizeTensor(input.ref(), padded, p.buckets->pad);
       input.mapped.reset();
     };
-    auto byPosition = o.inputs.find(std::to_string(i));
-    auto byName = o.inputs.find(desc.name);
-    auto given = byPosition != o.inputs.end() ? byPosition : byName;
-    if (given == o.inputs.end()) {
+    const std::string *given = givenFile(o, i, desc.name);
+    if (!given) {
       if (o.timingOnly)
         continue;
       if (!o.random)
@@ -458,10 +465,10 @@ static absl::Status readInputs(const Options &o, const Prepared &p,
     if (o.bf16AsF32 && desc.dtype == DType::BF16) {
       NpyReadOptions options;
       options.f32AsBf16 = true;
-      NEURON_ASSIGN_OR_RETURN(array, readNpy(given->second, options));
+      NEURON_ASSIGN_OR_RETURN(array, readNpy(*given, options));
       input.owned = std::move(array);
     } else {
-      NEURON_ASSIGN_OR_RETURN(array, mapNpy(given->second));
+      NEURON_ASSIGN_OR_RETURN(array, mapNpy(*given));
       input.mapped = std::move(array);
     }
     TensorRef array = input.ref();
@@ -469,7 +476,7 @@ static absl::Status readInputs(const Options &o, const Prepared &p,
       return absl::InvalidArgumentError(
           "input " + std::to_string(i) + " ('" + desc.name +
           "'): the executable expects " + std::string(dtypeName(desc.dtype)) +
-          shapeString(shape) + ", " + given->second + " holds " +
+          shapeString(shape) + ", " + *given + " holds " +
           std::string(array.dtype) + shapeString(array.shape));
     pad(input);
     inputs.push_back(std::move(input));
@@ -493,13 +500,14 @@ static absl::StatusOr<int64_t> runLength(const Options &o,
   std::vector<std::vector<int64_t>> shapes(io.size());
   for (const BucketDim &d : buckets.inputs) {
     const nlohmann::json &entry = io[size_t(d.index)];
-    auto given = o.inputs.find(std::to_string(d.index));
-    if (given == o.inputs.end() && entry.contains("name") &&
-        entry["name"].is_string())
-      given = o.inputs.find(entry["name"].get<std::string>());
-    if (given == o.inputs.end())
+    const std::string *given = givenFile(
+        o, d.index,
+        entry.contains("name") && entry["name"].is_string()
+            ? entry["name"].get<std::string>()
+            : std::string());
+    if (!given)
       continue;
-    NEURON_ASSIGN_OR_RETURN(array, mapNpy(given->second));
+    NEURON_ASSIGN_OR_RETURN(array, mapNpy(*given));
     shapes[d.index] = array.shape;
   }
   absl::StatusOr<int64_t> length = inputLength(buckets, shapes);
@@ -729,12 +737,12 @@ static absl::Status writeRunResults(const Options &o, const Prepared &p,
   if (!o.rankResults && p.buckets) {
     // Results at the run's length, not the bucket's size.
     std::vector<Tensor> trimmed;
-    for (size_t i = 0; i < run.outputs.size(); ++i) {
-      std::vector<int64_t> shape = run.outputs[i].shape;
-      for (int64_t d : bucketDims(p.buckets->outputs, i))
-        shape[d] = p.length;
-      trimmed.push_back(resizeTensor(TensorRef::of(run.outputs[i]), shape, 0));
-    }
+    for (size_t i = 0; i < run.outputs.size(); ++i)
+      trimmed.push_back(resizeTensor(
+          TensorRef::of(run.outputs[i]),
+          withLength(run.outputs[i].shape, bucketDims(p.buckets->outputs, i),
+                     p.length),
+          0));
     return first ? writeResults(o.outputDir, trimmed) : absl::OkStatus();
   }
   if (!o.rankResults)
