@@ -50,10 +50,9 @@ struct NeuronExecutable {
   std::string profile;
   unsigned flags = NEURON_LOAD_DEFAULT;
   std::string origin;
-  /// Shape buckets: the sizes, the length the caller's tensors have, and
-  /// the program input of each of the caller's inputs.
+  /// Shape buckets, the length the caller's tensors have, and the program
+  /// input of each of the caller's inputs.
   std::optional<Buckets> buckets;
-  std::vector<int64_t> bucketSizes;
   int64_t length = 0;
   std::vector<size_t> programInputs;
 };
@@ -146,8 +145,6 @@ static NeuronStatus load(absl::StatusOr<Executable> exe, unsigned flags,
   e->flags = flags;
   e->origin = std::string(origin);
   e->buckets = *std::move(buckets);
-  if (e->buckets)
-    e->bucketSizes = e->buckets->sizes;
   absl::Status status =
       selectProgram(e, e->buckets ? e->buckets->sizes.back() : 0);
   if (!status.ok()) {
@@ -316,9 +313,14 @@ NeuronStatus neuronExecutableRun(NeuronExecutable *e,
 
 size_t neuronExecutableBuckets(const NeuronExecutable *e,
                                const int64_t **sizes) {
+  if (!e || !e->buckets) {
+    if (sizes)
+      *sizes = nullptr;
+    return 0;
+  }
   if (sizes)
-    *sizes = e ? e->bucketSizes.data() : nullptr;
-  return e ? e->bucketSizes.size() : 0;
+    *sizes = e->buckets->sizes.data();
+  return e->buckets->sizes.size();
 }
 
 NeuronStatus neuronExecutableSetLength(NeuronExecutable *e, int64_t length) {
