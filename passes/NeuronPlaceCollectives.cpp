@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/CollectiveTiming.h"
 #include "passes/ReportFile.h"
 #include "passes/TargetLoading.h"
 
@@ -36,65 +37,6 @@ namespace rt = ::neuron::rt;
 using json = nlohmann::ordered_json;
 
 namespace {
-
-int64_t tensorBytes(Type type) {
-  auto t = cast<RankedTensorType>(type);
-  if (!t.hasStaticShape())
-    return 0;
-  return t.getNumElements() *
-         ((t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
-}
-
-/// A rough device time of a graph op: contractions at the tensor engine's
-/// peak, everything else streaming its result through the vector engine.
-double estimateNs(Operation *op, const rt::CostModel &model) {
-  auto contraction = [&](Value lhs, Value rhs, Value result) {
-    auto a = cast<RankedTensorType>(lhs.getType());
-    auto c = cast<RankedTensorType>(result.getType());
-    if (!a.hasStaticShape() || !c.hasStaticShape())
-      return 0.0;
-    double flops = 2.0 * c.getNumElements() * a.getShape().back();
-    StringRef dtype = a.getElementType().isBF16() ? "bf16" : "f32";
-    return flops / model.tensorPeakOpsPerNs(dtype);
-  };
-  if (auto launch = dyn_cast<LaunchOp>(op)) {
-    // A kernel launched by the program: the sum of its ops.
-    auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        launch, launch.getKernelAttr());
-    double total = 0;
-    if (kernel && !kernel.isExternal())
-      kernel.walk([&](Operation *inner) {
-        if (inner != kernel.getOperation())
-          total += estimateNs(inner, model);
-      });
-    return total;
-  }
-  if (auto m = dyn_cast<MatmulOp>(op))
-    return contraction(m.getLhs(), m.getRhs(), m.getResult());
-  if (auto m = dyn_cast<BatchMatmulOp>(op))
-    return contraction(m.getLhs(), m.getRhs(), m.getResult());
-  if (op->getDialect() != op->getContext()->getLoadedDialect<NeuronDialect>() ||
-      op->getNumResults() != 1 || isa<ConstantOp, ReshapeOp>(op))
-    return 0;
-  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  rt::CostQuery q;
-  q.kind = rt::CostQuery::Kind::Elementwise;
-  q.freeElements = llvm::divideCeil(type.getNumElements(), 128);
-  return model.nanoseconds(q);
-}
-
-rt::CollectiveOp modelOp(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::all_reduce: return rt::CollectiveOp::AllReduce;
-  case CollectiveKind::all_gather: return rt::CollectiveOp::AllGather;
-  case CollectiveKind::reduce_scatter: return rt::CollectiveOp::ReduceScatter;
-  case CollectiveKind::all_to_all: return rt::CollectiveOp::AllToAll;
-  case CollectiveKind::all_slice: return rt::CollectiveOp::AllSlice;
-  }
-  return rt::CollectiveOp::AllReduce;
-}
 
 struct NeuronPlaceCollectivesPass
     : public mlir::neuron::impl::NeuronPlaceCollectivesBase<
@@ -151,11 +93,9 @@ struct NeuronPlaceCollectivesPass
                       const rt::ResolvedTarget &t,
                       const rt::CollectiveModel &links,
                       const rt::CostModel &engines, json &entries) {
-    int64_t cores = 1, group = 1;
+    int64_t cores = 1;
     for (int64_t size : c.grid)
       cores *= size;
-    for (int64_t a : c.axes)
-      group *= c.grid[a];
     int64_t available = t.logicalCoresPerInstance();
     if (cores > available)
       return op->emitError()
@@ -168,15 +108,12 @@ struct NeuronPlaceCollectivesPass
 
     Block *block = op->getBlock();
     Value result = op->getResult(0);
-    rt::CollectiveQuery q;
-    q.op = modelOp(c.kind);
-    q.bytes = double(tensorBytes(c.kind == CollectiveKind::all_gather
-                                     ? result.getType()
-                                     : c.input.getType()));
-    q.cores = int(group);
-    q.chips = rt::chipsSpanned({c.grid.begin(), c.grid.end()},
-                               {c.axes.begin(), c.axes.end()},
-                               t.logicalCoresPerChip());
+    rt::CollectiveQuery q = collectiveQuery(
+        c,
+        double(tensorBytes(c.kind == CollectiveKind::all_gather
+                               ? result.getType()
+                               : c.input.getType())),
+        t);
     rt::CollectiveChoice choice = links.choose(q);
 
     // Start right after the input exists; finish right before the first

@@ -1,0 +1,87 @@
+//===- CollectiveTiming.cpp - Graph-level times for collective passes -----===//
+
+#include "passes/CollectiveTiming.h"
+#include "passes/KernelGraph.h"
+
+#include "dialects/neuron/IR/NeuronOps.h"
+#include "runtime/target/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::neuron;
+namespace rt = ::neuron::rt;
+
+int64_t mlir::neuron::tensorBytes(Type type) {
+  auto t = cast<RankedTensorType>(type);
+  if (!t.hasStaticShape())
+    return 0;
+  return t.getNumElements() *
+         ((t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+static rt::CollectiveOp modelOp(CollectiveKind kind) {
+  switch (kind) {
+  case CollectiveKind::all_reduce: return rt::CollectiveOp::AllReduce;
+  case CollectiveKind::all_gather: return rt::CollectiveOp::AllGather;
+  case CollectiveKind::reduce_scatter: return rt::CollectiveOp::ReduceScatter;
+  case CollectiveKind::all_to_all: return rt::CollectiveOp::AllToAll;
+  case CollectiveKind::all_slice: return rt::CollectiveOp::AllSlice;
+  }
+  return rt::CollectiveOp::AllReduce;
+}
+
+rt::CollectiveQuery mlir::neuron::collectiveQuery(const CollectiveInfo &c,
+                                                  double bytes,
+                                                  const rt::ResolvedTarget &t) {
+  rt::CollectiveQuery q;
+  q.op = modelOp(c.kind);
+  q.bytes = bytes;
+  int64_t group = 1;
+  for (int64_t a : c.axes)
+    group *= c.grid[a];
+  q.cores = int(group);
+  q.chips = rt::chipsSpanned({c.grid.begin(), c.grid.end()},
+                             {c.axes.begin(), c.axes.end()},
+                             t.logicalCoresPerChip());
+  return q;
+}
+
+double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
+  auto contraction = [&](Value lhs, Value result) {
+    auto a = cast<RankedTensorType>(lhs.getType());
+    auto c = cast<RankedTensorType>(result.getType());
+    if (!a.hasStaticShape() || !c.hasStaticShape())
+      return 0.0;
+    double flops = 2.0 * c.getNumElements() * a.getShape().back();
+    StringRef dtype = dtypeNameOf(a.getElementType());
+    return flops / model.tensorPeakOpsPerNs(dtype.empty() ? "f32" : dtype);
+  };
+  if (auto launch = dyn_cast<LaunchOp>(op)) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        launch, launch.getKernelAttr());
+    double total = 0;
+    if (kernel && !kernel.isExternal())
+      kernel.walk([&](Operation *inner) {
+        if (inner != kernel.getOperation())
+          total += estimateNs(inner, model);
+      });
+    return total;
+  }
+  if (auto m = dyn_cast<MatmulOp>(op))
+    return contraction(m.getLhs(), m.getResult());
+  if (auto m = dyn_cast<BatchMatmulOp>(op))
+    return contraction(m.getLhs(), m.getResult());
+  if (op->getDialect() != op->getContext()->getLoadedDialect<NeuronDialect>() ||
+      op->getNumResults() != 1 || isa<ConstantOp, ReshapeOp>(op))
+    return 0;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  rt::CostQuery q;
+  q.kind = rt::CostQuery::Kind::Elementwise;
+  q.freeElements = (type.getNumElements() + 127) / 128;
+  return model.nanoseconds(q);
+}
