@@ -217,14 +217,35 @@ static bool isProgramStep(Operation *op) {
              CollectiveDoneOp>(op);
 }
 
-/// Whether `op` stays in the program: program steps, constants, and views
+/// Whether `concat` joins collective results nothing else reads into
+/// contiguous windows of its result (every dimension before its axis is
+/// 1), as neuron-decompose-collectives' chunks are: the collectives then
+/// write straight into the joined tensor, which costs no copy.
+static bool joinsCollectives(ConcatOp concat) {
+  ArrayRef<int64_t> shape = concat.getType().getShape();
+  if (llvm::any_of(shape.take_front(concat.getAxis()),
+                   [](int64_t size) { return size != 1; }))
+    return false;
+  return llvm::all_of(concat.getInputs(), [](Value piece) {
+    Operation *def = piece.getDefiningOp();
+    bool collective =
+        def && (isa<CollectiveDoneOp>(def) ||
+                (getCollectiveInfo(def) && !isa<CollectiveStartOp>(def)));
+    return collective && piece.hasOneUse();
+  });
+}
+
+/// Whether `op` stays in the program: program steps, constants, views
 /// of program values (reshapes, contiguous slices), which name bytes the
-/// program already holds. Slicing weights out of one flat parameter in the
-/// program keeps the layers' kernels identical.
+/// program already holds, and joins of collective results. Slicing weights
+/// out of one flat parameter in the program keeps the layers' kernels
+/// identical.
 static bool staysInProgram(Operation *op,
                            const DenseSet<Operation *> &program) {
   if (isProgramStep(op) || isa<ConstantOp, tensor::EmptyOp>(op))
     return true;
+  if (auto concat = dyn_cast<ConcatOp>(op))
+    return joinsCollectives(concat);
   auto slice = dyn_cast<SliceOp>(op);
   if (!isa<ReshapeOp>(op) && !(slice && isContiguous(slice)))
     return false;

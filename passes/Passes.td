@@ -147,12 +147,12 @@ def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
   let description = [{
     Turns every function on tensors into a program (`neuron.program`) whose
     steps are `neuron.launch`es of kernels (private functions marked
-    `neuron.kernel`), `neuron.host_call`s, collectives, constants and
-    reshapes of program values. Constants stay in the program, so layers
-    that differ only in their weights are the same kernel; a splat constant
-    a kernel reads only as an immediate scalar (`x + 1.0`, a ReLU6's 6.0:
-    `neuron::immediateOf`) goes into the kernel instead, which then loads
-    nothing for it.
+    `neuron.kernel`), `neuron.host_call`s, collectives, constants,
+    reshapes of program values and joins of collective results. Constants
+    stay in the program, so layers that differ only in their weights are
+    the same kernel; a splat constant a kernel reads only as an immediate
+    scalar (`x + 1.0`, a ReLU6's 6.0: `neuron::immediateOf`) goes into the
+    kernel instead, which then loads nothing for it.
 
     The device ops between host calls and collectives are cut into kernels
     where the graph
@@ -171,6 +171,12 @@ def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
     `neuron.in_place` with the input's index, the launch `in_place`, and
     the executable gives both one tensor, so a step copies none of the
     cache.
+
+    A `neuron.concat` of collective results that nothing else reads, each
+    a contiguous window of the joined tensor (every dimension before the
+    axis is 1), stays in the program: the executable makes each collective
+    write its window of the joined tensor, so the join copies nothing
+    (`neuron-decompose-collectives`' row chunks).
 
     ```mlir
     // Before: two identical layers (matmul + relu) on %x.

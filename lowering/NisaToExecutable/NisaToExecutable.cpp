@@ -124,8 +124,8 @@ private:
 
   LogicalResult emitCollectiveStart(Operation *op, Value result,
                                     function_ref<int64_t(Value)> idOf,
-                                    function_ref<FailureOr<json>(ValueRange)>
-                                        newTensors);
+                                    function_ref<FailureOr<int64_t>(Value)>
+                                        outputOf);
 
   /// The host calls, in program order, and their entry points.
   SmallVector<mlir::neuron::HostCallOp> hostCalls;
@@ -621,7 +621,7 @@ static json shardingRecord(ArrayAttr sharding) {
 
 LogicalResult ProgramEmitter::emitCollectiveStart(
     Operation *op, Value result, function_ref<int64_t(Value)> idOf,
-    function_ref<FailureOr<json>(ValueRange)> newTensors) {
+    function_ref<FailureOr<int64_t>(Value)> outputOf) {
   std::optional<mlir::neuron::CollectiveInfo> c =
       mlir::neuron::getCollectiveInfo(op);
   if (grid && !llvm::equal(*grid, c->grid))
@@ -629,7 +629,7 @@ LogicalResult ProgramEmitter::emitCollectiveStart(
                            << c->grid << "] differs from the program's ["
                            << *grid << "]; a program runs on one grid";
   grid = llvm::to_vector(c->grid);
-  FailureOr<json> output = newTensors(result);
+  FailureOr<int64_t> output = outputOf(result);
   if (failed(output))
     return failure();
   int64_t id = collectives++;
@@ -637,7 +637,7 @@ LogicalResult ProgramEmitter::emitCollectiveStart(
   json step = {{"collective_start", id},
                {"kind", mlir::neuron::stringifyCollectiveKind(c->kind).str()},
                {"input", idOf(c->input)},
-               {"output", (*output)[0]},
+               {"output", *output},
                {"grid", c->grid},
                {"axes", c->axes}};
   if (c->reduction)
@@ -718,6 +718,34 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
     FailureOr<int64_t> id = shapedIdOf(v);
     return succeeded(id) ? *id : ids.lookup(v);
   };
+  // A collective's result: a tensor of its own or, when a join kept in the
+  // program (neuron-outline-kernels) reads it, a view of the join's tensor
+  // at the piece's elements, so the join copies nothing.
+  auto collectiveOutputOf = [&](Value result) -> FailureOr<int64_t> {
+    auto join = result.hasOneUse()
+                    ? dyn_cast<mlir::neuron::ConcatOp>(*result.user_begin())
+                    : mlir::neuron::ConcatOp();
+    if (!join) {
+      FailureOr<json> fresh = newTensors(result);
+      return failed(fresh) ? FailureOr<int64_t>(failure())
+                           : FailureOr<int64_t>((*fresh)[0].get<int64_t>());
+    }
+    if (!ids.count(join.getResult()) &&
+        failed(newTensors(join->getResults())))
+      return failure();
+    int64_t offset = 0;
+    for (Value piece : join.getInputs()) {
+      if (piece == result)
+        break;
+      offset += cast<ShapedType>(piece.getType()).getNumElements();
+    }
+    FailureOr<int64_t> id = addView(result.getLoc(),
+                                    cast<ShapedType>(result.getType()),
+                                    ids.lookup(join.getResult()), offset);
+    if (succeeded(id))
+      ids[result] = *id;
+    return id;
+  };
   for (BlockArgument arg : program.getArguments()) {
     FailureOr<int64_t> id = addTensor(
         arg.getLoc(), arg.getType(), "input");
@@ -758,6 +786,15 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                 return failure();
               ids[slice] = *id;
               return success();
+            })
+            .Case([&](mlir::neuron::ConcatOp join) -> LogicalResult {
+              // Its pieces' collectives wrote into its tensor.
+              if (ids.count(join.getResult()))
+                return success();
+              return join.emitError()
+                     << "nisa-to-executable: a join in the program must "
+                        "join collective results (neuron-outline-kernels "
+                        "keeps no other)";
             })
             .Case([&](mlir::neuron::ReshapeOp r) {
               // The same bytes: kernels bind the tensor itself.
@@ -805,7 +842,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               auto done = cast<mlir::neuron::CollectiveDoneOp>(
                   *start.getHandle().getUsers().begin());
               return emitCollectiveStart(start, done.getResult(),
-                                         collectiveIdOf, newTensors);
+                                         collectiveIdOf, collectiveOutputOf);
             })
             .Case([&](mlir::neuron::CollectiveDoneOp done) {
               Operation *start = done.getHandle().getDefiningOp();
@@ -818,7 +855,8 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
                 [&](Operation *sync) -> LogicalResult {
                   // Started and done at once.
                   if (failed(emitCollectiveStart(sync, sync->getResult(0),
-                                                 collectiveIdOf, newTensors)))
+                                                 collectiveIdOf,
+                                                 collectiveOutputOf)))
                     return failure();
                   steps.push_back({{"collective_done", started.lookup(sync)}});
                   return success();

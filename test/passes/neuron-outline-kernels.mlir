@@ -198,3 +198,34 @@ func.func @not_in_place(%cache: tensor<16x64xf32>, %row: tensor<1x64xf32>, %pos:
   %2 = neuron.dynamic_update_slice %row into %c[%pos] axis 0 : (tensor<1x64xf32>, tensor<16x64xf32>, tensor<i32>) -> tensor<16x64xf32>
   return %0, %1, %2, %cache : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>
 }
+
+// -----
+
+// Tests joins of collective results (neuron-decompose-collectives' row
+// chunks): a concat of all-reduces nothing else reads stays in the program
+// (the executable lets each all-reduce write its window of it); one whose
+// pieces are not contiguous windows (axis 1 of 16 rows), or a piece
+// read again, is a kernel's copy.
+// CHECK-LABEL: func.func @joins(
+// CHECK: %[[A:.*]] = neuron.all_reduce
+// CHECK: %[[B:.*]] = neuron.all_reduce
+// CHECK-NEXT: %[[J:.*]] = neuron.concat %[[A]], %[[B]] axis 0
+// CHECK: neuron.all_reduce
+// CHECK: neuron.all_reduce
+// CHECK-NOT: neuron.concat
+// CHECK: return
+// expected-remark @below {{launches of}}
+func.func @joins(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>) -> (tensor<32x64xf32>, tensor<16x128xf32>, tensor<32x64xf32>) {
+  %e = neuron.exp %x : tensor<16x64xf32>
+  %a = neuron.all_reduce %e grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  %f = neuron.exp %y : tensor<16x64xf32>
+  %b = neuron.all_reduce %f grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  %j = neuron.concat %a, %b axis 0 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<32x64xf32>
+  %g = neuron.relu %x : tensor<16x64xf32>
+  %c = neuron.all_reduce %g grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  %h = neuron.relu %y : tensor<16x64xf32>
+  %d = neuron.all_reduce %h grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  %k = neuron.concat %c, %d axis 1 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x128xf32>
+  %l = neuron.concat %c, %c axis 0 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<32x64xf32>
+  return %j, %k, %l : tensor<32x64xf32>, tensor<16x128xf32>, tensor<32x64xf32>
+}

@@ -354,13 +354,22 @@ static void describe(const Executable &exe, const Program &program,
       std::printf("  %zu: kernel %s\n", i,
                   program.kernels[step.kernel].name.c_str());
       break;
-    case StepKind::CollectiveStart:
+    case StepKind::CollectiveStart: {
+      // An output that is a window of another tensor (a join of chunks).
+      const TensorDesc &out = program.tensors[c.output];
+      std::string window =
+          out.viewOf >= 0
+              ? absl::StrFormat(" (elements %d.. of tensor %d)",
+                                out.viewOffset, out.viewOf)
+              : "";
       std::printf(
-          "  %zu: collective_start %lld: %s of tensor %lld into %lld "
+          "  %zu: collective_start %lld: %s of tensor %lld into %lld%s "
           "over groups of %lld ranks\n",
           i, (long long)c.id, std::string(collectiveOpName(c.op)).c_str(),
-          (long long)c.input, (long long)c.output, (long long)c.groupSize);
+          (long long)c.input, (long long)c.output, window.c_str(),
+          (long long)c.groupSize);
       break;
+    }
     case StepKind::CollectiveDone:
       std::printf("  %zu: collective_done %lld\n", i, (long long)c.id);
       break;
