@@ -307,6 +307,70 @@ def NeuronPrepareSharding
   ];
 }
 
+def NeuronDecomposeCollectives : Pass<"neuron-decompose-collectives",
+                                      "::mlir::ModuleOp"> {
+  let summary = "Split row-parallel matmuls and their all-reduces into row chunks that overlap";
+  let description = [{
+    A `neuron.matmul` whose only use is a sum `neuron.all_reduce` (a
+    row-parallel projection's partial sums) is split along the rows of its
+    left operand into `K` chunks, each a matmul and its own all-reduce,
+    joined by a `neuron.concat` along the rows. Once the chunks' matmuls are
+    kernels of their own and the collectives are placed, each chunk's
+    all-reduce runs while the next chunks' arithmetic does, so only the last
+    chunk's is exposed (as XLA's collective matmul and async tensor
+    parallelism do). The join costs nothing: the chunks' all-reduces write
+    straight into row windows of the joined tensor (see
+    `neuron-outline-kernels`).
+
+    `K` is chosen with the target's models (`chunks=0`, the default). Each
+    candidate's chunk matmul (and the whole one) is compiled alone into a
+    kernel and scheduled, as `convert-neuron-to-nisa`'s tuning probes a
+    matmul, for its predicted time; each chunk's all-reduce is timed with
+    the collective model (`neuron-place-collectives`' algorithm choice);
+    the all-reduces run one at a time on the core's collective engine, as
+    the simulator runs them. Among `K` in 2, 4, 8, 16 giving chunks of at
+    least 128 rows (a tensor-engine tile's moving columns), the fastest is
+    taken when it is predicted at least 10% faster than the whole matmul
+    followed by its whole all-reduce; otherwise the pair is kept whole. The
+    margin covers what timing pieces alone misses: the overlap a whole
+    matmul gets with the work merged around it in its kernel (measured on a
+    LLaMA-2-7B prefill layer, smaller predicted gains ran slower). Small
+    all-reduces are latency-bound (a fixed cost per step), so chunks of
+    them cost nearly as much as the whole: for a few tokens the pair is
+    kept whole. The model times the pair by itself: work elsewhere that
+    already overlaps the whole all-reduce is not counted. `chunks=1` never
+    splits; `chunks=N` splits every pair whose rows N divides, whatever the
+    model says. Every decision is a remark (`summary`): what was split,
+    every candidate's times and the all-reduce time the chunks hide.
+
+    ```mlir
+    // Before: %p = neuron.matmul %x, %w : (tensor<2048x512xbf16>, ...) -> tensor<2048x4096xbf16>
+    //         %y = neuron.all_reduce %p grid [8] axes [0] reduction <sum> : ...
+    // After (K = 4):
+    //   %x0 = neuron.slice %x offsets [0, 0] strides [1, 1] : ... -> tensor<512x512xbf16>
+    //   %p0 = neuron.matmul %x0, %w : ... -> tensor<512x4096xbf16>
+    //   %y0 = neuron.all_reduce %p0 grid [8] axes [0] reduction <sum> : ...
+    //   ... chunks 1 to 3 ...
+    //   %y = neuron.concat %y0, %y1, %y2, %y3 axis 0 : (...) -> tensor<2048x4096xbf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  let options = [
+    Option<"chunks", "chunks", "int64_t", /*default=*/"0",
+           "Row chunks per split: 0 chooses with the cost models, 1 never "
+           "splits, N splits every pair whose rows N divides">,
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target (chip or instance, with ,lnc=N) the grid is laid out on "
+           "(default: the module's neuron.target, else trn2.48xlarge)">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Emit a remark per matmul and all-reduce: split or kept whole, "
+           "and why">
+  ];
+}
+
 def ConvertShardToNeuron : Pass<"convert-shard-to-neuron"> {
   let summary = "Rewrite upstream shard collectives into neuron collectives";
   let description = [{
@@ -424,6 +488,11 @@ def NeuronCompile : Pass<"neuron-compile", "::mlir::ModuleOp"> {
     Option<"tensorParallel", "tensor-parallel", "int64_t", /*default=*/"0",
            "Shard the graph's projections over this many logical cores "
            "(0: keep the graph as it is)">,
+    Option<"collectiveChunks", "collective-chunks", "int64_t",
+           /*default=*/"0",
+           "Row chunks a row-parallel matmul and its all-reduce are split "
+           "into so they overlap (neuron-decompose-collectives): 0 chooses "
+           "with the cost models, 1 never splits">,
     Option<"output", "output", "std::string", /*default=*/"\"\"",
            "Write the executable to this file ('-': standard output)">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",

@@ -1,4 +1,4 @@
-//===- CollectiveTiming.h - Graph-level times for collective passes -*- C++ -*-===//
+//===- CollectiveTiming.h - Times for the collective passes ----*- C++ -*-===//
 //
 // What neuron-place-collectives and neuron-decompose-collectives both need
 // to time a collective and the graph ops around it before tiling: a

@@ -354,6 +354,13 @@ struct TuningOptions {
 LogicalResult tuneMatmuls(Block &body, const TileConfig &config,
                           const TuningOptions &options);
 
+/// The time nisa-schedule predicts for `anchor` (a matmul or batch_matmul,
+/// or a fusion of one) compiled alone into a kernel of its own with the
+/// plan the compile takes without a tuning cache, as the tuning probes it;
+/// fails when it does not compile.
+FailureOr<double> scheduledAloneNs(Operation *anchor,
+                                   const TuningOptions &options);
+
 /// The first on-chip tile allocated after `before` in `block` (at its start
 /// when null), loops included: the tile a lowering marks with its tiling.
 Value firstTileAfter(Block *block, Operation *before);

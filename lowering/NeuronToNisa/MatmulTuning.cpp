@@ -142,6 +142,19 @@ FailureOr<Trial> tryPlan(Probe &probe, int64_t rank,
   return failure();
 }
 
+} // namespace
+
+FailureOr<double> mlir::neuron::scheduledAloneNs(Operation *anchor,
+                                                 const TuningOptions &options) {
+  Probe probe = makeProbe(anchor);
+  FailureOr<Trial> trial = tryPlan(probe, /*rank=*/0, options);
+  if (failed(trial))
+    return failure();
+  return trial->ns;
+}
+
+namespace {
+
 /// The record's key: the probe as text, the target's limits and cost
 /// model, the probes' buffers, and the compiler's version.
 std::string keyOf(Probe &probe, const TileConfig &config, int64_t buffers) {

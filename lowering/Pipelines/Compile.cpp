@@ -214,6 +214,7 @@ private:
     kernels.optLevel = optLevel;
     kernels.buffers = buffers;
     kernels.tuningCache = tuningCache;
+    kernels.collectiveChunks = collectiveChunks;
     buildKernelPipeline(pm, kernels);
   }
 
@@ -447,7 +448,10 @@ NeuronCompilePass::compileGraph(ModuleOp module, const LoadedTarget &loaded,
                  (tensorParallel > 0
                       ? " tensor-parallel=" + std::to_string(tensorParallel)
                       : std::string()) +
-                 (tuningCache.empty() ? std::string() : " tuned");
+                 (tuningCache.empty() ? std::string() : " tuned") +
+                 (collectiveChunks != 0
+                      ? " collective-chunks=" + std::to_string(collectiveChunks)
+                      : std::string());
   if (!buckets.empty()) {
     std::vector<int64_t> sizes = bucketSizes();
     info.options += " buckets=";

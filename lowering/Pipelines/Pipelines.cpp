@@ -74,6 +74,10 @@ void mlir::neuron::buildKernelPipeline(OpPassManager &pm,
   pm.addPass(createNeuronCheckCoverage(coverage));
   if (options.optLevel > 0)
     pm.addPass(createCanonicalizerPass());
+  NeuronDecomposeCollectivesOptions decompose;
+  decompose.chunks = options.collectiveChunks;
+  decompose.summary = true;
+  pm.addPass(createNeuronDecomposeCollectives(decompose));
   NeuronOutlineKernelsOptions outline;
   outline.summary = true;
   pm.addPass(createNeuronOutlineKernels(outline));

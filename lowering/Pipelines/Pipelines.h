@@ -91,12 +91,19 @@ struct KernelPipelineOptions
       llvm::cl::desc("Choose each matmul's plan by scheduling its best few "
                      "alone; record the choices in this folder"),
       llvm::cl::init("")};
+  Option<int64_t> collectiveChunks{
+      *this, "collective-chunks",
+      llvm::cl::desc("Row chunks a row-parallel matmul and its all-reduce "
+                     "are split into so they overlap: 0 chooses with the "
+                     "cost models, 1 never splits"),
+      llvm::cl::init(0)};
 };
 
 /// From an imported graph to scheduled, synchronised kernels, as
 /// neuron-compile runs it: neuron-set-target (when `target` is given),
 /// neuron-check-coverage, canonicalize (opt-level >= 1),
-/// neuron-outline-kernels, neuron-place-collectives, neuron-fuse
+/// neuron-decompose-collectives, neuron-outline-kernels,
+/// neuron-place-collectives, neuron-fuse
 /// (opt-level >= 1), convert-neuron-to-nisa, nisa-allocate, nisa-schedule,
 /// nisa-insert-sync and nisa-verify-sync. neuron-translate
 /// --nisa-to-executable then writes the executable.

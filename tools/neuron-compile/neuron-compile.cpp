@@ -74,6 +74,14 @@ static cl::opt<int64_t> tensorParallel(
              "(column- then row-parallel; neuron-annotate-tensor-parallel) "
              "before partitioning; 0 keeps the graph as it is"),
     cl::init(0), cl::cat(compileCategory));
+static cl::opt<int64_t> collectiveChunks(
+    "collective-chunks",
+    cl::desc("Split each row-parallel matmul and its all-reduce into this "
+             "many row chunks, so each chunk's all-reduce overlaps the next "
+             "chunks' arithmetic (neuron-decompose-collectives); 0 chooses "
+             "with the cost models (split only where predicted faster), 1 "
+             "never splits"),
+    cl::init(0), cl::cat(compileCategory));
 static cl::opt<std::string> kernelLibrary(
     "kernel-library",
     cl::desc("A folder of .mlir files holding user nisa kernels, bound to "
@@ -232,13 +240,14 @@ static std::string optionsText() {
   for (int64_t size : buckets)
     sizes += (sizes.empty() ? "" : ",") + std::to_string(size);
   return llvm::formatv("target={0} fallback={1} entry={2} O{3} buffers={4} "
-                       "tensor-parallel={5}{6} buckets={7} bucket-pad={8}",
+                       "tensor-parallel={5}{6} buckets={7} bucket-pad={8} "
+                       "collective-chunks={9}",
                        target.getNumOccurrences() ? target.getValue() : "",
                        fallback.getValue(), entry.getValue(),
                        static_cast<int>(optLevel.getValue()),
                        buffers.getValue(), tensorParallel.getValue(),
                        tuningCache.empty() ? "" : " tuned", sizes,
-                       bucketPad.getValue())
+                       bucketPad.getValue(), collectiveChunks.getValue())
       .str();
 }
 
@@ -325,6 +334,7 @@ int main(int argc, char **argv) {
   options.optLevel = static_cast<int64_t>(optLevel.getValue());
   options.buffers = buffers;
   options.tensorParallel = tensorParallel;
+  options.collectiveChunks = collectiveChunks;
   options.kernelLibrary = kernelLibrary;
   options.tuningCache = tuningCache;
   options.buckets.assign(buckets.begin(), buckets.end());
