@@ -250,7 +250,8 @@ def _quoted(value):
 
 def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
             entry=None, opt_level=2, buffers=16, kernel_library=None,
-            tuning_cache=None, buckets=None, bucket_pad=0.0):
+            tuning_cache=None, buckets=None, bucket_pad=0.0,
+            collective_chunks=0):
     """Compiles a frontend graph (linalg-on-tensors or TOSA) as
     neuron-compile does: ``graph`` is MLIR text, a path to a .mlir file, or
     an object whose str() is MLIR; ``target`` a chip or instance with an
@@ -258,13 +259,17 @@ def compile(graph, target=None, fallback="decompose", tensor_parallel=0,
     ``kernel_library`` a folder of user nisa kernels (--kernel-library);
     ``tuning_cache`` a folder of matmul tuning records (--tuning-cache);
     ``buckets`` sizes of a graph's variable length (--buckets) and
-    ``bucket_pad`` the value inputs are padded with (--bucket-pad).
+    ``bucket_pad`` the value inputs are padded with (--bucket-pad);
+    ``collective_chunks`` the row chunks of each row-parallel matmul and its
+    all-reduce (--collective-chunks: 0 lets the cost models choose, 1 never
+    splits).
     Returns an Executable; raises CompileError with the compiler's located
     diagnostics."""
     text, name = _graph_text(graph)
     options = [f"fallback={_quoted(fallback)}", f"opt-level={int(opt_level)}",
                f"buffers={int(buffers)}",
-               f"tensor-parallel={int(tensor_parallel)}"]
+               f"tensor-parallel={int(tensor_parallel)}",
+               f"collective-chunks={int(collective_chunks)}"]
     if target:
         options.append(f"target={_quoted(target)}")
     if entry:

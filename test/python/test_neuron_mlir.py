@@ -133,6 +133,18 @@ def test_tensor_parallel(tmp_path):
         [e.tobytes() for e in expected]
 
 
+def test_collective_chunks(tmp_path):
+    graph = os.path.join(ROOT, "test", "e2e", "Inputs", "llama_layer.mlir")
+    exe, path = compile_both(graph, tmp_path, "--tensor-parallel=2",
+                             "--collective-chunks=2", tensor_parallel=2,
+                             collective_chunks=2)
+    assert sum("neuron-decompose-collectives: split" in d.message
+               for d in exe.diagnostics) == 2
+    inputs, expected = neuron_run(path, tmp_path)
+    assert [r.tobytes() for r in exe.run(*inputs)] == \
+        [e.tobytes() for e in expected]
+
+
 def test_buckets(tmp_path):
     graph = os.path.join(ROOT, "test", "e2e", "Inputs",
                          "attention_dynamic.mlir")
