@@ -340,7 +340,8 @@ def NeuronDecomposeCollectives : Pass<"neuron-decompose-collectives",
     kept whole. The model times the pair by itself: work elsewhere that
     already overlaps the whole all-reduce is not counted. `chunks=1` never
     splits; `chunks=N` splits every pair whose rows N divides, whatever the
-    model says. Every decision is a remark (`summary`): what was split,
+    model says. Pairs of one signature (operand types, grid, axes) are
+    timed once. Every decision is a remark (`summary`): what was split,
     every candidate's times and the all-reduce time the chunks hide.
 
     ```mlir
@@ -354,7 +355,13 @@ def NeuronDecomposeCollectives : Pass<"neuron-decompose-collectives",
     //   %y = neuron.concat %y0, %y1, %y2, %y3 axis 0 : (...) -> tensor<2048x4096xbf16>
     ```
   }];
-  let dependentDialects = ["::mlir::neuron::NeuronDialect"];
+  // The probes compile and schedule kernels inside the pass.
+  let dependentDialects = ["::mlir::neuron::NeuronDialect",
+                           "::mlir::nisa::NisaDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect"];
   let options = [
     Option<"chunks", "chunks", "int64_t", /*default=*/"0",
            "Row chunks per split: 0 chooses with the cost models, 1 never "
@@ -365,6 +372,9 @@ def NeuronDecomposeCollectives : Pass<"neuron-decompose-collectives",
     Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
            "Read target descriptions from this folder instead of the "
            "built-in ones">,
+    Option<"buffers", "buffers", "int64_t", /*default=*/"16",
+           "Buffers each streaming tile of a timed chunk rotates through "
+           "(as convert-neuron-to-nisa's)">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "Emit a remark per matmul and all-reduce: split or kept whole, "
            "and why">

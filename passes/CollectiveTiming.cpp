@@ -1,4 +1,9 @@
 //===- CollectiveTiming.cpp - Graph-level times for collective passes -----===//
+//
+// A tensor's bytes, the collective model's query for a collective op, and
+// a graph op's rough device time from the engines' cost model.
+//
+//===----------------------------------------------------------------------===//
 
 #include "passes/CollectiveTiming.h"
 #include "passes/KernelGraph.h"
@@ -59,6 +64,10 @@ double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
     StringRef dtype = dtypeNameOf(a.getElementType());
     return flops / model.tensorPeakOpsPerNs(dtype.empty() ? "f32" : dtype);
   };
+  // A program's other ops name bytes it holds or move them between cores.
+  auto parent = op->getParentOfType<func::FuncOp>();
+  if (!isa<LaunchOp>(op) && parent && parent->hasAttr("neuron.program"))
+    return 0;
   if (auto launch = dyn_cast<LaunchOp>(op)) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
         launch, launch.getKernelAttr());

@@ -1,9 +1,10 @@
 //===- CollectiveTiming.h - Times for the collective passes ----*- C++ -*-===//
 //
-// What neuron-place-collectives and neuron-decompose-collectives both need
-// to time a collective and the graph ops around it before tiling: a
-// tensor's bytes, the collective model's query for a collective op, and a
-// rough device time of a graph op from the engines' cost model.
+// What the collective passes need to time a collective and the graph ops
+// around it before tiling: a tensor's bytes, the collective model's query
+// for a collective op (neuron-place-collectives, neuron-decompose-
+// collectives), and a rough device time of a graph op from the engines'
+// cost model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,13 +37,14 @@ int64_t tensorBytes(Type type);
 /// tensor a core holds before, or for an all_gather after, the
 /// collective) on target `t`: the group's cores and the chips they span
 /// when the grid is laid out row-major on the target's logical cores.
-::neuron::rt::CollectiveQuery collectiveQuery(const CollectiveInfo &c,
-                                              double bytes,
-                                              const ::neuron::rt::ResolvedTarget &t);
+::neuron::rt::CollectiveQuery
+collectiveQuery(const CollectiveInfo &c, double bytes,
+                const ::neuron::rt::ResolvedTarget &t);
 
 /// A rough device time of a graph op: contractions at the tensor engine's
 /// peak, everything else streaming its result through the vector engine; a
-/// launch, the sum of its kernel's ops.
+/// launch, the sum of its kernel's ops; a program's other ops (views,
+/// constants, collectives) nothing.
 double estimateNs(Operation *op, const ::neuron::rt::CostModel &model);
 
 } // namespace mlir::neuron

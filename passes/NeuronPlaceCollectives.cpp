@@ -38,6 +38,26 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
+/// Moves each join of collective results (a view of their outputs in the
+/// program: no work) to just before its first use, so the collectives'
+/// dones, placed before the join, sink as far as a whole collective's
+/// would.
+void sinkJoins(Block &block) {
+  SmallVector<ConcatOp> joins;
+  for (auto join : block.getOps<ConcatOp>())
+    if (joinsCollectiveResults(join))
+      joins.push_back(join);
+  for (ConcatOp join : joins) {
+    Operation *firstUse = block.getTerminator();
+    for (Operation *user : join->getUsers()) {
+      Operation *ancestor = block.findAncestorOpInBlock(*user);
+      if (ancestor && ancestor->isBeforeInBlock(firstUse))
+        firstUse = ancestor;
+    }
+    join->moveBefore(firstUse);
+  }
+}
+
 struct NeuronPlaceCollectivesPass
     : public mlir::neuron::impl::NeuronPlaceCollectivesBase<
           NeuronPlaceCollectivesPass> {
@@ -78,6 +98,7 @@ struct NeuronPlaceCollectivesPass
   LogicalResult placeBlock(Block &block, const rt::ResolvedTarget &t,
                            const rt::CollectiveModel &links,
                            const rt::CostModel &engines, json &entries) {
+    sinkJoins(block);
     SmallVector<Operation *> collectives;
     for (Operation &op : block)
       if (!isa<CollectiveStartOp>(op) && getCollectiveInfo(&op))

@@ -1,8 +1,9 @@
 //===- OutlineKernels.cpp - graphs into programs of kernels ---------------===//
 //
 // A graph becomes a program: constants (but the splats a kernel reads as
-// immediates), reshapes of program values and host calls stay in it; the
-// device ops between host calls become kernels. The
+// immediates), host calls, collectives, views of values the program holds
+// (reshapes, contiguous slices) and joins of collective results stay in
+// it; the device ops between host calls and collectives become kernels. The
 // cuts follow the graph's repetition (see Passes.td), and kernels that print
 // the same are one kernel.
 //
@@ -217,40 +218,23 @@ static bool isProgramStep(Operation *op) {
              CollectiveDoneOp>(op);
 }
 
-/// Whether `concat` joins collective results nothing else reads into
-/// contiguous windows of its result (every dimension before its axis is
-/// 1), as neuron-decompose-collectives' chunks are: the collectives then
-/// write straight into the joined tensor, which costs no copy.
-static bool joinsCollectives(ConcatOp concat) {
-  ArrayRef<int64_t> shape = concat.getType().getShape();
-  if (llvm::any_of(shape.take_front(concat.getAxis()),
-                   [](int64_t size) { return size != 1; }))
-    return false;
-  return llvm::all_of(concat.getInputs(), [](Value piece) {
-    Operation *def = piece.getDefiningOp();
-    bool collective =
-        def && (isa<CollectiveDoneOp>(def) ||
-                (getCollectiveInfo(def) && !isa<CollectiveStartOp>(def)));
-    return collective && piece.hasOneUse();
-  });
-}
-
 /// Whether `op` stays in the program: program steps, constants, views
-/// of program values (reshapes, contiguous slices), which name bytes the
-/// program already holds, and joins of collective results. Slicing weights
-/// out of one flat parameter in the program keeps the layers' kernels
-/// identical.
-static bool staysInProgram(Operation *op,
-                           const DenseSet<Operation *> &program) {
+/// of program values (reshapes, contiguous slices) or of the results of
+/// kernels cut earlier (`earlier`), which name bytes the program already
+/// holds, and joins of collective results. Slicing weights out of one flat
+/// parameter in the program keeps the layers' kernels identical, and so
+/// does slicing row chunks out of an earlier kernel's result.
+static bool staysInProgram(Operation *op, const DenseSet<Operation *> &program,
+                           const DenseSet<Operation *> &earlier) {
   if (isProgramStep(op) || isa<ConstantOp, tensor::EmptyOp>(op))
     return true;
   if (auto concat = dyn_cast<ConcatOp>(op))
-    return joinsCollectives(concat);
+    return joinsCollectiveResults(concat);
   auto slice = dyn_cast<SliceOp>(op);
   if (!isa<ReshapeOp>(op) && !(slice && isContiguous(slice)))
     return false;
   Operation *def = op->getOperand(0).getDefiningOp();
-  return !def || program.contains(def);
+  return !def || program.contains(def) || (slice && earlier.contains(def));
 }
 
 /// Reorders `block` so that ops come in a depth-first post-order of the
@@ -315,16 +299,18 @@ struct OutlineKernels
     Block &body = graph.getBody().front();
     canonicalOrder(body);
     // The device ops between host calls, in block order.
-    DenseSet<Operation *> program;
+    DenseSet<Operation *> program, earlier;
     SmallVector<SmallVector<Operation *>> runs(1);
     for (Operation &op : body.without_terminator()) {
-      if (!staysInProgram(&op, program)) {
+      if (!staysInProgram(&op, program, earlier)) {
         runs.back().push_back(&op);
         continue;
       }
       program.insert(&op);
-      if (isProgramStep(&op) && !runs.back().empty())
+      if (isProgramStep(&op) && !runs.back().empty()) {
+        earlier.insert(runs.back().begin(), runs.back().end());
         runs.emplace_back();
+      }
     }
     SmallVector<Segment> segments;
     std::optional<Repetition> largest;

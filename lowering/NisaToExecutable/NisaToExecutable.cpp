@@ -725,7 +725,7 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
     auto join = result.hasOneUse()
                     ? dyn_cast<mlir::neuron::ConcatOp>(*result.user_begin())
                     : mlir::neuron::ConcatOp();
-    if (!join) {
+    if (!join || !mlir::neuron::joinsCollectiveResults(join)) {
       FailureOr<json> fresh = newTensors(result);
       return failed(fresh) ? FailureOr<int64_t>(failure())
                            : FailureOr<int64_t>((*fresh)[0].get<int64_t>());
@@ -879,7 +879,8 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               return other->emitError()
                      << "nisa-to-executable: '" << other->getName()
                      << "' cannot be a program step (expected launches, "
-                        "host calls, collectives, constants and reshapes)";
+                        "host calls, collectives, constants, reshapes, "
+                        "slices and joins of collective results)";
             });
     if (failed(result))
       return failure();

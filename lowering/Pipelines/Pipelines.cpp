@@ -77,6 +77,7 @@ void mlir::neuron::buildKernelPipeline(OpPassManager &pm,
   NeuronDecomposeCollectivesOptions decompose;
   decompose.chunks = options.collectiveChunks;
   decompose.summary = true;
+  decompose.buffers = options.buffers;
   pm.addPass(createNeuronDecomposeCollectives(decompose));
   NeuronOutlineKernelsOptions outline;
   outline.summary = true;

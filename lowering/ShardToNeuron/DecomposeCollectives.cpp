@@ -13,11 +13,18 @@
 #include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
+#include "dialects/nisa/IR/NisaDialect.h"
 #include "runtime/target/CollectiveModel.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NEURONDECOMPOSECOLLECTIVES
@@ -60,6 +67,8 @@ struct Prediction {
   double collectiveNs = 0, hiddenNs = 0;
 };
 
+/// The pair `allReduce` ends, when it sums a matmul's partial products
+/// that nothing else reads, on static shapes.
 std::optional<RowParallelPair> matchPair(AllReduceOp allReduce) {
   if (allReduce.getReduction() != CollectiveReduction::sum)
     return std::nullopt;
@@ -73,6 +82,20 @@ std::optional<RowParallelPair> matchPair(AllReduceOp allReduce) {
   return RowParallelPair{matmul, allReduce, result.getDimSize(0),
                          result.getDimSize(1),
                          (result.getElementTypeBitWidth() + 7) / 8};
+}
+
+/// What times a pair: its operand types and its group.
+std::string signatureOf(RowParallelPair pair) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << pair.matmul.getLhs().getType() << pair.matmul.getRhs().getType()
+     << pair.allReduce.getType() << " grid";
+  for (int64_t size : pair.allReduce.getGrid())
+    os << " " << size;
+  os << " axes";
+  for (int64_t axis : pair.allReduce.getGridAxes())
+    os << " " << axis;
+  return text;
 }
 
 /// `k` chunks, each a matmul of `matmulNs` then an all-reduce of
@@ -92,25 +115,49 @@ Prediction pipeline(int64_t k, double matmulNs, double allReduceNs) {
   return out;
 }
 
-/// Chunk `c` of `k`: the matmul of rows [c * rows, (c + 1) * rows) of the
-/// left operand and its all-reduce, built at `b`.
-AllReduceOp buildChunk(OpBuilder &b, RowParallelPair pair, int64_t k,
-                       int64_t c) {
+/// The matmul of rows [c * rows, (c + 1) * rows) of the pair's left
+/// operand (chunk `c` of `k`), built at `b`.
+MatmulOp buildChunkMatmul(OpBuilder &b, RowParallelPair pair, int64_t k,
+                          int64_t c) {
   MatmulOp matmul = pair.matmul;
-  AllReduceOp allReduce = pair.allReduce;
   int64_t rows = pair.rows / k;
   auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
   Type lhsChunk = lhsType.clone({rows, lhsType.getDimSize(1)});
-  Type resultChunk = allReduce.getType().clone({rows, pair.cols});
+  Type resultChunk = pair.allReduce.getType().clone({rows, pair.cols});
   Value lhs = SliceOp::create(b, matmul.getLoc(), lhsChunk, matmul.getLhs(),
                               ArrayRef<int64_t>{c * rows, 0},
                               ArrayRef<int64_t>{1, 1});
-  Value product =
-      MatmulOp::create(b, matmul.getLoc(), resultChunk, lhs, matmul.getRhs());
-  return AllReduceOp::create(b, allReduce.getLoc(), resultChunk, product,
-                             allReduce.getGridAttr(),
-                             allReduce.getGridAxesAttr(),
-                             allReduce.getReductionAttr());
+  return MatmulOp::create(b, matmul.getLoc(), resultChunk, lhs,
+                          matmul.getRhs());
+}
+
+/// Replaces the pair by `k` chunks, each a matmul and its all-reduce,
+/// joined along the rows.
+void split(RowParallelPair pair, int64_t k) {
+  AllReduceOp allReduce = pair.allReduce;
+  OpBuilder b(allReduce);
+  SmallVector<Value> pieces;
+  for (int64_t c = 0; c < k; ++c) {
+    MatmulOp product = buildChunkMatmul(b, pair, k, c);
+    pieces.push_back(AllReduceOp::create(
+        b, allReduce.getLoc(), product.getType(), product,
+        allReduce.getGridAttr(), allReduce.getGridAxesAttr(),
+        allReduce.getReductionAttr()));
+  }
+  Value joined = ConcatOp::create(b, allReduce.getLoc(), allReduce.getType(),
+                                  pieces, uint64_t(0));
+  allReduce.replaceAllUsesWith(joined);
+  allReduce.erase();
+  pair.matmul.erase();
+}
+
+/// "4 chunks: matmul 36.8 us + all_reduce 25.9 us each, 139.6 us".
+std::string describe(const Prediction &p) {
+  return llvm::formatv("{0} chunk{1}: matmul {2:f1} us + all_reduce "
+                       "{3:f1} us{4}, {5:f1} us",
+                       p.chunks, p.chunks == 1 ? "" : "s", p.matmulNs * 1e-3,
+                       p.allReduceNs * 1e-3, p.chunks == 1 ? "" : " each",
+                       p.ns * 1e-3);
 }
 
 struct NeuronDecomposeCollectivesPass
@@ -146,47 +193,71 @@ struct NeuronDecomposeCollectivesPass
                          << std::string(links.status().message());
       return signalPassFailure();
     }
-    TuningOptions probes;
-    probes.target = loaded->target.spec();
-    probes.targetDir = targetDir;
+    Context context{loaded->target, *links, {}, {}};
+    context.probes.target = loaded->target.spec();
+    context.probes.targetDir = targetDir;
+    context.probes.buffers = buffers;
     for (RowParallelPair pair : pairs)
-      decide(pair, loaded->target, *links, probes);
+      decide(pair, context);
   }
 
+private:
+  /// What timing a pair needs, and the predictions made so far by
+  /// signature and chunks: a layer's pairs repeat in every layer.
+  struct Context {
+    const rt::ResolvedTarget &target;
+    const rt::CollectiveModel &links;
+    TuningOptions probes;
+    std::map<std::pair<std::string, int64_t>, std::optional<Prediction>>
+        predicted;
+  };
+
   /// The prediction for `k` chunks, or nullopt when a chunk's matmul does
-  /// not compile alone. The chunk is built, timed and erased.
+  /// not compile alone. A chunk's matmul is built, timed and erased.
   static std::optional<Prediction> predict(RowParallelPair pair, int64_t k,
-                                           const rt::ResolvedTarget &t,
-                                           const rt::CollectiveModel &links,
-                                           const TuningOptions &probes) {
+                                           Context &context) {
+    auto key = std::make_pair(signatureOf(pair), k);
+    if (auto it = context.predicted.find(key); it != context.predicted.end())
+      return it->second;
     int64_t rows = pair.rows / k;
     double allReduceNs =
-        links
-            .choose(collectiveQuery(*getCollectiveInfo(pair.allReduce),
-                                    double(rows * pair.cols * pair.elementBytes),
-                                    t))
+        context.links
+            .choose(collectiveQuery(
+                *getCollectiveInfo(pair.allReduce),
+                double(rows * pair.cols * pair.elementBytes), context.target))
             .ns;
     FailureOr<double> matmulNs = failure();
     if (k == 1) {
-      matmulNs = scheduledAloneNs(pair.matmul, probes);
+      matmulNs = scheduledAloneNs(pair.matmul, context.probes);
     } else {
-      // Chunk 0 stands for all: built, timed alone, erased.
+      // Chunk 0 stands for all.
       OpBuilder b(pair.allReduce);
-      AllReduceOp reduce = buildChunk(b, pair, k, 0);
-      auto product = reduce.getInput().getDefiningOp<MatmulOp>();
-      auto slice = product.getLhs().getDefiningOp<SliceOp>();
-      matmulNs = scheduledAloneNs(product, probes);
-      reduce.erase();
+      MatmulOp product = buildChunkMatmul(b, pair, k, 0);
+      Operation *slice = product.getLhs().getDefiningOp();
+      matmulNs = scheduledAloneNs(product, context.probes);
       product.erase();
-      slice.erase();
+      slice->erase();
     }
-    if (failed(matmulNs))
-      return std::nullopt;
-    return pipeline(k, *matmulNs, allReduceNs);
+    std::optional<Prediction> out;
+    if (succeeded(matmulNs))
+      out = pipeline(k, *matmulNs, allReduceNs);
+    context.predicted[key] = out;
+    return out;
   }
 
-  void decide(RowParallelPair pair, const rt::ResolvedTarget &t,
-              const rt::CollectiveModel &links, const TuningOptions &probes) {
+  /// The chunk counts to consider: the one asked for, or those giving
+  /// chunks of at least kMinChunkRows.
+  SmallVector<int64_t> candidateCounts(int64_t rows) const {
+    SmallVector<int64_t> counts;
+    if (chunks > 1 && rows % chunks == 0)
+      counts.push_back(chunks);
+    for (int64_t k = 2; chunks == 0 && k <= 16; k *= 2)
+      if (rows % k == 0 && rows / k >= kMinChunkRows)
+        counts.push_back(k);
+    return counts;
+  }
+
+  void decide(RowParallelPair pair, Context &context) {
     std::string what = llvm::formatv(
         "the {0}x{1} matmul's all_reduce of {2:f1} KiB", pair.rows, pair.cols,
         double(pair.rows * pair.cols * pair.elementBytes) / 1024);
@@ -197,14 +268,7 @@ struct NeuronDecomposeCollectivesPass
             << why << (candidates.empty() ? "" : " (") << candidates
             << (candidates.empty() ? "" : ")");
     };
-    // The chunk counts to time: the one asked for, or those giving chunks
-    // of at least kMinChunkRows.
-    SmallVector<int64_t> counts;
-    if (chunks > 1 && pair.rows % chunks == 0)
-      counts.push_back(chunks);
-    for (int64_t k = 2; chunks == 0 && k <= 16; k *= 2)
-      if (pair.rows % k == 0 && pair.rows / k >= kMinChunkRows)
-        counts.push_back(k);
+    SmallVector<int64_t> counts = candidateCounts(pair.rows);
     if (counts.empty())
       return keep(chunks > 1
                       ? llvm::formatv("{0} rows do not split into {1} chunks",
@@ -215,13 +279,15 @@ struct NeuronDecomposeCollectivesPass
                                       pair.rows, kMinChunkRows)
                             .str(),
                   "");
-    std::optional<Prediction> whole = predict(pair, 1, t, links, probes);
+    if (chunks > 1)
+      return splitAsAsked(pair, what, context);
+    std::optional<Prediction> whole = predict(pair, 1, context);
     if (!whole)
       return keep("the matmul does not compile alone to be timed", "");
     std::string candidates = describe(*whole);
     std::optional<Prediction> best;
     for (int64_t k : counts) {
-      std::optional<Prediction> p = predict(pair, k, t, links, probes);
+      std::optional<Prediction> p = predict(pair, k, context);
       if (!p)
         continue;
       candidates += "; " + describe(*p);
@@ -229,9 +295,9 @@ struct NeuronDecomposeCollectivesPass
         best = p;
     }
     if (!best)
-      return keep("a chunk's matmul does not compile alone to be timed",
+      return keep("no chunk's matmul compiles alone to be timed",
                   candidates);
-    if (chunks == 0 && best->ns > whole->ns * (1 - kMinGain))
+    if (best->ns > whole->ns * (1 - kMinGain))
       return keep(llvm::formatv("no split is predicted at least {0}% faster",
                                 int(kMinGain * 100))
                       .str(),
@@ -243,31 +309,31 @@ struct NeuronDecomposeCollectivesPass
           "take {5:f1} us, {6:f1} us of it under later chunks' matmuls ({7})",
           what, best->chunks, pair.rows / best->chunks, whole->ns * 1e-3,
           best->ns * 1e-3, best->collectiveNs * 1e-3, best->hiddenNs * 1e-3,
-          chunks > 1 ? "as chunks=" + std::to_string(chunks) + " asks"
-                     : candidates);
+          candidates);
     split(pair, best->chunks);
   }
 
-  /// "4 chunks: matmul 36.8 us + all_reduce 25.9 us each, 139.6 us".
-  static std::string describe(const Prediction &p) {
-    return llvm::formatv("{0} chunk{1}: matmul {2:f1} us + all_reduce "
-                         "{3:f1} us{4}, {5:f1} us",
-                         p.chunks, p.chunks == 1 ? "" : "s",
-                         p.matmulNs * 1e-3, p.allReduceNs * 1e-3,
-                         p.chunks == 1 ? "" : " each", p.ns * 1e-3);
-  }
-
-  static void split(RowParallelPair pair, int64_t k) {
-    OpBuilder b(pair.allReduce);
-    SmallVector<Value> pieces;
-    for (int64_t c = 0; c < k; ++c)
-      pieces.push_back(buildChunk(b, pair, k, c));
-    Value joined = ConcatOp::create(b, pair.allReduce.getLoc(),
-                                    pair.allReduce.getType(), pieces,
-                                    uint64_t(0));
-    pair.allReduce.replaceAllUsesWith(joined);
-    pair.allReduce.erase();
-    pair.matmul.erase();
+  /// Splits into `chunks` as the option asks, with the predictions in the
+  /// remark where the pieces can be timed.
+  void splitAsAsked(RowParallelPair pair, StringRef what, Context &context) {
+    if (summary) {
+      std::optional<Prediction> whole = predict(pair, 1, context),
+                                parts = predict(pair, chunks, context);
+      InFlightDiagnostic remark = pair.allReduce.emitRemark()
+                                  << "neuron-decompose-collectives: split "
+                                  << what << " into " << int64_t(chunks)
+                                  << " chunks of " << pair.rows / chunks
+                                  << " rows, as chunks=" << int64_t(chunks)
+                                  << " asks";
+      if (whole && parts)
+        remark << llvm::formatv(": predicted {0:f1} us -> {1:f1} us; the "
+                                "chunks' all_reduces take {2:f1} us, {3:f1} "
+                                "us of it under later chunks' matmuls",
+                                whole->ns * 1e-3, parts->ns * 1e-3,
+                                parts->collectiveNs * 1e-3,
+                                parts->hiddenNs * 1e-3);
+    }
+    split(pair, chunks);
   }
 };
 

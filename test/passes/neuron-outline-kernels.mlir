@@ -229,3 +229,32 @@ func.func @joins(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>) -> (tensor<32x64x
   %l = neuron.concat %c, %c axis 0 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<32x64xf32>
   return %j, %k, %l : tensor<32x64xf32>, tensor<16x128xf32>, tensor<32x64xf32>
 }
+
+// -----
+
+// Tests contiguous slices of an earlier kernel's result (row chunks read
+// after a collective): they stay in the program as views, so the kernels
+// reading them are the same kernel. A slice of a value the same run
+// computes stays in its kernel.
+// CHECK-LABEL: func.func @chunk_views(
+// CHECK: %[[E:.*]] = neuron.launch @chunk_views_kernel0(
+// CHECK: neuron.all_reduce
+// CHECK: %[[S0:.*]] = neuron.slice %[[E]] offsets [0, 0]
+// CHECK: neuron.launch @chunk_views_kernel1(%[[S0]])
+// CHECK: neuron.all_reduce
+// CHECK: %[[S1:.*]] = neuron.slice %[[E]] offsets [16, 0]
+// CHECK: neuron.launch @chunk_views_kernel1(%[[S1]])
+// CHECK-NOT: neuron.slice
+// CHECK: return
+// expected-remark @below {{3 launches of 2 kernels}}
+func.func @chunk_views(%x: tensor<32x64xf32>) -> (tensor<32x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>) {
+  %e = neuron.exp %x : tensor<32x64xf32>
+  %a = neuron.all_reduce %e grid [2] axes [0] reduction <sum> : tensor<32x64xf32> -> tensor<32x64xf32>
+  %s0 = neuron.slice %e offsets [0, 0] strides [1, 1] : tensor<32x64xf32> -> tensor<16x64xf32>
+  %r0 = neuron.relu %s0 : tensor<16x64xf32>
+  %b = neuron.all_reduce %r0 grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  %s1 = neuron.slice %e offsets [16, 0] strides [1, 1] : tensor<32x64xf32> -> tensor<16x64xf32>
+  %r1 = neuron.relu %s1 : tensor<16x64xf32>
+  %c = neuron.all_reduce %r1 grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  return %a, %b, %c : tensor<32x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>
+}

@@ -72,3 +72,27 @@ func.func @too_large(%x: tensor<128xf32>) -> tensor<128xf32> {
   %r = neuron.all_reduce %x grid [8, 16] axes [1] reduction <sum> : tensor<128xf32> -> tensor<128xf32>
   return %r : tensor<128xf32>
 }
+
+// -----
+
+// Tests a join of collective results (row chunks writing one tensor): the
+// join moves to just before its first use, so both dones sink below the
+// independent exp, as a whole collective's would.
+// CHECK-LABEL: func.func @join_sinks
+// CHECK: %[[HY:.*]] = neuron.collective_start all_reduce %arg1
+// CHECK: %[[HX:.*]] = neuron.collective_start all_reduce %arg0
+// CHECK: %[[E:.*]] = neuron.exp
+// CHECK-NEXT: %[[A:.*]] = neuron.collective_done %[[HX]]
+// CHECK-NEXT: %[[B:.*]] = neuron.collective_done %[[HY]]
+// CHECK-NEXT: %[[J:.*]] = neuron.concat %[[A]], %[[B]] axis 0
+// CHECK-NEXT: neuron.add %[[J]], %[[E]]
+func.func @join_sinks(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>, %z: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  // expected-remark@+1 {{neuron-place-collectives: all_reduce of 4.0 KiB}}
+  %a = neuron.all_reduce %x grid [4] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  // expected-remark@+1 {{neuron-place-collectives: all_reduce of 4.0 KiB}}
+  %b = neuron.all_reduce %y grid [4] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  %j = neuron.concat %a, %b axis 0 : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<32x64xf32>
+  %e = neuron.exp %z : tensor<32x64xf32>
+  %s = neuron.add %j, %e : tensor<32x64xf32>
+  return %s : tensor<32x64xf32>
+}

@@ -198,6 +198,21 @@ void CollectiveDoneOp::getEffects(
   effects.emplace_back(MemoryEffects::Write::get());
 }
 
+bool mlir::neuron::joinsCollectiveResults(ConcatOp concat) {
+  auto type = cast<RankedTensorType>(concat.getType());
+  if (!type.hasStaticShape() ||
+      llvm::any_of(type.getShape().take_front(concat.getAxis()),
+                   [](int64_t size) { return size != 1; }))
+    return false;
+  return llvm::all_of(concat.getInputs(), [](Value piece) {
+    Operation *def = piece.getDefiningOp();
+    bool collective =
+        def && (isa<CollectiveDoneOp>(def) ||
+                (getCollectiveInfo(def) && !isa<CollectiveStartOp>(def)));
+    return collective && piece.hasOneUse();
+  });
+}
+
 std::optional<CollectiveInfo> mlir::neuron::getCollectiveInfo(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<CollectiveInfo>>(op)
       .Case([](AllReduceOp o) {

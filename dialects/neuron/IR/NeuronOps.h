@@ -81,6 +81,13 @@ struct CollectiveInfo {
 /// `op`'s collective, or nullopt when it is not a collective.
 std::optional<CollectiveInfo> getCollectiveInfo(Operation *op);
 
+/// Whether `concat` joins results of collectives (synchronous ones or
+/// collective_done) that nothing else reads, each a contiguous window of
+/// its static result (every dimension before its axis is 1): the
+/// collectives can write straight into the joined tensor, so the join
+/// itself moves no data (neuron-decompose-collectives' row chunks).
+bool joinsCollectiveResults(ConcatOp concat);
+
 } // namespace mlir::neuron
 
 #endif // NEURON_DIALECTS_NEURON_IR_NEURONOPS_H
