@@ -120,6 +120,7 @@ rt::CostQuery mlir::neuron::costQueryOf(Operation *instruction) {
                      .Case([](ActivationOp o) { return o.getSrc(); })
                      .Case([](TransposeOp o) { return o.getSrc(); })
                      .Case([](TensorScalarOp o) { return o.getSrc(); })
+                     .Case([](ScalarTensorTensorOp o) { return o.getSrc(); })
                      .Case([](TensorReduceOp o) { return o.getSrc(); })
                      .Case([](DmaCopyOp o) { return o.getSrc(); })
                      .Default([](Operation *op) {

@@ -317,6 +317,17 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
             return success(succeeded(add("src", o.getSrc())) &&
                            succeeded(add("dst", o.getDst())));
           })
+          .Case([&](ScalarTensorTensorOp o) {
+            inst["alu"] = stringifyAluOp(o.getOp());
+            inst["alu1"] = stringifyAluOp(o.getOp1());
+            if (std::optional<APFloat> scalar = o.getScalar())
+              inst["scalar"] = number(scalar->convertToDouble());
+            else if (failed(add("scalars", o.getScalars())))
+              return failure();
+            return success(succeeded(add("src", o.getSrc())) &&
+                           succeeded(add("rhs", o.getRhs())) &&
+                           succeeded(add("dst", o.getDst())));
+          })
           .Case([&](TensorReduceOp o) {
             inst["alu"] = stringifyAluOp(o.getOp());
             return success(succeeded(add("src", o.getSrc())) &&

@@ -748,6 +748,17 @@ static absl::Status readTensorScalar(ObjectReader &r, const Scope &scope,
   return absl::OkStatus();
 }
 
+static absl::Status readScalarTensorTensor(ObjectReader &r,
+                                           const Scope &scope,
+                                           Instruction &inst) {
+  NEURON_RETURN_IF_ERROR(readTensorScalar(r, scope, inst));
+  NEURON_RETURN_IF_ERROR(readKeyword(r, "alu1", kAluOps, inst.alu1));
+  NEURON_ASSIGN_OR_RETURN(rhs, readRef(r, "rhs", scope, {}));
+  NEURON_RETURN_IF_ERROR(sameLayout(r, "rhs", rhs, "src", inst.src));
+  inst.rhs = std::move(rhs);
+  return absl::OkStatus();
+}
+
 static absl::Status readTensorReduce(ObjectReader &r, const Scope &scope,
                                      Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "alu", kAluOps, inst.alu));
@@ -943,6 +954,9 @@ static absl::Status readInstruction(ObjectReader &r, const Scope &scope,
     break;
   case Opcode::TensorScalar:
     NEURON_RETURN_IF_ERROR(readTensorScalar(r, scope, inst));
+    break;
+  case Opcode::ScalarTensorTensor:
+    NEURON_RETURN_IF_ERROR(readScalarTensorTensor(r, scope, inst));
     break;
   case Opcode::TensorReduce:
     NEURON_RETURN_IF_ERROR(readTensorReduce(r, scope, inst));

@@ -227,11 +227,12 @@ struct Instruction {
   int64_t queue = 0;
   /// Results; dst of every op.
   TileRef dst;
-  /// dma_copy, transpose, activation, tensor_scalar, tensor_reduce.
+  /// dma_copy, transpose, activation, tensor_scalar, scalar_tensor_tensor,
+  /// tensor_reduce.
   TileRef src;
   /// matmul: stationary [K, M] and moving [K, N].
   TileRef stationary, moving;
-  /// tensor_tensor.
+  /// tensor_tensor; rhs also scalar_tensor_tensor's tensor operand.
   TileRef lhs, rhs;
   /// gather: an [R, C] HBM table and [P, 1] i32 row indices.
   TileRef table, indices;
@@ -239,7 +240,8 @@ struct Instruction {
   TileRef predicate, onTrue, onFalse;
   /// activation: optional [P, 1] per-partition bias.
   std::optional<TileRef> bias;
-  /// tensor_scalar: the [P, 1] per-partition scalars, when not an immediate.
+  /// tensor_scalar, scalar_tensor_tensor: the [P, 1] per-partition
+  /// scalars, when not an immediate.
   std::optional<TileRef> scalars;
   /// dma_copy: a one-element i32 SBUF tile whose value v, read when the
   /// transfer starts, moves the start of movedSide() (src when
@@ -255,7 +257,10 @@ struct Instruction {
   std::vector<int64_t> restart;
   ActivationFn function = ActivationFn::Identity;
   AluOp alu = AluOp::Add;
-  /// activation scale, tensor_scalar scalar, memset value.
+  /// scalar_tensor_tensor: the second operator, with rhs.
+  AluOp alu1 = AluOp::Add;
+  /// activation scale, tensor_scalar and scalar_tensor_tensor scalar,
+  /// memset value.
   double scale = 1, scalar = 0, value = 0;
   /// iota.
   int64_t partitionStep = 0;

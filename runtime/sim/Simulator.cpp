@@ -247,6 +247,9 @@ private:
   void iota(const Instruction &inst);
   absl::Status gather(const Instruction &inst);
   void select(const Instruction &inst);
+  /// `a` op scalar, elementwise: tensor_scalar and scalar_tensor_tensor's
+  /// first step, with the immediate or the per-partition scalars.
+  void scalarStep(const Instruction &inst, std::vector<double> &a);
 
   const Limits &limits;
   const std::vector<uint8_t *> &bases;
@@ -700,6 +703,21 @@ void KernelRunner::select(const Instruction &inst) {
     std::memcpy(out[i], staged.data() + i * bytes, bytes);
 }
 
+void KernelRunner::scalarStep(const Instruction &inst, std::vector<double> &a) {
+  if (inst.scalars) {
+    std::vector<double> scalars = load(*inst.scalars);
+    int64_t free = inst.src.freeElements();
+    aluTile(
+        inst.alu, a.data(), [&](int64_t i) { return scalars[i / free]; },
+        int64_t(a.size()));
+    return;
+  }
+  double scalar = inst.scalar;
+  aluTile(
+      inst.alu, a.data(), [scalar](int64_t) { return scalar; },
+      int64_t(a.size()));
+}
+
 absl::Status KernelRunner::execute(const Instruction &inst) {
   switch (inst.op) {
   case Opcode::DmaCopy:
@@ -722,18 +740,19 @@ absl::Status KernelRunner::execute(const Instruction &inst) {
   }
   case Opcode::TensorScalar: {
     std::vector<double> a = load(inst.src);
-    if (inst.scalars) {
-      std::vector<double> scalars = load(*inst.scalars);
-      int64_t free = inst.src.freeElements();
-      aluTile(
-          inst.alu, a.data(), [&](int64_t i) { return scalars[i / free]; },
-          int64_t(a.size()));
-    } else {
-      double scalar = inst.scalar;
-      aluTile(
-          inst.alu, a.data(), [scalar](int64_t) { return scalar; },
-          int64_t(a.size()));
-    }
+    scalarStep(inst, a);
+    store(inst.dst, a);
+    break;
+  }
+  case Opcode::ScalarTensorTensor: {
+    // The engine holds the intermediate in fp32.
+    std::vector<double> a = load(inst.src), b = load(inst.rhs);
+    scalarStep(inst, a);
+    for (double &x : a)
+      x = double(float(x));
+    aluTile(
+        inst.alu1, a.data(), [&](int64_t i) { return b[i]; },
+        int64_t(a.size()));
     store(inst.dst, a);
     break;
   }

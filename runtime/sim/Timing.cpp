@@ -59,6 +59,7 @@ CostQuery costQueryOf(const Instruction &inst) {
   case Opcode::Transpose:
   case Opcode::Activation:
   case Opcode::TensorScalar:
+  case Opcode::ScalarTensorTensor:
   case Opcode::TensorReduce:
     break;
   }

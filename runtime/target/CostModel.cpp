@@ -133,7 +133,8 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
   } else if (op == "gather") {
     q.kind = Kind::Gather;
   } else {
-    // tensor_tensor, tensor_scalar, select, tensor_reduce.
+    // tensor_tensor, tensor_scalar, scalar_tensor_tensor (its scalar step
+    // is free: NKI ISA), select, tensor_reduce.
     q.kind = Kind::Elementwise;
     q.freeElements = std::max(q.freeElements, perPartition(source));
   }

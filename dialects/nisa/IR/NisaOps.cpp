@@ -207,6 +207,21 @@ LogicalResult TensorScalarOp::verify() {
   return success();
 }
 
+LogicalResult ScalarTensorTensorOp::verify() {
+  if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
+      failed(verifyTile(*this, "the tensor operand", getRhs(), kOnChip)) ||
+      failed(verifyTile(*this, "the result", getDst(), kOnChip)) ||
+      failed(verifySameShape(*this, {getSrc(), getRhs(), getDst()})))
+    return failure();
+  if (bool(getScalar()) == bool(getScalars()))
+    return emitOpError() << "expected either an immediate 'scalar' or a "
+                            "per-partition 'scalars' tile, found "
+                         << (getScalar() ? "both" : "neither");
+  if (Value scalars = getScalars())
+    return verifyPerPartition(*this, "the scalars", scalars, getSrc());
+  return success();
+}
+
 LogicalResult SelectOp::verify() {
   if (failed(verifyTile(*this, "the predicate", getPredicate(), kOnChip)) ||
       failed(verifyTile(*this, "the true operand", getOnTrue(), kOnChip)) ||

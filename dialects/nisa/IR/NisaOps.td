@@ -159,6 +159,33 @@ def Nisa_TensorScalarOp : Nisa_EngineOp<"tensor_scalar", "vector"> {
   ];
 }
 
+def Nisa_ScalarTensorTensorOp
+    : Nisa_EngineOp<"scalar_tensor_tensor", "vector"> {
+  let summary = "Vector engine: dst = (src op scalar) op1 rhs, elementwise";
+  let description = [{
+    Two operators in one instruction, as NKI's `scalar_tensor_tensor`:
+    `src` combined with a scalar (an immediate `scalar`, or one value per
+    partition from a [P, 1] `scalars` tile, as `tensor_scalar` takes), then
+    with the tile `rhs` of `src`'s shape. The intermediate is fp32. It
+    costs what a `tensor_tensor` does (NKI ISA: the scalar step is free),
+    so a multiply-accumulate, `acc = (x * w) + acc`, is one instruction
+    where `tensor_scalar` and `tensor_tensor` take two.
+
+    ```mlir
+    nisa.scalar_tensor_tensor multiply add %x, %acc, %acc scalars %w
+        : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>,
+          memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
+    ```
+  }];
+  let arguments = (ins Nisa_Tile:$src, Optional<Nisa_Tile>:$scalars,
+                   Nisa_Tile:$rhs, Nisa_Tile:$dst, Nisa_AluOpAttr:$op,
+                   Nisa_AluOpAttr:$op1, OptionalAttr<F64Attr>:$scalar);
+  let assemblyFormat = [{
+    $op $op1 $src `,` $rhs `,` $dst (`scalar` $scalar^)? (`scalars` $scalars^)?
+    attr-dict `:` type($src) `,` type($rhs) `,` type($dst) (`,` type($scalars)^)?
+  }];
+}
+
 def Nisa_SelectOp : Nisa_EngineOp<"select", "vector"> {
   let summary = "Vector engine: dst = predicate != 0 ? on_true : on_false";
   let description = [{

@@ -134,6 +134,42 @@ func.func @both_scalars(%a: memref<128x8xf32, #sbuf>, %s: memref<128x1xf32, #sbu
 
 #sbuf = #nisa.memory<sbuf>
 
+// Tests a scalar_tensor_tensor with neither an immediate nor per-partition
+// scalars.
+func.func @stt_no_scalar(%a: memref<128x8xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.scalar_tensor_tensor' op expected either an immediate 'scalar' or a per-partition 'scalars' tile, found neither}}
+  nisa.scalar_tensor_tensor <multiply> <add> %a, %a, %a : memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests a scalar_tensor_tensor whose tensor operand is not of the source's
+// shape.
+func.func @stt_shape(%a: memref<128x8xf32, #sbuf>, %b: memref<128x4xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.scalar_tensor_tensor' op expected tiles of one shape, found 'memref<128x8xf32, #nisa.memory<sbuf>>' and 'memref<128x4xf32, #nisa.memory<sbuf>>'}}
+  nisa.scalar_tensor_tensor <multiply> <add> %a, %b, %a scalar 2.0 : memref<128x8xf32, #sbuf>, memref<128x4xf32, #sbuf>, memref<128x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
+// Tests per-partition scalars of a scalar_tensor_tensor spanning other
+// partitions than the source.
+func.func @stt_scalars_shape(%a: memref<128x8xf32, #sbuf>, %s: memref<64x1xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.scalar_tensor_tensor' op expected the scalars of shape 128x1 (one value per partition), found 'memref<64x1xf32, #nisa.memory<sbuf>>'}}
+  nisa.scalar_tensor_tensor <multiply> <add> %a, %a, %a scalars %s : memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>, memref<128x8xf32, #sbuf>, memref<64x1xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+
 // Tests per-partition scalars spanning other partitions than the source.
 func.func @scalars_shape(%a: memref<128x8xf32, #sbuf>, %s: memref<64x1xf32, #sbuf>) {
   // expected-error@+1 {{'nisa.tensor_scalar' op expected the scalars of shape 128x1 (one value per partition), found 'memref<64x1xf32, #nisa.memory<sbuf>>'}}

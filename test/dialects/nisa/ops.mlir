@@ -31,6 +31,10 @@ func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16,
   nisa.tensor_scalar <multiply> %o, %o scalar 0.125 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
   // CHECK: nisa.tensor_scalar <divide> %{{.*}}, %{{.*}} scalars %{{.*}} : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
   nisa.tensor_scalar <divide> %o, %o scalars %b : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
+  // CHECK: nisa.scalar_tensor_tensor <multiply> <add> %{{.*}}, %{{.*}}, %{{.*}} scalars %{{.*}} : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
+  nisa.scalar_tensor_tensor <multiply> <add> %o, %o, %o scalars %b : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
+  // CHECK: nisa.scalar_tensor_tensor <subtract> <multiply> %{{.*}}, %{{.*}}, %{{.*}} scalar 5.000000e-01 :
+  nisa.scalar_tensor_tensor <subtract> <multiply> %o, %acc, %o scalar 0.5 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
   // CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} :
   nisa.tensor_reduce <max> %o, %b : memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
   // CHECK: nisa.transpose %{{.*}}, %{{.*}} : memref<64x128xf32, #nisa.memory<sbuf>>, memref<128x64xf32, #nisa.memory<psum>>

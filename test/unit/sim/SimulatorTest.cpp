@@ -636,6 +636,53 @@ TEST(SimulatorTest, TensorScalarPerPartition) {
       << program.status();
 }
 
+TEST(SimulatorTest, ScalarTensorTensor) {
+  // (a * b[:, 0]) + b: a multiply-accumulate with per-partition scalars.
+  json inst = {{"op", "scalar_tensor_tensor"},
+               {"engine", "vector"},
+               {"alu", "multiply"},
+               {"alu1", "add"},
+               {"scalars", tile(64, 1)},
+               {"src", tile(0, 6)},
+               {"rhs", tile(64, 6)},
+               {"dst", tile(128, 6)}};
+  std::vector<double> got = runVector(inst, 6);
+  ASSERT_EQ(got.size(), 24u);
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(got[i], kA[i] * kB[i / 6 * 6] + kB[i]) << i;
+  // An immediate, non-commutative operators: (a - 2) / b, the divisor
+  // the tensor operand.
+  inst.erase("scalars");
+  inst["scalar"] = 2;
+  inst["alu"] = "subtract";
+  inst["alu1"] = "divide";
+  got = runVector(inst, 6);
+  for (size_t i = 0; i < got.size(); ++i)
+    if (kB[i] != 0)
+      EXPECT_EQ(got[i], float((kA[i] - 2) / kB[i])) << i;
+  // The intermediate is fp32: 2^24 + 1 rounds to 2^24 before the add.
+  json big = inst;
+  big["alu"] = "add";
+  big["scalar"] = 16777216.0;
+  big["alu1"] = "subtract";
+  got = runVector(big, 6);
+  EXPECT_EQ(got[0], 16777216.0 - kB[0]); // kA[0] = 1 is lost
+  // The tensor operand must have the source's layout.
+  inst["rhs"] = tile(64, 5);
+  absl::StatusOr<Program> program = parseProgram(vectorManifest(inst, 6, "f32"));
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(std::string(program.status().message()).find("instructions[2].rhs"),
+            std::string::npos)
+      << program.status();
+  inst["rhs"] = tile(64, 6);
+  inst["alu1"] = "fma";
+  program = parseProgram(vectorManifest(inst, 6, "f32"));
+  ASSERT_FALSE(program.ok());
+  EXPECT_NE(std::string(program.status().message()).find("alu1"),
+            std::string::npos)
+      << program.status();
+}
+
 TEST(SimulatorTest, Iota) {
   json inst = {{"op", "iota"},
                {"engine", "gpsimd"},
