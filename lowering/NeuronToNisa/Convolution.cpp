@@ -381,8 +381,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
 /// blocks load side by side on several DMA engines), in runs of whole
 /// image rows when the tile spans the width; each filter tap then reads its
 /// window from that tile with the convolution's strides, is scaled by that
-/// tap's weight of each partition (tensor_scalar with per-partition
-/// scalars) and added into an fp32 accumulator. The weights of a tile are
+/// tap's weight of each partition and added into an fp32 accumulator, one
+/// scalar_tensor_tensor per tap (multiply by per-partition scalars, add). The weights of a tile are
 /// loaded once, one row per partition. In a fusion the epilogue finishes
 /// each tile, its inputs loaded in the tile's (block, channel) order.
 LogicalResult mlir::neuron::lowerDepthwise(
@@ -464,12 +464,9 @@ LogicalResult mlir::neuron::lowerDepthwise(
               {b.getIndexAttr(0),
                KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
               {parts, 1});
-          Value product =
-              k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
-          nisa::TensorScalarOp::create(b, loc, window, weight, product,
-                                       alu(nisa::AluOp::multiply), FloatAttr());
-          nisa::TensorTensorOp::create(b, loc, acc, product, acc,
-                                       alu(nisa::AluOp::add));
+          nisa::ScalarTensorTensorOp::create(
+              b, loc, window, weight, acc, acc, alu(nisa::AluOp::multiply),
+              alu(nisa::AluOp::add), FloatAttr());
         });
     Value stored = acc;
     if (out.getElementType() != f32) {
@@ -478,31 +475,54 @@ LogicalResult mlir::neuron::lowerDepthwise(
       k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
     }
     // The tile's part of a [N, F, OH, OW] buffer: [blocks, ft, rows,
-    // cols], in the tile's (block, channel) partition order.
-    auto window = [&](Value buffer) {
+    // cols], in the tile's (block, channel) partition order; and block
+    // `block`'s [ft, rows, cols] of it.
+    auto window = [&](Value buffer, std::optional<int64_t> block =
+                                        std::nullopt) {
       SmallVector<int64_t> st;
       int64_t offset = 0;
       (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), st, offset);
-      return KernelLowering::stridedView(
-          b, loc, buffer,
-          KernelLowering::affineSum(
-              b, loc, {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
-              offset),
-          {blocks, ft, rows, cols}, {rows * st[2], st[1], st[2], st[3]});
+      OpFoldResult start = KernelLowering::affineSum(
+          b, loc, {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
+          offset + block.value_or(0) * rows * st[2]);
+      if (block)
+        return KernelLowering::stridedView(b, loc, buffer, start,
+                                           {ft, rows, cols},
+                                           {st[1], st[2], st[3]});
+      return KernelLowering::stridedView(b, loc, buffer, start,
+                                         {blocks, ft, rows, cols},
+                                         {rows * st[2], st[1], st[2], st[3]});
+    };
+    // One transfer per block each way, as the input rows load: the
+    // scheduler cuts each into pieces for the DMA engines, which one
+    // transfer between [blocks, ft, ...] and [blocks * ft, ...] it cannot.
+    auto tileBlock = [&](Value tile, int64_t block) {
+      return KernelLowering::view(b, loc, tile,
+                                  {b.getIndexAttr(block * ft),
+                                   b.getIndexAttr(0), b.getIndexAttr(0)},
+                                  {ft, rows, cols});
+    };
+    auto store = [&](Value tile, Value buffer) {
+      for (int64_t block = 0; block < blocks; ++block)
+        k.dma(b, loc, tileBlock(tile, block), window(buffer, block));
     };
     if (result)
-      k.dma(b, loc, stored, window(result));
+      store(stored, result);
     if (!epilogue)
       return;
     DenseMap<Value, Value> tiles{{op.getResult(), stored}};
-    applyEpilogue(b, k, loc, *epilogue, tiles, {parts, rows, cols}, window,
-                  [&](Value source) {
-                    Value tile = k.tile(
-                        b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
-                        cast<MemRefType>(source.getType()).getElementType());
-                    k.dma(b, loc, window(source), tile);
-                    return tile;
-                  });
+    applyEpilogue(
+        b, k, loc, *epilogue, tiles, {parts, rows, cols},
+        [&](Value buffer) { return window(buffer); },
+        [&](Value source) {
+          Value tile = k.tile(
+              b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
+              cast<MemRefType>(source.getType()).getElementType());
+          for (int64_t block = 0; block < blocks; ++block)
+            k.dma(b, loc, window(source, block), tileBlock(tile, block));
+          return tile;
+        },
+        store);
   };
 
   KernelLowering::forEachTile(

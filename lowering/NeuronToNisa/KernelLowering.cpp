@@ -654,7 +654,8 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                                  DenseMap<Value, Value> &tiles,
                                  ArrayRef<int64_t> tileShape,
                                  function_ref<Value(Value)> window,
-                                 function_ref<Value(Value)> load) {
+                                 function_ref<Value(Value)> load,
+                                 function_ref<void(Value, Value)> store) {
   auto elementOf = [](Value v) {
     return cast<ShapedType>(v.getType()).getElementType();
   };
@@ -662,7 +663,7 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
     if (Value done = tiles.lookup(op->getResult(0))) {
       // computed while evacuating PSUM
       if (Value out = epilogue.stores.lookup(op->getResult(0)))
-        k.dma(b, loc, done, window(out));
+        store ? store(done, out) : k.dma(b, loc, done, window(out));
       continue;
     }
     SmallVector<Value> operands;
@@ -693,7 +694,7 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
     computeTile(b, k, loc, op, operands, result);
     tiles[op->getResult(0)] = result;
     if (Value out = epilogue.stores.lookup(op->getResult(0)))
-      k.dma(b, loc, result, window(out));
+      store ? store(result, out) : k.dma(b, loc, result, window(out));
   }
 }
 

@@ -254,12 +254,14 @@ struct Epilogue {
 /// read through its zero-stride view, never materialised), and results
 /// stored through it. A producer whose window is not of the tile's shape
 /// (a depthwise convolution's [blocks, channels, rows, columns]) gives
-/// `load`, which makes a tile of `buffer`'s part.
+/// `load`, which makes a tile of `buffer`'s part, and may give `store`,
+/// which writes a tile into `buffer`'s part.
 void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                    const Epilogue &epilogue, DenseMap<Value, Value> &tiles,
                    ArrayRef<int64_t> tileShape,
                    function_ref<Value(Value)> window,
-                   function_ref<Value(Value)> load = nullptr);
+                   function_ref<Value(Value)> load = nullptr,
+                   function_ref<void(Value, Value)> store = nullptr);
 
 /// The epilogue's first op when it is an activation the scalar engine can
 /// apply while evacuating `result` from PSUM: nothing else reads the raw

@@ -21,8 +21,9 @@ Depthwise convolution and pooling: the issue's case (3x3, 32 channels,
 112x112 output, f32, one image), two more depthwise shapes and a max pool,
 compiled with neuron-compile and timed with `neuron-run --timing-only
 --profile`. Each row gives the predicted and observed time, the kernel's
-bound, and the vector-engine bound: the cost model's time for one multiply
-and one add per multiply-accumulate (one max per tap for the pool) on all
+bound, and the vector-engine bound: the cost model's time for one
+multiply-accumulate instruction per tap (scalar_tensor_tensor, priced as
+one tensor_tensor; one max per tap for the pool) on all
 partitions of the logical core (one element per partition per cycle at the
 vector clock of `--print-target`, the physical cores of a logical core
 splitting it), and observed / that bound. With the
@@ -57,7 +58,7 @@ WINDOWED = {
     "max pool 3x3, 64 ch, 56x56, stride 2": ("maxpool", 64, 56, 56, 3, 2),
 }
 # Vector-engine operations per tap and output element.
-OPS_PER_TAP = {"depthwise": 2, "maxpool": 1}
+OPS_PER_TAP = {"depthwise": 1, "maxpool": 1}
 # (M, K, N): square, the NKI tutorial's rectangle, wide, tall-skinny,
 # not multiples of 128.
 GEMMS = [(512, 512, 512), (1024, 1024, 1024), (2048, 2048, 2048),

@@ -274,7 +274,8 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 // block's 4 input rows load once, one transfer per block in runs of 4 whole
 // rows; each tap reads its [2, 16] window from that tile at its offset, is
 // scaled by the tap's weight column (per-partition scalars) and added into
-// the fp32 accumulator; no matmul.
+// the fp32 accumulator, one scalar_tensor_tensor; the result is stored one
+// transfer per block; no matmul.
 // CHECK-LABEL: func.func @depthwise
 // CHECK: %[[W:.*]] = memref.alloc() : memref<128x9xf32, #nisa.memory<sbuf>>
 // CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 32, 9], strides: [0, 9, 1]
@@ -286,9 +287,8 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 // CHECK:   affine.for %[[J:.*]] = 0 to 3 {
 // CHECK:     %[[WIN:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [128, 2, 16] [1, 1, 1]
 // CHECK:     %[[TAP:.*]] = memref.subview %[[W]][0, %{{.*}}] [128, 1] [1, 1]
-// CHECK:     nisa.tensor_scalar <multiply> %[[WIN]], %[[P:.*]] scalars %[[TAP]]
-// CHECK:     nisa.tensor_tensor <add> %[[ACC]], %[[P]], %[[ACC]]
-// CHECK: sizes: [4, 32, 2, 16], strides: [32, 128, 16, 1]
+// CHECK:     nisa.scalar_tensor_tensor <multiply> <add> %[[WIN]], %[[ACC]], %[[ACC]] scalars %[[TAP]]
+// CHECK-COUNT-4: sizes: [32, 2, 16], strides: [128, 16, 1]
 // CHECK-NOT: nisa.matmul
 // CHECK: return
 func.func @depthwise(%x: tensor<1x32x10x18xf32>, %w: tensor<32x1x3x3xf32>) -> tensor<1x32x8x16xf32> {

@@ -134,14 +134,19 @@ func.func @conv_epilogue(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %sca
 
 // A depthwise convolution's epilogue: the tile (4 blocks of one row beside
 // the 16 channels, [64, 1, 4]) is finished on chip; the relu reads the
-// sums, and the result is stored as [blocks, channels, rows, columns].
+// sums, and the result is stored one block of [channels, rows, columns]
+// at a time, from the block's 16 partitions.
 
 // CHECK-LABEL: func.func @depthwise_epilogue
 // CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "channels x row groups+epilogue"{{.*}}}} : memref<64x1x4xf32, #nisa.memory<sbuf>>
-// CHECK:       nisa.tensor_tensor <add> %[[ACC]]
+// CHECK:       nisa.scalar_tensor_tensor <multiply> <add> %{{.*}}, %[[ACC]], %[[ACC]] scalars
 // CHECK:       nisa.activation <relu> %[[ACC]], %[[R:.*]] :
-// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [4, 16, 1, 4], strides: [4, 16, 4, 1]
-// CHECK:       nisa.dma_copy %[[R]]
+// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [16, 1, 4], strides: [16, 4, 1]
+// CHECK:       %[[R0:.*]] = memref.subview %[[R]][0, 0, 0] [16, 1, 4]
+// CHECK:       nisa.dma_copy %[[R0]]
+// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [12], sizes: [16, 1, 4], strides: [16, 4, 1]
+// CHECK:       %[[R3:.*]] = memref.subview %[[R]][48, 0, 0] [16, 1, 4]
+// CHECK:       nisa.dma_copy %[[R3]]
 func.func @depthwise_epilogue(%x: tensor<1x16x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
   %0 = neuron.fusion(%x, %w) : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
   ^bb0(%a: tensor<1x16x6x6xf32>, %b: tensor<16x1x3x3xf32>):
