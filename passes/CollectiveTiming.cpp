@@ -64,9 +64,11 @@ double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
     StringRef dtype = dtypeNameOf(a.getElementType());
     return flops / model.tensorPeakOpsPerNs(dtype.empty() ? "f32" : dtype);
   };
-  // A program's other ops name bytes it holds or move them between cores.
+  // A program's views, constants and collectives name bytes it holds or
+  // move them between cores.
   auto parent = op->getParentOfType<func::FuncOp>();
-  if (!isa<LaunchOp>(op) && parent && parent->hasAttr("neuron.program"))
+  if (!isa<LaunchOp, HostCallOp>(op) && parent &&
+      parent->hasAttr("neuron.program"))
     return 0;
   if (auto launch = dyn_cast<LaunchOp>(op)) {
     auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(

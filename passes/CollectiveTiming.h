@@ -43,8 +43,8 @@ collectiveQuery(const CollectiveInfo &c, double bytes,
 
 /// A rough device time of a graph op: contractions at the tensor engine's
 /// peak, everything else streaming its result through the vector engine; a
-/// launch, the sum of its kernel's ops; a program's other ops (views,
-/// constants, collectives) nothing.
+/// launch, the sum of its kernel's ops; a program's views, constants and
+/// collectives nothing.
 double estimateNs(Operation *op, const ::neuron::rt::CostModel &model);
 
 } // namespace mlir::neuron

@@ -2,7 +2,8 @@
 //
 // Splits each synchronous collective into start and done, hoisting the
 // start to just after its input's definition and sinking the done to just
-// before its first use, and times it with the target's collective model.
+// before its first use (a join of collective results moving first to just
+// before its own), and times it with the target's collective model.
 // The work left between the two (none of it can use the result) is what
 // overlaps the transfer; its time is estimated from the cost model.
 //

@@ -147,8 +147,9 @@ def NeuronOutlineKernels : Pass<"neuron-outline-kernels", "::mlir::ModuleOp"> {
   let description = [{
     Turns every function on tensors into a program (`neuron.program`) whose
     steps are `neuron.launch`es of kernels (private functions marked
-    `neuron.kernel`), `neuron.host_call`s, collectives, constants,
-    reshapes of program values and joins of collective results. Constants
+    `neuron.kernel`), `neuron.host_call`s, collectives, constants, views
+    (reshapes and contiguous slices) of program values or of an earlier
+    kernel's result, and joins of collective results. Constants
     stay in the program, so layers that differ only in their weights are
     the same kernel; a splat constant a kernel reads only as an immediate
     scalar (`x + 1.0`, a ReLU6's 6.0: `neuron::immediateOf`) goes into the
@@ -381,7 +382,10 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
     `reduce_scatter`, `all_to_all`, `all_slice`) into
     `neuron.collective_start` right
     after its input is defined and `neuron.collective_done` right before
-    its first use, so the arithmetic between them overlaps the transfer.
+    its first use, so the arithmetic between them overlaps the transfer. A
+    join of collective results kept in the program (row chunks writing one
+    tensor) first moves to just before its own first use, so the chunks'
+    dones sink as far as a whole collective's would.
     For each it picks the algorithm (ring, recursive halving/doubling, or
     hierarchical: within each chip, then across chips, pipelined in chunks)
     (an all_slice moves nothing between cores: its one algorithm is a

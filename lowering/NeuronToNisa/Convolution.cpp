@@ -382,9 +382,11 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
 /// image rows when the tile spans the width; each filter tap then reads its
 /// window from that tile with the convolution's strides, is scaled by that
 /// tap's weight of each partition and added into an fp32 accumulator, one
-/// scalar_tensor_tensor per tap (multiply by per-partition scalars, add). The weights of a tile are
-/// loaded once, one row per partition. In a fusion the epilogue finishes
-/// each tile, its inputs loaded in the tile's (block, channel) order.
+/// scalar_tensor_tensor per tap (multiply by per-partition scalars, add).
+/// The weights of a tile are loaded once, one row per partition. Results
+/// are stored one transfer per block, as the inputs load. In a fusion the
+/// epilogue finishes each tile, its inputs loaded in the tile's (block,
+/// channel) order.
 LogicalResult mlir::neuron::lowerDepthwise(
     OpBuilder &rewriter, KernelLowering &k, Conv2DOp op, Value image,
     Value filter, Value result, const Epilogue *epilogue, Operation *fusion) {

@@ -84,12 +84,18 @@ std::optional<RowParallelPair> matchPair(AllReduceOp allReduce) {
                          (result.getElementTypeBitWidth() + 7) / 8};
 }
 
-/// What times a pair: its operand types and its group.
+/// What times a pair: its operand types and producers (a transpose is
+/// read as a view), and its group.
 std::string signatureOf(RowParallelPair pair) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << pair.matmul.getLhs().getType() << pair.matmul.getRhs().getType()
-     << pair.allReduce.getType() << " grid";
+  for (Value operand : {pair.matmul.getLhs(), pair.matmul.getRhs()}) {
+    os << operand.getType() << " from ";
+    if (Operation *def = operand.getDefiningOp())
+      os << def->getName() << def->getAttrDictionary()
+         << def->getPropertiesAsAttribute();
+  }
+  os << pair.allReduce.getType() << " grid";
   for (int64_t size : pair.allReduce.getGrid())
     os << " " << size;
   os << " axes";

@@ -117,7 +117,7 @@ def Nisa_TensorTensorOp : Nisa_EngineOp<"tensor_tensor", "vector"> {
   let summary = "Vector engine: dst = lhs op rhs, elementwise";
   let description = [{
     ```mlir
-    nisa.tensor_tensor add %a, %b, %c : memref<128x512xf32, #nisa.memory<sbuf>>,
+    nisa.tensor_tensor <add> %a, %b, %c : memref<128x512xf32, #nisa.memory<sbuf>>,
         memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>
     ```
   }];
@@ -138,9 +138,9 @@ def Nisa_TensorScalarOp : Nisa_EngineOp<"tensor_scalar", "vector"> {
     reciprocal, a softmax's denominator) is one instruction.
 
     ```mlir
-    nisa.tensor_scalar multiply %a, %b scalar 0.125 : memref<128x512xf32, #nisa.memory<sbuf>>,
+    nisa.tensor_scalar <multiply> %a, %b scalar 0.125 : memref<128x512xf32, #nisa.memory<sbuf>>,
         memref<128x512xf32, #nisa.memory<sbuf>>
-    nisa.tensor_scalar divide %a, %b scalars %sum : memref<128x512xf32, #nisa.memory<sbuf>>,
+    nisa.tensor_scalar <divide> %a, %b scalars %sum : memref<128x512xf32, #nisa.memory<sbuf>>,
         memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
     ```
   }];
@@ -172,17 +172,20 @@ def Nisa_ScalarTensorTensorOp
     where `tensor_scalar` and `tensor_tensor` take two.
 
     ```mlir
-    nisa.scalar_tensor_tensor multiply add %x, %acc, %acc scalars %w
-        : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>,
-          memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
+    nisa.scalar_tensor_tensor <multiply> <add> %x, %acc, %acc scalars %w
+        : memref<128x512xf32, #nisa.memory<sbuf>>,
+          memref<128x512xf32, #nisa.memory<sbuf>>,
+          memref<128x512xf32, #nisa.memory<sbuf>>,
+          memref<128x1xf32, #nisa.memory<sbuf>>
     ```
   }];
   let arguments = (ins Nisa_Tile:$src, Optional<Nisa_Tile>:$scalars,
                    Nisa_Tile:$rhs, Nisa_Tile:$dst, Nisa_AluOpAttr:$op,
                    Nisa_AluOpAttr:$op1, OptionalAttr<F64Attr>:$scalar);
   let assemblyFormat = [{
-    $op $op1 $src `,` $rhs `,` $dst (`scalar` $scalar^)? (`scalars` $scalars^)?
-    attr-dict `:` type($src) `,` type($rhs) `,` type($dst) (`,` type($scalars)^)?
+    $op $op1 $src `,` $rhs `,` $dst (`scalar` $scalar^)?
+    (`scalars` $scalars^)? attr-dict `:` type($src) `,` type($rhs) `,`
+    type($dst) (`,` type($scalars)^)?
   }];
 }
 

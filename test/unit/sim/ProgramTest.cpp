@@ -226,9 +226,9 @@ TEST(ProgramTest, UnknownOpEngineAndField) {
   inst(m, 1)["op"] = "conv2d";
   EXPECT_EQ(errorOf(m),
             "manifest: kernels[0].instructions[1].op: expected one of "
-            "activation dma_copy gather iota matmul memset scalar_tensor_tensor "
-            "select tensor_reduce tensor_scalar tensor_tensor transpose, found a "
-            "string \"conv2d\"");
+            "activation dma_copy gather iota matmul memset "
+            "scalar_tensor_tensor select tensor_reduce tensor_scalar "
+            "tensor_tensor transpose, found a string \"conv2d\"");
   m = baseManifest();
   inst(m, 1)["engine"] = "vector";
   EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].engine: "

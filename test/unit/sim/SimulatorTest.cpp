@@ -669,7 +669,8 @@ TEST(SimulatorTest, ScalarTensorTensor) {
   EXPECT_EQ(got[0], 16777216.0 - kB[0]); // kA[0] = 1 is lost
   // The tensor operand must have the source's layout.
   inst["rhs"] = tile(64, 5);
-  absl::StatusOr<Program> program = parseProgram(vectorManifest(inst, 6, "f32"));
+  absl::StatusOr<Program> program =
+      parseProgram(vectorManifest(inst, 6, "f32"));
   ASSERT_FALSE(program.ok());
   EXPECT_NE(std::string(program.status().message()).find("instructions[2].rhs"),
             std::string::npos)
