@@ -56,6 +56,10 @@ def Neuron_BatchMatmulOp : Neuron_Op<"batch_matmul", [Pure]> {
     $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)
   }];
   let hasVerifier = 1;
+  // A rhs every batch shares (grouped-query attention's repeated keys and
+  // values) makes one matmul of the batches' rows folded together, when
+  // they fit one tensor-engine pass.
+  let hasCanonicalizer = 1;
 }
 
 def Neuron_Conv2DOp : Neuron_Op<"conv2d", [Pure]> {

@@ -824,3 +824,59 @@ func.func @splat_overflow() -> tensor<4xf8E5M2> {
   %o = "other.op"(%m) : (tensor<4xf8E5M2>) -> tensor<4xf8E5M2>
   return %o : tensor<4xf8E5M2>
 }
+
+// -----
+
+// Grouped-query attention's repeated keys and values: the rhs of each
+// batch_matmul is one [2048, 128] cache repeated over the 8 heads (a
+// broadcast, through a reshape and, for the keys, a transpose that keeps
+// the batch first). Each becomes one matmul of the heads' rows folded
+// together against the shared matrix, so nothing repeats the cache.
+// CHECK-LABEL: func.func @shared_rhs
+// CHECK-SAME: (%[[Q:.*]]: tensor<8x1x128xbf16>, %[[P:.*]]: tensor<8x1x2048xbf16>, %[[C:.*]]: tensor<1x2048x128xbf16>)
+// CHECK-NOT: neuron.broadcast
+// CHECK-NOT: neuron.batch_matmul
+// CHECK-DAG: %[[QR:.*]] = neuron.reshape %[[Q]] : tensor<8x1x128xbf16> -> tensor<8x128xbf16>
+// CHECK-DAG: %[[CR:.*]] = neuron.reshape %[[C]] : tensor<1x2048x128xbf16> -> tensor<2048x128xbf16>
+// CHECK-DAG: %[[KT:.*]] = neuron.transpose %[[CR]] permutation [1, 0] : tensor<2048x128xbf16> -> tensor<128x2048xbf16>
+// CHECK-DAG: %[[S:.*]] = neuron.matmul %[[QR]], %[[KT]] : (tensor<8x128xbf16>, tensor<128x2048xbf16>) -> tensor<8x2048xbf16>
+// CHECK-DAG: %[[SR:.*]] = neuron.reshape %[[S]] : tensor<8x2048xbf16> -> tensor<8x1x2048xbf16>
+// CHECK-DAG: %[[PR:.*]] = neuron.reshape %[[P]] : tensor<8x1x2048xbf16> -> tensor<8x2048xbf16>
+// CHECK-DAG: %[[O:.*]] = neuron.matmul %[[PR]], %{{.*}} : (tensor<8x2048xbf16>, tensor<2048x128xbf16>) -> tensor<8x128xbf16>
+// CHECK-DAG: %[[OR:.*]] = neuron.reshape %[[O]] : tensor<8x128xbf16> -> tensor<8x1x128xbf16>
+// CHECK: return %[[SR]], %[[OR]]
+func.func @shared_rhs(%q: tensor<8x1x128xbf16>, %p: tensor<8x1x2048xbf16>, %cache: tensor<1x2048x128xbf16>) -> (tensor<8x1x2048xbf16>, tensor<8x1x128xbf16>) {
+  %b = neuron.broadcast %cache dimensions [0, 2, 3] : tensor<1x2048x128xbf16> -> tensor<1x8x2048x128xbf16>
+  %r = neuron.reshape %b : tensor<1x8x2048x128xbf16> -> tensor<8x2048x128xbf16>
+  %k = neuron.transpose %r permutation [0, 2, 1] : tensor<8x2048x128xbf16> -> tensor<8x128x2048xbf16>
+  %s = neuron.batch_matmul %q, %k : (tensor<8x1x128xbf16>, tensor<8x128x2048xbf16>) -> tensor<8x1x2048xbf16>
+  %o = neuron.batch_matmul %p, %r : (tensor<8x1x2048xbf16>, tensor<8x2048x128xbf16>) -> tensor<8x1x128xbf16>
+  return %s, %o : tensor<8x1x2048xbf16>, tensor<8x1x128xbf16>
+}
+
+// -----
+
+// A rhs that differs between batches stays a batch_matmul: a broadcast
+// along a non-batch dimension, and a transpose moving the batch.
+// CHECK-LABEL: func.func @batch_dependent_rhs
+// CHECK-COUNT-2: neuron.batch_matmul
+func.func @batch_dependent_rhs(%q: tensor<4x2x8xf32>, %x: tensor<4x8xf32>, %y: tensor<8x4x6xf32>) -> (tensor<4x2x6xf32>, tensor<4x2x6xf32>) {
+  %b = neuron.broadcast %x dimensions [0, 1] : tensor<4x8xf32> -> tensor<4x8x6xf32>
+  %s = neuron.batch_matmul %q, %b : (tensor<4x2x8xf32>, tensor<4x8x6xf32>) -> tensor<4x2x6xf32>
+  %t = neuron.transpose %y permutation [1, 0, 2] : tensor<8x4x6xf32> -> tensor<4x8x6xf32>
+  %u = neuron.batch_matmul %q, %t : (tensor<4x2x8xf32>, tensor<4x8x6xf32>) -> tensor<4x2x6xf32>
+  return %s, %u : tensor<4x2x6xf32>, tensor<4x2x6xf32>
+}
+
+// -----
+
+// A shared rhs under more rows than one tensor-engine pass takes (a
+// prefill's 8 heads x 128 tokens): the batches stay.
+// CHECK-LABEL: func.func @shared_rhs_long
+// CHECK: neuron.batch_matmul
+func.func @shared_rhs_long(%q: tensor<8x128x64xf32>, %cache: tensor<1x64x32xf32>) -> tensor<8x128x32xf32> {
+  %b = neuron.broadcast %cache dimensions [0, 2, 3] : tensor<1x64x32xf32> -> tensor<1x8x64x32xf32>
+  %r = neuron.reshape %b : tensor<1x8x64x32xf32> -> tensor<8x64x32xf32>
+  %s = neuron.batch_matmul %q, %r : (tensor<8x128x64xf32>, tensor<8x64x32xf32>) -> tensor<8x128x32xf32>
+  return %s : tensor<8x128x32xf32>
+}
