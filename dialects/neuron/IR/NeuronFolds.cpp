@@ -501,95 +501,118 @@ struct UnitBroadcastIsReshape : OpRewritePattern<BroadcastOp> {
 } // namespace
 
 namespace {
-/// One [rows, cols] matrix repeated over all the leading dimensions of a
-/// value: a broadcast's input, transposed once the value's last two
-/// dimensions are its columns and rows.
-struct SharedMatrix {
+/// Matrices repeated over a value's batch dimensions (all but its last
+/// two), as grouped-query attention repeats each KV head for its query
+/// heads: batch b holds matrix b / repeats of `source` ([groups, rows,
+/// cols] once reshaped), transposed when `transposed`.
+struct RepeatedMatrices {
   Value source;
-  int64_t rows = 0, cols = 0;
+  int64_t groups = 1, repeats = 1, rows = 0, cols = 0;
   bool transposed = false;
 };
 
-/// The matrix every batch of `v` ([..., K, N]) holds, or nullopt when the
-/// batches may differ. `v` repeats one matrix when it is a broadcast whose
-/// input spans only its last two dimensions (the others added, or of size
-/// 1), seen through reshapes keeping those two dimensions and transposes
-/// keeping them last.
-std::optional<SharedMatrix> findShared(Value v) {
+/// The matrices `v` ([..., K, N]) repeats, or nullopt when its batches may
+/// all differ. `v` repeats when it is a broadcast adding batch dimensions
+/// inside the ones its input has (of size above 1), seen through reshapes
+/// keeping the last two dimensions (which keep the batch order) and
+/// transposes keeping the batch dimensions in place.
+std::optional<RepeatedMatrices> findRepeated(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape() || type.getRank() < 2)
+  if (!type || !type.hasStaticShape() || type.getRank() < 3)
     return std::nullopt;
   int64_t rank = type.getRank();
   ArrayRef<int64_t> shape = type.getShape();
   if (auto broadcast = v.getDefiningOp<BroadcastOp>()) {
     auto input = broadcast.getInput().getType();
     ArrayRef<int64_t> dims = broadcast.getDimensions();
-    for (auto [i, d] : llvm::enumerate(dims))
-      if (d < rank - 2 && input.getDimSize(i) != 1)
-        return std::nullopt;
-    if (input.getNumElements() != shape[rank - 2] * shape[rank - 1] ||
-        !llvm::is_contained(dims, rank - 2) ||
+    if (!llvm::is_contained(dims, rank - 2) ||
         !llvm::is_contained(dims, rank - 1))
       return std::nullopt;
-    return SharedMatrix{broadcast.getInput(), shape[rank - 2],
-                        shape[rank - 1]};
+    // The input's batch dimensions (of size above 1) all outside the added
+    // ones: batch b is then group b / repeats.
+    int64_t groups = 1, innermostGroup = -1;
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d < rank - 2 && input.getDimSize(i) != 1) {
+        groups *= input.getDimSize(i);
+        innermostGroup = d;
+      }
+    for (int64_t d = 0; d < innermostGroup; ++d)
+      if (!llvm::is_contained(dims, d) && shape[d] != 1)
+        return std::nullopt;
+    int64_t batch = type.getNumElements() / (shape[rank - 2] * shape[rank - 1]);
+    return RepeatedMatrices{broadcast.getInput(), groups, batch / groups,
+                            shape[rank - 2], shape[rank - 1]};
   }
   if (auto reshape = v.getDefiningOp<ReshapeOp>()) {
     auto input = reshape.getInput().getType();
-    if (input.getRank() < 2 ||
+    if (input.getRank() < 3 ||
         input.getShape().take_back(2) != shape.take_back(2))
       return std::nullopt;
-    return findShared(reshape.getInput());
+    return findRepeated(reshape.getInput());
   }
   if (auto transpose = v.getDefiningOp<TransposeOp>()) {
     ArrayRef<int64_t> perm = transpose.getPermutation();
-    bool kept = perm[rank - 2] == rank - 2 && perm[rank - 1] == rank - 1;
-    bool swapped = perm[rank - 2] == rank - 1 && perm[rank - 1] == rank - 2;
-    std::optional<SharedMatrix> inner =
-        kept || swapped ? findShared(transpose.getInput()) : std::nullopt;
-    if (inner && swapped)
+    for (int64_t d = 0; d < rank - 2; ++d)
+      if (perm[d] != d)
+        return std::nullopt;
+    std::optional<RepeatedMatrices> inner =
+        findRepeated(transpose.getInput());
+    if (inner && perm[rank - 2] == rank - 1)
       inner->transposed = !inner->transposed;
     return inner;
   }
   return std::nullopt;
 }
 
-/// batch_matmul(lhs [B, M, K], rhs [B, K, N]) whose rhs holds one matrix
-/// S in every batch -> reshape(matmul(reshape(lhs, [B*M, K]), S)) when
-/// the B*M rows fit one tensor-engine pass (kFoldedRows, a PSUM bank of
-/// fp32 sums): the rows share one pass over S, read where it lives
-/// instead of repeated B times, as a decode step's grouped query heads
-/// do. Longer batches (a prefill's) already fill the engine; folded, the
-/// one matmul's transfers crowded fewer DMA queues (LLaMA-70B prefill
-/// attention at 2048 tokens on 8 cores: 9.0 -> 11.0 ms), so they stay
-/// batched.
-struct SharedRhsIsOneMatmul : OpRewritePattern<BatchMatmulOp> {
+/// batch_matmul(lhs [G*R, M, K], rhs [G*R, K, N]) whose rhs repeats each
+/// of G matrices S_g R times -> the R batches of a group as rows of one
+/// product: reshape(batch_matmul(reshape(lhs, [G, R*M, K]), S)) (a matmul
+/// when G is 1), when the R*M rows fit one tensor-engine pass
+/// (kFoldedRows, a PSUM bank of fp32 sums). The rows share one pass over
+/// S_g, read where it lives instead of repeated R times, as a decode
+/// step's grouped query heads do. Longer batches (a prefill's) already
+/// fill the engine; folded, the one matmul's transfers crowded fewer DMA
+/// queues (LLaMA-70B prefill attention at 2048 tokens on 8 cores: 9.0 ->
+/// 11.0 ms), so they stay batched.
+struct RepeatedRhsFoldsIntoRows : OpRewritePattern<BatchMatmulOp> {
   static constexpr int64_t kFoldedRows = 512;
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchMatmulOp op,
                                 PatternRewriter &rewriter) const override {
     auto lhs = op.getLhs().getType(), result = op.getType();
-    if (!lhs.hasStaticShape() || !result.hasStaticShape() ||
-        lhs.getDimSize(0) * lhs.getDimSize(1) > kFoldedRows)
+    if (!lhs.hasStaticShape() || !result.hasStaticShape())
       return failure();
-    std::optional<SharedMatrix> shared = findShared(op.getRhs());
-    if (!shared)
+    std::optional<RepeatedMatrices> repeated = findRepeated(op.getRhs());
+    if (!repeated || repeated->repeats < 2 ||
+        repeated->repeats * lhs.getDimSize(1) > kFoldedRows)
       return failure();
     Location loc = op.getLoc();
+    int64_t g = repeated->groups, rows = repeated->repeats * lhs.getDimSize(1);
     auto rhs = cast<RankedTensorType>(op.getRhs().getType());
-    Value matrix = ReshapeOp::create(
-        rewriter, loc, rhs.clone({shared->rows, shared->cols}),
-        shared->source);
-    if (shared->transposed)
-      matrix = TransposeOp::create(rewriter, loc,
-                                   rhs.clone({shared->cols, shared->rows}),
-                                   matrix, rewriter.getDenseI64ArrayAttr({1, 0}));
-    int64_t rows = lhs.getDimSize(0) * lhs.getDimSize(1);
+    auto shaped = [&](RankedTensorType like, ArrayRef<int64_t> dims) {
+      SmallVector<int64_t> shape(dims);
+      if (g == 1)
+        shape.erase(shape.begin());
+      return like.clone(shape);
+    };
+    Value matrices = ReshapeOp::create(
+        rewriter, loc, shaped(rhs, {g, repeated->rows, repeated->cols}),
+        repeated->source);
+    if (repeated->transposed) {
+      SmallVector<int64_t> perm =
+          g == 1 ? SmallVector<int64_t>{1, 0} : SmallVector<int64_t>{0, 2, 1};
+      matrices = TransposeOp::create(
+          rewriter, loc, shaped(rhs, {g, repeated->cols, repeated->rows}),
+          matrices, rewriter.getDenseI64ArrayAttr(perm));
+    }
     Value folded = ReshapeOp::create(
-        rewriter, loc, lhs.clone({rows, lhs.getDimSize(2)}), op.getLhs());
-    Value product = MatmulOp::create(
-        rewriter, loc, result.clone({rows, result.getDimSize(2)}), folded,
-        matrix);
+        rewriter, loc, shaped(lhs, {g, rows, lhs.getDimSize(2)}), op.getLhs());
+    Type productType = shaped(result, {g, rows, result.getDimSize(2)});
+    Value product =
+        g == 1 ? Value(MatmulOp::create(rewriter, loc, productType, folded,
+                                        matrices))
+               : Value(BatchMatmulOp::create(rewriter, loc, productType,
+                                             folded, matrices));
     rewriter.replaceOpWithNewOp<ReshapeOp>(op, result, product);
     return success();
   }
@@ -598,7 +621,7 @@ struct SharedRhsIsOneMatmul : OpRewritePattern<BatchMatmulOp> {
 
 void BatchMatmulOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                 MLIRContext *context) {
-  results.add<SharedRhsIsOneMatmul>(context);
+  results.add<RepeatedRhsFoldsIntoRows>(context);
 }
 
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,

@@ -880,3 +880,37 @@ func.func @shared_rhs_long(%q: tensor<8x128x64xf32>, %cache: tensor<1x64x32xf32>
   %s = neuron.batch_matmul %q, %r : (tensor<8x128x64xf32>, tensor<8x64x32xf32>) -> tensor<8x128x32xf32>
   return %s : tensor<8x128x32xf32>
 }
+
+// -----
+
+// Several KV heads on one core (3 groups of 4 query heads, one token): each
+// group's keys are one matrix repeated 4 times; the group's 4 rows fold
+// into one batch of a batch_matmul over the 3 groups.
+// CHECK-LABEL: func.func @grouped_rhs
+// CHECK-SAME: (%[[Q:.*]]: tensor<12x1x32xf32>, %[[C:.*]]: tensor<3x40x32xf32>)
+// CHECK-NOT: neuron.broadcast
+// CHECK-DAG: %[[KT:.*]] = neuron.transpose %[[C]] permutation [0, 2, 1] : tensor<3x40x32xf32> -> tensor<3x32x40xf32>
+// CHECK-DAG: %[[QR:.*]] = neuron.reshape %[[Q]] : tensor<12x1x32xf32> -> tensor<3x4x32xf32>
+// CHECK: %[[S:.*]] = neuron.batch_matmul %[[QR]], %[[KT]] : (tensor<3x4x32xf32>, tensor<3x32x40xf32>) -> tensor<3x4x40xf32>
+// CHECK: neuron.reshape %[[S]] : tensor<3x4x40xf32> -> tensor<12x1x40xf32>
+func.func @grouped_rhs(%q: tensor<12x1x32xf32>, %cache: tensor<3x40x32xf32>) -> tensor<12x1x40xf32> {
+  %b = neuron.broadcast %cache dimensions [0, 2, 3] : tensor<3x40x32xf32> -> tensor<3x4x40x32xf32>
+  %r = neuron.reshape %b : tensor<3x4x40x32xf32> -> tensor<12x40x32xf32>
+  %k = neuron.transpose %r permutation [0, 2, 1] : tensor<12x40x32xf32> -> tensor<12x32x40xf32>
+  %s = neuron.batch_matmul %q, %k : (tensor<12x1x32xf32>, tensor<12x32x40xf32>) -> tensor<12x1x40xf32>
+  return %s : tensor<12x1x40xf32>
+}
+
+// -----
+
+// A repeat outside the groups (batch b holds group b % 3, not b / 4) is
+// not a group's rows: the batches stay.
+// CHECK-LABEL: func.func @repeat_outside_groups
+// CHECK: neuron.broadcast
+// CHECK: neuron.batch_matmul
+func.func @repeat_outside_groups(%q: tensor<12x1x32xf32>, %cache: tensor<3x32x40xf32>) -> tensor<12x1x40xf32> {
+  %b = neuron.broadcast %cache dimensions [1, 2, 3] : tensor<3x32x40xf32> -> tensor<4x3x32x40xf32>
+  %r = neuron.reshape %b : tensor<4x3x32x40xf32> -> tensor<12x32x40xf32>
+  %s = neuron.batch_matmul %q, %r : (tensor<12x1x32xf32>, tensor<12x32x40xf32>) -> tensor<12x1x40xf32>
+  return %s : tensor<12x1x40xf32>
+}
