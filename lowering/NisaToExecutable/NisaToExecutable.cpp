@@ -264,6 +264,15 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
     inst[field.str()] = *ref;
     return success();
   };
+  // tensor_scalar's and scalar_tensor_tensor's immediate, or their
+  // per-partition tile.
+  auto addScalar = [&](std::optional<APFloat> scalar,
+                       Value scalars) -> LogicalResult {
+    if (!scalar)
+      return add("scalars", scalars);
+    inst["scalar"] = number(scalar->convertToDouble());
+    return success();
+  };
   LogicalResult result =
       llvm::TypeSwitch<Operation *, LogicalResult>(op)
           .Case([&](DmaCopyOp o) {
@@ -310,21 +319,17 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
           })
           .Case([&](TensorScalarOp o) {
             inst["alu"] = stringifyAluOp(o.getOp());
-            if (std::optional<APFloat> scalar = o.getScalar())
-              inst["scalar"] = number(scalar->convertToDouble());
-            else if (failed(add("scalars", o.getScalars())))
-              return failure();
-            return success(succeeded(add("src", o.getSrc())) &&
+            return success(succeeded(addScalar(o.getScalar(),
+                                               o.getScalars())) &&
+                           succeeded(add("src", o.getSrc())) &&
                            succeeded(add("dst", o.getDst())));
           })
           .Case([&](ScalarTensorTensorOp o) {
             inst["alu"] = stringifyAluOp(o.getOp());
             inst["alu1"] = stringifyAluOp(o.getOp1());
-            if (std::optional<APFloat> scalar = o.getScalar())
-              inst["scalar"] = number(scalar->convertToDouble());
-            else if (failed(add("scalars", o.getScalars())))
-              return failure();
-            return success(succeeded(add("src", o.getSrc())) &&
+            return success(succeeded(addScalar(o.getScalar(),
+                                               o.getScalars())) &&
+                           succeeded(add("src", o.getSrc())) &&
                            succeeded(add("rhs", o.getRhs())) &&
                            succeeded(add("dst", o.getDst())));
           })

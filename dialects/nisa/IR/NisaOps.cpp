@@ -193,18 +193,25 @@ LogicalResult TensorTensorOp::verify() {
   return verifySameShape(*this, {getLhs(), getRhs(), getDst()});
 }
 
+/// The scalar operand of tensor_scalar and scalar_tensor_tensor: an
+/// immediate or a per-partition tile of `src`'s partitions, not both.
+template <typename Op>
+static LogicalResult verifyScalarOperand(Op op) {
+  if (bool(op.getScalar()) == bool(op.getScalars()))
+    return op.emitOpError() << "expected either an immediate 'scalar' or a "
+                               "per-partition 'scalars' tile, found "
+                            << (op.getScalar() ? "both" : "neither");
+  if (Value scalars = op.getScalars())
+    return verifyPerPartition(op, "the scalars", scalars, op.getSrc());
+  return success();
+}
+
 LogicalResult TensorScalarOp::verify() {
   if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
       failed(verifyTile(*this, "the result", getDst(), kOnChip)) ||
       failed(verifySameShape(*this, {getSrc(), getDst()})))
     return failure();
-  if (bool(getScalar()) == bool(getScalars()))
-    return emitOpError() << "expected either an immediate 'scalar' or a "
-                            "per-partition 'scalars' tile, found "
-                         << (getScalar() ? "both" : "neither");
-  if (Value scalars = getScalars())
-    return verifyPerPartition(*this, "the scalars", scalars, getSrc());
-  return success();
+  return verifyScalarOperand(*this);
 }
 
 LogicalResult ScalarTensorTensorOp::verify() {
@@ -213,13 +220,7 @@ LogicalResult ScalarTensorTensorOp::verify() {
       failed(verifyTile(*this, "the result", getDst(), kOnChip)) ||
       failed(verifySameShape(*this, {getSrc(), getRhs(), getDst()})))
     return failure();
-  if (bool(getScalar()) == bool(getScalars()))
-    return emitOpError() << "expected either an immediate 'scalar' or a "
-                            "per-partition 'scalars' tile, found "
-                         << (getScalar() ? "both" : "neither");
-  if (Value scalars = getScalars())
-    return verifyPerPartition(*this, "the scalars", scalars, getSrc());
-  return success();
+  return verifyScalarOperand(*this);
 }
 
 LogicalResult SelectOp::verify() {
