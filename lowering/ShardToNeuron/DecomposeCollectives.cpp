@@ -37,9 +37,6 @@ namespace rt = ::neuron::rt;
 
 namespace {
 
-/// The fewest rows a chosen chunk has: a tensor-engine tile's moving
-/// columns. Fewer would leave the array's columns idle.
-constexpr int64_t kMinChunkRows = 128;
 /// The predicted gain a split must reach. The prediction times each
 /// chunk's matmul alone, so it misses the overlap the whole matmul gets
 /// with the work merged around it in its kernel: on the LLaMA-2-7B prefill
@@ -199,7 +196,8 @@ struct NeuronDecomposeCollectivesPass
                          << std::string(links.status().message());
       return signalPassFailure();
     }
-    Context context{loaded->target, *links, {}, {}};
+    Context context{loaded->target, *links,
+                    loaded->target.sbufPartitions(), {}, {}};
     context.probes.target = loaded->target.spec();
     context.probes.targetDir = targetDir;
     context.probes.buffers = buffers;
@@ -213,6 +211,9 @@ private:
   struct Context {
     const rt::ResolvedTarget &target;
     const rt::CollectiveModel &links;
+    /// The fewest rows a chosen chunk has: the tensor engine's rows (the
+    /// partitions). Fewer would leave the array idle.
+    int64_t minChunkRows;
     TuningOptions probes;
     std::map<std::pair<std::string, int64_t>, std::optional<Prediction>>
         predicted;
@@ -252,13 +253,13 @@ private:
   }
 
   /// The chunk counts to consider: the one asked for, or those giving
-  /// chunks of at least kMinChunkRows.
-  SmallVector<int64_t> candidateCounts(int64_t rows) const {
+  /// chunks of at least `minRows`.
+  SmallVector<int64_t> candidateCounts(int64_t rows, int64_t minRows) const {
     SmallVector<int64_t> counts;
     if (chunks > 1 && rows % chunks == 0)
       counts.push_back(chunks);
     for (int64_t k = 2; chunks == 0 && k <= 16; k *= 2)
-      if (rows % k == 0 && rows / k >= kMinChunkRows)
+      if (rows % k == 0 && rows / k >= minRows)
         counts.push_back(k);
     return counts;
   }
@@ -274,7 +275,8 @@ private:
             << why << (candidates.empty() ? "" : " (") << candidates
             << (candidates.empty() ? "" : ")");
     };
-    SmallVector<int64_t> counts = candidateCounts(pair.rows);
+    SmallVector<int64_t> counts =
+        candidateCounts(pair.rows, context.minChunkRows);
     if (counts.empty())
       return keep(chunks > 1
                       ? llvm::formatv("{0} rows do not split into {1} chunks",
@@ -282,7 +284,7 @@ private:
                             .str()
                       : llvm::formatv("its {0} rows make no chunks of at "
                                       "least {1} rows",
-                                      pair.rows, kMinChunkRows)
+                                      pair.rows, context.minChunkRows)
                             .str(),
                   "");
     if (chunks > 1)

@@ -568,7 +568,9 @@ std::optional<RepeatedMatrices> findRepeated(Value v) {
 /// of G matrices S_g R times -> the R batches of a group as rows of one
 /// product: reshape(batch_matmul(reshape(lhs, [G, R*M, K]), S)) (a matmul
 /// when G is 1), when the R*M rows fit one tensor-engine pass
-/// (kFoldedRows, a PSUM bank of fp32 sums). The rows share one pass over
+/// (kFoldedRows: a 2 KiB PSUM bank of fp32 sums, the bank size of every
+/// generation in runtime/target/data; the dialect's canonicalization does
+/// not know the target). The rows share one pass over
 /// S_g, read where it lives instead of repeated R times, as a decode
 /// step's grouped query heads do. Longer batches (a prefill's) already
 /// fill the engine; folded, the one matmul's transfers crowded fewer DMA
