@@ -476,28 +476,22 @@ LogicalResult mlir::neuron::lowerDepthwise(
                       out.getElementType());
       k.activation(b, loc, acc, stored, nisa::ActivationFunction::identity);
     }
-    // The tile's part of a [N, F, OH, OW] buffer: [blocks, ft, rows,
-    // cols], in the tile's (block, channel) partition order; and block
-    // `block`'s [ft, rows, cols] of it.
-    auto window = [&](Value buffer, std::optional<int64_t> block =
-                                        std::nullopt) {
+    // Block `block`'s part of a [N, F, OH, OW] buffer: [ft, rows, cols],
+    // on the tile's partitions [block * ft, (block + 1) * ft). One transfer
+    // per block each way, as the input rows load: the scheduler cuts each
+    // into pieces for the DMA engines, which one transfer between [blocks,
+    // ft, ...] and [blocks * ft, ...] it cannot.
+    auto window = [&](Value buffer, int64_t block) {
       SmallVector<int64_t> st;
       int64_t offset = 0;
       (void)stridesAndOffset(cast<MemRefType>(buffer.getType()), st, offset);
-      OpFoldResult start = KernelLowering::affineSum(
-          b, loc, {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
-          offset + block.value_or(0) * rows * st[2]);
-      if (block)
-        return KernelLowering::stridedView(b, loc, buffer, start,
-                                           {ft, rows, cols},
-                                           {st[1], st[2], st[3]});
-      return KernelLowering::stridedView(b, loc, buffer, start,
-                                         {blocks, ft, rows, cols},
-                                         {rows * st[2], st[1], st[2], st[3]});
+      return KernelLowering::stridedView(
+          b, loc, buffer,
+          KernelLowering::affineSum(
+              b, loc, {{b0, st[0]}, {g0, fg * st[1]}, {r0, st[2]}, {q0, st[3]}},
+              offset + block * rows * st[2]),
+          {ft, rows, cols}, {st[1], st[2], st[3]});
     };
-    // One transfer per block each way, as the input rows load: the
-    // scheduler cuts each into pieces for the DMA engines, which one
-    // transfer between [blocks, ft, ...] and [blocks * ft, ...] it cannot.
     auto tileBlock = [&](Value tile, int64_t block) {
       return KernelLowering::view(b, loc, tile,
                                   {b.getIndexAttr(block * ft),
@@ -514,8 +508,7 @@ LogicalResult mlir::neuron::lowerDepthwise(
       return;
     DenseMap<Value, Value> tiles{{op.getResult(), stored}};
     applyEpilogue(
-        b, k, loc, *epilogue, tiles, {parts, rows, cols},
-        [&](Value buffer) { return window(buffer); },
+        b, k, loc, *epilogue, tiles, {parts, rows, cols}, /*window=*/nullptr,
         [&](Value source) {
           Value tile = k.tile(
               b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},

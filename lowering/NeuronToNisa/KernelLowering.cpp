@@ -659,11 +659,17 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
   auto elementOf = [](Value v) {
     return cast<ShapedType>(v.getType()).getElementType();
   };
+  auto put = [&](Value tile, Value out) {
+    if (store)
+      store(tile, out);
+    else
+      k.dma(b, loc, tile, window(out));
+  };
   for (Operation *op : epilogue.ops) {
     if (Value done = tiles.lookup(op->getResult(0))) {
       // computed while evacuating PSUM
       if (Value out = epilogue.stores.lookup(op->getResult(0)))
-        store ? store(done, out) : k.dma(b, loc, done, window(out));
+        put(done, out);
       continue;
     }
     SmallVector<Value> operands;
@@ -694,7 +700,7 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
     computeTile(b, k, loc, op, operands, result);
     tiles[op->getResult(0)] = result;
     if (Value out = epilogue.stores.lookup(op->getResult(0)))
-      store ? store(result, out) : k.dma(b, loc, result, window(out));
+      put(result, out);
   }
 }
 

@@ -253,9 +253,9 @@ struct Epilogue {
 /// a buffer of the group's shape to this tile's part of it (a broadcast is
 /// read through its zero-stride view, never materialised), and results
 /// stored through it. A producer whose window is not of the tile's shape
-/// (a depthwise convolution's [blocks, channels, rows, columns]) gives
-/// `load`, which makes a tile of `buffer`'s part, and may give `store`,
-/// which writes a tile into `buffer`'s part.
+/// (a depthwise convolution's blocks of channels beside blocks of rows)
+/// gives `load`, which makes a tile of `buffer`'s part, and `store`, which
+/// writes a tile into `buffer`'s part; with both, `window` may be null.
 void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                    const Epilogue &epilogue, DenseMap<Value, Value> &tiles,
                    ArrayRef<int64_t> tileShape,
