@@ -54,7 +54,9 @@ rt::CollectiveQuery mlir::neuron::collectiveQuery(const CollectiveInfo &c,
   return q;
 }
 
-double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
+/// A graph op's time: contractions at the tensor engine's peak, other
+/// neuron ops streaming their result through the vector engine.
+static double graphOpNs(Operation *op, const rt::CostModel &model) {
   auto contraction = [&](Value lhs, Value result) {
     auto a = cast<RankedTensorType>(lhs.getType());
     auto c = cast<RankedTensorType>(result.getType());
@@ -64,23 +66,6 @@ double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
     StringRef dtype = dtypeNameOf(a.getElementType());
     return flops / model.tensorPeakOpsPerNs(dtype.empty() ? "f32" : dtype);
   };
-  // A program's views, constants and collectives name bytes it holds or
-  // move them between cores.
-  auto parent = op->getParentOfType<func::FuncOp>();
-  if (!isa<LaunchOp, HostCallOp>(op) && parent &&
-      parent->hasAttr("neuron.program"))
-    return 0;
-  if (auto launch = dyn_cast<LaunchOp>(op)) {
-    auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        launch, launch.getKernelAttr());
-    double total = 0;
-    if (kernel && !kernel.isExternal())
-      kernel.walk([&](Operation *inner) {
-        if (inner != kernel.getOperation())
-          total += estimateNs(inner, model);
-      });
-    return total;
-  }
   if (auto m = dyn_cast<MatmulOp>(op))
     return contraction(m.getLhs(), m.getResult());
   if (auto m = dyn_cast<BatchMatmulOp>(op))
@@ -95,4 +80,24 @@ double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
   q.kind = rt::CostQuery::Kind::Elementwise;
   q.freeElements = (type.getNumElements() + 127) / 128;
   return model.nanoseconds(q);
+}
+
+double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {
+  if (auto launch = dyn_cast<LaunchOp>(op)) {
+    auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        launch, launch.getKernelAttr());
+    double total = 0;
+    if (kernel && !kernel.isExternal())
+      kernel.walk([&](Operation *inner) {
+        if (inner != kernel.getOperation())
+          total += graphOpNs(inner, model);
+      });
+    return total;
+  }
+  // A program's views, constants and collectives name bytes it holds or
+  // move them between cores.
+  auto parent = op->getParentOfType<func::FuncOp>();
+  if (!isa<HostCallOp>(op) && parent && parent->hasAttr("neuron.program"))
+    return 0;
+  return graphOpNs(op, model);
 }

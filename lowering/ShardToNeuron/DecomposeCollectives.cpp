@@ -163,6 +163,15 @@ std::string describe(const Prediction &p) {
                        p.ns * 1e-3);
 }
 
+/// "predicted 225.8 us -> 178.1 us; the chunks' all_reduces take ...".
+std::string gainOf(const Prediction &whole, const Prediction &parts) {
+  return llvm::formatv("predicted {0:f1} us -> {1:f1} us; the chunks' "
+                       "all_reduces take {2:f1} us, {3:f1} us of it under "
+                       "later chunks' matmuls",
+                       whole.ns * 1e-3, parts.ns * 1e-3,
+                       parts.collectiveNs * 1e-3, parts.hiddenNs * 1e-3);
+}
+
 struct NeuronDecomposeCollectivesPass
     : public mlir::neuron::impl::NeuronDecomposeCollectivesBase<
           NeuronDecomposeCollectivesPass> {
@@ -311,13 +320,10 @@ private:
                       .str(),
                   candidates);
     if (summary)
-      pair.allReduce.emitRemark() << llvm::formatv(
-          "neuron-decompose-collectives: split {0} into {1} chunks of {2} "
-          "rows: predicted {3:f1} us -> {4:f1} us; the chunks' all_reduces "
-          "take {5:f1} us, {6:f1} us of it under later chunks' matmuls ({7})",
-          what, best->chunks, pair.rows / best->chunks, whole->ns * 1e-3,
-          best->ns * 1e-3, best->collectiveNs * 1e-3, best->hiddenNs * 1e-3,
-          candidates);
+      pair.allReduce.emitRemark()
+          << "neuron-decompose-collectives: split " << what << " into "
+          << best->chunks << " chunks of " << pair.rows / best->chunks
+          << " rows: " << gainOf(*whole, *best) << " (" << candidates << ")";
     split(pair, best->chunks);
   }
 
@@ -334,12 +340,7 @@ private:
                                   << " rows, as chunks=" << int64_t(chunks)
                                   << " asks";
       if (whole && parts)
-        remark << llvm::formatv(": predicted {0:f1} us -> {1:f1} us; the "
-                                "chunks' all_reduces take {2:f1} us, {3:f1} "
-                                "us of it under later chunks' matmuls",
-                                whole->ns * 1e-3, parts->ns * 1e-3,
-                                parts->collectiveNs * 1e-3,
-                                parts->hiddenNs * 1e-3);
+        remark << ": " << gainOf(*whole, *parts);
     }
     split(pair, chunks);
   }
