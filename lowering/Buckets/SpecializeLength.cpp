@@ -299,39 +299,31 @@ Value Specializer::masked(Value x, unsigned dim, Fill fill,
 }
 
 LogicalResult Specializer::maskReductions() {
-  SmallVector<std::pair<linalg::LinalgOp, SmallVector<Mask>>> plans;
+  SmallVector<std::pair<Location, Mask>> plan;
   WalkResult walked = func.walk([&](linalg::LinalgOp op) {
-    FailureOr<SmallVector<Mask>> plan = masksOf(op);
-    if (failed(plan))
+    FailureOr<SmallVector<Mask>> masks = masksOf(op);
+    if (failed(masks))
       return WalkResult::interrupt();
-    if (!plan->empty())
-      plans.emplace_back(op, std::move(*plan));
+    for (const Mask &mask : *masks)
+      plan.emplace_back(op.getLoc(), mask);
     return WalkResult::advance();
   });
   if (walked.wasInterrupted())
     return failure();
-  for (auto &[op, plan] : plans)
-    for (const Mask &mask : plan) {
-      Value x = masked(mask.operand->get(), mask.dim, mask.fill, op.getLoc());
-      if (!x)
-        return func.emitError("neuron-specialize-length: cannot add the "
-                              "length argument");
-      mask.operand->set(x);
-    }
   // A softmax along the length (not a structured op): its input masked
   // with -inf, so the padding's exponentials are 0.
-  SmallVector<linalg::SoftmaxOp> softmaxes;
   func.walk([&](linalg::SoftmaxOp op) {
     if (op.getInputOperandType().isDynamicDim(op.getDimension()))
-      softmaxes.push_back(op);
+      plan.emplace_back(op.getLoc(), Mask{&op.getInputMutable(),
+                                          unsigned(op.getDimension()),
+                                          Fill::lowest});
   });
-  for (linalg::SoftmaxOp op : softmaxes) {
-    Value x = masked(op.getInput(), op.getDimension(), Fill::lowest,
-                     op.getLoc());
+  for (auto &[loc, mask] : plan) {
+    Value x = masked(mask.operand->get(), mask.dim, mask.fill, loc);
     if (!x)
       return func.emitError("neuron-specialize-length: cannot add the "
                             "length argument");
-    op.getInputMutable().set(x);
+    mask.operand->set(x);
   }
   return success();
 }
