@@ -97,7 +97,7 @@ static json kernelProfile(const Program &program, const ProgramTiming &timing,
                           const CostModel &model, size_t stepIndex) {
   const Step &step = program.steps[stepIndex];
   const Kernel &kernel = program.kernels[step.kernel];
-  const KernelTiming &t = timing.kernels[step.kernel];
+  const KernelTiming &t = timing.launch(program, int64_t(stepIndex));
   const std::optional<KernelSchedule> &s = kernel.schedule;
   json k = {{"step", stepIndex},
             {"kernel", kernel.name},
@@ -326,7 +326,7 @@ json traceJson(const Program &program, const ProgramTiming &timing,
     if (!step.isKernel())
       continue;
     const Kernel &kernel = program.kernels[step.kernel];
-    const KernelTiming &t = timing.kernels[step.kernel];
+    const KernelTiming &t = timing.launch(program, int64_t(s));
     for (const TimedInstance &x : t.recorded) {
       const Instruction &inst = kernel.instructions[x.instruction];
       for (int64_t r = 0; r < ranks; ++r) {
@@ -560,7 +560,7 @@ static void drawUnitRows(std::string &svg, const Program &program,
     const Kernel &kernel = program.kernels[step.kernel];
     if (!observed && !kernel.schedule)
       continue;
-    const KernelTiming &t = timing.kernels[step.kernel];
+    const KernelTiming &t = timing.launch(program, int64_t(s));
     double base =
         observed ? timing.rankSteps[*rank][s].startNs : clock.predictedStart[s];
     if (observed)
@@ -743,7 +743,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
             "<text x=\"%.0f\" y=\"38\">kernel %s: observed %s µs, predicted "
             "%s, bound %s</text>\n",
             left, k.name,
-            micros(timing.kernels[program.steps[s].kernel].observedNs),
+            micros(timing.launch(program, int64_t(s)).observedNs),
             optMicros(k.schedule ? std::optional(k.schedule->predictedNs)
                                  : std::nullopt),
             optMicros(k.schedule ? std::optional(k.schedule->boundNs)

@@ -1696,16 +1696,36 @@ static absl::Status pairCollectives(std::vector<ObjectReader> &readers,
     doneOf[id] = int64_t(i);
     inFlight.erase(open);
   }
-  if (inFlight.empty())
-    return absl::OkStatus();
-  int64_t first = int64_t(program.steps.size());
-  for (auto [id, at] : inFlight)
-    first = std::min(first, at);
-  return readers[first].error(
-      "collective_start",
-      absl::StrFormat("a collective_done %d later in the program",
-                      program.steps[first].collective.id),
-      "none");
+  if (!inFlight.empty()) {
+    int64_t first = int64_t(program.steps.size());
+    for (auto [id, at] : inFlight)
+      first = std::min(first, at);
+    return readers[first].error(
+        "collective_start",
+        absl::StrFormat("a collective_done %d later in the program",
+                        program.steps[first].collective.id),
+        "none");
+  }
+  // A launch awaits collectives in flight at it.
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    Step &step = program.steps[i];
+    for (int64_t &id : step.awaits) {
+      auto start = startOf.find(id);
+      if (start == startOf.end() || start->second > int64_t(i) ||
+          doneOf[id] < int64_t(i))
+        return readers[i].error(
+            "awaits",
+            "ids of collectives in flight at this step (started before it, "
+            "done after it)",
+            start == startOf.end()
+                ? absl::StrFormat("%d, no collective's id", id)
+                : absl::StrFormat("%d, in flight from program[%d] to "
+                                  "program[%d]",
+                                  id, start->second, doneOf[id]));
+      id = start->second;
+    }
+  }
+  return absl::OkStatus();
 }
 
 /// The tensors `step` reads and writes (kernel parameters by the HBM
@@ -1735,21 +1755,46 @@ static void stepAccesses(const Program &program, const Step &step,
   }
 }
 
-/// Whether tensors `a` and `b` share bytes (a view shares its root's).
-static bool overlaps(const Program &program, int64_t a, int64_t b) {
-  auto range = [&](int64_t id) {
-    const TensorDesc &t = program.tensors[id];
-    int64_t root = t.viewOf >= 0 ? t.viewOf : id;
-    int64_t begin = t.viewOf >= 0 ? t.viewOffset : 0;
-    return std::tuple(root, begin, begin + t.elements);
-  };
-  auto [ra, ba, ea] = range(a);
-  auto [rb, bb, eb] = range(b);
+/// The tensor whose bytes tensor `id` names (itself unless a view) and the
+/// elements of it [begin, end) it covers.
+static std::tuple<int64_t, int64_t, int64_t> rootRange(const Program &program,
+                                                       int64_t id) {
+  const TensorDesc &t = program.tensors[id];
+  int64_t root = t.viewOf >= 0 ? t.viewOf : id;
+  int64_t begin = t.viewOf >= 0 ? t.viewOffset : 0;
+  return {root, begin, begin + t.elements};
+}
+
+bool tensorsOverlap(const Program &program, int64_t a, int64_t b) {
+  auto [ra, ba, ea] = rootRange(program, a);
+  auto [rb, bb, eb] = rootRange(program, b);
   return ra == rb && ba < eb && bb < ea;
 }
 
+bool readsTensor(const Program &program, const Step &step,
+                 const Instruction &inst, int64_t tensor) {
+  auto [root, begin, end] = rootRange(program, tensor);
+  for (const TileRef *ref : {&inst.src, &inst.table}) {
+    if (ref->space != MemorySpace::Hbm)
+      continue;
+    // The elements the operand touches over every iteration.
+    auto [bound, offset, unused] =
+        rootRange(program, step.bindings[ref->param]);
+    if (bound == root && offset + ref->minElement < end &&
+        begin <= offset + ref->maxElement)
+      return true;
+  }
+  return false;
+}
+
+static bool awaits(const Step &step, int64_t start) {
+  return std::find(step.awaits.begin(), step.awaits.end(), start) !=
+         step.awaits.end();
+}
+
 /// No step while a collective is in flight writes its input or touches its
-/// output: the collective reads the one and writes the other meanwhile.
+/// output: the collective reads the one and writes the other meanwhile. A
+/// launch that awaits it may read its output (waiting inside), and does.
 static absl::Status checkInFlight(std::vector<ObjectReader> &readers,
                                   const Program &program) {
   for (size_t s = 0; s < program.steps.size(); ++s) {
@@ -1762,11 +1807,22 @@ static absl::Status checkInFlight(std::vector<ObjectReader> &readers,
       stepAccesses(program, program.steps[k], reads, writes);
       std::optional<std::pair<int64_t, const char *>> clash;
       for (int64_t t : writes)
-        if (overlaps(program, t, c.input) || overlaps(program, t, c.output))
+        if (tensorsOverlap(program, t, c.input) ||
+            tensorsOverlap(program, t, c.output))
           clash = {t, "writes"};
+      bool awaited = awaits(program.steps[k], int64_t(s)), read = false;
       for (int64_t t : reads)
-        if (!clash && overlaps(program, t, c.output))
-          clash = {t, "reads"};
+        if (tensorsOverlap(program, t, c.output)) {
+          read = true;
+          if (!clash && !awaited)
+            clash = {t, "reads"};
+        }
+      if (awaited && !read)
+        return readers[k].error(
+            "awaits", "collectives whose outputs the kernel reads",
+            absl::StrFormat("collective %d, whose output (tensor %d) it does "
+                            "not read",
+                            c.id, c.output));
       if (!clash)
         continue;
       return jsonError(
@@ -1871,6 +1927,13 @@ static absl::Status readStep(ObjectReader &r, Program &program,
                    absl::StrFormat("%d", bindings.size()));
   step.bindings = std::move(bindings);
   NEURON_RETURN_IF_ERROR(checkBindings(r, program, kernel, step.bindings));
+  // Collective ids here; their start steps once the collectives are paired.
+  NEURON_ASSIGN_OR_RETURN(awaits, r.field("awaits", "", /*required=*/false));
+  if (awaits) {
+    NEURON_ASSIGN_OR_RETURN(ids, readIntArray(r, "awaits", 0, INT32_MAX,
+                                              /*anyLength=*/true));
+    step.awaits = std::move(ids);
+  }
   return r.finish();
 }
 

@@ -398,6 +398,10 @@ struct Step {
   /// Kernel step: index into Program::kernels and one tensor per parameter.
   int64_t kernel = 0;
   std::vector<int64_t> bindings;
+  /// Kernel step: the collectives (their start steps) it awaits inside: it
+  /// starts while they are in flight, and its reads of their outputs wait
+  /// for them (`awaits` in the manifest names their ids).
+  std::vector<int64_t> awaits;
   /// Host call: name, why it is on the host, tensors and the region's MLIR
   /// text.
   std::string hostCall, reason;
@@ -413,6 +417,17 @@ struct Step {
   /// done); -1 otherwise.
   int64_t partner = -1;
 };
+
+struct Program;
+
+/// Whether tensors `a` and `b` of `program` share bytes (a view shares its
+/// root's).
+bool tensorsOverlap(const Program &program, int64_t a, int64_t b);
+
+/// Whether `inst`, run by kernel step `step`, reads tensor `tensor` (an HBM
+/// operand bound to a tensor sharing its bytes).
+bool readsTensor(const Program &program, const Step &step,
+                 const Instruction &inst, int64_t tensor);
 
 /// The executable part of a manifest.
 struct Program {

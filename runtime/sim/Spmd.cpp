@@ -427,6 +427,15 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
       options.device.onStep(i);
     const Step &step = program.steps[i];
     const Collective &c = step.collective;
+    // A launch that awaits a collective inside reads its output: the
+    // collective's result is there before the launch runs.
+    for (int64_t awaited : step.awaits)
+      if (auto it = inFlight.find(size_t(awaited)); it != inFlight.end()) {
+        if (status.ok())
+          finishCollective(program, program.steps[awaited].collective,
+                           it->second.inputs, mine, devices);
+        inFlight.erase(it);
+      }
     switch (step.kind) {
     case StepKind::Kernel:
     case StepKind::HostCall:
@@ -459,7 +468,10 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
       break;
     }
     case StepKind::CollectiveDone: {
+      // Finished here unless a launch awaited it.
       auto it = inFlight.find(size_t(step.partner));
+      if (it == inFlight.end())
+        break;
       if (status.ok())
         finishCollective(program, c, it->second.inputs, mine, devices);
       inFlight.erase(it);

@@ -15,6 +15,7 @@
 
 #include "runtime/sim/Spmd.h"
 #include "runtime/sim/UnitStream.h"
+#include "runtime/support/StatusMacros.h"
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <queue>
@@ -111,6 +113,7 @@ public:
 private:
   struct Event {
     double time;
+    /// -1: a release time passes (units re-check what they can start).
     int64_t lane;
     /// A DMA transfer's fixed phase ends (its byte phase begins).
     bool fixedPhase;
@@ -131,8 +134,11 @@ private:
     bool done = false;
   };
 
-  /// Whether the next instance of `unit` has every count it waits for.
+  /// Whether the next instance of `unit` has every count it waits for and
+  /// its release time has come.
   bool ready(int64_t unit);
+  /// Tries every unit again at `time`.
+  void wakeAt(double time);
   /// Starts what engine `unit` can.
   void tryStartEngine(int64_t unit);
   /// Gives free DMA engines to the queues with a ready transfer, in turn.
@@ -172,6 +178,8 @@ private:
   std::vector<int64_t> semaphore;
   /// Per unit: the semaphore and count its next instance last found short.
   std::vector<std::pair<int64_t, int64_t>> blockedOn;
+  /// Release times a wake-up is already queued for.
+  std::set<double> wakes;
   std::vector<double> duration, bytes;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
   std::priority_queue<Transfer, std::vector<Transfer>, std::greater<>>
@@ -198,6 +206,10 @@ bool KernelRun::ready(int64_t unit) {
   if (on >= 0 && semaphore[on] < count)
     return false;
   const UnitStream &s = streams[unit];
+  if (!options.releaseNs.empty() && options.releaseNs[s.instruction()] > now) {
+    wakeAt(options.releaseNs[s.instruction()]);
+    return false;
+  }
   const int64_t *iv = s.inductionVariables();
   for (const UnitWait &w : kernel.instructions[s.instruction()].waits) {
     if (w.unit >= units)
@@ -209,6 +221,11 @@ bool KernelRun::ready(int64_t unit) {
   }
   blockedOn[unit] = {-1, 0};
   return true;
+}
+
+void KernelRun::wakeAt(double time) {
+  if (wakes.insert(time).second)
+    events.push({time, -1, false});
 }
 
 void KernelRun::start(int64_t unit, int64_t lane) {
@@ -368,6 +385,12 @@ absl::Status KernelRun::run() {
     advance(eventTime);
     Event e = events.top();
     events.pop();
+    if (e.lane < 0) {
+      for (int64_t u = 0; u < kFirstDmaUnit; ++u)
+        tryStartEngine(u);
+      tryStartDma();
+      continue;
+    }
     double moved = e.fixedPhase ? bytes[laneInst[e.lane]] : 0;
     if (moved > 0)
       transfers.push({virtualBytes + moved, e.lane});
@@ -396,6 +419,8 @@ static void runSerially(const Kernel &kernel, const CostModel &model,
   while (all.next()) {
     int64_t i = all.instruction();
     const Instruction &inst = kernel.instructions[i];
+    if (!options.releaseNs.empty())
+      now = std::max(now, options.releaseNs[i]);
     int64_t instance = out.instances[i]++;
     if (instance == 0)
       out.startNs[i] = now;
@@ -471,11 +496,20 @@ static CollectiveTiming timeCollective(const Program &program,
   return t;
 }
 
+/// The duration of kernel step `step` whose awaited collectives finish
+/// `gateNs` (one per Step::awaits) after it starts.
+using AwaitedLaunchNs = std::function<absl::StatusOr<double>(
+    size_t step, const std::vector<double> &gateNs)>;
+
 /// Lays the steps out on every rank's clock; with `serialise`, each
 /// collective's done comes right after its start. Fills `out.rankSteps`,
 /// the per-rank fields of `out.collectives` and returns the latest end.
-static double layOut(const Program &program, ProgramTiming &out,
-                     bool serialise) {
+/// A launch that awaits a collective inside starts before it finishes; the
+/// time the launch takes beyond its own (waiting inside) is the
+/// collective's exposed time, like a wait at its done.
+static absl::StatusOr<double> layOut(const Program &program,
+                                     ProgramTiming &out, bool serialise,
+                                     const AwaitedLaunchNs &awaitedNs) {
   int64_t ranks = program.ranks();
   std::vector<double> clock(ranks, 0), engineFree(ranks, 0);
   std::map<size_t, double> hostNs;
@@ -489,23 +523,46 @@ static double layOut(const Program &program, ProgramTiming &out,
          {&c.startNs, &c.finishNs, &c.exposedNs, &c.overlapNs})
       v->assign(ranks, 0);
   }
-  // Rank r waits at a done (or, serialised, at the start) for collective c.
+  // Rank r waits at a done (or, serialised, at the start) for collective c,
+  // after `c.exposedNs[r]` waited inside launches that await it.
   auto wait = [&](CollectiveTiming &c, int64_t r, StepTiming &step) {
-    double before = clock[r];
+    double before = clock[r], inside = c.exposedNs[r];
     step = {before, std::max(0.0, c.finishNs[r] - before)};
-    c.exposedNs[r] = step.durationNs;
-    c.overlapNs[r] =
-        std::max(0.0, std::min(c.finishNs[r], before) - c.startNs[r]);
+    c.exposedNs[r] = inside + step.durationNs;
+    c.overlapNs[r] = std::max(
+        0.0, std::min(c.finishNs[r], before) - c.startNs[r] - inside);
     clock[r] = std::max(before, c.finishNs[r]);
+  };
+  // How long kernel step s takes on rank r: its own time, or longer when a
+  // collective it awaits finishes after it starts.
+  auto launchNs = [&](size_t s, int64_t r) -> absl::StatusOr<double> {
+    const Step &step = program.steps[s];
+    double own = out.kernels[step.kernel].observedNs;
+    std::vector<double> gates;
+    CollectiveTiming *last = nullptr;
+    for (int64_t startStep : step.awaits) {
+      CollectiveTiming &c = *byStart.at(startStep);
+      gates.push_back(c.finishNs[r] - clock[r]);
+      if (!last || c.finishNs[r] > last->finishNs[r])
+        last = &c;
+    }
+    if (!last || last->finishNs[r] <= clock[r])
+      return own;
+    NEURON_ASSIGN_OR_RETURN(gated, awaitedNs(s, gates));
+    last->exposedNs[r] += std::max(0.0, gated - own);
+    return gated;
   };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
     switch (step.kind) {
     case StepKind::Kernel:
     case StepKind::HostCall: {
-      double d = step.isKernel() ? out.kernels[step.kernel].observedNs
-                                 : hostNs.at(s);
       for (int64_t r = 0; r < ranks; ++r) {
+        double d = hostNs[s];
+        if (step.isKernel()) {
+          NEURON_ASSIGN_OR_RETURN(ns, launchNs(s, r));
+          d = ns;
+        }
         out.rankSteps[r][s] = {clock[r], d};
         clock[r] += d;
       }
@@ -596,9 +653,37 @@ simulateProgramTiming(const Program &program, const CostModel &model,
       h.computeNs = it->second;
     out.hostCalls.push_back(h);
   }
+  // Launches that await collectives inside, timed once per step and gates
+  // (ranks usually share them); rank 0's timing kept for traces.
+  std::map<std::pair<size_t, std::vector<double>>, double> awaited;
+  AwaitedLaunchNs awaitedNs = [&](size_t s, const std::vector<double> &gates)
+      -> absl::StatusOr<double> {
+    auto [it, added] = awaited.try_emplace({s, gates}, 0.0);
+    if (!added)
+      return it->second;
+    const Step &step = program.steps[s];
+    const Kernel &kernel = program.kernels[step.kernel];
+    TimingOptions gated = options;
+    gated.releaseNs.assign(kernel.instructions.size(), 0.0);
+    for (size_t a = 0; a < step.awaits.size(); ++a) {
+      int64_t output = program.steps[step.awaits[a]].collective.output;
+      for (size_t i = 0; i < kernel.instructions.size(); ++i)
+        if (readsTensor(program, step, kernel.instructions[i], output))
+          gated.releaseNs[i] = std::max(gated.releaseNs[i], gates[a]);
+    }
+    NEURON_ASSIGN_OR_RETURN(timing, simulateKernelTiming(kernel, model, gated));
+    it->second = timing.observedNs;
+    if (!out.awaitedLaunches.count(int64_t(s)))
+      out.awaitedLaunches[int64_t(s)] = std::move(timing);
+    return it->second;
+  };
   // The observed layout comes last: it leaves the per-rank fields.
-  out.serialisedNs = layOut(program, out, /*serialise=*/true);
-  out.totalNs = layOut(program, out, /*serialise=*/false);
+  NEURON_ASSIGN_OR_RETURN(serialised,
+                          layOut(program, out, /*serialise=*/true, awaitedNs));
+  NEURON_ASSIGN_OR_RETURN(overlapped,
+                          layOut(program, out, /*serialise=*/false, awaitedNs));
+  out.serialisedNs = serialised;
+  out.totalNs = overlapped;
   out.steps = out.rankSteps[0];
   return out;
 }

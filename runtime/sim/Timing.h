@@ -16,7 +16,8 @@
 // rank: a rank's collectives run one after another), takes the alpha-beta
 // time of runtime/target/CollectiveModel.h, and its done moves each rank's
 // clock to the collective's finish if that is later: the steps between
-// start and done overlap it.
+// start and done overlap it. A launch that awaits a collective is timed
+// with its reads of the result held until the collective finishes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +67,11 @@ struct TimingOptions {
   /// Host compute of host_call steps by step index, as a functional run
   /// measured it (per rank); a step without one counts its transfers only.
   std::map<size_t, double> hostComputeNs;
+  /// Per instruction of the kernel simulated (empty: none): the earliest
+  /// time, from the kernel's start, any instance of it may start. A launch
+  /// that awaits a collective inside gives its reads of the collective's
+  /// result the time the collective finishes.
+  std::vector<double> releaseNs;
 };
 
 /// One host_call step: its inputs and results over the host link, and its
@@ -148,6 +154,17 @@ struct ProgramTiming {
   std::vector<HostCallTiming> hostCalls;
   /// totalNs had every collective's done come right after its start.
   double serialisedNs = 0;
+  /// By step: a launch that waited inside for a collective it awaits, as
+  /// it ran on rank 0 (its kernel's own timing is in `kernels`).
+  std::map<int64_t, KernelTiming> awaitedLaunches;
+
+  /// The timing of kernel step `step` as it ran on rank 0.
+  const KernelTiming &launch(const Program &program, int64_t step) const {
+    auto it = awaitedLaunches.find(step);
+    return it != awaitedLaunches.end()
+               ? it->second
+               : kernels[program.steps[step].kernel];
+  }
 };
 
 /// How collectives are timed: the link model, and the target's logical

@@ -49,6 +49,7 @@
 #include "runtime/support/StatusMacros.h"
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 #include "NeuronVersion.h"
 
@@ -350,10 +351,20 @@ static void describe(const Executable &exe, const Program &program,
       std::printf("  %zu: host_call %s (%s)\n", i, step.hostCall.c_str(),
                   step.reason.c_str());
       break;
-    case StepKind::Kernel:
-      std::printf("  %zu: kernel %s\n", i,
-                  program.kernels[step.kernel].name.c_str());
+    case StepKind::Kernel: {
+      std::vector<std::string> awaited;
+      for (int64_t start : step.awaits)
+        awaited.push_back(absl::StrFormat(
+            "%d", program.steps[start].collective.id));
+      std::printf("  %zu: kernel %s%s\n", i,
+                  program.kernels[step.kernel].name.c_str(),
+                  awaited.empty()
+                      ? ""
+                      : absl::StrFormat(" (awaits collective %s inside)",
+                                        absl::StrJoin(awaited, ", "))
+                            .c_str());
       break;
+    }
     case StepKind::CollectiveStart: {
       // An output that is a window of another tensor (a join of chunks).
       const TensorDesc &out = program.tensors[c.output];

@@ -607,6 +607,110 @@ TEST(SpmdTest, KernelInFlightOverlapsTheCollective) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+/// A kernel copying parameter 0 into 2, then parameter 1 into 3 ([128,
+/// 512] f32 each, one instruction after another: no schedule).
+json twoCopiesKernel() {
+  json kernel = copyKernel(128, 512);
+  json first = kernel["instructions"];
+  json second = first;
+  second[0]["src"]["param"] = 1;
+  second[0]["dst"]["offset"] = 2048;
+  second[1]["src"]["offset"] = 2048;
+  second[1]["dst"]["param"] = 3;
+  first[1]["dst"]["param"] = 2;
+  kernel["name"] = "two_copies";
+  kernel["parameters"] = 4;
+  kernel["instructions"] = {first[0], first[1], second[0], second[1]};
+  return kernel;
+}
+
+/// all_reduce (sum over 2 ranks) of tensor 0 into 1, and, while it is in
+/// flight, a launch of two_copies that copies tensor 2 into 3 and the
+/// all_reduce's result into 4, awaiting it inside.
+json awaitManifest() {
+  json m = overlapManifest(0);
+  m["tensors"] = {tensor(0, {128, 512}, "input"),
+                  tensor(1, {128, 512}, "scratch"),
+                  tensor(2, {128, 512}, "input"),
+                  tensor(3, {128, 512}, "output"),
+                  tensor(4, {128, 512}, "output")};
+  m["outputs"] = {io(3), io(4)};
+  m["kernels"] = {twoCopiesKernel()};
+  m["program"] = {m["program"][0],
+                  {{"kernel", "two_copies"},
+                   {"bindings", {2, 1, 3, 4}},
+                   {"awaits", {1}}},
+                  m["program"][1]};
+  return m;
+}
+
+TEST(SpmdTest, LaunchAwaitingACollectiveWaitsInsideForItsResult) {
+  Program program = parse(awaitManifest());
+  ASSERT_EQ(program.steps[1].awaits, std::vector<int64_t>{0});
+  std::vector<double> x = iota(128 * 512), y = iota(128 * 512, 2);
+  absl::StatusOr<std::vector<Tensor>> out =
+      runSpmd(program, {makeTensor(DType::F32, {128, 512}, x),
+                        makeTensor(DType::F32, {128, 512}, y)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ(valuesOf((*out)[0]), y);
+  std::vector<double> sum = x;
+  for (double &v : sum)
+    v *= 2;
+  EXPECT_EQ(valuesOf((*out)[1]), sum);
+
+  // The copy of tensor 2 runs under the collective; the copy of its result
+  // starts when it finishes. The time the launch takes beyond its own is
+  // the collective's exposed time.
+  const Trn2 &t = trn2();
+  absl::StatusOr<ProgramTiming> timing =
+      simulateProgramTiming(program, t.cost, t.links);
+  ASSERT_TRUE(timing.ok()) << timing.status();
+  double own = timing->kernels[0].observedNs, half = own / 2;
+  const CollectiveTiming &c = timing->collectives[0];
+  ASSERT_GT(c.ns, 0);
+  double launch = std::max(c.ns, half) + half;
+  EXPECT_DOUBLE_EQ(timing->steps[1].durationNs, launch);
+  EXPECT_DOUBLE_EQ(timing->steps[2].durationNs, 0);
+  EXPECT_DOUBLE_EQ(timing->totalNs, launch);
+  EXPECT_DOUBLE_EQ(timing->serialisedNs, c.ns + own);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_DOUBLE_EQ(c.exposedNs[r], launch - own);
+    EXPECT_DOUBLE_EQ(c.overlapNs[r], c.ns - (launch - own));
+  }
+  EXPECT_DOUBLE_EQ(timing->launch(program, 1).observedNs, launch);
+  json profile = profileJson(program, *timing, t.cost, nullptr, &t.target);
+  EXPECT_DOUBLE_EQ(profile["kernels"][0]["observed_ns"].get<double>(), launch);
+}
+
+TEST(SpmdTest, AwaitErrors) {
+  json m = awaitManifest();
+  m["program"][1]["awaits"] = {9};
+  EXPECT_EQ(errorOf(m), "manifest: program[1].awaits: expected ids of "
+                        "collectives in flight at this step (started before "
+                        "it, done after it), found 9, no collective's id");
+  m = awaitManifest();
+  m["program"] = {m["program"][0], m["program"][2], m["program"][1]};
+  EXPECT_EQ(errorOf(m), "manifest: program[2].awaits: expected ids of "
+                        "collectives in flight at this step (started before "
+                        "it, done after it), found 1, in flight from "
+                        "program[0] to program[1]");
+  m = awaitManifest();
+  m["program"][1]["awaits"] = "1";
+  EXPECT_EQ(errorOf(m), "manifest: program[1].awaits: expected an array of "
+                        "integers, found a string \"1\"");
+  m = awaitManifest();
+  m["program"][1]["bindings"] = {2, 0, 3, 4};
+  EXPECT_EQ(errorOf(m), "manifest: program[1].awaits: expected collectives "
+                        "whose outputs the kernel reads, found collective 1, "
+                        "whose output (tensor 1) it does not read");
+  // Without awaits, the launch may not read the result in flight.
+  m = awaitManifest();
+  m["program"][1].erase("awaits");
+  EXPECT_NE(errorOf(m).find("a step that reads tensor 1"), std::string::npos)
+      << errorOf(m);
+}
+
 TEST(SpmdTest, ReportsShowRanksCollectivesAndCores) {
   const Trn2 &t = trn2();
   Program program = parse(overlapManifest(2));

@@ -189,6 +189,31 @@ TEST(TimingTest, UnscheduledKernelRunsSerially) {
   EXPECT_DOUBLE_EQ(t.startNs[3], t.endNs[2]);
 }
 
+TEST(TimingTest, ReleaseTimesHoldInstructionsBack) {
+  // A transfer held back until 5 us starts then; the engines and the other
+  // queue run from 0, and a unit whose next instruction is held waits
+  // (scheduled or not).
+  json mm = matmul();
+  Program program = parse(manifestOf({dmaIn(0), dmaIn(1), mm, mm}));
+  TimingOptions options;
+  options.releaseNs = {0, 5000, 0, 3000};
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels[0], trn2(), options);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(t->startNs[0], 0);
+  EXPECT_DOUBLE_EQ(t->startNs[1], 5000);
+  EXPECT_DOUBLE_EQ(t->startNs[2], 0);
+  EXPECT_DOUBLE_EQ(t->startNs[3], 3000);
+  EXPECT_NEAR(t->observedNs, 5000 + durationOf(program, 1), 1e-6);
+
+  Program serial = parse(manifestOf({dmaIn(0), dmaIn(1)}, false));
+  double first = durationOf(serial, 0);
+  options.releaseNs = {0, 2 * first};
+  t = simulateKernelTiming(serial.kernels[0], trn2(), options);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(t->startNs[1], 2 * first);
+}
+
 TEST(TimingTest, WaitsAcrossUnitsSerialise) {
   json load = dmaIn(0);
   load["signal"] = true;
