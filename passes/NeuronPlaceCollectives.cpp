@@ -5,7 +5,11 @@
 // before its first use (a join of collective results moving first to just
 // before its own), and times it with the target's collective model.
 // The work left between the two (none of it can use the result) is what
-// overlaps the transfer; its time is estimated from the cost model.
+// overlaps the transfer; its time is estimated from the cost model. A
+// launch right after a done that reads the result awaits it (`awaits`): it
+// starts with the collective in flight and waits inside, and its kernel
+// records when the result is predicted to arrive
+// (`neuron.input_arrivals_ns`) for nisa-schedule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -59,6 +64,52 @@ void sinkJoins(Block &block) {
   }
 }
 
+/// Whether no kernel or host call runs between `from` and `to` (later in
+/// the same block).
+bool nothingRunsBetween(Operation *from, Operation *to) {
+  for (Operation *o = from->getNextNode(); o != to; o = o->getNextNode())
+    if (!o || isa<LaunchOp, HostCallOp, CustomKernelOp>(o))
+      return false;
+  return true;
+}
+
+/// Sets `awaits` on each launch of `block` for its inputs that are results
+/// of collectives done right before it (and not written in place): the
+/// launch starts while they are in flight.
+void markAwaits(Block &block, bool summary) {
+  for (LaunchOp launch : block.getOps<LaunchOp>()) {
+    SmallVector<int64_t> awaited;
+    SmallVector<std::string> kinds;
+    ArrayRef<int64_t> inPlace = launch.getInPlace().value_or(ArrayRef<int64_t>());
+    for (auto [i, input] : llvm::enumerate(launch.getInputs())) {
+      SmallVector<CollectiveDoneOp> dones = collectiveDonesOf(input);
+      if (dones.empty() || llvm::is_contained(inPlace, int64_t(i)) ||
+          !llvm::all_of(dones, [&](CollectiveDoneOp done) {
+            return done->getBlock() == &block &&
+                   nothingRunsBetween(done, launch);
+          }))
+        continue;
+      awaited.push_back(int64_t(i));
+      auto start = dones.front().getHandle().getDefiningOp<CollectiveStartOp>();
+      kinds.push_back(llvm::formatv("input {0} ({1}{2})", i,
+                                    stringifyCollectiveKind(start.getKind()),
+                                    dones.size() > 1
+                                        ? " in " + std::to_string(dones.size()) +
+                                              " chunks"
+                                        : std::string()));
+    }
+    if (awaited.empty())
+      continue;
+    launch.setAwaits(awaited);
+    if (summary)
+      launch.emitRemark()
+          << "neuron-place-collectives: launch of @" << launch.getKernel()
+          << " awaits " << llvm::join(kinds, ", ")
+          << " inside: it starts while the collective is in flight, and "
+             "only its reads of the result wait for it";
+  }
+}
+
 struct NeuronPlaceCollectivesPass
     : public mlir::neuron::impl::NeuronPlaceCollectivesBase<
           NeuronPlaceCollectivesPass> {
@@ -91,10 +142,44 @@ struct NeuronPlaceCollectivesPass
     });
     if (result.wasInterrupted())
       return signalPassFailure();
+    if (awaitInKernels)
+      recordArrivals(module);
     if (!report.empty() && failed(writeReport(module, *resolved, *links,
                                               entries)))
       return signalPassFailure();
   }
+
+  /// Gives each kernel that a launch awaiting collectives runs
+  /// `neuron.input_arrivals_ns`: per input, when it is predicted to arrive
+  /// after the kernel starts (the collective's time left once the launch
+  /// begins), the earliest over the kernel's launches, so nisa-schedule
+  /// orders the kernel's other work first.
+  void recordArrivals(ModuleOp module) {
+    llvm::MapVector<func::FuncOp, SmallVector<double>> byKernel;
+    module.walk([&](LaunchOp launch) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          launch, launch.getKernelAttr());
+      if (!kernel)
+        return;
+      SmallVector<double> mine(launch.getInputs().size(), 0.0);
+      for (int64_t input : launch.getAwaits().value_or(ArrayRef<int64_t>()))
+        for (CollectiveDoneOp done :
+             collectiveDonesOf(launch.getInputs()[input]))
+          mine[input] = std::max(mine[input], arrivals.lookup(done));
+      auto [it, added] = byKernel.try_emplace(kernel, mine);
+      if (!added)
+        for (auto [was, now] : llvm::zip(it->second, mine))
+          was = std::min(was, now);
+    });
+    for (auto &[kernel, times] : byKernel)
+      if (llvm::any_of(times, [](double t) { return t > 0; }))
+        kernel->setAttr("neuron.input_arrivals_ns",
+                        DenseF64ArrayAttr::get(kernel.getContext(), times));
+  }
+
+  /// Per collective_done placed: the collective's predicted time beyond the
+  /// work between its start and it.
+  DenseMap<Operation *, double> arrivals;
 
   LogicalResult placeBlock(Block &block, const rt::ResolvedTarget &t,
                            const rt::CollectiveModel &links,
@@ -108,6 +193,8 @@ struct NeuronPlaceCollectivesPass
       if (failed(place(op, *getCollectiveInfo(op), t, links, engines,
                        entries)))
         return failure();
+    if (awaitInKernels)
+      markAwaits(block, summary);
     return success();
   }
 
@@ -183,6 +270,7 @@ struct NeuronPlaceCollectivesPass
     for (Operation *o = start->getNextNode(); o != done; o = o->getNextNode())
       overlap += estimateNs(o, engines);
     double covered = choice.ns > 0 ? std::min(1.0, overlap / choice.ns) : 1;
+    arrivals[done.getOperation()] = std::max(0.0, choice.ns - overlap);
     start->setAttr("algorithm",
                    b.getStringAttr(rt::algorithmName(choice.algorithm)));
     start->setAttr("chunks", b.getI64IntegerAttr(choice.chunks));

@@ -398,6 +398,12 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
     the chunks, every candidate's time, and how much independent work
     overlaps it.
 
+    A launch that reads collective results finished right before it (no
+    other launch or host call between their dones and it) gets `awaits`:
+    the executable starts it while they are in flight, and its kernel's
+    reads of them wait inside, so the kernel's other work (loading its
+    weights) overlaps the transfer too (`await-in-kernels`, on by default).
+
     ```mlir
     // Before: %y = neuron.all_reduce %x grid [4] axes [0] reduction <sum> : ...
     // After:  %h = neuron.collective_start all_reduce %x grid [4] axes [0] reduction <sum>
@@ -417,7 +423,10 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
     Option<"summary", "summary", "bool", /*default=*/"false",
            "Emit a remark per collective explaining its placement">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "Write the placement decisions as JSON to this file">
+           "Write the placement decisions as JSON to this file">,
+    Option<"awaitInKernels", "await-in-kernels", "bool", /*default=*/"true",
+           "Let a launch right after a collective's done start while the "
+           "collective is in flight, waiting inside for its result">
   ];
 }
 

@@ -122,6 +122,10 @@ private:
   FailureOr<const EmittedKernel *> kernel(func::FuncOp f);
   void bindIo(int64_t id, bool input, int64_t index);
 
+  /// Appends launch `step` of `l` (kernel `f`); when it awaits
+  /// collectives, after them the dones placed right before it.
+  LogicalResult emitLaunch(mlir::neuron::LaunchOp l, func::FuncOp f,
+                           json step);
   LogicalResult emitCollectiveStart(Operation *op, Value result,
                                     function_ref<int64_t(Value)> idOf,
                                     function_ref<FailureOr<int64_t>(Value)>
@@ -675,6 +679,44 @@ LogicalResult ProgramEmitter::emitCollectiveStart(
   return success();
 }
 
+LogicalResult ProgramEmitter::emitLaunch(mlir::neuron::LaunchOp l,
+                                         func::FuncOp f, json step) {
+  // The collectives it awaits, by id, among the inputs its kernel reads.
+  SmallVector<int64_t> awaited;
+  for (int64_t input : l.getAwaits().value_or(ArrayRef<int64_t>()))
+    if (!f.getArgument(input).use_empty())
+      for (mlir::neuron::CollectiveDoneOp done :
+           mlir::neuron::collectiveDonesOf(l.getInputs()[input]))
+        awaited.push_back(started.lookup(done.getHandle().getDefiningOp()));
+  if (awaited.empty()) {
+    steps.push_back(std::move(step));
+    return success();
+  }
+  // Their dones are among the collective_done steps ending the program so
+  // far; they move after the launch.
+  size_t tail = steps.size();
+  while (tail > 0 && steps[tail - 1].contains("collective_done"))
+    --tail;
+  json kept = json::array(), after = json::array();
+  for (size_t i = tail; i < steps.size(); ++i)
+    (llvm::is_contained(awaited, steps[i]["collective_done"].get<int64_t>())
+         ? after
+         : kept)
+        .push_back(steps[i]);
+  if (after.size() != awaited.size())
+    return l.emitError() << "nisa-to-executable: this launch awaits "
+                            "collectives whose dones are not right before "
+                            "it (no launch or host call between)";
+  steps.erase(steps.begin() + tail, steps.end());
+  for (json &done : kept)
+    steps.push_back(std::move(done));
+  step["awaits"] = awaited;
+  steps.push_back(std::move(step));
+  for (json &done : after)
+    steps.push_back(std::move(done));
+  return success();
+}
+
 LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
   DenseMap<Value, int64_t> ids;
   auto newTensors = [&](ValueRange values) -> FailureOr<json> {
@@ -844,8 +886,8 @@ LogicalResult ProgramEmitter::emitProgram(func::FuncOp program) {
               }
               for (int64_t id : (*k)->internal)
                 bindings.push_back(id);
-              steps.push_back({{"kernel", (*k)->name}, {"bindings", bindings}});
-              return success();
+              json step = {{"kernel", (*k)->name}, {"bindings", bindings}};
+              return emitLaunch(l, f, std::move(step));
             })
             .Case([&](mlir::neuron::HostCallOp h) -> LogicalResult {
               FailureOr<json> inputs = shapedIdsOf(h.getInputs());

@@ -213,6 +213,24 @@ bool mlir::neuron::joinsCollectiveResults(ConcatOp concat) {
   });
 }
 
+SmallVector<CollectiveDoneOp> mlir::neuron::collectiveDonesOf(Value value) {
+  while (auto reshape = value.getDefiningOp<ReshapeOp>())
+    value = reshape.getInput();
+  if (auto done = value.getDefiningOp<CollectiveDoneOp>())
+    return {done};
+  auto join = value.getDefiningOp<ConcatOp>();
+  if (!join || !joinsCollectiveResults(join))
+    return {};
+  SmallVector<CollectiveDoneOp> dones;
+  for (Value piece : join.getInputs()) {
+    auto done = piece.getDefiningOp<CollectiveDoneOp>();
+    if (!done)
+      return {};
+    dones.push_back(done);
+  }
+  return dones;
+}
+
 std::optional<CollectiveInfo> mlir::neuron::getCollectiveInfo(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<CollectiveInfo>>(op)
       .Case([](AllReduceOp o) {

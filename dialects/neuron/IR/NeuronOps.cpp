@@ -736,6 +736,20 @@ mlir::neuron::nisaKernelMismatch(FunctionType kernel, TypeRange inputs,
 }
 
 LogicalResult LaunchOp::verify() {
+  if (std::optional<ArrayRef<int64_t>> awaits = getAwaits())
+    for (int64_t input : *awaits) {
+      if (input < 0 || input >= int64_t(getInputs().size()) ||
+          llvm::count(*awaits, input) > 1)
+        return emitOpError() << "expected 'awaits' to name distinct inputs "
+                                "(0.."
+                             << int64_t(getInputs().size()) - 1 << "), found "
+                             << input;
+      if (collectiveDonesOf(getInputs()[input]).empty())
+        return emitOpError() << "expected awaited input " << input
+                             << " to be a collective's result "
+                                "(neuron.collective_done, through reshapes "
+                                "and joins)";
+    }
   std::optional<ArrayRef<int64_t>> inPlace = getInPlace();
   if (!inPlace)
     return success();
@@ -757,9 +771,12 @@ LogicalResult LaunchOp::verify() {
     // tensor is its own (not a view of another value, nor a constant).
     Value in = getInputs()[input];
     Operation *def = in.getDefiningOp();
+    bool owns = !def ||
+                isa<LaunchOp, HostCallOp, CustomKernelOp, CollectiveDoneOp>(
+                    def) ||
+                (getCollectiveInfo(def) && !isa<CollectiveStartOp>(def));
     if (llvm::any_of(in.getUsers(), [&](Operation *u) { return u != *this; }) ||
-        (def && !isa<LaunchOp, HostCallOp, CustomKernelOp, CollectiveDoneOp>(
-                    def)))
+        !owns)
       return emitOpError() << "expected input " << input
                            << ", which holds result " << r
                            << " in place, to be read by this launch alone "

@@ -88,6 +88,11 @@ std::optional<CollectiveInfo> getCollectiveInfo(Operation *op);
 /// itself moves no data (neuron-decompose-collectives' row chunks).
 bool joinsCollectiveResults(ConcatOp concat);
 
+/// The collective_done ops whose results `value` is, through reshapes and
+/// a join of collective results; empty when it is anything else (or a join
+/// with a synchronous collective among its pieces).
+SmallVector<CollectiveDoneOp> collectiveDonesOf(Value value);
+
 } // namespace mlir::neuron
 
 #endif // NEURON_DIALECTS_NEURON_IR_NEURONOPS_H

@@ -654,15 +654,26 @@ def Neuron_LaunchOp : Neuron_Op<"launch", [Pure,
     after it (a KV cache updated at a position, with no copy of the rest).
     The executable records the result and the input as one tensor.
 
+    `awaits` lists inputs (by index) that are collective results (a
+    `neuron.collective_done`, through reshapes and a join of collective
+    results) finished right before this launch: the executable starts the
+    launch while those collectives are still in flight, and the kernel's
+    reads of their results wait for them inside, so its other work (its
+    weights' loads) overlaps the transfer (neuron-place-collectives sets it).
+
     ```mlir
     %y = neuron.launch @layer(%x, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %r = neuron.collective_done %h : tensor<4x8xf32>
+    %z = neuron.launch @next(%r, %w) {awaits = array<i64: 0>}
+        : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
     %c = neuron.launch @write(%cache, %row, %pos) {in_place = array<i64: 0>}
         : (tensor<16x64xf32>, tensor<1x64xf32>, tensor<i32>) -> tensor<16x64xf32>
     ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel,
                    Variadic<AnyRankedTensor>:$inputs,
-                   OptionalAttr<DenseI64ArrayAttr>:$in_place);
+                   OptionalAttr<DenseI64ArrayAttr>:$in_place,
+                   OptionalAttr<DenseI64ArrayAttr>:$awaits);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let assemblyFormat = [{
     $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
@@ -671,7 +682,7 @@ def Neuron_LaunchOp : Neuron_Op<"launch", [Pure,
     OpBuilder<(ins "::mlir::TypeRange":$results, "::llvm::StringRef":$kernel,
                    "::mlir::ValueRange":$inputs), [{
       build($_builder, $_state, results, kernel, inputs,
-            ::mlir::DenseI64ArrayAttr());
+            ::mlir::DenseI64ArrayAttr(), ::mlir::DenseI64ArrayAttr());
     }]>
   ];
   let hasVerifier = 1;

@@ -1245,3 +1245,38 @@ func.func @f() attributes {neuron.target = #neuron.target<chip = "trainium2">} {
 func.func @engine() attributes {engine = #neuron.engine<matrix>} {
   return
 }
+
+// -----
+
+func.func private @next(tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+
+// awaits names inputs of the launch.
+func.func @launch_awaits_out_of_range(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  // expected-error@+1 {{'neuron.launch' op expected 'awaits' to name distinct inputs (0..1), found 2}}
+  %0 = neuron.launch @next(%x, %y) {awaits = array<i64: 2>} : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+func.func private @next(tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+
+// An awaited input is a collective's result.
+func.func @launch_awaits_argument(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  // expected-error@+1 {{'neuron.launch' op expected awaited input 0 to be a collective's result (neuron.collective_done, through reshapes and joins)}}
+  %0 = neuron.launch @next(%x, %y) {awaits = array<i64: 0>} : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+
+// -----
+
+func.func private @next(tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+
+// Each input at most once.
+func.func @launch_awaits_twice(%x: tensor<16x64xf32>, %y: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  %h = neuron.collective_start all_reduce %x grid [2] axes [0] reduction <sum> : tensor<16x64xf32> -> !neuron.pending<tensor<16x64xf32>>
+  %r = neuron.collective_done %h : !neuron.pending<tensor<16x64xf32>> -> tensor<16x64xf32>
+  // expected-error@+1 {{'neuron.launch' op expected 'awaits' to name distinct inputs (0..1), found 0}}
+  %0 = neuron.launch @next(%r, %y) {awaits = array<i64: 0, 0>} : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
