@@ -23,8 +23,9 @@
 //   dependence reaching back iterations) times the remaining trips,
 //   recorded as `#nisa.pipeline` on every loop.
 // - The kernel is laid out region by region on per-lane clocks: a region
-//   starts when its operands from earlier regions are ready and its lanes
-//   are free. The kernel gets `nisa.schedule`: the prediction, the bound
+//   starts when its operands from earlier regions are ready, and inputs
+//   arriving while the kernel runs (`neuron.input_arrivals_ns`) have
+//   arrived, and its lanes are free. The kernel gets `nisa.schedule`: the prediction, the bound
 //   max(busy tensor, vector, scalar, gpsimd, dma / DMA engines, critical
 //   path),
 //   the serial time and busy time per resource class.
@@ -609,6 +610,28 @@ struct NisaSchedulePass
     return t;
   }
 
+  /// Per instruction of `g`: when the inputs it reads arrive after the
+  /// kernel starts (`neuron.input_arrivals_ns`, which neuron-place-collectives
+  /// gives a kernel launched while a collective it reads is in flight); 0
+  /// for the rest.
+  static std::vector<double> arrivalsOf(func::FuncOp kernel,
+                                        const KernelGraph &g) {
+    std::vector<double> out(g.size(), 0);
+    auto times =
+        kernel->getAttrOfType<DenseF64ArrayAttr>("neuron.input_arrivals_ns");
+    if (!times)
+      return out;
+    for (size_t i = 0; i < g.size(); ++i)
+      for (const TileAccess &a : g.accessesOf(i)) {
+        auto arg = dyn_cast<BlockArgument>(a.root);
+        if (!a.write && !a.onChip && arg &&
+            arg.getOwner()->getParentOp() == kernel &&
+            arg.getArgNumber() < times.size())
+          out[i] = std::max(out[i], times[arg.getArgNumber()]);
+      }
+    return out;
+  }
+
   LogicalResult scheduleKernel(func::FuncOp kernel, const rt::CostModel &model,
                                int queues) {
     int engines = model.dmaEngines();
@@ -703,8 +726,9 @@ struct NisaSchedulePass
     std::vector<double> laneFree(kFirstQueueLane + engines, 0), ends(n, 0),
         chainEnds(n, 0);
     double predicted = 0;
+    std::vector<double> arrival = arrivalsOf(kernel, g);
     auto readyOf = [&](uint32_t i, uint32_t regionFirst) {
-      std::pair<double, double> r{0, 0};
+      std::pair<double, double> r{arrival[i], 0};
       for (const Dependence &d : g.predecessors(i))
         if (d.from < regionFirst)
           r = {std::max(r.first, ends[d.from]),

@@ -303,6 +303,11 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
       engine, the DMA engines, HBM bandwidth, or a recurrence through a
       dependence reaching back iterations) and the loop's time, latency +
       (trips - 1) x interval;
+    - an instruction reading an input that arrives while the kernel runs
+      (`neuron.input_arrivals_ns` on the kernel: per input, nanoseconds
+      after the kernel starts; neuron-place-collectives sets it on a kernel
+      launched while a collective it reads is in flight) starts no earlier
+      than its arrival, so the work that does not wait is issued first;
     - the kernel, laid out region by region on per-engine clocks, gets
       `nisa.schedule`: predicted time, the bound max(T_tensor, T_vector,
       T_scalar, T_gpsimd, T_dma / DMA engines, critical path), serial time,

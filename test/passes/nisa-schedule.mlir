@@ -317,3 +317,32 @@ func.func @short_pieces(%in: memref<1024x256xf32, #hbm>) attributes {nisa.limits
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a kernel launched while its first input is still arriving
+// (`neuron.input_arrivals_ns`, which neuron-place-collectives gives a
+// kernel awaiting a collective): the load of %late is timed from its
+// arrival, 5 us in, and the work on %early is issued first; without the
+// attribute, %late's load would go first at 0.
+// CHECK-LABEL: func.func @arriving
+// CHECK: nisa.dma_copy %arg1, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00,
+// CHECK: nisa.dma_copy %arg0, %{{.*}} queue 0 {nisa.time_ns = array<f64: 5.000000e+03,
+// expected-remark@+1 {{nisa-schedule: 6 instructions, predicted}}
+func.func @arriving(%late: memref<1x64xf32, #hbm>, %early: memref<1x64xf32, #hbm>, %o0: memref<1x64xf32, #hbm>, %o1: memref<1x64xf32, #hbm>) attributes {nisa.limits = #limits, neuron.input_arrivals_ns = array<f64: 5000.0, 0.0>} {
+  %a = memref.alloc() {nisa.address = 0 : i64} : memref<1x64xf32, #sbuf>
+  nisa.dma_copy %late, %a queue 0 : memref<1x64xf32, #hbm>, memref<1x64xf32, #sbuf>
+  %b = memref.alloc() {nisa.address = 256 : i64} : memref<1x64xf32, #sbuf>
+  nisa.dma_copy %early, %b queue 0 : memref<1x64xf32, #hbm>, memref<1x64xf32, #sbuf>
+  %ra = memref.alloc() {nisa.address = 512 : i64} : memref<1x64xf32, #sbuf>
+  nisa.activation <exp> %a, %ra : memref<1x64xf32, #sbuf>, memref<1x64xf32, #sbuf>
+  nisa.dma_copy %ra, %o0 queue 0 : memref<1x64xf32, #sbuf>, memref<1x64xf32, #hbm>
+  %rb = memref.alloc() {nisa.address = 768 : i64} : memref<1x64xf32, #sbuf>
+  nisa.activation <exp> %b, %rb : memref<1x64xf32, #sbuf>, memref<1x64xf32, #sbuf>
+  nisa.dma_copy %rb, %o1 queue 0 : memref<1x64xf32, #sbuf>, memref<1x64xf32, #hbm>
+  return
+}
