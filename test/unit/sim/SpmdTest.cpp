@@ -683,6 +683,70 @@ TEST(SpmdTest, LaunchAwaitingACollectiveWaitsInsideForItsResult) {
   EXPECT_DOUBLE_EQ(profile["kernels"][0]["observed_ns"].get<double>(), launch);
 }
 
+TEST(SpmdTest, AwaitedJoinReleasesEachReadWithItsPiece) {
+  // Two all-reduces write the two halves of one tensor (views of it); a
+  // launch reading the whole tensor, half by half, awaits both. The
+  // collective engine runs them one after another: the read of the first
+  // half waits for the first only.
+  json m = overlapManifest(0);
+  json start = m["program"][0];
+  json second = start;
+  second["collective_start"] = 2;
+  second["input"] = 1;
+  second["output"] = 4;
+  start["output"] = 3;
+  auto view = [](int64_t id, int64_t offset) {
+    json t = tensor(id, {128, 512}, "view");
+    t["view"] = {{"tensor", 2}, {"offset", offset}};
+    return t;
+  };
+  m["tensors"] = {tensor(0, {128, 512}, "input"),
+                  tensor(1, {128, 512}, "input"),
+                  tensor(2, {256, 512}, "scratch"),
+                  view(3, 0),
+                  view(4, 128 * 512),
+                  tensor(5, {128, 512}, "output"),
+                  tensor(6, {128, 512}, "output")};
+  m["inputs"] = {io(0), io(1)};
+  m["outputs"] = {io(5), io(6)};
+  json kernel = twoCopiesKernel();
+  kernel["parameters"] = 3;
+  kernel["instructions"][2]["src"]["param"] = 0;
+  kernel["instructions"][2]["src"]["offset"] = 128 * 512;
+  kernel["instructions"][1]["dst"]["param"] = 1;
+  kernel["instructions"][3]["dst"]["param"] = 2;
+  m["kernels"] = {kernel};
+  m["program"] = {start,
+                  second,
+                  {{"kernel", "two_copies"},
+                   {"bindings", {2, 5, 6}},
+                   {"awaits", {1, 2}}},
+                  {{"collective_done", 1}},
+                  {{"collective_done", 2}}};
+  Program program = parse(m);
+  std::vector<double> x = iota(128 * 512), y = iota(128 * 512, 3);
+  absl::StatusOr<std::vector<Tensor>> out =
+      runSpmd(program, {makeTensor(DType::F32, {128, 512}, x),
+                        makeTensor(DType::F32, {128, 512}, y)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  for (double &v : x)
+    v *= 2;
+  for (double &v : y)
+    v *= 2;
+  EXPECT_EQ(valuesOf((*out)[0]), x);
+  EXPECT_EQ(valuesOf((*out)[1]), y);
+
+  const Trn2 &t = trn2();
+  absl::StatusOr<ProgramTiming> timing =
+      simulateProgramTiming(program, t.cost, t.links);
+  ASSERT_TRUE(timing.ok()) << timing.status();
+  double ns = timing->collectives[0].ns;
+  ASSERT_DOUBLE_EQ(timing->collectives[1].finishNs[0], 2 * ns);
+  const KernelTiming &launch = timing->launch(program, 2);
+  EXPECT_DOUBLE_EQ(launch.startNs[0], ns);
+  EXPECT_DOUBLE_EQ(launch.startNs[2], std::max(2 * ns, launch.endNs[1]));
+}
+
 TEST(SpmdTest, AwaitErrors) {
   json m = awaitManifest();
   m["program"][1]["awaits"] = {9};
