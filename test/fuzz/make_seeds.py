@@ -6,8 +6,9 @@
 Writes DIR/<fuzzer>/ for each fuzz target of test/fuzz:
   executable/          executables neuron-compile makes of the example and
                        end-to-end graphs (kernels, loops, host calls, SPMD
-                       collectives, bf16, several targets, transfers at a
-                       start read at run time, shape buckets)
+                       collectives and launches awaiting them, bf16, several
+                       targets, transfers at a start read at run time, shape
+                       buckets)
   manifest/            their manifests, as JSON text
   npy/                 the inputs and results neuron-run writes for them
   cache-entry/         the compile cache entries of those compiles
@@ -28,6 +29,8 @@ GRAPHS = [
     ("conv_pool_trn1", "test/e2e/Inputs/conv_pool.mlir", ["--target=trn1"]),
     ("host_calls", "test/e2e/Inputs/host_calls.mlir", ["--fallback=host"]),
     ("tp_mlp", "test/e2e/Inputs/mlp_bias.mlir", ["--tensor-parallel=2"]),
+    # Launches awaiting the all-reduces before them, inside.
+    ("tp_layer", "test/e2e/Inputs/llama_layer.mlir", ["--tensor-parallel=2"]),
     ("pads_inf2", "test/e2e/Inputs/pads.mlir", ["--target=inf2"]),
     ("matmul_bf16", "test/e2e/Inputs/matmul_bf16.mlir", []),
     ("repeated_layers", "test/e2e/Inputs/repeated_layers.mlir", []),
