@@ -64,11 +64,13 @@ void sinkJoins(Block &block) {
   }
 }
 
-/// Whether no kernel or host call runs between `from` and `to` (later in
-/// the same block).
+/// Whether no step but a collective's done comes between `from` and `to`
+/// (later in the same block): no kernel, host call or collective start,
+/// which could read what `from` finishes.
 bool nothingRunsBetween(Operation *from, Operation *to) {
   for (Operation *o = from->getNextNode(); o != to; o = o->getNextNode())
-    if (!o || isa<LaunchOp, HostCallOp, CustomKernelOp>(o))
+    if (!o || isa<LaunchOp, HostCallOp, CustomKernelOp>(o) ||
+        (getCollectiveInfo(o) && !isa<CollectiveDoneOp>(o)))
       return false;
   return true;
 }
@@ -80,7 +82,8 @@ void markAwaits(Block &block, bool summary) {
   for (LaunchOp launch : block.getOps<LaunchOp>()) {
     SmallVector<int64_t> awaited;
     SmallVector<std::string> kinds;
-    ArrayRef<int64_t> inPlace = launch.getInPlace().value_or(ArrayRef<int64_t>());
+    ArrayRef<int64_t> inPlace =
+        launch.getInPlace().value_or(ArrayRef<int64_t>());
     for (auto [i, input] : llvm::enumerate(launch.getInputs())) {
       SmallVector<CollectiveDoneOp> dones = collectiveDonesOf(input);
       if (dones.empty() || llvm::is_contained(inPlace, int64_t(i)) ||
@@ -90,16 +93,19 @@ void markAwaits(Block &block, bool summary) {
           }))
         continue;
       awaited.push_back(int64_t(i));
-      auto start = dones.front().getHandle().getDefiningOp<CollectiveStartOp>();
+      auto start =
+          dones.front().getHandle().getDefiningOp<CollectiveStartOp>();
+      std::string chunks =
+          dones.size() > 1 ? llvm::formatv(" in {0} chunks", dones.size())
+                           : std::string();
       kinds.push_back(llvm::formatv("input {0} ({1}{2})", i,
                                     stringifyCollectiveKind(start.getKind()),
-                                    dones.size() > 1
-                                        ? " in " + std::to_string(dones.size()) +
-                                              " chunks"
-                                        : std::string()));
+                                    chunks));
     }
-    if (awaited.empty())
+    if (awaited.empty()) {
+      launch.removeAwaitsAttr();
       continue;
+    }
     launch.setAwaits(awaited);
     if (summary)
       launch.emitRemark()
@@ -117,6 +123,7 @@ struct NeuronPlaceCollectivesPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    arrivals.clear();
     FailureOr<LoadedTarget> loaded = loadTarget(
         module, "neuron-place-collectives", target, targetDir, "trn2.48xlarge");
     if (failed(loaded))
@@ -144,6 +151,7 @@ struct NeuronPlaceCollectivesPass
       return signalPassFailure();
     if (awaitInKernels)
       recordArrivals(module);
+    arrivals.clear();
     if (!report.empty() && failed(writeReport(module, *resolved, *links,
                                               entries)))
       return signalPassFailure();
@@ -195,6 +203,9 @@ struct NeuronPlaceCollectivesPass
         return failure();
     if (awaitInKernels)
       markAwaits(block, summary);
+    else
+      for (LaunchOp launch : block.getOps<LaunchOp>())
+        launch.removeAwaitsAttr();
     return success();
   }
 

@@ -25,10 +25,10 @@
 // - The kernel is laid out region by region on per-lane clocks: a region
 //   starts when its operands from earlier regions are ready, and inputs
 //   arriving while the kernel runs (`neuron.input_arrivals_ns`) have
-//   arrived, and its lanes are free. The kernel gets `nisa.schedule`: the prediction, the bound
-//   max(busy tensor, vector, scalar, gpsimd, dma / DMA engines, critical
-//   path),
-//   the serial time and busy time per resource class.
+//   arrived, and its lanes are free. The kernel gets `nisa.schedule`: the
+//   prediction, the bound max(busy tensor, vector, scalar, gpsimd, dma /
+//   DMA engines, critical path), the serial time and busy time per
+//   resource class.
 //
 //===----------------------------------------------------------------------===//
 
@@ -611,9 +611,9 @@ struct NisaSchedulePass
   }
 
   /// Per instruction of `g`: when the inputs it reads arrive after the
-  /// kernel starts (`neuron.input_arrivals_ns`, which neuron-place-collectives
-  /// gives a kernel launched while a collective it reads is in flight); 0
-  /// for the rest.
+  /// kernel starts (`neuron.input_arrivals_ns`, which
+  /// neuron-place-collectives gives a kernel launched while a collective it
+  /// reads is in flight); 0 for the rest.
   static std::vector<double> arrivalsOf(func::FuncOp kernel,
                                         const KernelGraph &g) {
     std::vector<double> out(g.size(), 0);

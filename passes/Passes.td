@@ -431,7 +431,8 @@ def NeuronPlaceCollectives : Pass<"neuron-place-collectives", "::mlir::ModuleOp"
            "Write the placement decisions as JSON to this file">,
     Option<"awaitInKernels", "await-in-kernels", "bool", /*default=*/"true",
            "Let a launch right after a collective's done start while the "
-           "collective is in flight, waiting inside for its result">
+           "collective is in flight, waiting inside for its result (off: "
+           "no launch awaits one)">
   ];
 }
 

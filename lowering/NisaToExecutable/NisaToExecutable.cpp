@@ -688,6 +688,9 @@ LogicalResult ProgramEmitter::emitLaunch(mlir::neuron::LaunchOp l,
       for (mlir::neuron::CollectiveDoneOp done :
            mlir::neuron::collectiveDonesOf(l.getInputs()[input]))
         awaited.push_back(started.lookup(done.getHandle().getDefiningOp()));
+  // Two inputs may view one collective's result.
+  llvm::sort(awaited);
+  awaited.erase(llvm::unique(awaited), awaited.end());
   if (awaited.empty()) {
     steps.push_back(std::move(step));
     return success();

@@ -1774,9 +1774,16 @@ bool tensorsOverlap(const Program &program, int64_t a, int64_t b) {
 bool readsTensor(const Program &program, const Step &step,
                  const Instruction &inst, int64_t tensor) {
   auto [root, begin, end] = rootRange(program, tensor);
+  // A side moved by a start read at run time reaches every start.
+  std::optional<TileRef> reach;
+  if (inst.offset)
+    reach = reachOf(inst);
+  const TileRef *moved = inst.offset ? &movedSide(inst) : nullptr;
   for (const TileRef *ref : {&inst.src, &inst.table}) {
     if (ref->space != MemorySpace::Hbm)
       continue;
+    if (ref == moved)
+      ref = &*reach;
     // The elements the operand touches over every iteration.
     auto [bound, offset, unused] =
         rootRange(program, step.bindings[ref->param]);
@@ -1817,7 +1824,7 @@ static absl::Status checkInFlight(std::vector<ObjectReader> &readers,
           if (!clash && !awaited)
             clash = {t, "reads"};
         }
-      if (awaited && !read)
+      if (awaited && !read && !clash)
         return readers[k].error(
             "awaits", "collectives whose outputs the kernel reads",
             absl::StrFormat("collective %d, whose output (tensor %d) it does "
@@ -1932,6 +1939,10 @@ static absl::Status readStep(ObjectReader &r, Program &program,
   if (awaits) {
     NEURON_ASSIGN_OR_RETURN(ids, readIntArray(r, "awaits", 0, INT32_MAX,
                                               /*anyLength=*/true));
+    std::set<int64_t> distinct(ids.begin(), ids.end());
+    if (distinct.size() != ids.size())
+      return r.error("awaits", "distinct collective ids",
+                     absl::StrFormat("[%s]", absl::StrJoin(ids, ", ")));
     step.awaits = std::move(ids);
   }
   return r.finish();

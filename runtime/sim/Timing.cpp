@@ -449,6 +449,10 @@ simulateKernelTiming(const Kernel &kernel, const CostModel &model,
           kernel.name, i, opName(inst.op), inst.queue, model.dmaEngines(),
           model.dmaEngines() - 1));
   }
+  if (!options.releaseNs.empty() && int64_t(options.releaseNs.size()) != n)
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kernel \"%s\": %d release times for %d instructions", kernel.name,
+        options.releaseNs.size(), n));
   KernelTiming out;
   out.startNs.assign(n, 0);
   out.endNs.assign(n, 0);
@@ -496,10 +500,10 @@ static CollectiveTiming timeCollective(const Program &program,
   return t;
 }
 
-/// The duration of kernel step `step` whose awaited collectives finish
-/// `gateNs` (one per Step::awaits) after it starts.
+/// The duration of kernel step `step` on rank `rank` when its awaited
+/// collectives finish `gateNs` (one per Step::awaits) after it starts.
 using AwaitedLaunchNs = std::function<absl::StatusOr<double>(
-    size_t step, const std::vector<double> &gateNs)>;
+    size_t step, int64_t rank, const std::vector<double> &gateNs)>;
 
 /// Lays the steps out on every rank's clock; with `serialise`, each
 /// collective's done comes right after its start. Fills `out.rankSteps`,
@@ -548,7 +552,9 @@ static absl::StatusOr<double> layOut(const Program &program,
     }
     if (!last || last->finishNs[r] <= clock[r])
       return own;
-    NEURON_ASSIGN_OR_RETURN(gated, awaitedNs(s, gates));
+    NEURON_ASSIGN_OR_RETURN(gated, awaitedNs(s, r, gates));
+    // The wait is charged to the collective that finishes last (the
+    // others' results were there before it).
     last->exposedNs[r] += std::max(0.0, gated - own);
     return gated;
   };
@@ -558,10 +564,12 @@ static absl::StatusOr<double> layOut(const Program &program,
     case StepKind::Kernel:
     case StepKind::HostCall: {
       for (int64_t r = 0; r < ranks; ++r) {
-        double d = hostNs[s];
+        double d = 0;
         if (step.isKernel()) {
           NEURON_ASSIGN_OR_RETURN(ns, launchNs(s, r));
           d = ns;
+        } else {
+          d = hostNs.at(s);
         }
         out.rankSteps[r][s] = {clock[r], d};
         clock[r] += d;
@@ -628,8 +636,10 @@ simulateProgramTiming(const Program &program, const CostModel &model,
     }
     if (!step.isKernel() || simulated[step.kernel])
       continue;
+    TimingOptions own = options;
+    own.releaseNs.clear();
     absl::StatusOr<KernelTiming> timing =
-        simulateKernelTiming(program.kernels[step.kernel], model, options);
+        simulateKernelTiming(program.kernels[step.kernel], model, own);
     if (!timing.ok())
       return timing.status();
     out.kernels[step.kernel] = *std::move(timing);
@@ -654,13 +664,17 @@ simulateProgramTiming(const Program &program, const CostModel &model,
     out.hostCalls.push_back(h);
   }
   // Launches that await collectives inside, timed once per step and gates
-  // (ranks usually share them); rank 0's timing kept for traces.
-  std::map<std::pair<size_t, std::vector<double>>, double> awaited;
-  AwaitedLaunchNs awaitedNs = [&](size_t s, const std::vector<double> &gates)
+  // (ranks usually share them); rank 0's timing kept for reports.
+  std::map<std::pair<size_t, std::vector<double>>, KernelTiming> awaited;
+  AwaitedLaunchNs awaitedNs = [&](size_t s, int64_t rank,
+                                  const std::vector<double> &gates)
       -> absl::StatusOr<double> {
-    auto [it, added] = awaited.try_emplace({s, gates}, 0.0);
-    if (!added)
-      return it->second;
+    auto it = awaited.find({s, gates});
+    if (it != awaited.end()) {
+      if (rank == 0)
+        out.awaitedLaunches[int64_t(s)] = it->second;
+      return it->second.observedNs;
+    }
     const Step &step = program.steps[s];
     const Kernel &kernel = program.kernels[step.kernel];
     TimingOptions gated = options;
@@ -672,10 +686,11 @@ simulateProgramTiming(const Program &program, const CostModel &model,
           gated.releaseNs[i] = std::max(gated.releaseNs[i], gates[a]);
     }
     NEURON_ASSIGN_OR_RETURN(timing, simulateKernelTiming(kernel, model, gated));
-    it->second = timing.observedNs;
-    if (!out.awaitedLaunches.count(int64_t(s)))
-      out.awaitedLaunches[int64_t(s)] = std::move(timing);
-    return it->second;
+    if (rank == 0)
+      out.awaitedLaunches[int64_t(s)] = timing;
+    double ns = timing.observedNs;
+    awaited.emplace(std::make_pair(s, gates), std::move(timing));
+    return ns;
   };
   // The observed layout comes last: it leaves the per-rank fields.
   NEURON_ASSIGN_OR_RETURN(serialised,

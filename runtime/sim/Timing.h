@@ -67,10 +67,11 @@ struct TimingOptions {
   /// Host compute of host_call steps by step index, as a functional run
   /// measured it (per rank); a step without one counts its transfers only.
   std::map<size_t, double> hostComputeNs;
-  /// Per instruction of the kernel simulated (empty: none): the earliest
-  /// time, from the kernel's start, any instance of it may start. A launch
-  /// that awaits a collective inside gives its reads of the collective's
-  /// result the time the collective finishes.
+  /// Per instruction of the kernel simulated (empty: none; another count
+  /// is an error): the earliest time, from the kernel's start, any
+  /// instance of it may start. simulateProgramTiming sets it per launch: a
+  /// launch that awaits a collective inside gives its reads of the
+  /// collective's result the time the collective finishes.
   std::vector<double> releaseNs;
 };
 
@@ -154,8 +155,8 @@ struct ProgramTiming {
   std::vector<HostCallTiming> hostCalls;
   /// totalNs had every collective's done come right after its start.
   double serialisedNs = 0;
-  /// By step: a launch that waited inside for a collective it awaits, as
-  /// it ran on rank 0 (its kernel's own timing is in `kernels`).
+  /// By step: a launch that waited inside, on rank 0, for a collective it
+  /// awaits, as it ran there (its kernel's own timing is in `kernels`).
   std::map<int64_t, KernelTiming> awaitedLaunches;
 
   /// The timing of kernel step `step` as it ran on rank 0.

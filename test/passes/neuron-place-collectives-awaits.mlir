@@ -1,5 +1,5 @@
-// RUN: neuron-opt %s -verify-diagnostics --neuron-place-collectives="target=trn2.48xlarge summary=true" -mlir-print-op-on-diagnostic=false | FileCheck %s
-// RUN: neuron-opt %s --neuron-place-collectives="target=trn2.48xlarge await-in-kernels=false" | FileCheck %s --check-prefix=NOAWAIT
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --neuron-place-collectives="target=trn2.48xlarge summary=true" -mlir-print-op-on-diagnostic=false | FileCheck %s
+// RUN: neuron-opt %s -split-input-file --neuron-place-collectives="target=trn2.48xlarge await-in-kernels=false" | FileCheck %s --check-prefix=NOAWAIT
 
 // Tests launches awaiting collectives inside. The launch right after an
 // all-reduce's done (a reshape between runs nothing) awaits it: the
@@ -57,4 +57,46 @@ func.func @program(%x: tensor<16x64xf32>, %w: tensor<16x64xf32>) -> (tensor<16x6
   %t = neuron.all_reduce %b grid [4] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
   %c = neuron.launch @write(%t, %w) {in_place = array<i64: 0>} : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
   return %o, %p, %c : tensor<16x64xf32>, tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// Tests a collective started between a done and the launch reading its
+// result (an all_gather of the all-reduce's result, started right after
+// it): the launch does not await the all-reduce, whose done stays before
+// that start.
+// CHECK-LABEL: func.func @start_between
+// CHECK: %[[R:.*]] = neuron.collective_done
+// CHECK-NEXT: neuron.collective_start all_gather %[[R]]
+// CHECK-NEXT: neuron.launch @next(%arg1, %[[R]]) :
+func.func private @next(%w: tensor<16x64xf32>, %x: tensor<16x64xf32>) -> tensor<16x64xf32> attributes {neuron.kernel} {
+  %0 = neuron.add %w, %x : tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+func.func @start_between(%x: tensor<16x64xf32>, %w: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<64x64xf32>) {
+  // expected-remark@+1 {{neuron-place-collectives: all_reduce of 4.0 KiB}}
+  %r = neuron.all_reduce %x grid [4] axes [0] reduction <sum> : tensor<16x64xf32> -> tensor<16x64xf32>
+  // expected-remark@+1 {{neuron-place-collectives: all_gather of 16.0 KiB}}
+  %g = neuron.all_gather %r grid [4] axes [0] axis 0 : tensor<16x64xf32> -> tensor<64x64xf32>
+  %n = neuron.launch @next(%w, %r) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %n, %g : tensor<16x64xf32>, tensor<64x64xf32>
+}
+
+// -----
+
+// Tests a stale `awaits` (a launch now runs between the done and the
+// launch that awaited it): the pass takes it away.
+// CHECK-LABEL: func.func @stale
+// CHECK: neuron.launch @next(%arg1, %{{.*}}) :
+// CHECK-NOT: awaits =
+func.func private @next(%w: tensor<16x64xf32>, %x: tensor<16x64xf32>) -> tensor<16x64xf32> attributes {neuron.kernel} {
+  %0 = neuron.add %w, %x : tensor<16x64xf32>
+  return %0 : tensor<16x64xf32>
+}
+func.func @stale(%x: tensor<16x64xf32>, %w: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<16x64xf32>) {
+  %h = neuron.collective_start all_reduce %x grid [4] axes [0] reduction <sum> : tensor<16x64xf32> -> !neuron.pending<tensor<16x64xf32>>
+  %r = neuron.collective_done %h : !neuron.pending<tensor<16x64xf32>> -> tensor<16x64xf32>
+  %a = neuron.launch @next(%w, %w) : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %n = neuron.launch @next(%w, %r) {awaits = array<i64: 1>} : (tensor<16x64xf32>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  return %n, %a : tensor<16x64xf32>, tensor<16x64xf32>
 }

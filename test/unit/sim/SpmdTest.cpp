@@ -607,10 +607,10 @@ TEST(SpmdTest, KernelInFlightOverlapsTheCollective) {
             absl::StatusCode::kFailedPrecondition);
 }
 
-/// A kernel copying parameter 0 into 2, then parameter 1 into 3 ([128,
-/// 512] f32 each, one instruction after another: no schedule).
-json twoCopiesKernel() {
-  json kernel = copyKernel(128, 512);
+/// A kernel copying parameter 0 into 2, then parameter 1 into 3 (the first
+/// `rows` x 512 f32 of each, one instruction after another: no schedule).
+json twoCopiesKernel(int64_t rows) {
+  json kernel = copyKernel(rows, 512);
   json first = kernel["instructions"];
   json second = first;
   second[0]["src"]["param"] = 1;
@@ -624,18 +624,19 @@ json twoCopiesKernel() {
   return kernel;
 }
 
-/// all_reduce (sum over 2 ranks) of tensor 0 into 1, and, while it is in
-/// flight, a launch of two_copies that copies tensor 2 into 3 and the
-/// all_reduce's result into 4, awaiting it inside.
+/// all_reduce (sum over 2 ranks) of tensor 0 into 1 ([128, 512]), and,
+/// while it is in flight, a launch of two_copies that copies tensor 2 into
+/// 3 and the first 4 rows of the all_reduce's result into 4, awaiting it
+/// inside. The copies are short beside the all_reduce.
 json awaitManifest() {
   json m = overlapManifest(0);
   m["tensors"] = {tensor(0, {128, 512}, "input"),
                   tensor(1, {128, 512}, "scratch"),
-                  tensor(2, {128, 512}, "input"),
-                  tensor(3, {128, 512}, "output"),
-                  tensor(4, {128, 512}, "output")};
+                  tensor(2, {4, 512}, "input"),
+                  tensor(3, {4, 512}, "output"),
+                  tensor(4, {4, 512}, "output")};
   m["outputs"] = {io(3), io(4)};
-  m["kernels"] = {twoCopiesKernel()};
+  m["kernels"] = {twoCopiesKernel(4)};
   m["program"] = {m["program"][0],
                   {{"kernel", "two_copies"},
                    {"bindings", {2, 1, 3, 4}},
@@ -647,14 +648,14 @@ json awaitManifest() {
 TEST(SpmdTest, LaunchAwaitingACollectiveWaitsInsideForItsResult) {
   Program program = parse(awaitManifest());
   ASSERT_EQ(program.steps[1].awaits, std::vector<int64_t>{0});
-  std::vector<double> x = iota(128 * 512), y = iota(128 * 512, 2);
+  std::vector<double> x = iota(128 * 512), y = iota(4 * 512, 2);
   absl::StatusOr<std::vector<Tensor>> out =
       runSpmd(program, {makeTensor(DType::F32, {128, 512}, x),
-                        makeTensor(DType::F32, {128, 512}, y)});
+                        makeTensor(DType::F32, {4, 512}, y)});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ(out->size(), 2u);
   EXPECT_EQ(valuesOf((*out)[0]), y);
-  std::vector<double> sum = x;
+  std::vector<double> sum(x.begin(), x.begin() + 4 * 512);
   for (double &v : sum)
     v *= 2;
   EXPECT_EQ(valuesOf((*out)[1]), sum);
@@ -668,8 +669,8 @@ TEST(SpmdTest, LaunchAwaitingACollectiveWaitsInsideForItsResult) {
   ASSERT_TRUE(timing.ok()) << timing.status();
   double own = timing->kernels[0].observedNs, half = own / 2;
   const CollectiveTiming &c = timing->collectives[0];
-  ASSERT_GT(c.ns, 0);
-  double launch = std::max(c.ns, half) + half;
+  ASSERT_GT(c.ns, half); // the copy of the result waits
+  double launch = c.ns + half;
   EXPECT_DOUBLE_EQ(timing->steps[1].durationNs, launch);
   EXPECT_DOUBLE_EQ(timing->steps[2].durationNs, 0);
   EXPECT_DOUBLE_EQ(timing->totalNs, launch);
@@ -709,7 +710,7 @@ TEST(SpmdTest, AwaitedJoinReleasesEachReadWithItsPiece) {
                   tensor(6, {128, 512}, "output")};
   m["inputs"] = {io(0), io(1)};
   m["outputs"] = {io(5), io(6)};
-  json kernel = twoCopiesKernel();
+  json kernel = twoCopiesKernel(128);
   kernel["parameters"] = 3;
   kernel["instructions"][2]["src"]["param"] = 0;
   kernel["instructions"][2]["src"]["offset"] = 128 * 512;
@@ -768,6 +769,15 @@ TEST(SpmdTest, AwaitErrors) {
   EXPECT_EQ(errorOf(m), "manifest: program[1].awaits: expected collectives "
                         "whose outputs the kernel reads, found collective 1, "
                         "whose output (tensor 1) it does not read");
+  m = awaitManifest();
+  m["program"][1]["awaits"] = {1, 1};
+  EXPECT_EQ(errorOf(m), "manifest: program[1].awaits: expected distinct "
+                        "collective ids, found [1, 1]");
+  // Awaiting lets the launch read the result, never write it.
+  m = awaitManifest();
+  m["program"][1]["bindings"] = {2, 1, 3, 1};
+  EXPECT_NE(errorOf(m).find("a step that writes tensor 1"), std::string::npos)
+      << errorOf(m);
   // Without awaits, the launch may not read the result in flight.
   m = awaitManifest();
   m["program"][1].erase("awaits");

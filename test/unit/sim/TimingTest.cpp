@@ -206,6 +206,12 @@ TEST(TimingTest, ReleaseTimesHoldInstructionsBack) {
   EXPECT_DOUBLE_EQ(t->startNs[3], 3000);
   EXPECT_NEAR(t->observedNs, 5000 + durationOf(program, 1), 1e-6);
 
+  options.releaseNs = {0};
+  EXPECT_EQ(simulateKernelTiming(program.kernels[0], trn2(), options)
+                .status()
+                .message(),
+            "kernel \"k\": 1 release times for 4 instructions");
+
   Program serial = parse(manifestOf({dmaIn(0), dmaIn(1)}, false));
   double first = durationOf(serial, 0);
   options.releaseNs = {0, 2 * first};
