@@ -149,8 +149,7 @@ struct NeuronPlaceCollectivesPass
     });
     if (result.wasInterrupted())
       return signalPassFailure();
-    if (awaitInKernels)
-      recordArrivals(module);
+    recordArrivals(module);
     arrivals.clear();
     if (!report.empty() && failed(writeReport(module, *resolved, *links,
                                               entries)))
@@ -161,7 +160,7 @@ struct NeuronPlaceCollectivesPass
   /// `neuron.input_arrivals_ns`: per input, when it is predicted to arrive
   /// after the kernel starts (the collective's time left once the launch
   /// begins), the earliest over the kernel's launches, so nisa-schedule
-  /// orders the kernel's other work first.
+  /// orders the kernel's other work first. Other launched kernels get none.
   void recordArrivals(ModuleOp module) {
     llvm::MapVector<func::FuncOp, SmallVector<double>> byKernel;
     module.walk([&](LaunchOp launch) {
@@ -179,10 +178,14 @@ struct NeuronPlaceCollectivesPass
         for (auto [was, now] : llvm::zip(it->second, mine))
           was = std::min(was, now);
     });
-    for (auto &[kernel, times] : byKernel)
-      if (llvm::any_of(times, [](double t) { return t > 0; }))
-        kernel->setAttr("neuron.input_arrivals_ns",
-                        DenseF64ArrayAttr::get(kernel.getContext(), times));
+    for (auto &[kernel, times] : byKernel) {
+      if (llvm::none_of(times, [](double t) { return t > 0; })) {
+        kernel->removeAttr("neuron.input_arrivals_ns");
+        continue;
+      }
+      kernel->setAttr("neuron.input_arrivals_ns",
+                      DenseF64ArrayAttr::get(kernel.getContext(), times));
+    }
   }
 
   /// Per collective_done placed: the collective's predicted time beyond the

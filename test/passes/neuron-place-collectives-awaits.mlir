@@ -85,11 +85,13 @@ func.func @start_between(%x: tensor<16x64xf32>, %w: tensor<16x64xf32>) -> (tenso
 // -----
 
 // Tests a stale `awaits` (a launch now runs between the done and the
-// launch that awaited it): the pass takes it away.
+// launch that awaited it) and stale arrivals: the pass takes them away.
+// CHECK-LABEL: func.func private @next
+// CHECK-NOT: input_arrivals_ns
 // CHECK-LABEL: func.func @stale
 // CHECK: neuron.launch @next(%arg1, %{{.*}}) :
 // CHECK-NOT: awaits =
-func.func private @next(%w: tensor<16x64xf32>, %x: tensor<16x64xf32>) -> tensor<16x64xf32> attributes {neuron.kernel} {
+func.func private @next(%w: tensor<16x64xf32>, %x: tensor<16x64xf32>) -> tensor<16x64xf32> attributes {neuron.kernel, neuron.input_arrivals_ns = array<f64: 0.0, 100.0>} {
   %0 = neuron.add %w, %x : tensor<16x64xf32>
   return %0 : tensor<16x64xf32>
 }
