@@ -709,7 +709,8 @@ LogicalResult ProgramEmitter::emitLaunch(mlir::neuron::LaunchOp l,
   if (after.size() != awaited.size())
     return l.emitError() << "nisa-to-executable: this launch awaits "
                             "collectives whose dones are not right before "
-                            "it (no launch or host call between)";
+                            "it (only other collectives' dones may come "
+                            "between)";
   steps.erase(steps.begin() + tail, steps.end());
   for (json &done : kept)
     steps.push_back(std::move(done));

@@ -23,7 +23,7 @@ func.func @not_a_kernel() {
 
 // A launch awaits a collective whose done is not right before it: another
 // launch runs between them.
-// CHECK: error: nisa-to-executable: this launch awaits collectives whose dones are not right before it (no launch or host call between)
+// CHECK: error: nisa-to-executable: this launch awaits collectives whose dones are not right before it (only other collectives' dones may come between)
 #sbuf = #nisa.memory<sbuf>
 #hbm = #nisa.memory<hbm>
 func.func private @k(%a: memref<4x8xf32, #hbm>, %o: memref<4x8xf32, #hbm>) attributes {neuron.kernel, nisa.num_inputs = 1 : i64, nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>} {
