@@ -1438,6 +1438,18 @@ static absl::Status readIo(ObjectReader &root, std::string_view key,
   return absl::OkStatus();
 }
 
+/// HBM operand `operand` of `inst` as far as it reaches: itself, or, for
+/// the side a start read at run time moves, its reach over every start
+/// (made in `reach` the first time).
+static const TileRef &extentOf(const Instruction &inst, const TileRef &operand,
+                               std::optional<TileRef> &reach) {
+  if (!inst.offset || &operand != &movedSide(inst))
+    return operand;
+  if (!reach)
+    reach = reachOf(inst);
+  return *reach;
+}
+
 /// Every HBM reference of `kernel` lies inside the tensor bound to its
 /// parameter, with the same dtype.
 static absl::Status checkBindings(ObjectReader &r, const Program &program,
@@ -1445,14 +1457,10 @@ static absl::Status checkBindings(ObjectReader &r, const Program &program,
                                   const std::vector<int64_t> &bindings) {
   for (const Instruction &inst : kernel.instructions) {
     std::optional<TileRef> reach;
-    if (inst.offset)
-      reach = reachOf(inst);
-    const TileRef *moved = inst.offset ? &movedSide(inst) : nullptr;
-    for (const TileRef *ref : {&inst.src, &inst.dst, &inst.table}) {
-      if (ref->space != MemorySpace::Hbm)
+    for (const TileRef *operand : {&inst.src, &inst.dst, &inst.table}) {
+      if (operand->space != MemorySpace::Hbm)
         continue;
-      if (ref == moved)
-        ref = &*reach;
+      const TileRef *ref = &extentOf(inst, *operand, reach);
       const TensorDesc &t = program.tensors[bindings[ref->param]];
       if (t.dtype == ref->dtype && ref->maxElement < t.elements)
         continue;
@@ -1774,21 +1782,15 @@ bool tensorsOverlap(const Program &program, int64_t a, int64_t b) {
 bool readsTensor(const Program &program, const Step &step,
                  const Instruction &inst, int64_t tensor) {
   auto [root, begin, end] = rootRange(program, tensor);
-  // A side moved by a start read at run time reaches every start.
   std::optional<TileRef> reach;
-  if (inst.offset)
-    reach = reachOf(inst);
-  const TileRef *moved = inst.offset ? &movedSide(inst) : nullptr;
-  for (const TileRef *ref : {&inst.src, &inst.table}) {
-    if (ref->space != MemorySpace::Hbm)
+  for (const TileRef *operand : {&inst.src, &inst.table}) {
+    if (operand->space != MemorySpace::Hbm)
       continue;
-    if (ref == moved)
-      ref = &*reach;
-    // The elements the operand touches over every iteration.
-    auto [bound, offset, unused] =
-        rootRange(program, step.bindings[ref->param]);
-    if (bound == root && offset + ref->minElement < end &&
-        begin <= offset + ref->maxElement)
+    // The elements the operand touches over every iteration and start.
+    const TileRef &ref = extentOf(inst, *operand, reach);
+    auto [bound, offset, unused] = rootRange(program, step.bindings[ref.param]);
+    if (bound == root && offset + ref.minElement < end &&
+        begin <= offset + ref.maxElement)
       return true;
   }
   return false;
