@@ -422,6 +422,16 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
     RankInputs inputs;
   };
   std::map<size_t, InFlight> inFlight;
+  // Finishes the collective started at step `start`, unless it is already.
+  auto finish = [&](size_t start) {
+    auto it = inFlight.find(start);
+    if (it == inFlight.end())
+      return;
+    if (status.ok())
+      finishCollective(program, program.steps[start].collective,
+                       it->second.inputs, mine, devices);
+    inFlight.erase(it);
+  };
   for (size_t i = 0; i < program.steps.size(); ++i) {
     if (options.device.onStep)
       options.device.onStep(i);
@@ -430,12 +440,7 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
     // A launch that awaits a collective inside reads its output: the
     // collective's result is there before the launch runs.
     for (int64_t awaited : step.awaits)
-      if (auto it = inFlight.find(size_t(awaited)); it != inFlight.end()) {
-        if (status.ok())
-          finishCollective(program, program.steps[awaited].collective,
-                           it->second.inputs, mine, devices);
-        inFlight.erase(it);
-      }
+      finish(size_t(awaited));
     switch (step.kind) {
     case StepKind::Kernel:
     case StepKind::HostCall:
@@ -467,16 +472,10 @@ runSpmdProcess(const Program &program, const std::vector<TensorRef> &wholeInputs
       }
       break;
     }
-    case StepKind::CollectiveDone: {
+    case StepKind::CollectiveDone:
       // Finished here unless a launch awaited it.
-      auto it = inFlight.find(size_t(step.partner));
-      if (it == inFlight.end())
-        break;
-      if (status.ok())
-        finishCollective(program, c, it->second.inputs, mine, devices);
-      inFlight.erase(it);
+      finish(size_t(step.partner));
       break;
-    }
     }
   }
 
