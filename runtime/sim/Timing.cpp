@@ -621,6 +621,9 @@ simulateProgramTiming(const Program &program, const CostModel &model,
   ProgramTiming out;
   out.kernels.resize(program.kernels.size());
   std::vector<bool> simulated(program.kernels.size(), false);
+  // A kernel's own time: no release times (those are per launch).
+  TimingOptions own = options;
+  own.releaseNs.clear();
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
     if (step.kind == StepKind::CollectiveStart) {
@@ -636,8 +639,6 @@ simulateProgramTiming(const Program &program, const CostModel &model,
     }
     if (!step.isKernel() || simulated[step.kernel])
       continue;
-    TimingOptions own = options;
-    own.releaseNs.clear();
     absl::StatusOr<KernelTiming> timing =
         simulateKernelTiming(program.kernels[step.kernel], model, own);
     if (!timing.ok())
@@ -664,17 +665,15 @@ simulateProgramTiming(const Program &program, const CostModel &model,
     out.hostCalls.push_back(h);
   }
   // Launches that await collectives inside, timed once per step and gates
-  // (ranks usually share them); rank 0's timing kept for reports.
-  std::map<std::pair<size_t, std::vector<double>>, KernelTiming> awaited;
+  // (ranks usually share them); rank 0 times its own (first, in each
+  // layout), kept for reports.
+  std::map<std::pair<size_t, std::vector<double>>, double> awaited;
   AwaitedLaunchNs awaitedNs = [&](size_t s, int64_t rank,
                                   const std::vector<double> &gates)
       -> absl::StatusOr<double> {
-    auto it = awaited.find({s, gates});
-    if (it != awaited.end()) {
-      if (rank == 0)
-        out.awaitedLaunches[int64_t(s)] = it->second;
-      return it->second.observedNs;
-    }
+    auto key = std::make_pair(s, gates);
+    if (auto it = awaited.find(key); it != awaited.end() && rank != 0)
+      return it->second;
     const Step &step = program.steps[s];
     const Kernel &kernel = program.kernels[step.kernel];
     TimingOptions gated = options;
@@ -686,10 +685,9 @@ simulateProgramTiming(const Program &program, const CostModel &model,
           gated.releaseNs[i] = std::max(gated.releaseNs[i], gates[a]);
     }
     NEURON_ASSIGN_OR_RETURN(timing, simulateKernelTiming(kernel, model, gated));
+    double ns = awaited[key] = timing.observedNs;
     if (rank == 0)
-      out.awaitedLaunches[int64_t(s)] = timing;
-    double ns = timing.observedNs;
-    awaited.emplace(std::make_pair(s, gates), std::move(timing));
+      out.awaitedLaunches[int64_t(s)] = std::move(timing);
     return ns;
   };
   // The observed layout comes last: it leaves the per-rank fields.
