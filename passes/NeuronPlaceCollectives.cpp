@@ -70,7 +70,7 @@ void sinkJoins(Block &block) {
 bool nothingRunsBetween(Operation *from, Operation *to) {
   for (Operation *o = from->getNextNode(); o != to; o = o->getNextNode())
     if (!o || isa<LaunchOp, HostCallOp, CustomKernelOp>(o) ||
-        (getCollectiveInfo(o) && !isa<CollectiveDoneOp>(o)))
+        getCollectiveInfo(o))
       return false;
   return true;
 }

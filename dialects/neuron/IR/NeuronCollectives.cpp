@@ -198,6 +198,11 @@ void CollectiveDoneOp::getEffects(
   effects.emplace_back(MemoryEffects::Write::get());
 }
 
+bool mlir::neuron::isCollectiveResult(Operation *op) {
+  return isa<CollectiveDoneOp>(op) ||
+         (getCollectiveInfo(op) && !isa<CollectiveStartOp>(op));
+}
+
 bool mlir::neuron::joinsCollectiveResults(ConcatOp concat) {
   auto type = cast<RankedTensorType>(concat.getType());
   if (!type.hasStaticShape() ||
@@ -206,10 +211,7 @@ bool mlir::neuron::joinsCollectiveResults(ConcatOp concat) {
     return false;
   return llvm::all_of(concat.getInputs(), [](Value piece) {
     Operation *def = piece.getDefiningOp();
-    bool collective =
-        def && (isa<CollectiveDoneOp>(def) ||
-                (getCollectiveInfo(def) && !isa<CollectiveStartOp>(def)));
-    return collective && piece.hasOneUse();
+    return def && isCollectiveResult(def) && piece.hasOneUse();
   });
 }
 

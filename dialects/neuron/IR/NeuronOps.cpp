@@ -771,10 +771,8 @@ LogicalResult LaunchOp::verify() {
     // tensor is its own (not a view of another value, nor a constant).
     Value in = getInputs()[input];
     Operation *def = in.getDefiningOp();
-    bool owns = !def ||
-                isa<LaunchOp, HostCallOp, CustomKernelOp, CollectiveDoneOp>(
-                    def) ||
-                (getCollectiveInfo(def) && !isa<CollectiveStartOp>(def));
+    bool owns = !def || isa<LaunchOp, HostCallOp, CustomKernelOp>(def) ||
+                isCollectiveResult(def);
     if (llvm::any_of(in.getUsers(), [&](Operation *u) { return u != *this; }) ||
         !owns)
       return emitOpError() << "expected input " << input

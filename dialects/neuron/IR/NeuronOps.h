@@ -81,6 +81,10 @@ struct CollectiveInfo {
 /// `op`'s collective, or nullopt when it is not a collective.
 std::optional<CollectiveInfo> getCollectiveInfo(Operation *op);
 
+/// Whether `op` gives a collective's result: a collective_done, or a
+/// synchronous collective.
+bool isCollectiveResult(Operation *op);
+
 /// Whether `concat` joins results of collectives (synchronous ones or
 /// collective_done) that nothing else reads, each a contiguous window of
 /// its static result (every dimension before its axis is 1): the
