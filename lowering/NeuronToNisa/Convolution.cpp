@@ -235,7 +235,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                   limits.getSbufBytes() / 4;
   int64_t ct0 = std::min(cg, p);
   bool onTensor = transposeOnTensorEngine(k, element, tileF, ct0, taps);
-  Operation *evacuatedBy = leadingActivation(op.getResult(), out, epilogue);
+  ScaledActivation evacuation = evacuationOf(op.getResult(), out, epilogue);
   // The epilogue reads its inputs by whole output rows: a broadcast read in
   // place must give them as one run.
   if (epilogue)
@@ -344,25 +344,21 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                         });
                   });
               // The scalar engine evacuates the sums (applying the
-              // epilogue's leading activation when nothing else reads
-              // them); they are stored, and the epilogue computed on them,
-              // as [ft, pixels]: output channels by whole output rows.
+              // epilogue's leading scaled activation when nothing else
+              // reads them); they are stored, and the epilogue computed on
+              // them, as [ft, pixels]: output channels by whole output rows.
               auto window = [&](Value buffer) {
                 return imageRows(b, loc, buffer, b0, fRow, ft, r0, pixels);
               };
               Value evacuated =
                   k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, pixels},
                          resultType.getElementType());
-              k.activation(b, loc, acc, evacuated,
-                           evacuatedBy ? *activationOf(evacuatedBy)
-                                       : nisa::ActivationFunction::identity);
+              DenseMap<Value, Value> tiles{{op.getResult(), evacuated}};
+              emitScaledActivation(b, k, loc, evacuation, acc, evacuated,
+                                   tiles);
               if (out)
                 k.dma(b, loc, evacuated, window(out));
               if (epilogue) {
-                DenseMap<Value, Value> tiles{{evacuatedBy
-                                                  ? evacuatedBy->getResult(0)
-                                                  : Value(op.getResult()),
-                                              evacuated}};
                 applyEpilogue(b, k, loc, *epilogue, tiles, {ft, pixels},
                               window);
               }

@@ -271,11 +271,30 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
 
 void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
                                 Value dst, nisa::ActivationFunction function,
-                                Value bias) {
+                                Value bias, double scale) {
   nisa::ActivationOp::create(
       b, loc, src, dst, bias,
       nisa::ActivationFunctionAttr::get(b.getContext(), function),
-      b.getF64FloatAttr(1.0));
+      b.getF64FloatAttr(scale));
+}
+
+Value KernelLowering::constantColumn(OpBuilder &b, Location loc, double value,
+                                     int64_t partitions) {
+  Operation *kernel = b.getInsertionBlock()->getParentOp();
+  if (!isa<func::FuncOp>(kernel))
+    kernel = kernel->getParentOfType<func::FuncOp>();
+  Value &column = columns[{kernel, llvm::bit_cast<uint64_t>(value)}];
+  if (!column) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&kernel->getRegion(0).front());
+    column = tile(b, loc, nisa::MemorySpace::sbuf, {this->partitions(), 1},
+                  b.getF32Type());
+    nisa::MemsetOp::create(b, loc, column, b.getF64FloatAttr(value));
+  }
+  if (partitions == this->partitions())
+    return column;
+  return view(b, loc, column, {b.getIndexAttr(0), b.getIndexAttr(0)},
+              {partitions, 1});
 }
 
 void KernelLowering::markTiling(Value firstTile, Operation *op,
@@ -665,13 +684,35 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
     else
       k.dma(b, loc, tile, window(out));
   };
-  for (Operation *op : epilogue.ops) {
+  // A run of a multiply and an add of immediates and an activation (two
+  // of them at least) from a tile on chip: one scalar-engine instruction,
+  // none on the vector engine.
+  auto scaledRun = [&](size_t i, Operation *op) {
+    for (Value v : op->getOperands()) {
+      Value input = tiles.lookup(v);
+      if (!input)
+        continue;
+      ScaledActivation run = scaledActivationAt(epilogue, i, v);
+      if (run.ops.size() < 2)
+        return false;
+      Value result = k.tile(b, loc, nisa::MemorySpace::sbuf, tileShape,
+                            elementOf(run.result()));
+      emitScaledActivation(b, k, loc, run, input, result, tiles);
+      if (Value out = epilogue.stores.lookup(run.result()))
+        put(result, out);
+      return true;
+    }
+    return false;
+  };
+  for (auto [i, op] : llvm::enumerate(epilogue.ops)) {
     if (Value done = tiles.lookup(op->getResult(0))) {
-      // computed while evacuating PSUM
+      // computed while evacuating PSUM, or by a scaled activation
       if (Value out = epilogue.stores.lookup(op->getResult(0)))
         put(done, out);
       continue;
     }
+    if (scaledRun(i, op))
+      continue;
     SmallVector<Value> operands;
     for (OpOperand &use : op->getOpOperands()) {
       Value v = use.get();
@@ -704,15 +745,72 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
   }
 }
 
-Operation *mlir::neuron::leadingActivation(Value result, Value out,
-                                           const Epilogue *epilogue) {
-  if (!epilogue || out || !result.hasOneUse() || epilogue->ops.empty())
-    return nullptr;
-  Operation *front = epilogue->ops.front();
-  if (*result.user_begin() != front || !activationOf(front) ||
-      isa<CastOp>(front))
-    return nullptr;
-  return front;
+ScaledActivation mlir::neuron::scaledActivationAt(const Epilogue &epilogue,
+                                                  size_t first, Value input) {
+  ScaledActivation run;
+  Value at = input;
+  // The run's next op, when it reads `at` (which, past the first op, has
+  // no other reader and is not stored).
+  auto next = [&]() -> Operation * {
+    size_t i = first + run.ops.size();
+    if (i >= epilogue.ops.size() ||
+        (!run.ops.empty() && (!at.hasOneUse() || epilogue.stores.count(at))))
+      return nullptr;
+    Operation *op = epilogue.ops[i];
+    return llvm::is_contained(op->getOperands(), at) ? op : nullptr;
+  };
+  // The immediate the binary `op` combines `at` with.
+  auto immediate = [&](Operation *op) -> std::optional<double> {
+    OpOperand &other = op->getOpOperand(op->getOperand(0) == at ? 1 : 0);
+    if (other.get() == at)
+      return std::nullopt;
+    return immediateOf(other);
+  };
+  auto take = [&](Operation *op) {
+    run.ops.push_back(op);
+    at = op->getResult(0);
+  };
+  if (auto mul = dyn_cast_or_null<MulOp>(next()))
+    if (std::optional<double> c = immediate(mul)) {
+      run.scale = *c;
+      take(mul);
+    }
+  Operation *op = next();
+  bool subtracts = isa_and_nonnull<SubOp>(op) && op->getOperand(0) == at;
+  if (isa_and_nonnull<AddOp>(op) || subtracts)
+    if (std::optional<double> d = immediate(op)) {
+      run.bias = subtracts ? -*d : *d;
+      take(op);
+    }
+  op = next();
+  if (op && op->getNumOperands() == 1 && !isa<CastOp>(op))
+    if (std::optional<nisa::ActivationFunction> f = activationOf(op)) {
+      run.function = *f;
+      take(op);
+    }
+  return run;
+}
+
+ScaledActivation mlir::neuron::evacuationOf(Value result, Value out,
+                                            const Epilogue *epilogue) {
+  if (!epilogue || out || !result.hasOneUse() || epilogue->ops.empty() ||
+      *result.user_begin() != epilogue->ops.front())
+    return {};
+  return scaledActivationAt(*epilogue, 0, result);
+}
+
+void mlir::neuron::emitScaledActivation(OpBuilder &b, KernelLowering &k,
+                                        Location loc,
+                                        const ScaledActivation &run, Value src,
+                                        Value dst,
+                                        DenseMap<Value, Value> &tiles) {
+  Value bias;
+  if (run.bias)
+    bias = k.constantColumn(b, loc, *run.bias,
+                            cast<MemRefType>(src.getType()).getDimSize(0));
+  k.activation(b, loc, src, dst, run.function, bias, run.scale);
+  for (Operation *op : run.ops)
+    tiles[op->getResult(0)] = dst;
 }
 
 Value mlir::neuron::firstTileAfter(Block *block, Operation *before) {

@@ -104,7 +104,13 @@ public:
   /// A transfer on the next DMA queue (nisa-schedule reassigns them).
   void dma(OpBuilder &b, Location loc, Value src, Value dst);
   void activation(OpBuilder &b, Location loc, Value src, Value dst,
-                  nisa::ActivationFunction function, Value bias = {});
+                  nisa::ActivationFunction function, Value bias = {},
+                  double scale = 1.0);
+  /// A [partitions, 1] view of an f32 SBUF column holding `value`, filled
+  /// once at the start of the kernel (the activation's per-partition bias
+  /// reads it).
+  Value constantColumn(OpBuilder &b, Location loc, double value,
+                       int64_t partitions);
   /// Loads the transpose of the HBM window `src` [r, c] into the SBUF tile
   /// `dst` [c, r] (c at most the partitions): by one transfer through the
   /// transposed view, or on the tensor engine (natural loads of up to
@@ -204,6 +210,8 @@ private:
   /// Output index -> the input it is written in place of.
   DenseMap<unsigned, unsigned> inPlace;
   int64_t nextQueue = 0, nextGlobal = 0;
+  /// constantColumn's tiles, by kernel and value.
+  DenseMap<std::pair<Operation *, uint64_t>, Value> columns;
 };
 
 /// Whether `transpose` lowers to a view its users read through (no copy):
@@ -263,11 +271,33 @@ void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                    function_ref<Value(Value)> load = nullptr,
                    function_ref<void(Value, Value)> store = nullptr);
 
-/// The epilogue's first op when it is an activation the scalar engine can
-/// apply while evacuating `result` from PSUM: nothing else reads the raw
-/// `result` (it is not stored to `out`, and the op is its only user).
-Operation *leadingActivation(Value result, Value out,
-                             const Epilogue *epilogue);
+/// Epilogue ops the scalar engine computes as one activation,
+/// function(x * scale + bias): a multiply by an immediate, an add (or
+/// subtraction) of one, then an activation, each optional, in that order,
+/// each reading the value before it, which nothing else reads or stores.
+struct ScaledActivation {
+  SmallVector<Operation *, 3> ops;
+  nisa::ActivationFunction function = nisa::ActivationFunction::identity;
+  double scale = 1.0;
+  std::optional<double> bias;
+  /// The value the activation computes: the last op's result.
+  Value result() const { return ops.back()->getResult(0); }
+};
+/// The longest such run of `epilogue`'s ops starting at ops[first], which
+/// reads `input` (no ops when ops[first] does not start one).
+ScaledActivation scaledActivationAt(const Epilogue &epilogue, size_t first,
+                                    Value input);
+/// The epilogue's leading run the scalar engine computes while evacuating
+/// `result` from PSUM: none when anything else reads the raw `result` (it
+/// is stored to `out`, or has another user).
+ScaledActivation evacuationOf(Value result, Value out,
+                              const Epilogue *epilogue);
+/// Emits `run` (an identity without ops) from `src` into `dst`, and records
+/// in `tiles` that `dst` holds every op of the run (applyEpilogue skips
+/// them; only the last one's value is read).
+void emitScaledActivation(OpBuilder &b, KernelLowering &k, Location loc,
+                          const ScaledActivation &run, Value src, Value dst,
+                          DenseMap<Value, Value> &tiles);
 
 /// Tiles matmul or batch_matmul `op` whose operands live in `lhs` and
 /// `rhs`, storing its result to `out` (null in a fusion that does not

@@ -188,7 +188,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   int64_t tileM = limits.getStationaryFree();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
-  Operation *evacuatedBy = leadingActivation(result, out, epilogue);
+  ScaledActivation evacuation = evacuationOf(result, out, epilogue);
 
   // A rank-2 window of batch `bi` of a (possibly batched) buffer.
   auto matrix = [&](OpBuilder &b, Value buffer, OpFoldResult bi,
@@ -244,22 +244,19 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     return acc;
   };
   // One [M-tile, N-tile] of the result summed in `acc`: the scalar engine
-  // evacuates it, applying the epilogue's leading activation on the way
-  // when nothing else reads the raw product, then it is stored and the
+  // evacuates it, applying the epilogue's leading scaled activation on the
+  // way when nothing else reads the raw product, then it is stored and the
   // epilogue computed on it.
   auto finishTile = [&](OpBuilder &b, Value acc, OpFoldResult bi,
                         OpFoldResult m0, int64_t mt, OpFoldResult n0,
                         int64_t nt) {
     Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, nt},
                              resultType.getElementType());
-    k.activation(b, loc, acc, evacuated,
-                 evacuatedBy ? *activationOf(evacuatedBy)
-                             : nisa::ActivationFunction::identity);
+    DenseMap<Value, Value> tiles{{result, evacuated}};
+    emitScaledActivation(b, k, loc, evacuation, acc, evacuated, tiles);
     if (out)
       k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, nt}));
     if (epilogue) {
-      DenseMap<Value, Value> tiles{
-          {evacuatedBy ? evacuatedBy->getResult(0) : result, evacuated}};
       applyEpilogue(b, k, loc, *epilogue, tiles, {mt, nt}, [&](Value buffer) {
         return matrix(b, buffer, bi, {m0, n0}, {mt, nt});
       });

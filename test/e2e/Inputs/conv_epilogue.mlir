@@ -7,7 +7,8 @@
 // convolution (vector engine, 2 images of 40 channels) with a per-channel
 // scale and shift, ReLU6 and a residual (@depthwise_bn); a convolution's
 // fusion writing into the padded input of a depthwise one
-// (@conv_pad_depthwise). Input of
+// (@conv_pad_depthwise); immediate scales and shifts one activation applies
+// (@conv_scaled_silu, @depthwise_scaled). Input of
 // conv_epilogue.test.
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #ch = affine_map<(d0, d1, d2, d3) -> (d1)>
@@ -116,4 +117,65 @@ func.func @conv_pad_depthwise(%x: tensor<2x24x7x10xf32>, %w: tensor<150x24x1x1xf
   %d = linalg.depthwise_conv_2d_nchw_chw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
       ins(%p, %dw : tensor<2x150x9x12xf32>, tensor<150x3x3xf32>) outs(%f : tensor<2x150x7x10xf32>) -> tensor<2x150x7x10xf32>
   return %d : tensor<2x150x7x10xf32>
+}
+
+// A 3x3 convolution, batch normalisation folded to immediates (x * 0.75 +
+// 0.3, as torchvision exports write an untrained one) and SiLU written as
+// torch-mlir does (a sigmoid, then a product): one scalar-engine
+// activation evacuates PSUM through all of them (@conv_scaled_silu).
+func.func @conv_scaled_silu(%x: tensor<1x24x8x8xf32>, %w: tensor<36x24x3x3xf32>)
+    -> tensor<1x36x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %scale = arith.constant 0.75 : f32
+  %shift = arith.constant 0.3 : f32
+  %e = tensor.empty() : tensor<1x36x6x6xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x36x6x6xf32>) -> tensor<1x36x6x6xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x24x8x8xf32>, tensor<36x24x3x3xf32>) outs(%f : tensor<1x36x6x6xf32>) -> tensor<1x36x6x6xf32>
+  %bn = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x36x6x6xf32>) outs(%e : tensor<1x36x6x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %scale : f32
+    %a = arith.addf %m, %shift : f32
+    linalg.yield %a : f32
+  } -> tensor<1x36x6x6xf32>
+  %sig = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%bn : tensor<1x36x6x6xf32>) outs(%e : tensor<1x36x6x6xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %n = arith.negf %v : f32
+    %x1 = math.exp %n : f32
+    %d = arith.addf %x1, %one : f32
+    %s = arith.divf %one, %d : f32
+    linalg.yield %s : f32
+  } -> tensor<1x36x6x6xf32>
+  %silu = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%sig, %bn : tensor<1x36x6x6xf32>, tensor<1x36x6x6xf32>) outs(%e : tensor<1x36x6x6xf32>) {
+  ^bb0(%s: f32, %v: f32, %o: f32):
+    %p = arith.mulf %s, %v : f32
+    linalg.yield %p : f32
+  } -> tensor<1x36x6x6xf32>
+  return %silu : tensor<1x36x6x6xf32>
+}
+
+// A depthwise convolution whose sums are scaled by an immediate and have
+// one subtracted (one scalar-engine activation reading the vector
+// engine's sums) (@depthwise_scaled).
+func.func @depthwise_scaled(%x: tensor<1x20x9x9xf32>, %w: tensor<20x3x3xf32>)
+    -> tensor<1x20x7x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<1x20x7x7xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x20x7x7xf32>) -> tensor<1x20x7x7xf32>
+  %c = linalg.depthwise_conv_2d_nchw_chw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x20x9x9xf32>, tensor<20x3x3xf32>) outs(%f : tensor<1x20x7x7xf32>) -> tensor<1x20x7x7xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c : tensor<1x20x7x7xf32>) outs(%e : tensor<1x20x7x7xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.mulf %v, %two : f32
+    %s = arith.subf %m, %one : f32
+    linalg.yield %s : f32
+  } -> tensor<1x20x7x7xf32>
+  return %r : tensor<1x20x7x7xf32>
 }

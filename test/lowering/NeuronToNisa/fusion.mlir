@@ -188,3 +188,91 @@ func.func @conv_broadcast_columns(%x: tensor<1x8x6x3xf32>, %w: tensor<16x8x3x3xf
   }
   return %0 : tensor<1x16x4x1xf32>
 }
+
+// -----
+
+// A folded batch norm after a convolution (a multiply and an add of
+// immediates, then the activation): the scalar engine evacuates PSUM
+// through all three at once, silu(x * 0.5 + 0.25), its bias a column
+// filled once at the start of the kernel; nothing runs on the vector
+// engine.
+
+// CHECK-LABEL: func.func @conv_scaled_activation
+// CHECK:       %[[COL:.*]] = memref.alloc() : memref<128x1xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT:  nisa.memset %[[COL]] value 2.500000e-01
+// CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "input channels+epilogue"{{.*}}}} : memref<16x16xf32, #nisa.memory<psum>>
+// CHECK:       %[[EV:.*]] = memref.alloc() : memref<16x16xf32, #nisa.memory<sbuf>>
+// CHECK:       %[[B:.*]] = memref.subview %[[COL]][0, 0] [16, 1] [1, 1]
+// CHECK:       nisa.activation <silu> %[[ACC]], %[[EV]] scale 5.000000e-01 bias %[[B]]
+// CHECK-NOT:   nisa.tensor_scalar
+// CHECK:       nisa.dma_copy %[[EV]]
+func.func @conv_scaled_activation(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = neuron.fusion(%x, %w) : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  ^bb0(%a: tensor<1x8x6x6xf32>, %b: tensor<16x8x3x3xf32>):
+    %scale = neuron.constant dense<0.5> : tensor<1x16x4x4xf32>
+    %shift = neuron.constant dense<0.25> : tensor<1x16x4x4xf32>
+    %c = neuron.conv2d %a, %b layout nchw_fchw : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32>
+    %m = neuron.mul %c, %scale : tensor<1x16x4x4xf32>
+    %s = neuron.add %m, %shift : tensor<1x16x4x4xf32>
+    %r = neuron.silu %s : tensor<1x16x4x4xf32>
+    neuron.yield %r : tensor<1x16x4x4xf32>
+  }
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// After a depthwise convolution (summed on the vector engine in SBUF), a
+// multiply by an immediate on the left and a subtraction of one become a
+// single scalar-engine instruction reading the sums: x * 2 + (-1).
+
+// CHECK-LABEL: func.func @depthwise_scaled
+// CHECK:       %[[COL:.*]] = memref.alloc() : memref<128x1xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT:  nisa.memset %[[COL]] value -1.000000e+00
+// CHECK:       nisa.scalar_tensor_tensor <multiply> <add> %{{.*}}, %[[ACC:.*]], %[[ACC]] scalars
+// CHECK:       nisa.activation <identity> %[[ACC]], %{{.*}} scale 2.000000e+00 bias %{{.*}} :
+// CHECK-NOT:   nisa.tensor_scalar
+// CHECK:       return
+func.func @depthwise_scaled(%x: tensor<1x16x6x6xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = neuron.fusion(%x, %w) : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  ^bb0(%a: tensor<1x16x6x6xf32>, %b: tensor<16x1x3x3xf32>):
+    %two = neuron.constant dense<2.0> : tensor<1x16x4x4xf32>
+    %one = neuron.constant dense<1.0> : tensor<1x16x4x4xf32>
+    %c = neuron.conv2d %a, %b layout nchw_fchw groups 16 : (tensor<1x16x6x6xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+    %m = neuron.mul %two, %c : tensor<1x16x4x4xf32>
+    %s = neuron.sub %m, %one : tensor<1x16x4x4xf32>
+    neuron.yield %s : tensor<1x16x4x4xf32>
+  }
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// A scaled product the fusion also returns is evacuated with its scale
+// alone and stored; the add and relu after it are one activation reading
+// the stored tile. A lone multiply by a tensor stays on the vector engine.
+
+// CHECK-LABEL: func.func @scaled_and_stored
+// CHECK:       nisa.memset %{{.*}} value 3.000000e+00
+// CHECK:       %[[EV:.*]] = memref.alloc() : memref<64x16xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.activation <identity> %{{.*}}, %[[EV]] scale 5.000000e-01 :
+// CHECK:       nisa.dma_copy %[[EV]]
+// CHECK:       %[[R:.*]] = memref.alloc() : memref<64x16xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.activation <relu> %[[EV]], %[[R]] bias %{{.*}} :
+// CHECK:       nisa.tensor_tensor <multiply> %[[R]]
+// CHECK-NOT:   nisa.tensor_scalar
+// CHECK:       return
+func.func @scaled_and_stored(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %g: tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %0:2 = neuron.fusion(%x, %w, %g) : (tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>) -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  ^bb0(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %h: tensor<64x16xf32>):
+    %half = neuron.constant dense<0.5> : tensor<64x16xf32>
+    %three = neuron.constant dense<3.0> : tensor<64x16xf32>
+    %p = neuron.matmul %a, %b : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+    %m = neuron.mul %p, %half : tensor<64x16xf32>
+    %s = neuron.add %m, %three : tensor<64x16xf32>
+    %r = neuron.relu %s : tensor<64x16xf32>
+    %q = neuron.mul %r, %h : tensor<64x16xf32>
+    neuron.yield %m, %q : tensor<64x16xf32>, tensor<64x16xf32>
+  }
+  return %0#0, %0#1 : tensor<64x16xf32>, tensor<64x16xf32>
+}
