@@ -695,11 +695,10 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
       ScaledActivation run = scaledActivationAt(epilogue, i, v);
       if (run.ops.size() < 2)
         return false;
+      // The run's ops are then skipped below, the last one stored there.
       Value result = k.tile(b, loc, nisa::MemorySpace::sbuf, tileShape,
                             elementOf(run.result()));
       emitScaledActivation(b, k, loc, run, input, result, tiles);
-      if (Value out = epilogue.stores.lookup(run.result()))
-        put(result, out);
       return true;
     }
     return false;

@@ -276,3 +276,27 @@ func.func @scaled_and_stored(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %g: t
   }
   return %0#0, %0#1 : tensor<64x16xf32>, tensor<64x16xf32>
 }
+
+// -----
+
+// A run inside an elementwise fusion (a multiply by an immediate, then the
+// tanh) is one activation, and the fusion's result it computes is stored
+// once.
+
+// CHECK-LABEL: func.func @run_stored_once
+// CHECK:       nisa.tensor_tensor <add> %{{.*}}, %{{.*}}, %[[S:[^ ]*]] :
+// CHECK:       nisa.activation <tanh> %[[S]], %[[T:[^ ]*]] scale 5.000000e-01 :
+// CHECK:       nisa.dma_copy %[[T]]
+// CHECK-NOT:   nisa.dma_copy %[[T]]
+// CHECK:       return
+func.func @run_stored_once(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
+  %0 = neuron.fusion(%x, %y) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32> {
+  ^bb0(%a: tensor<64x256xf32>, %b: tensor<64x256xf32>):
+    %half = neuron.constant dense<0.5> : tensor<64x256xf32>
+    %s = neuron.add %a, %b : tensor<64x256xf32>
+    %m = neuron.mul %s, %half : tensor<64x256xf32>
+    %t = neuron.tanh %m : tensor<64x256xf32>
+    neuron.yield %t : tensor<64x256xf32>
+  }
+  return %0 : tensor<64x256xf32>
+}
