@@ -180,10 +180,10 @@ struct NeuronPlaceCollectivesPass
     });
     for (auto &[kernel, times] : byKernel) {
       if (llvm::none_of(times, [](double t) { return t > 0; })) {
-        kernel->removeAttr("neuron.input_arrivals_ns");
+        kernel->removeAttr(kInputArrivalsAttr);
         continue;
       }
-      kernel->setAttr("neuron.input_arrivals_ns",
+      kernel->setAttr(kInputArrivalsAttr,
                       DenseF64ArrayAttr::get(kernel.getContext(), times));
     }
   }

@@ -36,6 +36,7 @@
 #include "passes/Passes.h"
 #include "passes/TargetLoading.h"
 
+#include "dialects/neuron/IR/NeuronOps.h"
 #include "dialects/nisa/IR/NisaOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -618,7 +619,7 @@ struct NisaSchedulePass
                                         const KernelGraph &g) {
     std::vector<double> out(g.size(), 0);
     auto times =
-        kernel->getAttrOfType<DenseF64ArrayAttr>("neuron.input_arrivals_ns");
+        kernel->getAttrOfType<DenseF64ArrayAttr>(kInputArrivalsAttr);
     if (!times)
       return out;
     for (size_t i = 0; i < g.size(); ++i)

@@ -278,11 +278,38 @@ void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
       b.getF64FloatAttr(scale));
 }
 
+/// The kernel `b` inserts into.
+static func::FuncOp kernelOf(OpBuilder &b) {
+  Operation *op = b.getInsertionBlock()->getParentOp();
+  if (auto kernel = dyn_cast<func::FuncOp>(op))
+    return kernel;
+  return op->getParentOfType<func::FuncOp>();
+}
+
+bool KernelLowering::isReceived(Value buffer) const {
+  Value root = viewRoot(buffer);
+  while (auto cast = root.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast->getNumOperands() != 1)
+      break;
+    root = viewRoot(cast->getOperand(0));
+  }
+  if (root.getDefiningOp<memref::GetGlobalOp>())
+    return true;
+  auto arg = dyn_cast<BlockArgument>(root);
+  if (!arg || arg.getArgNumber() >= numInputs ||
+      llvm::any_of(inPlace, [&](const auto &entry) {
+        return entry.second == arg.getArgNumber();
+      }))
+    return false;
+  auto arrivals = arg.getOwner()->getParentOp()->getAttrOfType<DenseF64ArrayAttr>(
+      kInputArrivalsAttr);
+  return !arrivals || arg.getArgNumber() >= arrivals.size() ||
+         arrivals[arg.getArgNumber()] <= 0;
+}
+
 Value KernelLowering::constantColumn(OpBuilder &b, Location loc, double value,
                                      int64_t partitions) {
-  Operation *kernel = b.getInsertionBlock()->getParentOp();
-  if (!isa<func::FuncOp>(kernel))
-    kernel = kernel->getParentOfType<func::FuncOp>();
+  Operation *kernel = kernelOf(b);
   Value &column = columns[{kernel, llvm::bit_cast<uint64_t>(value)}];
   if (!column) {
     OpBuilder::InsertionGuard guard(b);

@@ -106,6 +106,10 @@ public:
   void activation(OpBuilder &b, Location loc, Value src, Value dst,
                   nisa::ActivationFunction function, Value bias = {},
                   double scale = 1.0);
+  /// Whether the HBM buffer (or view) `buffer` is there when the kernel
+  /// starts and nothing in it writes it: an input not written in place
+  /// and not arriving later (kInputArrivalsAttr), or a constant.
+  bool isReceived(Value buffer) const;
   /// A [partitions, 1] view of an f32 SBUF column holding `value`, filled
   /// once at the start of the kernel (the activation's per-partition bias
   /// reads it).
@@ -352,12 +356,17 @@ struct MatmulCosts {
 /// elements under `limits`, each output tile taking `finishBytes` per
 /// partition to finish and a PSUM bank kept for the `transposes`, the
 /// shortest under `costs` first (never empty: streaming both always fits).
+/// `early` names the operand (rhs when true) the kernel receives while it
+/// computes the other: a block of it held for the other's single tile is
+/// then a plan too, and the shortest such plan comes first (its loads and
+/// transposes issue before the other operand's, while that is computed).
 SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
                                     int64_t batches, int64_t elementBytes,
                                     int64_t finishBytes,
                                     MatmulTransposes transposes,
                                     const MatmulCosts &costs,
-                                    nisa::LimitsAttr limits);
+                                    nisa::LimitsAttr limits,
+                                    std::optional<bool> early = std::nullopt);
 /// "lhs resident in blocks of 4 M tiles", for remarks.
 std::string describe(const MatmulPlan &plan);
 

@@ -24,6 +24,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::neuron;
 
@@ -62,7 +64,7 @@ SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
                           MatmulTransposes transposes, const MatmulCosts &costs,
-                          nisa::LimitsAttr limits) {
+                          nisa::LimitsAttr limits, std::optional<bool> early) {
   int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
@@ -108,8 +110,9 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
     int64_t width = rhsResident ? tileN : tileM;
     int64_t tiles = rhsResident ? nTiles : mTiles;
     // Held for one streamed tile only, a block saves nothing and loads
-    // all of K before the first matmul.
-    if ((rhsResident ? mTiles : nTiles) < 2)
+    // all of K before the first matmul, which pays only when the streamed
+    // operand is computed meanwhile.
+    if ((rhsResident ? mTiles : nTiles) < 2 && early != rhsResident)
       continue;
     bool innerPartial = rhsResident ? m % tileM : n % tileN;
     for (int64_t block = 1; block <= tiles; ++block) {
@@ -141,6 +144,11 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
     return (a.block == 0 ? INT64_MAX : a.block) <
            (b.block == 0 ? INT64_MAX : b.block);
   });
+  if (early && (*early ? mTiles : nTiles) == 1)
+    std::stable_partition(plans.begin(), plans.end(),
+                          [&](const MatmulPlan &p) {
+                            return p.block > 0 && p.rhsResident == *early;
+                          });
   return plans;
 }
 
@@ -305,16 +313,28 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       k.costNs("matmul", full, full);
   costs.transposeNs = k.costNs("transpose", square, square);
   costs.copyNs = k.costNs("tensor_scalar", square, square);
+  // In a kernel launched while inputs it reads are still in flight (a
+  // collective's result), an operand it receives is there from the launch
+  // and one it computes may wait long: the received one is held resident,
+  // its loads and transposes issued while the other is awaited.
+  // A tuned plan was ranked in a probe receiving every operand, so its
+  // ranks are of the plans without this preference.
+  Operation *anchor = fusion ? fusion : op;
+  auto rank = anchor->getAttrOfType<IntegerAttr>(kPlanRank);
+  std::optional<bool> early;
+  auto kernel = op->getParentOfType<func::FuncOp>();
+  if (!rank && kernel && kernel->hasAttr(kInputArrivalsAttr) &&
+      k.isReceived(a) != k.isReceived(bm))
+    early = k.isReceived(bm);
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
-                  transposes, costs, limits);
+                  transposes, costs, limits, early);
   if (transposes.lhs || transposes.rhs)
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
                      {tileK, k.transposeChunk(element)}, element);
   // A tuned plan, by its rank.
-  Operation *anchor = fusion ? fusion : op;
   size_t chosen = 0;
-  if (auto rank = anchor->getAttrOfType<IntegerAttr>(kPlanRank)) {
+  if (rank) {
     chosen = std::min<size_t>(std::max<int64_t>(rank.getInt(), 0),
                               plans.size() - 1);
     auto expected = anchor->getAttrOfType<StringAttr>(kPlanExpected);

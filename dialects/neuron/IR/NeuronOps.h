@@ -56,6 +56,13 @@ std::optional<double> splatFloat(Value value);
 /// or one value operand of a select whose other one is not (the tiling
 /// fills a tile with it on chip).
 std::optional<double> immediateOf(OpOperand &use);
+
+/// On a kernel launched while collectives it reads are in flight: per
+/// input, nanoseconds after the launch it is predicted to arrive (0: at the
+/// launch). neuron-place-collectives sets it; the lowering and
+/// nisa-schedule read it.
+inline constexpr llvm::StringLiteral kInputArrivalsAttr =
+    "neuron.input_arrivals_ns";
 /// Whether `value` is used, and every use of it by an op `reader` accepts
 /// (every use, without one) reads it as an immediate: a splat constant a
 /// kernel or a fusion holds a copy of, or needs no buffer for.
