@@ -278,14 +278,6 @@ void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
       b.getF64FloatAttr(scale));
 }
 
-/// The kernel `b` inserts into.
-static func::FuncOp kernelOf(OpBuilder &b) {
-  Operation *op = b.getInsertionBlock()->getParentOp();
-  if (auto kernel = dyn_cast<func::FuncOp>(op))
-    return kernel;
-  return op->getParentOfType<func::FuncOp>();
-}
-
 bool KernelLowering::isReceived(Value buffer) const {
   Value root = viewRoot(buffer);
   while (auto cast = root.getDefiningOp<UnrealizedConversionCastOp>()) {
@@ -309,19 +301,10 @@ bool KernelLowering::isReceived(Value buffer) const {
 
 Value KernelLowering::constantColumn(OpBuilder &b, Location loc, double value,
                                      int64_t partitions) {
-  Operation *kernel = kernelOf(b);
-  Value &column = columns[{kernel, llvm::bit_cast<uint64_t>(value)}];
-  if (!column) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&kernel->getRegion(0).front());
-    column = tile(b, loc, nisa::MemorySpace::sbuf, {this->partitions(), 1},
-                  b.getF32Type());
-    nisa::MemsetOp::create(b, loc, column, b.getF64FloatAttr(value));
-  }
-  if (partitions == this->partitions())
-    return column;
-  return view(b, loc, column, {b.getIndexAttr(0), b.getIndexAttr(0)},
-              {partitions, 1});
+  Value column = tile(b, loc, nisa::MemorySpace::sbuf, {partitions, 1},
+                      b.getF32Type());
+  nisa::MemsetOp::create(b, loc, column, b.getF64FloatAttr(value));
+  return column;
 }
 
 void KernelLowering::markTiling(Value firstTile, Operation *op,

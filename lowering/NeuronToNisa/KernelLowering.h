@@ -110,9 +110,10 @@ public:
   /// starts and nothing in it writes it: an input not written in place
   /// and not arriving later (kInputArrivalsAttr), or a constant.
   bool isReceived(Value buffer) const;
-  /// A [partitions, 1] view of an f32 SBUF column holding `value`, filled
-  /// once at the start of the kernel (the activation's per-partition bias
-  /// reads it).
+  /// A [partitions, 1] f32 SBUF column filled with `value` here (the
+  /// activation's per-partition bias reads it). Made where it is read, not
+  /// once per kernel: a column live through the kernel can cost a full
+  /// kernel's rotating tiles their slots.
   Value constantColumn(OpBuilder &b, Location loc, double value,
                        int64_t partitions);
   /// Loads the transpose of the HBM window `src` [r, c] into the SBUF tile
@@ -214,8 +215,6 @@ private:
   /// Output index -> the input it is written in place of.
   DenseMap<unsigned, unsigned> inPlace;
   int64_t nextQueue = 0, nextGlobal = 0;
-  /// constantColumn's tiles, by kernel and value.
-  DenseMap<std::pair<Operation *, uint64_t>, Value> columns;
 };
 
 /// Whether `transpose` lowers to a view its users read through (no copy):

@@ -316,16 +316,25 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // In a kernel launched while inputs it reads are still in flight (a
   // collective's result), an operand it receives is there from the launch
   // and one it computes may wait long: the received one is held resident,
-  // its loads and transposes issued while the other is awaited.
-  // A tuned plan was ranked in a probe receiving every operand, so its
-  // ranks are of the plans without this preference.
+  // its loads and transposes issued while the other is awaited, when the
+  // DMA engines bring all of it in before the awaited input arrives
+  // (more would only change the plan). A tuned plan was ranked in a probe
+  // receiving every operand, so its ranks are of the plans without this.
   Operation *anchor = fusion ? fusion : op;
   auto rank = anchor->getAttrOfType<IntegerAttr>(kPlanRank);
-  std::optional<bool> early;
   auto kernel = op->getParentOfType<func::FuncOp>();
-  if (!rank && kernel && kernel->hasAttr(kInputArrivalsAttr) &&
-      k.isReceived(a) != k.isReceived(bm))
-    early = k.isReceived(bm);
+  auto arrivals =
+      kernel ? kernel->getAttrOfType<DenseF64ArrayAttr>(kInputArrivalsAttr)
+             : DenseF64ArrayAttr();
+  std::optional<bool> early;
+  if (!rank && arrivals && k.isReceived(a) != k.isReceived(bm)) {
+    bool rhs = k.isReceived(bm);
+    double bytes = double(batches * kk * (rhs ? n : m) *
+                          elementBytes(element));
+    if (bytes / costs.hbmBytesPerNs <=
+        *llvm::max_element(arrivals.asArrayRef()))
+      early = rhs;
+  }
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
                   transposes, costs, limits, early);
