@@ -315,11 +315,14 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   costs.copyNs = k.costNs("tensor_scalar", square, square);
   // In a kernel launched while inputs it reads are still in flight (a
   // collective's result), an operand it receives is there from the launch
-  // and one it computes may wait long: the received one is held resident,
-  // its loads and transposes issued while the other is awaited, when the
-  // DMA engines bring all of it in before the awaited input arrives
-  // (more would only change the plan). A tuned plan was ranked in a probe
-  // receiving every operand, so its ranks are of the plans without this.
+  // and one it computes may wait long. When the tensor engine transposes
+  // the received one, streaming would queue those transposes and their
+  // copies out of PSUM behind the awaited work on the in-order engines:
+  // it is held resident instead, its loads and transposes issued while
+  // the other is awaited, if HBM brings all of it in before the awaited
+  // input arrives (more would only change the plan). A tuned plan was
+  // ranked in a probe receiving every operand, so its ranks are of the
+  // plans without this.
   Operation *anchor = fusion ? fusion : op;
   auto rank = anchor->getAttrOfType<IntegerAttr>(kPlanRank);
   auto kernel = op->getParentOfType<func::FuncOp>();
@@ -331,8 +334,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     bool rhs = k.isReceived(bm);
     double bytes = double(batches * kk * (rhs ? n : m) *
                           elementBytes(element));
-    if (bytes / costs.hbmBytesPerNs <=
-        *llvm::max_element(arrivals.asArrayRef()))
+    if ((rhs ? transposes.rhs : transposes.lhs) &&
+        bytes / costs.hbmBytesPerNs <=
+            *llvm::max_element(arrivals.asArrayRef()))
       early = rhs;
   }
   SmallVector<MatmulPlan> plans =

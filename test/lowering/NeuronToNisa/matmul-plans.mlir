@@ -44,46 +44,63 @@ func.func @batched(%a: tensor<2x1000x256xf32>, %b: tensor<2x256x2600xf32>) -> te
 // -----
 
 // Tests a kernel launched while its first input is in flight (an awaited
-// all-reduce's result, neuron.input_arrivals_ns): the weights it receives
-// (128 KiB, 0.4 us of HBM reads before the input's 6 us) are held resident
-// for the single M tile of the input it awaits, so their loads and
-// transposes are issued before the matmuls that wait; without the
-// arrivals, or when the weights take longer to read than the input takes
-// to arrive, both stream.
-func.func @awaiting(%x: tensor<40x256xf32>, %w: tensor<256x128xf32>) -> tensor<40x128xf32>
+// all-reduce's result, neuron.input_arrivals_ns): the weights it receives,
+// stored [N, K] as a linear layer's are and transposed on the tensor
+// engine (f32), are held resident for the single M tile of the input it
+// awaits, so their transposes and copies out of PSUM are issued before
+// the matmuls that wait; 128 KiB, 0.2 us of HBM reads before the input's
+// 6 us. Without the arrivals, when the weights take longer to read than
+// the input takes to arrive, or when they need no transpose on the tensor
+// engine, both stream.
+func.func @awaiting(%x: tensor<40x256xf32>, %w: tensor<128x256xf32>) -> tensor<40x128xf32>
     attributes {neuron.input_arrivals_ns = array<f64: 6000.0, 0.0>} {
-  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: rhs resident in blocks of 1 N tiles, reading 0.2 MiB from HBM (0.2 us at the core's HBM bandwidth), estimated 1.4 us; lhs transposed on the tensor engine; runner-up: both operands streamed, 0.2 MiB, 1.4 us}}
-  %0 = neuron.matmul %x, %w : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
+  %t = neuron.transpose %w permutation [1, 0] : tensor<128x256xf32> -> tensor<256x128xf32>
+  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: rhs resident in blocks of 1 N tiles}}
+  %0 = neuron.matmul %x, %t : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
   return %0 : tensor<40x128xf32>
 }
 
 // -----
 
-func.func @launched_ready(%x: tensor<40x256xf32>, %w: tensor<256x128xf32>) -> tensor<40x128xf32> {
+func.func @launched_ready(%x: tensor<40x256xf32>, %w: tensor<128x256xf32>) -> tensor<40x128xf32> {
+  %t = neuron.transpose %w permutation [1, 0] : tensor<128x256xf32> -> tensor<256x128xf32>
   // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: both operands streamed}}
-  %0 = neuron.matmul %x, %w : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
+  %0 = neuron.matmul %x, %t : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
   return %0 : tensor<40x128xf32>
 }
 
 // -----
 
-// Tests an awaiting kernel whose matmul reads only what it computes (the
-// weights' product with themselves): nothing is there earlier than the
-// rest, so both stream.
-func.func @awaiting_computed(%x: tensor<40x256xf32>, %w: tensor<256x128xf32>) -> tensor<40x128xf32>
+func.func @awaiting_briefly(%x: tensor<40x256xf32>, %w: tensor<128x256xf32>) -> tensor<40x128xf32>
+    attributes {neuron.input_arrivals_ns = array<f64: 100.0, 0.0>} {
+  %t = neuron.transpose %w permutation [1, 0] : tensor<128x256xf32> -> tensor<256x128xf32>
+  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: both operands streamed}}
+  %0 = neuron.matmul %x, %t : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
+  return %0 : tensor<40x128xf32>
+}
+
+// -----
+
+// bf16 weights load through trn2's DMA transpose: their transfers run
+// ahead of the matmuls in any plan.
+func.func @awaiting_dma_transposed(%x: tensor<40x256xbf16>, %w: tensor<128x256xbf16>) -> tensor<40x128xf32>
+    attributes {neuron.input_arrivals_ns = array<f64: 6000.0, 0.0>} {
+  %t = neuron.transpose %w permutation [1, 0] : tensor<128x256xbf16> -> tensor<256x128xbf16>
+  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: both operands streamed}}
+  %0 = neuron.matmul %x, %t : (tensor<40x256xbf16>, tensor<256x128xbf16>) -> tensor<40x128xf32>
+  return %0 : tensor<40x128xf32>
+}
+
+// -----
+
+// Tests an awaiting kernel whose matmul reads only what it computes:
+// nothing is there earlier than the rest, so both stream.
+func.func @awaiting_computed(%x: tensor<40x256xf32>, %w: tensor<128x256xf32>) -> tensor<40x128xf32>
     attributes {neuron.input_arrivals_ns = array<f64: 6000.0, 0.0>} {
   %r = neuron.relu %x : tensor<40x256xf32>
-  %v = neuron.relu %w : tensor<256x128xf32>
+  %v = neuron.relu %w : tensor<128x256xf32>
+  %t = neuron.transpose %v permutation [1, 0] : tensor<128x256xf32> -> tensor<256x128xf32>
   // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: both operands streamed}}
-  %0 = neuron.matmul %r, %v : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
-  return %0 : tensor<40x128xf32>
-}
-
-// -----
-
-func.func @awaiting_briefly(%x: tensor<40x256xf32>, %w: tensor<256x128xf32>) -> tensor<40x128xf32>
-    attributes {neuron.input_arrivals_ns = array<f64: 100.0, 0.0>} {
-  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: both operands streamed}}
-  %0 = neuron.matmul %x, %w : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
+  %0 = neuron.matmul %r, %t : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
   return %0 : tensor<40x128xf32>
 }
