@@ -353,9 +353,9 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
               Value evacuated =
                   k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, pixels},
                          resultType.getElementType());
-              DenseMap<Value, Value> tiles{{op.getResult(), evacuated}};
-              emitScaledActivation(b, k, loc, evacuation, acc, evacuated,
-                                   tiles);
+              DenseMap<Value, Value> tiles;
+              emitScaledActivation(b, k, loc, evacuation, op.getResult(), acc,
+                                   evacuated, tiles);
               if (out)
                 k.dma(b, loc, evacuated, window(out));
               if (epilogue) {

@@ -288,13 +288,15 @@ bool KernelLowering::isReceived(Value buffer) const {
   if (root.getDefiningOp<memref::GetGlobalOp>())
     return true;
   auto arg = dyn_cast<BlockArgument>(root);
-  if (!arg || arg.getArgNumber() >= numInputs ||
+  auto kernel =
+      arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()) : nullptr;
+  if (!kernel || !arg.getOwner()->isEntryBlock() ||
+      arg.getArgNumber() >= numInputs ||
       llvm::any_of(inPlace, [&](const auto &entry) {
         return entry.second == arg.getArgNumber();
       }))
     return false;
-  auto arrivals = arg.getOwner()->getParentOp()->getAttrOfType<DenseF64ArrayAttr>(
-      kInputArrivalsAttr);
+  auto arrivals = kernel->getAttrOfType<DenseF64ArrayAttr>(kInputArrivalsAttr);
   return !arrivals || arg.getArgNumber() >= arrivals.size() ||
          arrivals[arg.getArgNumber()] <= 0;
 }
@@ -708,7 +710,7 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
       // The run's ops are then skipped below, the last one stored there.
       Value result = k.tile(b, loc, nisa::MemorySpace::sbuf, tileShape,
                             elementOf(run.result()));
-      emitScaledActivation(b, k, loc, run, input, result, tiles);
+      emitScaledActivation(b, k, loc, run, v, input, result, tiles);
       return true;
     }
     return false;
@@ -733,14 +735,23 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
         operands.push_back(Value());
         continue;
       }
+      // A fusion's input, or a constant its body holds that is not read as
+      // an immediate (neuron-fuse makes those inputs; written by hand, one
+      // becomes a global).
+      auto bufferOf = [&](Value value) {
+        if (Value input = epilogue.inputs.lookup(value))
+          return input;
+        auto constant = value.getDefiningOp<ConstantOp>();
+        return constant ? k.constantBuffer(b, constant) : Value();
+      };
       Value source;
       if (auto broadcast = v.getDefiningOp<BroadcastOp>())
         source = KernelLowering::broadcastView(
-            b, loc, epilogue.inputs.lookup(broadcast.getInput()),
+            b, loc, bufferOf(broadcast.getInput()),
             broadcast.getInput().getType(), broadcast.getType(),
             broadcast.getDimensions());
       else
-        source = epilogue.inputs.lookup(v);
+        source = bufferOf(v);
       Value t = load ? load(source) : k.load(b, loc, window(source));
       tiles[v] = t;
       operands.push_back(t);
@@ -810,14 +821,16 @@ ScaledActivation mlir::neuron::evacuationOf(Value result, Value out,
 
 void mlir::neuron::emitScaledActivation(OpBuilder &b, KernelLowering &k,
                                         Location loc,
-                                        const ScaledActivation &run, Value src,
-                                        Value dst,
+                                        const ScaledActivation &run,
+                                        Value value, Value src, Value dst,
                                         DenseMap<Value, Value> &tiles) {
   Value bias;
   if (run.bias)
     bias = k.constantColumn(b, loc, *run.bias,
                             cast<MemRefType>(src.getType()).getDimSize(0));
   k.activation(b, loc, src, dst, run.function, bias, run.scale);
+  if (run.ops.empty())
+    tiles[value] = dst;
   for (Operation *op : run.ops)
     tiles[op->getResult(0)] = dst;
 }

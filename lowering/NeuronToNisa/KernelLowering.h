@@ -267,6 +267,8 @@ struct Epilogue {
 /// (a depthwise convolution's blocks of channels beside blocks of rows)
 /// gives `load`, which makes a tile of `buffer`'s part, and `store`, which
 /// writes a tile into `buffer`'s part; with both, `window` may be null.
+/// A run of two or more ops one activation computes (ScaledActivation) from
+/// a tile on chip is that one instruction.
 void applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
                    const Epilogue &epilogue, DenseMap<Value, Value> &tiles,
                    ArrayRef<int64_t> tileShape,
@@ -283,7 +285,8 @@ struct ScaledActivation {
   nisa::ActivationFunction function = nisa::ActivationFunction::identity;
   double scale = 1.0;
   std::optional<double> bias;
-  /// The value the activation computes: the last op's result.
+  /// The value the activation computes: the last op's result (of a run
+  /// with ops).
   Value result() const { return ops.back()->getResult(0); }
 };
 /// The longest such run of `epilogue`'s ops starting at ops[first], which
@@ -295,12 +298,13 @@ ScaledActivation scaledActivationAt(const Epilogue &epilogue, size_t first,
 /// is stored to `out`, or has another user).
 ScaledActivation evacuationOf(Value result, Value out,
                               const Epilogue *epilogue);
-/// Emits `run` (an identity without ops) from `src` into `dst`, and records
-/// in `tiles` that `dst` holds every op of the run (applyEpilogue skips
+/// Emits `run` (an identity without ops) from `src`, the tile holding
+/// `value`, into `dst`, and records in `tiles` what `dst` holds: `value`
+/// when the run has no ops, else every op of the run (applyEpilogue skips
 /// them; only the last one's value is read).
 void emitScaledActivation(OpBuilder &b, KernelLowering &k, Location loc,
-                          const ScaledActivation &run, Value src, Value dst,
-                          DenseMap<Value, Value> &tiles);
+                          const ScaledActivation &run, Value value, Value src,
+                          Value dst, DenseMap<Value, Value> &tiles);
 
 /// Tiles matmul or batch_matmul `op` whose operands live in `lhs` and
 /// `rhs`, storing its result to `out` (null in a fusion that does not
@@ -356,9 +360,9 @@ struct MatmulCosts {
 /// partition to finish and a PSUM bank kept for the `transposes`, the
 /// shortest under `costs` first (never empty: streaming both always fits).
 /// `early` names the operand (rhs when true) the kernel receives while it
-/// computes the other: a block of it held for the other's single tile is
-/// then a plan too, and the shortest such plan comes first (its loads and
-/// transposes issue before the other operand's, while that is computed).
+/// awaits or computes the other: a block of it held for the other's single
+/// tile is then a plan too, and the shortest such plan comes first (its
+/// loads and transposes issue before the other operand's).
 SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
                                     int64_t batches, int64_t elementBytes,
                                     int64_t finishBytes,

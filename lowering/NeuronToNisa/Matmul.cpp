@@ -260,8 +260,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                         int64_t nt) {
     Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, nt},
                              resultType.getElementType());
-    DenseMap<Value, Value> tiles{{result, evacuated}};
-    emitScaledActivation(b, k, loc, evacuation, acc, evacuated, tiles);
+    DenseMap<Value, Value> tiles;
+    emitScaledActivation(b, k, loc, evacuation, result, acc, evacuated,
+                         tiles);
     if (out)
       k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, nt}));
     if (epilogue) {
@@ -319,8 +320,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // the received one, streaming would queue those transposes and their
   // copies out of PSUM behind the awaited work on the in-order engines:
   // it is held resident instead, its loads and transposes issued while
-  // the other is awaited, if HBM brings all of it in before the awaited
-  // input arrives (more would only change the plan). A tuned plan was
+  // the other is awaited, if HBM brings all of it in before the kernel's
+  // last input arrives (more would only change the plan). A tuned plan was
   // ranked in a probe receiving every operand, so its ranks are of the
   // plans without this.
   Operation *anchor = fusion ? fusion : op;
@@ -330,7 +331,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       kernel ? kernel->getAttrOfType<DenseF64ArrayAttr>(kInputArrivalsAttr)
              : DenseF64ArrayAttr();
   std::optional<bool> early;
-  if (!rank && arrivals && k.isReceived(a) != k.isReceived(bm)) {
+  if (!rank && arrivals && !arrivals.empty() &&
+      k.isReceived(a) != k.isReceived(bm)) {
     bool rhs = k.isReceived(bm);
     double bytes = double(batches * kk * (rhs ? n : m) *
                           elementBytes(element));
@@ -390,6 +392,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                           : nullptr;
     if (chosen > 0)
       remark << "; tuned (plan " << chosen << " of the estimate's order)";
+    else if (early && plan.block > 0 && plan.rhsResident == *early)
+      remark << "; held while the kernel awaits its other operand";
     if (next)
       remark << "; runner-up: " << describe(*next) << ", "
              << llvm::formatv("{0:F1}", mib(next->trafficBytes * batches))

@@ -63,6 +63,7 @@ std::optional<double> immediateOf(OpOperand &use);
 /// nisa-schedule read it.
 inline constexpr llvm::StringLiteral kInputArrivalsAttr =
     "neuron.input_arrivals_ns";
+
 /// Whether `value` is used, and every use of it by an op `reader` accepts
 /// (every use, without one) reads it as an immediate: a splat constant a
 /// kernel or a fusion holds a copy of, or needs no buffer for.

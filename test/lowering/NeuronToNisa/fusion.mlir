@@ -284,8 +284,8 @@ func.func @scaled_and_stored(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %g: t
 // CHECK-LABEL: func.func @run_stored_once
 // CHECK:       nisa.tensor_tensor <add> %{{.*}}, %{{.*}}, %[[S:[^ ]*]] :
 // CHECK:       nisa.activation <tanh> %[[S]], %[[T:[^ ]*]] scale 5.000000e-01 :
-// CHECK:       nisa.dma_copy %[[T]]
-// CHECK-NOT:   nisa.dma_copy %[[T]]
+// CHECK:       nisa.dma_copy %[[T]],
+// CHECK-NOT:   nisa.dma_copy %[[T]],
 // CHECK:       return
 func.func @run_stored_once(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> tensor<64x256xf32> {
   %0 = neuron.fusion(%x, %y) : (tensor<64x256xf32>, tensor<64x256xf32>) -> tensor<64x256xf32> {
@@ -297,4 +297,29 @@ func.func @run_stored_once(%x: tensor<64x256xf32>, %y: tensor<64x256xf32>) -> te
     neuron.yield %t : tensor<64x256xf32>
   }
   return %0 : tensor<64x256xf32>
+}
+
+// -----
+
+// A subtraction from a splat (1 - x) is no bias: the scale is folded into
+// the evacuation, the subtraction stays on the vector engine. The splat,
+// held in the body but not read as an immediate (neuron-fuse would make it
+// an input), is loaded from a global.
+
+// CHECK-LABEL: func.func @immediate_minus
+// CHECK:       nisa.activation <identity> %{{.*}}, %[[EV:[^ ]*]] scale 5.000000e-01 :
+// CHECK-NOT:   nisa.memset
+// CHECK:       memref.get_global @__neuron_constant_
+// CHECK:       nisa.tensor_tensor <subtract> %{{.*}}, %[[EV]],
+func.func @immediate_minus(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %0 = neuron.fusion(%x, %w) : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32> {
+  ^bb0(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>):
+    %half = neuron.constant dense<0.5> : tensor<64x16xf32>
+    %one = neuron.constant dense<1.0> : tensor<64x16xf32>
+    %p = neuron.matmul %a, %b : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+    %m = neuron.mul %p, %half : tensor<64x16xf32>
+    %s = neuron.sub %one, %m : tensor<64x16xf32>
+    neuron.yield %s : tensor<64x16xf32>
+  }
+  return %0 : tensor<64x16xf32>
 }
