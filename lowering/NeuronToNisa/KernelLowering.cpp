@@ -696,6 +696,15 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
     else
       k.dma(b, loc, tile, window(out));
   };
+  // The HBM buffer of an operand not on chip: a fusion's input, or a
+  // constant its body holds that is not read as an immediate (neuron-fuse
+  // makes those inputs; written by hand, one becomes a global).
+  auto bufferOf = [&](Value value) {
+    if (Value input = epilogue.inputs.lookup(value))
+      return input;
+    auto constant = value.getDefiningOp<ConstantOp>();
+    return constant ? k.constantBuffer(b, constant) : Value();
+  };
   // A run of a multiply and an add of immediates and an activation (two
   // of them at least) from a tile on chip: one scalar-engine instruction,
   // none on the vector engine.
@@ -735,15 +744,6 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
         operands.push_back(Value());
         continue;
       }
-      // A fusion's input, or a constant its body holds that is not read as
-      // an immediate (neuron-fuse makes those inputs; written by hand, one
-      // becomes a global).
-      auto bufferOf = [&](Value value) {
-        if (Value input = epilogue.inputs.lookup(value))
-          return input;
-        auto constant = value.getDefiningOp<ConstantOp>();
-        return constant ? k.constantBuffer(b, constant) : Value();
-      };
       Value source;
       if (auto broadcast = v.getDefiningOp<BroadcastOp>())
         source = KernelLowering::broadcastView(
