@@ -17,7 +17,10 @@
 // the input rows of a tile load once, and each window tap reads its elements
 // from that tile with the pool's strides, combined on the vector engine into a
 // tile that starts at the operation's identity (max: -inf, sums: 0); an average
-// then scales by 1 / taps.
+// then scales by 1 / taps. Where a tile has fewer outputs than its window has
+// taps (a global pool, a 5x5 depthwise convolution on a small image), the
+// cost model usually prefers the other order: each output's window reduced by
+// one tensor_reduce (after a multiply by the weights for a convolution).
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +94,58 @@ windowTile(const KernelLowering &k, Type element, int64_t oh, int64_t ow,
   while (rows > 1 && inputs(rows, cols) > budget)
     --rows;
   return {rows, cols};
+}
+
+/// Whether a window op (depthwise convolution, pooling) computes a tile of
+/// `pixels` outputs on `partitions` partitions in less vector-engine time
+/// output by output (each output's window of `taps` elements reduced by one
+/// tensor_reduce, after a tensor_tensor multiply by the weights when
+/// `weighted`) than tap by tap (one instruction over all the outputs per
+/// tap): a few outputs of a large window, as a global pool or a 5x5
+/// depthwise convolution late in a network, pay each instruction's fixed
+/// cost once per output rather than once per tap.
+static bool reducesEachOutput(const KernelLowering &k, int64_t partitions,
+                              int64_t pixels, int64_t taps, bool weighted) {
+  Type f32 = Float32Type::get(k.config.limits.getContext());
+  auto shape = [&](int64_t free) {
+    return operandShapeOf(MemRefType::get({partitions, free}, f32));
+  };
+  ::neuron::rt::OperandShape outputs = shape(pixels), window = shape(taps),
+                             one = shape(1);
+  double perTap = taps * k.costNs(weighted ? "scalar_tensor_tensor"
+                                           : "tensor_tensor",
+                                  outputs, outputs);
+  double perOutput =
+      pixels * (k.costNs("tensor_reduce", one, window) +
+                (weighted ? k.costNs("tensor_tensor", window, window) : 0));
+  return perOutput < perTap;
+}
+
+/// Calls `body` with the window of each output of a [partitions, rows,
+/// cols] tile: its offsets in an input tile whose windows are `kernel` taps
+/// `dilations` apart, `strides` apart, and the output's element of the
+/// tile.
+static void forEachWindow(
+    OpBuilder &b, Location loc, Value input, Value output,
+    std::array<int64_t, 2> kernel, std::array<int64_t, 2> strides,
+    std::array<int64_t, 2> dilations,
+    function_ref<void(OpBuilder &, Value window, Value element)> body) {
+  auto outputType = cast<MemRefType>(output.getType());
+  int64_t parts = outputType.getDimSize(0);
+  KernelLowering::forEachTile(
+      b, loc, {{outputType.getDimSize(1), 1}, {outputType.getDimSize(2), 1}},
+      [&](OpBuilder &b, const TilePosition &at) {
+        Value window = KernelLowering::view(
+            b, loc, input,
+            {b.getIndexAttr(0),
+             KernelLowering::affineSum(b, loc, {{at.offsets[0], strides[0]}}),
+             KernelLowering::affineSum(b, loc, {{at.offsets[1], strides[1]}})},
+            {parts, kernel[0], kernel[1]}, {1, dilations[0], dilations[1]});
+        Value element = KernelLowering::view(
+            b, loc, output, {b.getIndexAttr(0), at.offsets[0], at.offsets[1]},
+            {parts, 1, 1});
+        body(b, window, element);
+      });
 }
 
 /// Fills `dst` [ct, taps * ft] with the stationary operands of one
@@ -378,7 +433,9 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
 /// image rows when the tile spans the width; each filter tap then reads its
 /// window from that tile with the convolution's strides, is scaled by that
 /// tap's weight of each partition and added into an fp32 accumulator, one
-/// scalar_tensor_tensor per tap (multiply by per-partition scalars, add).
+/// scalar_tensor_tensor per tap (multiply by per-partition scalars, add),
+/// or, where the cost model times it shorter (reducesEachOutput), per
+/// output its window times the weights and one tensor_reduce.
 /// The weights of a tile are loaded once, one row per partition. Results
 /// are stored one transfer per block, as the inputs load. In a fusion the
 /// epilogue finishes each tile, its inputs loaded in the tile's (block,
@@ -417,8 +474,14 @@ LogicalResult mlir::neuron::lowerDepthwise(
     int64_t ft = gt * fg, parts = ft * blocks;
     int64_t inRows = (rows - 1) * sh + (kh - 1) * dh + 1,
             inCols = (cols - 1) * sw + (kw - 1) * dw + 1;
-    Value weights =
-        k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, taps}, element);
+    bool eachOutput =
+        reducesEachOutput(k, parts, rows * cols, taps, /*weighted=*/true);
+    // Per partition its channel's taps, as the windows read them: a row of
+    // taps for one instruction per tap, a [kh, kw] window for one per output.
+    Value weights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                           eachOutput ? SmallVector<int64_t>{parts, kh, kw}
+                                      : SmallVector<int64_t>{parts, taps},
+                           element);
     k.dma(b, loc,
           KernelLowering::stridedView(
               b, loc, filter,
@@ -448,24 +511,40 @@ LogicalResult mlir::neuron::lowerDepthwise(
     Value acc =
         k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols}, f32);
     firstAcc = firstAcc ? firstAcc : acc;
-    nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
-    KernelLowering::forEachTile(
-        b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
-          OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-          Value window = KernelLowering::view(
-              b, loc, input,
-              {b.getIndexAttr(0), KernelLowering::affineSum(b, loc, {{i, dh}}),
-               KernelLowering::affineSum(b, loc, {{j, dw}})},
-              {parts, rows, cols}, {1, sh, sw});
-          Value weight = KernelLowering::view(
-              b, loc, weights,
-              {b.getIndexAttr(0),
-               KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
-              {parts, 1});
-          nisa::ScalarTensorTensorOp::create(
-              b, loc, window, weight, acc, acc, alu(nisa::AluOp::multiply),
-              alu(nisa::AluOp::add), FloatAttr());
-        });
+    if (eachOutput) {
+      // Each output: its window times the weights, summed into its element.
+      Value product =
+          k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, kh, kw}, f32);
+      forEachWindow(b, loc, input, acc, {kh, kw}, {sh, sw}, {dh, dw},
+                    [&](OpBuilder &b, Value window, Value sum) {
+                      nisa::TensorTensorOp::create(
+                          b, loc, window, weights, product,
+                          alu(nisa::AluOp::multiply));
+                      nisa::TensorReduceOp::create(b, loc, product, sum,
+                                                   alu(nisa::AluOp::add));
+                    });
+    } else {
+      nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
+      KernelLowering::forEachTile(
+          b, loc, {{kh, 1}, {kw, 1}},
+          [&](OpBuilder &b, const TilePosition &tap) {
+            OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+            Value window = KernelLowering::view(
+                b, loc, input,
+                {b.getIndexAttr(0),
+                 KernelLowering::affineSum(b, loc, {{i, dh}}),
+                 KernelLowering::affineSum(b, loc, {{j, dw}})},
+                {parts, rows, cols}, {1, sh, sw});
+            Value weight = KernelLowering::view(
+                b, loc, weights,
+                {b.getIndexAttr(0),
+                 KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
+                {parts, 1});
+            nisa::ScalarTensorTensorOp::create(
+                b, loc, window, weight, acc, acc, alu(nisa::AluOp::multiply),
+                alu(nisa::AluOp::add), FloatAttr());
+          });
+    }
     Value stored = acc;
     if (out.getElementType() != f32) {
       stored = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, rows, cols},
@@ -620,18 +699,29 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
           Value acc =
               k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, qt}, element);
           firstAcc = firstAcc ? firstAcc : acc;
-          nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(identity));
-          KernelLowering::forEachTile(
-              b, loc, {{kh, 1}, {kw, 1}},
-              [&](OpBuilder &b, const TilePosition &tap) {
-                Value window = KernelLowering::view(
-                    b, loc, input,
-                    {b.getIndexAttr(0),
-                     KernelLowering::affineSum(b, loc, {{tap.offsets[0], dh}}),
-                     KernelLowering::affineSum(b, loc, {{tap.offsets[1], dw}})},
-                    {ct, rt, qt}, {1, sh, sw});
-                nisa::TensorTensorOp::create(b, loc, acc, window, acc, alu);
-              });
+          if (reducesEachOutput(k, ct, rt * qt, kh * kw,
+                                /*weighted=*/false)) {
+            forEachWindow(b, loc, input, acc, {kh, kw}, {sh, sw}, {dh, dw},
+                          [&](OpBuilder &b, Value window, Value pooled) {
+                            nisa::TensorReduceOp::create(b, loc, window,
+                                                         pooled, alu);
+                          });
+          } else {
+            nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(identity));
+            KernelLowering::forEachTile(
+                b, loc, {{kh, 1}, {kw, 1}},
+                [&](OpBuilder &b, const TilePosition &tap) {
+                  Value window = KernelLowering::view(
+                      b, loc, input,
+                      {b.getIndexAttr(0),
+                       KernelLowering::affineSum(b, loc,
+                                                 {{tap.offsets[0], dh}}),
+                       KernelLowering::affineSum(b, loc,
+                                                 {{tap.offsets[1], dw}})},
+                      {ct, rt, qt}, {1, sh, sw});
+                  nisa::TensorTensorOp::create(b, loc, acc, window, acc, alu);
+                });
+          }
           Value pooled = acc;
           if (op.getKind() == PoolKind::avg) {
             pooled = k.tile(b, loc, nisa::MemorySpace::sbuf, {ct, rt, qt},

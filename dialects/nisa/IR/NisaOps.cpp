@@ -245,9 +245,11 @@ LogicalResult TensorReduceOp::verify() {
   if (failed(verifyTile(*this, "the source", getSrc(), kOnChip)) ||
       failed(verifyTile(*this, "the result", getDst(), kOnChip)))
     return failure();
+  // One value per partition: [P, 1], or [P, 1, ..., 1] (an element of a
+  // tile of more free dimensions).
   auto s = getSrc().getType(), d = getDst().getType();
-  if (d.getRank() != 2 || d.getDimSize(0) != s.getDimSize(0) ||
-      d.getDimSize(1) != 1)
+  if (d.getRank() < 2 || d.getDimSize(0) != s.getDimSize(0) ||
+      d.getNumElements() != d.getDimSize(0))
     return emitOpError() << "expected a " << s.getDimSize(0)
                          << "x1 result (one value per partition), found " << d;
   return success();

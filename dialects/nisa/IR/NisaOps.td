@@ -214,7 +214,8 @@ def Nisa_SelectOp : Nisa_EngineOp<"select", "vector"> {
 def Nisa_TensorReduceOp : Nisa_EngineOp<"tensor_reduce", "vector"> {
   let summary = "Vector engine: reduce the free dimensions of each partition";
   let description = [{
-    Reduces `src[P, F...]` over all its free dimensions into `dst[P, 1]`.
+    Reduces `src[P, F...]` over all its free dimensions into `dst[P, 1]`
+    (or `dst[P, 1, ..., 1]`: one element per partition of a larger tile).
 
     ```mlir
     nisa.tensor_reduce max %a, %m : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>

@@ -214,6 +214,17 @@ func.func @reduce_shape(%a: memref<128x8xf32, #sbuf>, %b: memref<128x2xf32, #sbu
 // -----
 
 #sbuf = #nisa.memory<sbuf>
+
+// Tests a reduction into a result of other partitions, of rank 3.
+func.func @reduce_partitions(%a: memref<128x8xf32, #sbuf>, %b: memref<64x1x1xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.tensor_reduce' op expected a 128x1 result (one value per partition), found 'memref<64x1x1xf32, #nisa.memory<sbuf>>'}}
+  nisa.tensor_reduce <add> %a, %b : memref<128x8xf32, #sbuf>, memref<64x1x1xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
 #hbm = #nisa.memory<hbm>
 
 // Tests a DMA between tiles of different sizes.

@@ -37,6 +37,12 @@ func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16,
   nisa.scalar_tensor_tensor <subtract> <multiply> %o, %acc, %o scalar 0.5 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
   // CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} :
   nisa.tensor_reduce <max> %o, %b : memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
+  // A window of a 3-D tile reduced into one element per partition of another.
+  %win = memref.subview %o[0, 0] [128, 8] [1, 2] : memref<128x512xf32, #sbuf> to memref<128x8xf32, strided<[512, 2]>, #sbuf>
+  %w3 = memref.expand_shape %win [[0], [1, 2]] output_shape [128, 2, 4] : memref<128x8xf32, strided<[512, 2]>, #sbuf> into memref<128x2x4xf32, strided<[512, 8, 2]>, #sbuf>
+  %d3 = memref.expand_shape %b [[0], [1, 2]] output_shape [128, 1, 1] : memref<128x1xf32, #sbuf> into memref<128x1x1xf32, #sbuf>
+  // CHECK: nisa.tensor_reduce <add> %{{.*}}, %{{.*}} : memref<128x2x4xf32, strided<[512, 8, 2]>, #nisa.memory<sbuf>>, memref<128x1x1xf32, #nisa.memory<sbuf>>
+  nisa.tensor_reduce <add> %w3, %d3 : memref<128x2x4xf32, strided<[512, 8, 2]>, #sbuf>, memref<128x1x1xf32, #sbuf>
   // CHECK: nisa.transpose %{{.*}}, %{{.*}} : memref<64x128xf32, #nisa.memory<sbuf>>, memref<128x64xf32, #nisa.memory<psum>>
   nisa.transpose %t, %tp : memref<64x128xf32, #sbuf>, memref<128x64xf32, #psum>
   // CHECK: nisa.memset %{{.*}} value 0.000000e+00 :

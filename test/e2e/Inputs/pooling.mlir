@@ -45,3 +45,30 @@ func.func @pools_large(%x: tensor<1x8x224x224xf32>, %w: tensor<1x4x5x1500xf32>)
       ins(%w, %k3 : tensor<1x4x5x1500xf32>, tensor<3x3xf32>) outs(%fb : tensor<1x4x3x1498xf32>) -> tensor<1x4x3x1498xf32>
   return %ya, %yb : tensor<1x8x14x14xf32>, tensor<1x4x3x1498xf32>
 }
+
+// Few outputs under large windows, each output one window reduced: a
+// global max pool over 200 channels (7x7 to 1x1, a channel tile of 128 and
+// one of 72), and a 4x4 sum pool with stride 4 in NHWC over two images
+// (8x8 to 2x2), and a dilated 3x3 max pool to 2x2.
+func.func @pools_few_outputs(%x: tensor<1x200x7x7xf32>, %y: tensor<2x8x8x24xf32>,
+                             %z: tensor<1x16x6x6xf32>)
+    -> (tensor<1x200x1x1xf32>, tensor<2x2x2x24xf32>, tensor<1x16x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %k7 = tensor.empty() : tensor<7x7xf32>
+  %k4 = tensor.empty() : tensor<4x4xf32>
+  %k3 = tensor.empty() : tensor<3x3xf32>
+  %ex = tensor.empty() : tensor<1x200x1x1xf32>
+  %fx = linalg.fill ins(%ninf : f32) outs(%ex : tensor<1x200x1x1xf32>) -> tensor<1x200x1x1xf32>
+  %px = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %k7 : tensor<1x200x7x7xf32>, tensor<7x7xf32>) outs(%fx : tensor<1x200x1x1xf32>) -> tensor<1x200x1x1xf32>
+  %ey = tensor.empty() : tensor<2x2x2x24xf32>
+  %fy = linalg.fill ins(%zero : f32) outs(%ey : tensor<2x2x2x24xf32>) -> tensor<2x2x2x24xf32>
+  %py = linalg.pooling_nhwc_sum {dilations = dense<1> : vector<2xi64>, strides = dense<4> : vector<2xi64>}
+      ins(%y, %k4 : tensor<2x8x8x24xf32>, tensor<4x4xf32>) outs(%fy : tensor<2x2x2x24xf32>) -> tensor<2x2x2x24xf32>
+  %ez = tensor.empty() : tensor<1x16x2x2xf32>
+  %fz = linalg.fill ins(%ninf : f32) outs(%ez : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  %pz = linalg.pooling_nchw_max {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%z, %k3 : tensor<1x16x6x6xf32>, tensor<3x3xf32>) outs(%fz : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  return %px, %py, %pz : tensor<1x200x1x1xf32>, tensor<2x2x2x24xf32>, tensor<1x16x2x2xf32>
+}

@@ -319,6 +319,32 @@ func.func @depthwise_stride2(%x: tensor<1x64x11x13xf32>, %w: tensor<64x1x3x3xf32
 
 // -----
 
+// Tests a depthwise convolution with more taps (25) than outputs per tile
+// (4, 2x2): each output is its 5x5 window times the tile's weights (one
+// tensor_tensor into a product tile), then reduced into its element of the
+// accumulator (one tensor_reduce); 8 instructions where one per tap would
+// be 25. The accumulator needs no fill.
+// CHECK-LABEL: func.func @depthwise_few_outputs
+// CHECK: %[[W:.*]] = memref.alloc() : memref<128x5x5xf32, #nisa.memory<sbuf>>
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<128x6x6xf32, #nisa.memory<sbuf>>
+// CHECK: %[[ACC:.*]] = memref.alloc() {{.*}} : memref<128x2x2xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.memset
+// CHECK: %[[PROD:.*]] = memref.alloc() : memref<128x5x5xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for %[[R:.*]] = 0 to 2 {
+// CHECK:   affine.for %[[C:.*]] = 0 to 2 {
+// CHECK:     %[[WIN:.*]] = memref.subview %[[IN]][0, %[[R]], %[[C]]] [128, 5, 5] [1, 1, 1]
+// CHECK:     %[[OUT:.*]] = memref.subview %[[ACC]][0, %[[R]], %[[C]]] [128, 1, 1] [1, 1, 1]
+// CHECK:     nisa.tensor_tensor <multiply> %[[WIN]], %[[W]], %[[PROD]]
+// CHECK:     nisa.tensor_reduce <add> %[[PROD]], %[[OUT]]
+// CHECK-NOT: nisa.scalar_tensor_tensor
+// CHECK: return
+func.func @depthwise_few_outputs(%x: tensor<1x200x6x6xf32>, %w: tensor<200x1x5x5xf32>) -> tensor<1x200x2x2xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw groups 200 : (tensor<1x200x6x6xf32>, tensor<200x1x5x5xf32>) -> tensor<1x200x2x2xf32>
+  return %0 : tensor<1x200x2x2xf32>
+}
+
+// -----
+
 // Tests a 3x3 max pool with stride 2: the 16 channels' 9 input rows load
 // in one transfer; the accumulator starts at -inf and each tap is a max
 // with a strided window of the input tile, with no transfer of its own.
@@ -337,6 +363,49 @@ func.func @depthwise_stride2(%x: tensor<1x64x11x13xf32>, %w: tensor<64x1x3x3xf32
 func.func @maxpool(%x: tensor<1x16x9x9xf32>) -> tensor<1x16x4x4xf32> {
   %0 = neuron.pool2d max %x layout nchw kernel [3, 3] strides [2, 2] : tensor<1x16x9x9xf32> -> tensor<1x16x4x4xf32>
   return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// Tests a pool with more taps (16) than outputs per tile (4): each output
+// is one tensor_reduce of its 4x4 window, read from the input tile with the
+// stride, into its element of the tile; no accumulator to fill, no
+// instruction per tap. The average scales the sums by 1/16.
+// CHECK-LABEL: func.func @avgpool_few_outputs
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<24x8x8xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[IN]]
+// CHECK: %[[ACC:.*]] = memref.alloc() {{.*}} : memref<24x2x2xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.memset
+// CHECK: affine.for %[[R:.*]] = 0 to 2 {
+// CHECK:   affine.for %[[C:.*]] = 0 to 2 {
+// CHECK:     %[[WIN:.*]] = memref.subview %[[IN]][0, %{{.*}}, %{{.*}}] [24, 4, 4] [1, 1, 1]
+// CHECK:     %[[OUT:.*]] = memref.subview %[[ACC]][0, %[[R]], %[[C]]] [24, 1, 1] [1, 1, 1]
+// CHECK:     nisa.tensor_reduce <add> %[[WIN]], %[[OUT]]
+// CHECK-NOT: nisa.tensor_tensor
+// CHECK: nisa.tensor_scalar <multiply> %[[ACC]], %{{.*}} scalar 6.250000e-02
+// CHECK: return
+func.func @avgpool_few_outputs(%x: tensor<1x24x8x8xf32>) -> tensor<1x24x2x2xf32> {
+  %0 = neuron.pool2d avg %x layout nchw kernel [4, 4] strides [4, 4] : tensor<1x24x8x8xf32> -> tensor<1x24x2x2xf32>
+  return %0 : tensor<1x24x2x2xf32>
+}
+
+// -----
+
+// Tests a global max pool (one output per channel, as a squeeze-excitation
+// block reads it): one tensor_reduce per channel tile of the whole 7x7
+// window, with no loop over taps.
+// CHECK-LABEL: func.func @global_maxpool
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<128x7x7xf32, #nisa.memory<sbuf>>
+// CHECK: %[[ACC:.*]] = memref.alloc() {{.*}} : memref<128x1x1xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: affine.for
+// CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} : memref<128x7x7xf32{{.*}}, memref<128x1x1xf32
+// CHECK: %[[TAIL:.*]] = memref.alloc() : memref<72x7x7xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} : memref<72x7x7xf32{{.*}}, memref<72x1x1xf32
+// CHECK-NOT: nisa.tensor_tensor
+// CHECK: return
+func.func @global_maxpool(%x: tensor<1x200x7x7xf32>) -> tensor<1x200x1x1xf32> {
+  %0 = neuron.pool2d max %x layout nchw kernel [7, 7] : tensor<1x200x7x7xf32> -> tensor<1x200x1x1xf32>
+  return %0 : tensor<1x200x1x1xf32>
 }
 
 // -----

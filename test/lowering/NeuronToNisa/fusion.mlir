@@ -139,7 +139,7 @@ func.func @conv_epilogue(%x: tensor<2x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %sca
 
 // CHECK-LABEL: func.func @depthwise_epilogue
 // CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "channels x row groups+epilogue"{{.*}}}} : memref<64x1x4xf32, #nisa.memory<sbuf>>
-// CHECK:       nisa.scalar_tensor_tensor <multiply> <add> %{{.*}}, %[[ACC]], %[[ACC]] scalars
+// CHECK:       nisa.tensor_reduce <add> %{{.*}}, %{{.*}} : memref<64x3x3xf32, #nisa.memory<sbuf>>, memref<64x1x1xf32
 // CHECK:       nisa.activation <relu> %[[ACC]], %[[R:.*]] :
 // CHECK:       memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [16, 1, 4], strides: [16, 4, 1]
 // CHECK:       %[[R0:.*]] = memref.subview %[[R]][0, 0, 0] [16, 1, 4]
@@ -225,7 +225,8 @@ func.func @conv_scaled_activation(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf
 // single scalar-engine instruction reading the sums: x * 2 + (-1).
 
 // CHECK-LABEL: func.func @depthwise_scaled
-// CHECK:       nisa.scalar_tensor_tensor <multiply> <add> %{{.*}}, %[[ACC:.*]], %[[ACC]] scalars
+// CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "channels x row groups+epilogue"{{.*}}}}
+// CHECK:       nisa.tensor_reduce <add>
 // CHECK:       %[[B:.*]] = memref.alloc() : memref<{{[0-9]+}}x1xf32, #nisa.memory<sbuf>>
 // CHECK-NEXT:  nisa.memset %[[B]] value -1.000000e+00
 // CHECK-NEXT:  nisa.activation <identity> %[[ACC]], %{{.*}} scale 2.000000e+00 bias %[[B]] :
