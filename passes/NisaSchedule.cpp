@@ -212,7 +212,9 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
 
 /// A loop's prediction: its time and its longest dependence chain.
 struct LoopTiming {
-  double predicted = 0, criticalPath = 0;
+  /// `latency` is one iteration's time: the last starts that long before
+  /// the loop ends.
+  double predicted = 0, criticalPath = 0, latency = 0;
 };
 
 /// Spreads `work` over `lanes`, none before `start` nor before it is free
@@ -567,6 +569,24 @@ struct NisaSchedulePass
       latency = std::max(latency, finish[k]);
       chain = std::max(chain, chainEnd[k]);
     }
+    // A body of instructions alone also waits for its lanes: its pieces of
+    // transfers may outnumber the DMA engines, and each engine runs one
+    // instruction at a time. One iteration list-scheduled on free lanes.
+    if (items.size() == loop.end - loop.first) {
+      std::vector<SmallVector<uint32_t, 4>> preds(items.size());
+      for (uint32_t i = loop.first; i < loop.end; ++i)
+        for (const Dependence &d : g.predecessors(i))
+          if (!d.carried && d.common > depth && d.from >= loop.first &&
+              d.from < i)
+            preds[i - loop.first].push_back(d.from - loop.first);
+      std::vector<double> ready(items.size(), 0);
+      std::vector<double> lanes(units.back().back() + 1, 0);
+      latency = std::max(
+          latency, listSchedule(preds, duration.slice(loop.first, items.size()),
+                                unit.slice(loop.first, items.size()), units,
+                                ready, lanes)
+                       .makespan);
+    }
     // The busiest engine, the DMA engines (the queues share them), HBM.
     double resource = myBytes / model.hbmBytesPerNs(), dmaBusy = 0;
     for (size_t u = 0; u < units.size(); ++u) {
@@ -599,6 +619,7 @@ struct NisaSchedulePass
     double interval = std::max(resource, recurrence);
     LoopTiming t;
     t.predicted = latency + (loop.trips - 1) * interval;
+    t.latency = latency;
     t.criticalPath = chain + (loop.trips - 1) * chainRecurrence;
     busy = std::move(myBusy);
     hbmBytes = myBytes;
@@ -633,6 +654,29 @@ struct NisaSchedulePass
     return out;
   }
 
+  /// The longest dependence chain through `kernel`'s instructions, each
+  /// counted once (a loop's body once, however often it runs), from the
+  /// arrival of the inputs it reads: a time the kernel takes however its
+  /// transfers are cut. A kernel of few small layers is bound by it rather
+  /// than by the busiest engine.
+  static FailureOr<double> chainOnce(func::FuncOp kernel,
+                                     const rt::CostModel &model) {
+    FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
+    if (failed(graph))
+      return failure();
+    const KernelGraph &g = *graph;
+    std::vector<double> ends = arrivalsOf(kernel, g);
+    double longest = 0;
+    for (size_t i = 0; i < g.size(); ++i) {
+      for (const Dependence &d : g.predecessors(i))
+        if (d.from < i)
+          ends[i] = std::max(ends[i], ends[d.from]);
+      ends[i] += model.nanoseconds(costQueryOf(g.instruction(i)));
+      longest = std::max(longest, ends[i]);
+    }
+    return longest;
+  }
+
   LogicalResult scheduleKernel(func::FuncOp kernel, const rt::CostModel &model,
                                int queues) {
     int engines = model.dmaEngines();
@@ -642,15 +686,16 @@ struct NisaSchedulePass
     // whole tensor copied at once, or a loop's transfer whose first
     // instance would hold up the pipeline's fill), as transferPieces says.
     // Each piece pays the fixed cost again. Pieces are long, and where the
-    // transfers are the kernel's busiest resource, a transfer that runs N
+    // transfers bound the kernel (busier than every engine, and longer than
+    // its longest dependence chain), a transfer that runs N
     // times gets at most p pieces where the fill saved, streaming x
     // (1 - 1/p), outweighs the engine time added, N (p - 1) fixed /
     // engines. Elsewhere they are short (latency) where, by the same
     // measure, the fill saved outweighs the engine time added and the DMA
-    // engines stay less busy than the kernel's busiest engine: a small
+    // engines stay less busy than what bounds the kernel: a small
     // layer's loads and stores, or a loop's that runs a few times.
     SmallVector<DmaCopyOp> transfers;
-    double dmaBusy = 0, engineBusy = 0;
+    double dmaBusy = 0, limit = 0;
     std::array<double, rt::kEngineClasses> busy{};
     kernel.walk([&](EngineOpInterface op) {
       busy[int(engineClassOf(op))] +=
@@ -659,7 +704,11 @@ struct NisaSchedulePass
         transfers.push_back(dma);
     });
     for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
-      engineBusy = std::max(engineBusy, busy[c]);
+      limit = std::max(limit, busy[c]);
+    FailureOr<double> chainNs = chainOnce(kernel, model);
+    if (failed(chainNs))
+      return failure();
+    limit = std::max(limit, *chainNs);
     dmaBusy = busy[int(rt::EngineClass::Dma)] / engines;
     for (DmaCopyOp dma : transfers) {
       double streaming =
@@ -667,7 +716,7 @@ struct NisaSchedulePass
       double fixed = model.dmaFixedNs();
       double instances = double(instancesOf(dma));
       int64_t parts = model.transferPieces(streaming, /*dmaBound=*/true);
-      if (dmaBusy >= engineBusy) {
+      if (dmaBusy >= limit) {
         parts = std::min<int64_t>(
             parts, int64_t(streaming * engines / (instances * fixed)));
       } else {
@@ -677,7 +726,7 @@ struct NisaSchedulePass
             model.transferPieces(streaming, /*dmaBound=*/false);
         double saved = streaming / parts - streaming / shortParts;
         double added = double(shortParts - parts) * instances * fixed / engines;
-        if (saved >= added && dmaBusy + added < engineBusy)
+        if (saved >= added && dmaBusy + added < limit)
           parts = shortParts;
       }
       if (parts >= 2)
@@ -723,9 +772,11 @@ struct NisaSchedulePass
     // instruction's last instance ends, and the longest dependence chain to
     // it. A region starts when its operands from earlier regions are ready;
     // a loop nest then takes its pipeline's time, or longer when a lane it
-    // uses is still busy.
+    // uses is still busy. A queue starts its transfers in order, so none
+    // starts before the queue's earlier transfers have (queueStarted, by
+    // unit).
     std::vector<double> laneFree(kFirstQueueLane + engines, 0), ends(n, 0),
-        chainEnds(n, 0);
+        chainEnds(n, 0), queueStarted(units.size(), 0);
     double predicted = 0;
     std::vector<double> arrival = arrivalsOf(kernel, g);
     auto readyOf = [&](uint32_t i, uint32_t regionFirst) {
@@ -758,6 +809,9 @@ struct NisaSchedulePass
         for (uint32_t j = i; j < end; ++j) {
           ends[j] = runEnds[j - i];
           predicted = std::max(predicted, ends[j]);
+          if (unit[j] >= kFirstQueueLane)
+            queueStarted[unit[j]] =
+                std::max(queueStarted[unit[j]], ends[j] - duration[j]);
         }
         i = end;
         continue;
@@ -769,6 +823,13 @@ struct NisaSchedulePass
         start = std::max(start, at);
         chainStart = std::max(chainStart, chainAt);
       }
+      // Its first transfer waits for its queue's earlier ones to start (the
+      // others, on other queues, may start before them).
+      for (uint32_t k = nest.first; k < nest.end; ++k)
+        if (unit[k] >= kFirstQueueLane) {
+          start = std::max(start, queueStarted[unit[k]]);
+          break;
+        }
       std::vector<double> busy;
       double hbmBytes = 0;
       LoopTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unit,
@@ -785,9 +846,13 @@ struct NisaSchedulePass
       }
       if (dmaWork > 0)
         end = std::max(end, pour(units.back(), dmaWork, start, laneFree));
+      // The last iteration's transfers start within its latency of the end.
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         ends[k] = end;
         chainEnds[k] = chainStart + t.criticalPath;
+        if (unit[k] >= kFirstQueueLane)
+          queueStarted[unit[k]] =
+              std::max(queueStarted[unit[k]], end - t.latency);
       }
       predicted = std::max(predicted, end);
       i = nest.end;

@@ -10,25 +10,32 @@
 
 // Tests the schedule of a matmul and its evacuation on one physical core of
 // trn2 (lnc=1). A transfer costs 200 ns plus its bytes and 224 bytes per
-// contiguous run (a partition's row here) at 23 B/ns. The loads (one
-// stream, queue 0) are cut into pieces the DMA engines move side by side:
-// lhs (128 runs of 256 B) into 43/43/42 rows of 1097.4 ns at most, rhs
-// (128 runs of 128 B) into two of 64 rows, 1179.5 ns. The matmul (64 bf16
-// columns plus 32 cycles at 2.4 GHz) follows the longest piece, then the
-// activation (64 + 64 cycles at 1.2 GHz) and the store (the other stream,
-// queue 1; 128 runs of 256 B cut like lhs). Nothing overlaps the chain, so
-// predicted time, bound and critical path are all 1179.5 + 39.9 + 106.7 +
-// 1097.4 ns; serial is every piece one after another.
+// contiguous run (a partition's row here) at 23 B/ns. Nothing overlaps the
+// chain load, matmul, activation, store: its length (5.9 us with whole
+// transfers) bounds the kernel, not the DMA engines' work (0.5 us each),
+// so each transfer is cut into short pieces the DMA engines move side by
+// side, each streaming at least its fixed cost: lhs (128 runs of 256 B,
+// 2671 ns of streaming) into 13 pieces of 10 rows (the last 8), 408.7 ns
+// each; rhs (128 runs of 128 B, 1959 ns) into 9 of 15 rows (the last 8),
+// 429.6 ns. Their 22 pieces on 16 engines end at 817.4 ns: 16 start at 0,
+// six more as the first lhs pieces end. The matmul (64 bf16 columns plus
+// 32 cycles at 2.4 GHz) follows, then the activation (64 + 64 cycles at
+// 1.2 GHz) and the store (queue 1), cut like lhs. The critical path is the
+// longest piece of each step, 429.6 + 39.9 + 106.7 + 408.7 ns; the
+// prediction is longer by the six pieces that wait for an engine. Serial
+// is every piece one after another.
 // CHECK-LABEL: func.func @chain
-// CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 2423.41{{[0-9]*}} : f64, bound_ns = 2423.41{{[0-9]*}} : f64, critical_path_ns = 2423.41{{[0-9]*}} : f64, serial_ns = 9048.11{{[0-9]*}} : f64, busy_ns = [39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 8901.56{{[0-9]*}}], dma_engines = 16
-// CHECK-COUNT-2: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1179.47{{[0-9]*}}>} : memref<64x64xbf16
-// CHECK-COUNT-2: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1097.39{{[0-9]*}}>} : memref<43x128xbf16
-// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1076.52{{[0-9]*}}>} : memref<42x128xbf16
-// CHECK: nisa.matmul {{.*}} {nisa.time_ns = array<f64: 1179.47{{[0-9]*}}, 1219.35{{[0-9]*}}>}
-// CHECK: nisa.activation <identity> {{.*}} {nisa.time_ns = array<f64: 1219.35{{[0-9]*}}, 1326.02{{[0-9]*}}>}
-// CHECK-COUNT-2: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1326.02{{[0-9]*}}, 2423.41{{[0-9]*}}>}
-// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1326.02{{[0-9]*}}, 2402.54{{[0-9]*}}>}
-// expected-remark@+1 {{nisa-schedule: 10 instructions, predicted 2423.4 ns, bound 2423.4 ns (tensor 39.9, vector 0.0, scalar 106.7, gpsimd 0.0, dma 556.3 over 16 engines, critical path 2423.4), predicted/bound 1.000, serial 9048.1 ns}}
+// CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 1372.63{{[0-9]*}} : f64, bound_ns = 984.8{{[0-9]*}} : f64, critical_path_ns = 984.8{{[0-9]*}} : f64, serial_ns = 14448.1{{[0-9]*}} : f64, busy_ns = [39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 14301.5{{[0-9]*}}], dma_engines = 16
+// CHECK-COUNT-8: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 429.56{{[0-9]*}}>} : memref<15x64xbf16
+// CHECK-COUNT-8: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 408.69{{[0-9]*}}>} : memref<10x128xbf16
+// CHECK-COUNT-4: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 408.69{{[0-9]*}}, 817.39{{[0-9]*}}>} : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 408.69{{[0-9]*}}, 775.65{{[0-9]*}}>} : memref<8x128xbf16
+// CHECK-NEXT: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 408.69{{[0-9]*}}, 731.13{{[0-9]*}}>} : memref<8x64xbf16
+// CHECK: nisa.matmul {{.*}} {nisa.time_ns = array<f64: 817.39{{[0-9]*}}, 857.27{{[0-9]*}}>}
+// CHECK: nisa.activation <identity> {{.*}} {nisa.time_ns = array<f64: 857.27{{[0-9]*}}, 963.93{{[0-9]*}}>}
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 963.93{{[0-9]*}}, 1372.63{{[0-9]*}}>} : memref<10x64xf32
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 963.93{{[0-9]*}}, 1330.89{{[0-9]*}}>} : memref<8x64xf32
+// expected-remark@+1 {{nisa-schedule: 37 instructions, predicted 1372.6 ns, bound 984.8 ns (tensor 39.9, vector 0.0, scalar 106.7, gpsimd 0.0, dma 893.8 over 16 engines, critical path 984.8), predicted/bound 1.394, serial 14448.1 ns}}
 func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x64xbf16, #hbm>, %out: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
   nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
@@ -53,15 +60,17 @@ func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x64xbf16, #hbm>, 
 // times. The two stores write disjoint rows of one output, so neither
 // waits for the other.
 // The stores (two transfers) are the busier stream: queue 0, the load
-// queue 1. Each transfer is cut into three pieces.
+// queue 1. The chain bounds the kernel, so each transfer is cut into 13
+// short pieces of 10 rows (the last 8): the fill's store starts on the
+// three engines the load leaves free.
 // CHECK-LABEL: func.func @independent
 // CHECK: nisa.memset %{{.*}} value 1.0{{.*}} {nisa.time_ns = array<f64: 0.000000e+00, 106.66
-// CHECK-COUNT-3: nisa.dma_copy %{{.*}}, %{{.*}} queue 1 {nisa.time_ns = array<f64: 0.000000e+00,
+// CHECK-COUNT-13: nisa.dma_copy %{{.*}}, %{{.*}} queue 1 {nisa.time_ns = array<f64: 0.000000e+00,
 // CHECK-COUNT-3: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 106.66
-// CHECK: nisa.tensor_tensor <add> %[[X:.*]], %[[X]], %[[Y:.*]] {nisa.time_ns = array<f64: 1097.39
+// CHECK: nisa.tensor_tensor <add> %[[X:.*]], %[[X]], %[[Y:.*]] {nisa.time_ns = array<f64: 408.69
 // CHECK: nisa.tensor_tensor <add> %[[Y]], %[[Y]]
-// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 1364.05
-// expected-remark@+1 {{nisa-schedule: 12 instructions}}
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 675.36
+// expected-remark@+1 {{nisa-schedule: 42 instructions, predicted 1226.1 ns}}
 func.func @independent(%in: memref<128x64xf32, #hbm>, %out: memref<256x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
   nisa.dma_copy %in, %x queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
@@ -86,17 +95,16 @@ func.func @independent(%in: memref<128x64xf32, #hbm>, %out: memref<256x64xf32, #
 
 // Tests that a long straight-line transfer is cut into pieces the DMA
 // engines move side by side: 256 KiB in 128 runs of 2 KiB takes 12.6 us on
-// one engine, 15 pieces of 9 rows (the last 2) each 1.09 us. The
-// activation waits for them all; the store is cut alike, on the stores'
-// queue.
+// one engine. The chain load, activation, store bounds the kernel, so it
+// is cut into as many pieces as there are engines, 16 of 8 rows, each
+// 0.99 us. The activation waits for them all; the store is cut alike, on
+// the stores' queue.
 // CHECK-LABEL: func.func @split
-// CHECK-COUNT-14: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 1089.04{{[0-9]*}}>} : memref<9x512xf32
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 397.56{{[0-9]*}}>} : memref<2x512xf32
-// CHECK-NEXT: nisa.activation <exp> {{.*}} {nisa.time_ns = array<f64: 1089.04{{[0-9]*}}, 1569.04{{[0-9]*}}>}
-// CHECK-COUNT-14: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1569.04{{[0-9]*}}, 2658.08{{[0-9]*}}>}
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 990.26{{[0-9]*}}>} : memref<8x512xf32
+// CHECK-NEXT: nisa.activation <exp> {{.*}} {nisa.time_ns = array<f64: 990.26{{[0-9]*}}, 1470.26{{[0-9]*}}>}
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1470.26{{[0-9]*}}, 2460.52{{[0-9]*}}>}
 // CHECK-NEXT: return
-// expected-remark@+1 {{nisa-schedule: 31 instructions, predicted 2658.1 ns}}
+// expected-remark@+1 {{nisa-schedule: 33 instructions, predicted 2460.5 ns}}
 func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
   nisa.dma_copy %in, %x queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
@@ -118,26 +126,30 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // The prefetch nest is a region of one stream (queue 0). In the matmul
 // nest the stores (two of 256 KiB) outweigh the tile loads (four of 32
 // KiB): stores on queue 0, loads on queue 1, so a store waiting for the
-// engines never holds back the next row's loads. The long transfers are
-// cut into pieces the DMA engines move side by side: the prefetch's
-// 128 KiB loads (runs of 1 KiB) into 8 of 16 rows, the tile loads into 3,
-// the stores into 15. The prefetch loop's interval is its pieces' engine
-// time over the 16 DMA engines (8 x 1068.2 ns / 16), its latency one
-// piece; the inner loop's interval is its matmul (512 bf16 columns plus 32
-// cycles at 2.4 GHz), its latency a load piece and a matmul.
+// engines never holds back the next row's loads. The dependence chain
+// (a prefetch, a tile load, a matmul, the evacuation and a store, with
+// whole transfers) is longer than the DMA engines' work, so the transfers
+// are cut into short pieces the engines move side by side: the prefetch's
+// 128 KiB loads (runs of 1 KiB) into 16 of 8 rows, the tile loads into 13
+// of 10 rows (the last 8), the stores into 16. The prefetch loop's
+// interval is its pieces' engine time over the 16 DMA engines (16 x 634.1
+// ns / 16), its latency one piece; the inner loop's interval is its tile's
+// pieces on the DMA engines, longer than its matmul (512 bf16 columns plus
+// 32 cycles at 2.4 GHz, 225.7 ns), its latency a load piece and a matmul.
 // CHECK-LABEL: func.func @streams
 // CHECK: affine.for
-// CHECK-COUNT-8: nisa.dma_copy {{.*}} queue 0 :
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 534.08{{[0-9]*}} : f64, latency_ns = 1068.17{{[0-9]*}} : f64, predicted_ns = 1602.26{{[0-9]*}} : f64>}
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 : memref<8x512xbf16
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 634.08{{[0-9]*}} : f64, latency_ns = 634.08{{[0-9]*}} : f64, predicted_ns = 1268.17{{[0-9]*}} : f64>}
 // CHECK: affine.for
 // CHECK: affine.for
-// CHECK-COUNT-3: nisa.dma_copy {{.*}} queue 1 :
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref<8x128xbf16
 // CHECK: nisa.matmul
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 225.70{{[0-9]*}} : f64, latency_ns = 1323.09{{[0-9]*}} : f64, predicted_ns = 1548.79{{[0-9]*}} : f64>}
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 329.45{{[0-9]*}} : f64, latency_ns = 634.39{{[0-9]*}} : f64, predicted_ns = 963.85{{[0-9]*}} : f64>}
 // CHECK: nisa.activation
-// CHECK-COUNT-15: nisa.dma_copy {{.*}} queue 0 :
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 :
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>}
-// expected-remark@+1 {{nisa-schedule: 28 instructions}}
+// expected-remark@+1 {{nisa-schedule: 47 instructions, predicted 5351.5 ns}}
 func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xbf16, #sbuf>
   affine.for %k = 0 to 2 {
@@ -344,5 +356,102 @@ func.func @arriving(%late: memref<1x64xf32, #hbm>, %early: memref<1x64xf32, #hbm
   %rb = memref.alloc() {nisa.address = 768 : i64} : memref<1x64xf32, #sbuf>
   nisa.activation <exp> %b, %rb : memref<1x64xf32, #sbuf>, memref<1x64xf32, #sbuf>
   nisa.dma_copy %rb, %o1 queue 0 : memref<1x64xf32, #sbuf>, memref<1x64xf32, #hbm>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that where the transfers bound the kernel, their pieces stay long:
+// 40 loads of 24 KiB (128 runs of 192 B, 2315 ns of streaming each) keep
+// the 16 DMA engines busy for 6.3 us, longer than the dependence chain
+// (one load and its activation, 2.6 us), so each load is cut into two
+// pieces of 64 rows, each streaming four times its fixed cost or more,
+// not the eleven short ones a chain-bound kernel would take.
+// CHECK-LABEL: func.func @throughput
+// CHECK: affine.for
+// CHECK-COUNT-2: nisa.dma_copy {{.*}} : memref<64x48xf32
+// CHECK-NEXT: nisa.activation
+// expected-remark@+1 {{nisa-schedule: 3 instructions}}
+func.func @throughput(%in: memref<40x128x48xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 40 {
+    %t = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 192>} : memref<128x48xf32, #sbuf>
+    %src = memref.subview %in[%i, 0, 0] [1, 128, 48] [1, 1, 1] : memref<40x128x48xf32, #hbm> to memref<128x48xf32, strided<[48, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x48xf32, strided<[48, 1], offset: ?>, #hbm>, memref<128x48xf32, #sbuf>
+    nisa.activation <exp> %t, %t : memref<128x48xf32, #sbuf>, memref<128x48xf32, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#map = affine_map<(d0) -> (d0 * 128)>
+
+// Tests one iteration of a loop whose transfers' pieces outnumber the DMA
+// engines: the two loads' 32 pieces (16 each, 990.3 ns) take two rounds of
+// the 16 engines before the add (512 + 64 cycles at 0.96 GHz), so an
+// iteration's latency is 2 x 990.3 + 600 ns, not one piece and the add;
+// the interval is the pieces' engine time over the engines.
+// CHECK-LABEL: func.func @crowded_body
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 1980.52{{[0-9]*}} : f64, latency_ns = 2580.52{{[0-9]*}} : f64, predicted_ns = 4561.04{{[0-9]*}} : f64>}
+// expected-remark@+1 {{nisa-schedule: 33 instructions, predicted 4561.0 ns}}
+func.func @crowded_body(%x: memref<256x512xf32, #hbm>, %y: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %a = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %b = memref.alloc() {nisa.address = 4096 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %xs = memref.subview %x[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    %ys = memref.subview %y[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %xs, %a queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    nisa.dma_copy %ys, %b queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    nisa.tensor_tensor <add> %a, %b, %a : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#map = affine_map<(d0) -> (d0 * 128)>
+
+// Tests that a loop's transfers start after the earlier ones of their
+// queue: a queue starts its transfers in order. The loop's loads share
+// queue 0 with the row reloaded after the two activations (it overwrites
+// what they read), which starts at 1950.3 ns, so the loop starts then,
+// although its own data is there from the start: 1950.3 + its pipeline's
+// 3961.0 ns, and its share of the engine the row still holds, 18.7 ns
+// (without the order, 5030.0 ns in all).
+// CHECK-LABEL: func.func @queue_order
+// CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 5929.97
+// CHECK: nisa.activation
+// CHECK: nisa.activation {{.*}} {nisa.time_ns = array<f64: 1470.26{{[0-9]*}}, 1950.26{{[0-9]*}}>}
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 1950.26{{[0-9]*}},
+// CHECK: affine.for
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 :
+// expected-remark@+1 {{nisa-schedule: 51 instructions, predicted 5930.0 ns}}
+func.func @queue_order(%x: memref<128x512xf32, #hbm>, %in: memref<256x512xf32, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %a = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
+  nisa.dma_copy %x, %a queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  %row = memref.subview %x[0, 0] [1, 512] [1, 1] : memref<128x512xf32, #hbm> to memref<1x512xf32, strided<[512, 1]>, #hbm>
+  %arow = memref.subview %a[0, 0] [1, 512] [1, 1] : memref<128x512xf32, #sbuf> to memref<1x512xf32, strided<[512, 1]>, #sbuf>
+  nisa.dma_copy %row, %arow queue 0 : memref<1x512xf32, strided<[512, 1]>, #hbm>, memref<1x512xf32, strided<[512, 1]>, #sbuf>
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %t = memref.alloc() {nisa.address = 2048 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %src = memref.subview %in[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    %dst = memref.subview %out[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %dst queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+  }
   return
 }
