@@ -685,15 +685,15 @@ struct NisaSchedulePass
     // A transfer is cut into pieces the DMA engines move side by side (a
     // whole tensor copied at once, or a loop's transfer whose first
     // instance would hold up the pipeline's fill), as transferPieces says.
-    // Each piece pays the fixed cost again. Pieces are long, and where the
-    // transfers bound the kernel (busier than every engine, and longer than
-    // its longest dependence chain), a transfer that runs N
-    // times gets at most p pieces where the fill saved, streaming x
-    // (1 - 1/p), outweighs the engine time added, N (p - 1) fixed /
-    // engines. Elsewhere they are short (latency) where, by the same
-    // measure, the fill saved outweighs the engine time added and the DMA
-    // engines stay less busy than what bounds the kernel: a small
-    // layer's loads and stores, or a loop's that runs a few times.
+    // Each piece pays the fixed cost again. Pieces are long, and a
+    // transfer that runs N times gets at most p pieces where the fill
+    // saved, streaming x (1 - 1/p), outweighs the engine time added,
+    // N (p - 1) fixed / engines. Where the transfers do not bound the kernel
+    // (its busiest engine or its longest dependence chain takes longer)
+    // they are short (latency) where, by the same measure, the fill saved
+    // outweighs the engine time added and the DMA engines stay less busy
+    // than what bounds the kernel: a small layer's loads and stores, or a
+    // loop's that runs a few times.
     SmallVector<DmaCopyOp> transfers;
     double dmaBusy = 0, limit = 0;
     std::array<double, rt::kEngineClasses> busy{};
@@ -715,11 +715,10 @@ struct NisaSchedulePass
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
       double instances = double(instancesOf(dma));
-      int64_t parts = model.transferPieces(streaming, /*dmaBound=*/true);
-      if (dmaBusy >= limit) {
-        parts = std::min<int64_t>(
-            parts, int64_t(streaming * engines / (instances * fixed)));
-      } else {
+      int64_t parts = std::clamp<int64_t>(
+          int64_t(streaming * engines / (instances * fixed)), 1,
+          model.transferPieces(streaming, /*dmaBound=*/true));
+      if (dmaBusy < limit) {
         // Short pieces where the fill they save outweighs the engine time
         // they add, and the engines stay less busy than the busiest one.
         int64_t shortParts =

@@ -455,3 +455,72 @@ func.func @queue_order(%x: memref<128x512xf32, #hbm>, %in: memref<256x512xf32, #
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that a transfer run many times keeps few pieces even where the
+// transfers do not bound the kernel (here 40 activations of 4096 elements
+// keep the scalar engine busier): 128 loads of 256 KiB (12.6 us of
+// streaming each) take at most 7 pieces, where the fill one more saves is
+// still worth the 128 fixed costs it adds over the 16 engines
+// (12.6 us x 16 / (128 x 200 ns)), not the 15 long pieces alone would give.
+// CHECK-LABEL: func.func @many_instances
+// CHECK: affine.for
+// CHECK-COUNT-6: nisa.dma_copy {{.*}} : memref<19x512xf32
+// CHECK-NEXT: nisa.dma_copy {{.*}} : memref<14x512xf32
+// expected-remark@+1 {{nisa-schedule: 49 instructions}}
+func.func @many_instances(%in: memref<128x128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %a = memref.alloc() {nisa.address = 0 : i64} : memref<128x4096xf32, #sbuf>
+  nisa.memset %a value 1.0 : memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  affine.for %k = 0 to 128 {
+    %t = memref.alloc() {nisa.address = 16384 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %src = memref.subview %in[%k, 0, 0] [1, 128, 512] [1, 1, 1] : memref<128x128x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    nisa.activation <exp> %t, %t : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  }
+  return
+}
