@@ -685,24 +685,46 @@ struct NisaSchedulePass
     // A transfer is cut into pieces the DMA engines move side by side (a
     // whole tensor copied at once, or a loop's transfer whose first
     // instance would hold up the pipeline's fill), as transferPieces says.
-    // Each piece pays the fixed cost again. Pieces are long, and a
-    // transfer that runs N times gets at most p pieces where the fill
-    // saved, streaming x (1 - 1/p), outweighs the engine time added,
-    // N (p - 1) fixed / engines. Where the transfers do not bound the kernel
-    // (its busiest engine or its longest dependence chain takes longer)
-    // they are short (latency) where, by the same measure, the fill saved
-    // outweighs the engine time added and the DMA engines stay less busy
-    // than what bounds the kernel: a small layer's loads and stores, or a
-    // loop's that runs a few times.
+    // Each piece pays the fixed cost again. Pieces are long, and where the
+    // transfers bound the kernel (busier than every engine, and longer than
+    // its longest dependence chain) or their loop nest (busier than its
+    // other instructions' engines), a transfer that runs N times gets at
+    // most p pieces where the fill saved, streaming x (1 - 1/p), outweighs
+    // the engine time added, N (p - 1) fixed / engines. Elsewhere they are
+    // short (latency) where, by the same measure, the fill saved outweighs
+    // the engine time added and the DMA engines stay less busy than what
+    // bounds the kernel: a small layer's loads and stores, or a loop's that
+    // runs a few times.
     SmallVector<DmaCopyOp> transfers;
     double dmaBusy = 0, limit = 0;
     std::array<double, rt::kEngineClasses> busy{};
+    // The same per top-level loop nest.
+    DenseMap<Operation *, std::array<double, rt::kEngineClasses>> nestBusy;
+    auto nestOf = [&](Operation *op) -> Operation * {
+      Operation *nest = nullptr;
+      for (Operation *p = op->getParentOp(); p && p != kernel;
+           p = p->getParentOp())
+        if (isa<affine::AffineForOp>(p))
+          nest = p;
+      return nest;
+    };
     kernel.walk([&](EngineOpInterface op) {
-      busy[int(engineClassOf(op))] +=
-          model.nanoseconds(costQueryOf(op)) * instancesOf(op);
+      double ns = model.nanoseconds(costQueryOf(op)) * instancesOf(op);
+      busy[int(engineClassOf(op))] += ns;
+      if (Operation *nest = nestOf(op))
+        nestBusy[nest][int(engineClassOf(op))] += ns;
       if (auto dma = dyn_cast<DmaCopyOp>(op.getOperation()))
         transfers.push_back(dma);
     });
+    // Whether a loop nest's transfers keep the DMA engines busier than any
+    // engine its other instructions run on: its pipeline runs at their pace.
+    auto transferBound = [&](Operation *nest) {
+      const std::array<double, rt::kEngineClasses> &b = nestBusy[nest];
+      double engineWork = 0;
+      for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
+        engineWork = std::max(engineWork, b[c]);
+      return b[int(rt::EngineClass::Dma)] / engines >= engineWork;
+    };
     for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
       limit = std::max(limit, busy[c]);
     FailureOr<double> chainNs = chainOnce(kernel, model);
@@ -715,9 +737,11 @@ struct NisaSchedulePass
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
       double instances = double(instancesOf(dma));
-      int64_t parts = std::clamp<int64_t>(
-          int64_t(streaming * engines / (instances * fixed)), 1,
-          model.transferPieces(streaming, /*dmaBound=*/true));
+      int64_t parts = model.transferPieces(streaming, /*dmaBound=*/true);
+      Operation *nest = nestOf(dma);
+      if (dmaBusy >= limit || (nest && transferBound(nest)))
+        parts = std::clamp<int64_t>(
+            int64_t(streaming * engines / (instances * fixed)), 1, parts);
       if (dmaBusy < limit) {
         // Short pieces where the fill they save outweighs the engine time
         // they add, and the engines stay less busy than the busiest one.

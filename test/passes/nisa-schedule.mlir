@@ -524,3 +524,36 @@ func.func @many_instances(%in: memref<128x128x512xf32, #hbm>) attributes {nisa.l
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests that a loop nest its engines bound keeps the long pieces however
+// often its transfer runs: each of the 128 iterations computes four
+// activations of 4096 elements (13.9 us of scalar engine) beside one load
+// of 256 KiB (12.6 us of streaming, 0.8 us on each of the 16 engines), so
+// an iteration's load is on its critical path, not the engines' pace, and
+// is cut into 15 pieces of at least four fixed costs of streaming each.
+// CHECK-LABEL: func.func @engine_bound_nest
+// CHECK: affine.for
+// CHECK-COUNT-14: nisa.dma_copy {{.*}} : memref<9x512xf32
+// CHECK-NEXT: nisa.dma_copy {{.*}} : memref<2x512xf32
+// expected-remark@+1 {{nisa-schedule: 21 instructions}}
+func.func @engine_bound_nest(%in: memref<128x128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %a = memref.alloc() {nisa.address = 0 : i64} : memref<128x4096xf32, #sbuf>
+  nisa.memset %a value 1.0 : memref<128x4096xf32, #sbuf>
+  affine.for %k = 0 to 128 {
+    %t = memref.alloc() {nisa.address = 16384 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %src = memref.subview %in[%k, 0, 0] [1, 128, 512] [1, 1, 1] : memref<128x128x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    nisa.activation <exp> %t, %t : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+    nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+    nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+    nisa.activation <exp> %a, %a : memref<128x4096xf32, #sbuf>, memref<128x4096xf32, #sbuf>
+  }
+  return
+}
