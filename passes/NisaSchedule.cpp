@@ -719,7 +719,7 @@ struct NisaSchedulePass
     // Whether a loop nest's transfers keep the DMA engines busier than any
     // engine its other instructions run on: its pipeline runs at their pace.
     auto transferBound = [&](Operation *nest) {
-      const std::array<double, rt::kEngineClasses> &b = nestBusy[nest];
+      std::array<double, rt::kEngineClasses> b = nestBusy.lookup(nest);
       double engineWork = 0;
       for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
         engineWork = std::max(engineWork, b[c]);
@@ -744,7 +744,8 @@ struct NisaSchedulePass
             int64_t(streaming * engines / (instances * fixed)), 1, parts);
       if (dmaBusy < limit) {
         // Short pieces where the fill they save outweighs the engine time
-        // they add, and the engines stay less busy than the busiest one.
+        // they add, and the engines stay less busy than what bounds the
+        // kernel.
         int64_t shortParts =
             model.transferPieces(streaming, /*dmaBound=*/false);
         double saved = streaming / parts - streaming / shortParts;
@@ -795,8 +796,9 @@ struct NisaSchedulePass
     // instruction's last instance ends, and the longest dependence chain to
     // it. A region starts when its operands from earlier regions are ready;
     // a loop nest then takes its pipeline's time, or longer when a lane it
-    // uses is still busy. A queue starts its transfers in order, so none
-    // starts before the queue's earlier transfers have (queueStarted, by
+    // uses is still busy. A queue starts its transfers in order: a run's
+    // list schedule issues each queue in order, and a loop's first transfer
+    // starts no earlier than its queue's earlier ones (queueStarted, by
     // unit).
     std::vector<double> laneFree(kFirstQueueLane + engines, 0), ends(n, 0),
         chainEnds(n, 0), queueStarted(units.size(), 0);
