@@ -210,6 +210,20 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
   return s;
 }
 
+/// The dependences among `g`'s instructions [first, end), by local index
+/// (each before its successor), for listSchedule: every one, or with
+/// `sameIteration` (a loop body's) those within one iteration.
+static std::vector<SmallVector<uint32_t, 4>>
+localPredecessors(const KernelGraph &g, uint32_t first, uint32_t end,
+                  bool sameIteration = false) {
+  std::vector<SmallVector<uint32_t, 4>> preds(end - first);
+  for (uint32_t i = first; i < end; ++i)
+    for (const Dependence &d : g.predecessors(i))
+      if (d.from >= first && d.from < i && !(sameIteration && d.carried))
+        preds[i - first].push_back(d.from - first);
+  return preds;
+}
+
 /// A loop's prediction: its time and its longest dependence chain.
 struct LoopTiming {
   /// `latency` is one iteration's time: the last starts that long before
@@ -421,12 +435,8 @@ struct NisaSchedulePass
                                   std::vector<double> &laneFree,
                                   Operation *anchor) {
     uint32_t n = end - first;
-    std::vector<SmallVector<uint32_t, 4>> preds(n);
-    for (uint32_t i = first; i < end; ++i)
-      for (const Dependence &d : g.predecessors(i))
-        if (d.from >= first && d.from < i)
-          preds[i - first].push_back(d.from - first);
-    Schedule s = listSchedule(preds, duration.slice(first, n),
+    Schedule s = listSchedule(localPredecessors(g, first, end),
+                              duration.slice(first, n),
                               unit.slice(first, n), units, ready, laneFree);
     Builder b(anchor->getContext());
     for (uint32_t local : s.order) {
@@ -472,20 +482,16 @@ struct NisaSchedulePass
              g.instruction(end)->getBlock() == op->getBlock())
         ++end;
       if (!g.nestOf(first).empty() && end - first > 2) {
-        std::vector<SmallVector<uint32_t, 4>> preds(end - first);
         std::vector<double> duration, ready(end - first, 0);
         std::vector<int> unit;
         for (uint32_t i = first; i < end; ++i) {
-          for (const Dependence &d : g.predecessors(i))
-            if (d.from >= first && d.from < i)
-              preds[i - first].push_back(d.from - first);
           duration.push_back(
               model.nanoseconds(costQueryOf(g.instruction(i))));
           unit.push_back(unitOf(g.instruction(i)));
         }
         std::vector<double> laneFree(kFirstQueueLane + model.dmaEngines(), 0);
-        Schedule s = listSchedule(preds, duration, unit, units, ready,
-                                  laneFree);
+        Schedule s = listSchedule(localPredecessors(g, first, end), duration,
+                                  unit, units, ready, laneFree);
         Operation *anchor = g.instruction(end - 1)->getNextNode();
         for (uint32_t local : s.order)
           g.instruction(first + local)->moveBefore(anchor);
@@ -573,19 +579,16 @@ struct NisaSchedulePass
     // transfers may outnumber the DMA engines, and each engine runs one
     // instruction at a time. One iteration list-scheduled on free lanes.
     if (items.size() == loop.end - loop.first) {
-      std::vector<SmallVector<uint32_t, 4>> preds(items.size());
-      for (uint32_t i = loop.first; i < loop.end; ++i)
-        for (const Dependence &d : g.predecessors(i))
-          if (!d.carried && d.common > depth && d.from >= loop.first &&
-              d.from < i)
-            preds[i - loop.first].push_back(d.from - loop.first);
       std::vector<double> ready(items.size(), 0);
-      std::vector<double> lanes(units.back().back() + 1, 0);
+      std::vector<double> lanes(kFirstQueueLane + model.dmaEngines(), 0);
       latency = std::max(
-          latency, listSchedule(preds, duration.slice(loop.first, items.size()),
-                                unit.slice(loop.first, items.size()), units,
-                                ready, lanes)
-                       .makespan);
+          latency,
+          listSchedule(localPredecessors(g, loop.first, loop.end,
+                                         /*sameIteration=*/true),
+                       duration.slice(loop.first, items.size()),
+                       unit.slice(loop.first, items.size()), units, ready,
+                       lanes)
+              .makespan);
     }
     // The busiest engine, the DMA engines (the queues share them), HBM.
     double resource = myBytes / model.hbmBytesPerNs(), dmaBusy = 0;
