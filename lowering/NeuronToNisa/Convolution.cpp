@@ -148,6 +148,30 @@ static void forEachWindow(
       });
 }
 
+/// Calls `body` with each tap of a `kernel` window (its position, in a loop
+/// over the taps) and the window of the input tile `input` that tap reads
+/// for a tile of outputs `shape` [partitions, rows, cols]: from the tap's
+/// offset, taps `dilations` apart, outputs `strides` apart.
+static void forEachTap(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
+    std::array<int64_t, 2> kernel, std::array<int64_t, 2> strides,
+    std::array<int64_t, 2> dilations,
+    function_ref<void(OpBuilder &, const TilePosition &tap, Value window)>
+        body) {
+  KernelLowering::forEachTile(
+      b, loc, {{kernel[0], 1}, {kernel[1], 1}},
+      [&](OpBuilder &b, const TilePosition &tap) {
+        Value window = KernelLowering::view(
+            b, loc, input,
+            {b.getIndexAttr(0),
+             KernelLowering::affineSum(b, loc, {{tap.offsets[0], dilations[0]}}),
+             KernelLowering::affineSum(b, loc,
+                                       {{tap.offsets[1], dilations[1]}})},
+            shape, {1, strides[0], strides[1]});
+        body(b, tap, window);
+      });
+}
+
 /// Fills `dst` [ct, taps * ft] with the stationary operands of one
 /// input-channel tile, tap t at columns [t * ft, (t + 1) * ft):
 /// w[fRow.., c0.., i, j] transposed to [c, f]. Either one transfer per tap
@@ -525,25 +549,20 @@ LogicalResult mlir::neuron::lowerDepthwise(
                     });
     } else {
       nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(0.0));
-      KernelLowering::forEachTile(
-          b, loc, {{kh, 1}, {kw, 1}},
-          [&](OpBuilder &b, const TilePosition &tap) {
-            OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-            Value window = KernelLowering::view(
-                b, loc, input,
-                {b.getIndexAttr(0),
-                 KernelLowering::affineSum(b, loc, {{i, dh}}),
-                 KernelLowering::affineSum(b, loc, {{j, dw}})},
-                {parts, rows, cols}, {1, sh, sw});
-            Value weight = KernelLowering::view(
-                b, loc, weights,
-                {b.getIndexAttr(0),
-                 KernelLowering::affineSum(b, loc, {{i, kw}, {j, 1}})},
-                {parts, 1});
-            nisa::ScalarTensorTensorOp::create(
-                b, loc, window, weight, acc, acc, alu(nisa::AluOp::multiply),
-                alu(nisa::AluOp::add), FloatAttr());
-          });
+      forEachTap(b, loc, input, {parts, rows, cols}, {kh, kw}, {sh, sw},
+                 {dh, dw},
+                 [&](OpBuilder &b, const TilePosition &tap, Value window) {
+                   Value weight = KernelLowering::view(
+                       b, loc, weights,
+                       {b.getIndexAttr(0),
+                        KernelLowering::affineSum(
+                            b, loc, {{tap.offsets[0], kw}, {tap.offsets[1], 1}})},
+                       {parts, 1});
+                   nisa::ScalarTensorTensorOp::create(
+                       b, loc, window, weight, acc, acc,
+                       alu(nisa::AluOp::multiply), alu(nisa::AluOp::add),
+                       FloatAttr());
+                 });
     }
     Value stored = acc;
     if (out.getElementType() != f32) {
@@ -708,19 +727,12 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
                           });
           } else {
             nisa::MemsetOp::create(b, loc, acc, b.getF64FloatAttr(identity));
-            KernelLowering::forEachTile(
-                b, loc, {{kh, 1}, {kw, 1}},
-                [&](OpBuilder &b, const TilePosition &tap) {
-                  Value window = KernelLowering::view(
-                      b, loc, input,
-                      {b.getIndexAttr(0),
-                       KernelLowering::affineSum(b, loc,
-                                                 {{tap.offsets[0], dh}}),
-                       KernelLowering::affineSum(b, loc,
-                                                 {{tap.offsets[1], dw}})},
-                      {ct, rt, qt}, {1, sh, sw});
-                  nisa::TensorTensorOp::create(b, loc, acc, window, acc, alu);
-                });
+            forEachTap(b, loc, input, {ct, rt, qt}, {kh, kw}, {sh, sw},
+                       {dh, dw},
+                       [&](OpBuilder &b, const TilePosition &, Value window) {
+                         nisa::TensorTensorOp::create(b, loc, acc, window, acc,
+                                                      alu);
+                       });
           }
           Value pooled = acc;
           if (op.getKind() == PoolKind::avg) {
