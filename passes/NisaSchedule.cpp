@@ -112,11 +112,13 @@ struct Schedule {
 
 /// List-schedules `n` instructions with predecessors `preds` (local
 /// indices, each before its successor) on `units` (their lanes), none
-/// starting before `ready` nor on a lane before `laneFree`.
+/// starting before `ready` nor on a lane before `laneFree`. A unit free to
+/// start several takes the one with the longest path to the end or, with
+/// `inBlockOrder`, the first in the block.
 Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
                       ArrayRef<double> duration, ArrayRef<int> unit,
                       ArrayRef<SmallVector<int>> units, ArrayRef<double> ready,
-                      ArrayRef<double> laneFree) {
+                      ArrayRef<double> laneFree, bool inBlockOrder = false) {
   size_t n = preds.size();
   Schedule s;
   s.start.assign(n, 0);
@@ -149,7 +151,7 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
   std::vector<double> earliest(ready.begin(), ready.end());
   using Pending = std::pair<double, uint32_t>;
   auto byPriority = [&](uint32_t a, uint32_t b) {
-    return tail[a] != tail[b] ? tail[a] < tail[b] : a > b;
+    return tail[a] != tail[b] && !inBlockOrder ? tail[a] < tail[b] : a > b;
   };
   struct Unit {
     std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending;
@@ -222,6 +224,45 @@ localPredecessors(const KernelGraph &g, uint32_t first, uint32_t end,
       if (d.from >= first && d.from < i && !(sameIteration && d.carried))
         preds[i - first].push_back(d.from - first);
   return preds;
+}
+
+/// How long `iterations` back-to-back iterations of the loop body
+/// [first, end) of `g` take issued in `order` (local indices): each unit
+/// starts its instructions in that order, iteration after iteration, each
+/// after its predecessors in its iteration (`preds`) and those the
+/// innermost loop carries from earlier ones. The in-order engines overlap
+/// the iterations so; one iteration's makespan alone does not tell the
+/// orders apart.
+static double pipelinedNs(const KernelGraph &g, uint32_t first, uint32_t end,
+                          ArrayRef<uint32_t> order,
+                          ArrayRef<SmallVector<uint32_t, 4>> preds,
+                          ArrayRef<double> duration, ArrayRef<int> unit,
+                          ArrayRef<SmallVector<int>> units, size_t lanes,
+                          int64_t iterations) {
+  uint32_t n = end - first;
+  std::vector<double> laneFree(lanes, 0), unitStart(units.size(), 0);
+  std::vector<std::vector<double>> ends(iterations, std::vector<double>(n));
+  double makespan = 0;
+  for (int64_t t = 0; t < iterations; ++t)
+    for (uint32_t i : order) {
+      double at = unitStart[unit[i]];
+      for (uint32_t p : preds[i])
+        at = std::max(at, ends[t][p]);
+      for (const Dependence &d : g.predecessors(first + i))
+        if (d.from >= first && d.from < end &&
+            d.carried == int32_t(g.nestOf(first + i).size()) &&
+            d.distance <= t)
+          at = std::max(at, ends[t - d.distance][d.from - first]);
+      int lane = units[unit[i]].front();
+      for (int l : units[unit[i]])
+        if (laneFree[l] < laneFree[lane])
+          lane = l;
+      at = std::max(at, laneFree[lane]);
+      unitStart[unit[i]] = at;
+      ends[t][i] = laneFree[lane] = at + duration[i];
+      makespan = std::max(makespan, ends[t][i]);
+    }
+  return makespan;
 }
 
 /// A loop's prediction: its time and its longest dependence chain.
@@ -455,8 +496,8 @@ struct NisaSchedulePass
   /// finishes several tiles one after another (a matmul's epilogue per
   /// column tile, alternating between the scalar and vector engines) would
   /// otherwise have each engine wait for the other's chain tile by tile
-  /// instead of interleaving the tiles. Only dependences inside one
-  /// iteration order the run: a later iteration still follows it whole.
+  /// instead of interleaving the tiles. Of two list schedules, the one
+  /// whose first iterations finish first (pipelinedNs) is kept.
   static LogicalResult
   interleaveLoopBodies(func::FuncOp kernel, const rt::CostModel &model,
                        ArrayRef<SmallVector<int>> units) {
@@ -490,10 +531,25 @@ struct NisaSchedulePass
           unit.push_back(unitOf(g.instruction(i)));
         }
         std::vector<double> laneFree(kFirstQueueLane + model.dmaEngines(), 0);
-        Schedule s = listSchedule(localPredecessors(g, first, end), duration,
-                                  unit, units, ready, laneFree);
+        std::vector<SmallVector<uint32_t, 4>> preds =
+            localPredecessors(g, first, end);
+        // Two candidates: the longest path first (a single iteration's
+        // best), or each engine's work in block order, which starts the
+        // body's independent chains one after another. The one whose
+        // iterations overlap best wins; a tie keeps the first.
+        int64_t iterations =
+            std::min<int64_t>(4, g.getLoops()[g.nestOf(first).back()].trips);
+        std::vector<uint32_t> orders[2];
+        double ns[2];
+        for (int k = 0; k < 2; ++k) {
+          orders[k] = listSchedule(preds, duration, unit, units, ready,
+                                   laneFree, /*inBlockOrder=*/k == 1)
+                          .order;
+          ns[k] = pipelinedNs(g, first, end, orders[k], preds, duration,
+                              unit, units, laneFree.size(), iterations);
+        }
         Operation *anchor = g.instruction(end - 1)->getNextNode();
-        for (uint32_t local : s.order)
+        for (uint32_t local : orders[ns[1] < ns[0]])
           g.instruction(first + local)->moveBefore(anchor);
       }
       first = end;

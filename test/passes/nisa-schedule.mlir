@@ -293,6 +293,66 @@ func.func @interleaved_body() attributes {nisa.limits = #limits} {
 // -----
 
 #sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests the order of a loop body of three like chains, each two scalar
+// steps, two vector steps and a scalar one. Longest path first, the
+// scalar engine would start all three chains before finishing any (each
+// chain's first step has the longest path), and each iteration's vector
+// steps would bunch behind its scalar ones. Over four iterations on the
+// in-order engines that takes 13.3 us; taking each engine's steps in block
+// order, each chain's first two steps before the next chain's, 11.2 us: the
+// chains are staggered, and the body keeps that order.
+// CHECK-LABEL: func.func @staggered_body
+// CHECK:      affine.for
+// CHECK-NEXT: nisa.activation <exp> %[[A0:[a-z0-9_]+]], %[[A1:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.activation <tanh> %[[A1]], %[[A2:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.tensor_scalar <multiply> %[[A2]]
+// CHECK-NEXT: nisa.activation <exp> %[[B0:[a-z0-9_]+]], %[[B1:[a-z0-9_]+]]
+// CHECK-NEXT: nisa.activation <tanh> %[[B1]]
+// expected-remark@+1 {{nisa-schedule: 15 instructions}}
+func.func @staggered_body() attributes {nisa.limits = #limits} {
+  %a0 = memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #sbuf>
+  %a1 = memref.alloc() {nisa.address = 1024 : i64} : memref<128x256xf32, #sbuf>
+  %a2 = memref.alloc() {nisa.address = 2048 : i64} : memref<128x256xf32, #sbuf>
+  %a3 = memref.alloc() {nisa.address = 3072 : i64} : memref<128x256xf32, #sbuf>
+  %a4 = memref.alloc() {nisa.address = 4096 : i64} : memref<128x256xf32, #sbuf>
+  %a5 = memref.alloc() {nisa.address = 5120 : i64} : memref<128x256xf32, #sbuf>
+  %b0 = memref.alloc() {nisa.address = 6144 : i64} : memref<128x256xf32, #sbuf>
+  %b1 = memref.alloc() {nisa.address = 7168 : i64} : memref<128x256xf32, #sbuf>
+  %b2 = memref.alloc() {nisa.address = 8192 : i64} : memref<128x256xf32, #sbuf>
+  %b3 = memref.alloc() {nisa.address = 9216 : i64} : memref<128x256xf32, #sbuf>
+  %b4 = memref.alloc() {nisa.address = 10240 : i64} : memref<128x256xf32, #sbuf>
+  %b5 = memref.alloc() {nisa.address = 11264 : i64} : memref<128x256xf32, #sbuf>
+  %c0 = memref.alloc() {nisa.address = 12288 : i64} : memref<128x256xf32, #sbuf>
+  %c1 = memref.alloc() {nisa.address = 13312 : i64} : memref<128x256xf32, #sbuf>
+  %c2 = memref.alloc() {nisa.address = 14336 : i64} : memref<128x256xf32, #sbuf>
+  %c3 = memref.alloc() {nisa.address = 15360 : i64} : memref<128x256xf32, #sbuf>
+  %c4 = memref.alloc() {nisa.address = 16384 : i64} : memref<128x256xf32, #sbuf>
+  %c5 = memref.alloc() {nisa.address = 17408 : i64} : memref<128x256xf32, #sbuf>
+  affine.for %i = 0 to 8 {
+    nisa.activation <exp> %a0, %a1 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <tanh> %a1, %a2 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.tensor_scalar <multiply> %a2, %a3 scalar 2.0 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.tensor_scalar <add> %a3, %a4 scalar 1.0 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <exp> %a4, %a5 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <exp> %b0, %b1 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <tanh> %b1, %b2 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.tensor_scalar <multiply> %b2, %b3 scalar 2.0 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.tensor_scalar <add> %b3, %b4 scalar 1.0 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <exp> %b4, %b5 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <exp> %c0, %c1 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <tanh> %c1, %c2 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.tensor_scalar <multiply> %c2, %c3 scalar 2.0 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.tensor_scalar <add> %c3, %c4 scalar 1.0 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+    nisa.activation <exp> %c4, %c5 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 #row = affine_map<(d0) -> (d0 * 16)>
