@@ -865,11 +865,69 @@ static std::optional<AffineIndex> lastMeeting(const TileAccess &a,
   return last;
 }
 
+/// For HBM accesses `a` and `b` that move alike with the shared loops
+/// [from, to) and not with loops inside them: whether no two different
+/// iterations of those loops bring one of a's runs onto one of b's. The
+/// runs meet at iterations i and i' when the loops' shift between them,
+/// coeffs . (i - i'), falls in one of the gaps b's runs less a's leave.
+/// Exact; false (they may meet) beyond bounds on the runs compared and
+/// the shifts tried.
+static bool runsApartAcrossIterations(const TileAccess &a,
+                                      ArrayRef<int64_t> ta,
+                                      const TileAccess &b,
+                                      ArrayRef<int64_t> tb, size_t from,
+                                      size_t to) {
+  constexpr int64_t kMaxPairs = 1 << 16, kMaxShifts = 4096;
+  if (a.onChip || b.onChip || a.runs.empty() || b.runs.empty() ||
+      int64_t(a.runs.size() * b.runs.size()) > kMaxPairs)
+    return false;
+  for (size_t l = to; l < std::max(ta.size(), tb.size()); ++l)
+    if (a.offset.coeff(l) || b.offset.coeff(l))
+      return false;
+  // The shifts at which some run of a meets some run of b, merged.
+  int64_t base = b.offset.constant - a.offset.constant;
+  std::vector<std::pair<int64_t, int64_t>> meets; // closed intervals
+  for (auto [aLo, aHi] : a.runs)
+    for (auto [bLo, bHi] : b.runs)
+      meets.push_back({base + bLo - aHi + 1, base + bHi - aLo - 1});
+  llvm::sort(meets);
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (auto [lo, hi] : meets) {
+    if (!merged.empty() && lo <= merged.back().second + 1)
+      merged.back().second = std::max(merged.back().second, hi);
+    else
+      merged.push_back({lo, hi});
+  }
+  auto meetsAt = [&](int64_t shift) {
+    auto it = llvm::upper_bound(merged, std::make_pair(shift, INT64_MAX));
+    return it != merged.begin() && std::prev(it)->second >= shift;
+  };
+  // Every difference of two iterations but none at all.
+  std::vector<int64_t> shifts{0};
+  for (size_t l = from; l < to; ++l) {
+    int64_t reach = ta[l] - 1;
+    if (int64_t(shifts.size()) * (2 * reach + 1) > kMaxShifts)
+      return false;
+    std::vector<int64_t> next;
+    for (int64_t s : shifts)
+      for (int64_t k = -reach; k <= reach; ++k)
+        next.push_back(s + k * a.offset.coeff(l));
+    shifts = std::move(next);
+  }
+  // shifts[size / 2] is the zero difference: the middle of each loop's
+  // range, at every level.
+  for (size_t s = 0; s < shifts.size(); ++s)
+    if (s != shifts.size() / 2 && meetsAt(shifts[s]))
+      return false;
+  return true;
+}
+
 /// Whether `a` and `b` touch disjoint bytes at any two different
 /// iterations of the shared loops [from, to) (the loops before `from` at
 /// one iteration): both move alike with every one of those loops, each by
 /// more than the span of the inner ones (mixed radix), so no two
-/// iterations' tiles meet.
+/// iterations' tiles meet; or, in HBM, their exact runs never meet at two
+/// different iterations.
 static bool apartAcrossIterations(const TileAccess &a, ArrayRef<int64_t> ta,
                                   const TileAccess &b, ArrayRef<int64_t> tb,
                                   size_t from, size_t to) {
@@ -883,14 +941,14 @@ static bool apartAcrossIterations(const TileAccess &a, ArrayRef<int64_t> ta,
   int64_t span = std::max(aHi, bHi) - std::min(aLo, bLo);
   SmallVector<std::pair<int64_t, int64_t>> moves; // |coeff|, trips
   for (size_t l = from; l < to; ++l) {
-    if (!a.offset.coeff(l))
-      return false; // iterations differing here touch the same bytes
+    if (!a.offset.coeff(l)) // iterations differing here touch the same bytes
+      return runsApartAcrossIterations(a, ta, b, tb, from, to);
     moves.push_back({std::abs(a.offset.coeff(l)), ta[l]});
   }
   llvm::sort(moves);
   for (auto [step, trips] : moves) {
     if (step < span)
-      return false;
+      return runsApartAcrossIterations(a, ta, b, tb, from, to);
     span += step * (trips - 1);
   }
   return true;

@@ -190,3 +190,57 @@ func.func @same_queue(%in: memref<128x64xf32, #hbm>, %tmp: memref<128x64xf32, #h
   nisa.dma_copy %tmp, %y queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#cols = affine_map<(d0) -> (d0 * 512)>
+#shifted = affine_map<(d0) -> (d0 * 512 + 256)>
+
+// Tests stores of a [128, 512] block's two halves of rows, the block
+// stepping along the rows of a [128, 2048] result. Each iteration's rows
+// lie within the bounding span of the next one's, but no two iterations
+// write a common element: the halves never wait for each other. Where the
+// second piece is the first's rows half a block on (@overlapping_pieces),
+// it meets the first in its iteration and the next: each waits for the
+// other.
+// CHECK-LABEL: func.func @column_pieces
+// CHECK: affine.for
+// CHECK-NEXT: affine.apply
+// CHECK-COUNT-4: memref.subview
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 0 : memref
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref
+func.func @column_pieces(%out: memref<128x2048xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
+  affine.for %i = 0 to 4 {
+    %c = affine.apply #cols(%i)
+    %top = memref.subview %t[0, 0] [64, 512] [1, 1] : memref<128x512xf32, #sbuf> to memref<64x512xf32, strided<[512, 1]>, #sbuf>
+    %bottom = memref.subview %t[64, 0] [64, 512] [1, 1] : memref<128x512xf32, #sbuf> to memref<64x512xf32, strided<[512, 1], offset: 32768>, #sbuf>
+    %d0 = memref.subview %out[0, %c] [64, 512] [1, 1] : memref<128x2048xf32, #hbm> to memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+    %d1 = memref.subview %out[64, %c] [64, 512] [1, 1] : memref<128x2048xf32, #hbm> to memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+    nisa.dma_copy %top, %d0 queue 0 : memref<64x512xf32, strided<[512, 1]>, #sbuf>, memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+    nisa.dma_copy %bottom, %d1 queue 1 : memref<64x512xf32, strided<[512, 1], offset: 32768>, #sbuf>, memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @overlapping_pieces
+// CHECK: affine.for
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma1", count = 0, per_iteration = [1]>]}
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1, per_iteration = [1]>]}
+func.func @overlapping_pieces(%out: memref<128x2048xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
+  affine.for %i = 0 to 3 {
+    %c = affine.apply #cols(%i)
+    %c2 = affine.apply #shifted(%i)
+    %top = memref.subview %t[0, 0] [64, 512] [1, 1] : memref<128x512xf32, #sbuf> to memref<64x512xf32, strided<[512, 1]>, #sbuf>
+    %bottom = memref.subview %t[64, 0] [64, 512] [1, 1] : memref<128x512xf32, #sbuf> to memref<64x512xf32, strided<[512, 1], offset: 32768>, #sbuf>
+    %d0 = memref.subview %out[0, %c] [64, 512] [1, 1] : memref<128x2048xf32, #hbm> to memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+    %d1 = memref.subview %out[0, %c2] [64, 512] [1, 1] : memref<128x2048xf32, #hbm> to memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+    nisa.dma_copy %top, %d0 queue 0 : memref<64x512xf32, strided<[512, 1]>, #sbuf>, memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+    nisa.dma_copy %bottom, %d1 queue 1 : memref<64x512xf32, strided<[512, 1], offset: 32768>, #sbuf>, memref<64x512xf32, strided<[2048, 1], offset: ?>, #hbm>
+  }
+  return
+}
