@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -714,7 +715,71 @@ struct FoldSplatElementwise : RewritePattern {
 };
 } // namespace
 
+namespace {
+/// An elementwise op whose operands are all broadcasts along some common
+/// new dimensions computes once over the others and is broadcast after:
+/// a causal mask compares broadcast positions over [rows, cols] once, not
+/// once per head. A consumer that reads the broadcast in place then never
+/// materialises it.
+struct ElementwiseBeforeBroadcast : RewritePattern {
+  explicit ElementwiseBeforeBroadcast(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa_and_present<NeuronDialect>(op->getDialect()) ||
+        !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0 || op->getNumOperands() == 0)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape())
+      return failure();
+    // The result dimensions every operand's broadcast adds.
+    llvm::SmallBitVector common(type.getRank(), true);
+    SmallVector<BroadcastOp> broadcasts;
+    for (Value operand : op->getOperands()) {
+      auto broadcast = operand.getDefiningOp<BroadcastOp>();
+      if (!broadcast)
+        return failure();
+      llvm::SmallBitVector added(type.getRank(), true);
+      for (int64_t d : broadcast.getDimensions())
+        added.reset(d);
+      common &= added;
+      broadcasts.push_back(broadcast);
+    }
+    SmallVector<int64_t> kept, keptShape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!common.test(d)) {
+        kept.push_back(d);
+        keptShape.push_back(type.getDimSize(d));
+      }
+    if (ShapedType::getNumElements(keptShape) == type.getNumElements())
+      return failure();
+    // Each operand broadcast to the kept dimensions alone (its input when
+    // that is all it adds).
+    Location loc = op->getLoc();
+    SmallVector<Value> operands;
+    for (BroadcastOp broadcast : broadcasts) {
+      SmallVector<int64_t> dims;
+      for (int64_t d : broadcast.getDimensions())
+        dims.push_back(llvm::find(kept, d) - kept.begin());
+      auto reduced = RankedTensorType::get(
+          keptShape, broadcast.getType().getElementType());
+      operands.push_back(rewriter.createOrFold<BroadcastOp>(
+          loc, reduced, broadcast.getInput(), dims));
+    }
+    Operation *once = rewriter.clone(*op);
+    once->setOperands(operands);
+    once->getResult(0).setType(
+        RankedTensorType::get(keptShape, type.getElementType()));
+    rewriter.replaceOpWithNewOp<BroadcastOp>(op, type, once->getResult(0),
+                                             kept);
+    return success();
+  }
+};
+} // namespace
+
 void NeuronDialect::getCanonicalizationPatterns(
     RewritePatternSet &results) const {
-  results.add<FoldSplatElementwise>(getContext());
+  results.add<FoldSplatElementwise, ElementwiseBeforeBroadcast>(getContext());
 }

@@ -914,3 +914,46 @@ func.func @repeat_outside_groups(%q: tensor<12x1x32xf32>, %cache: tensor<3x32x40
   %s = neuron.batch_matmul %q, %r : (tensor<12x1x32xf32>, tensor<12x32x40xf32>) -> tensor<12x1x40xf32>
   return %s : tensor<12x1x40xf32>
 }
+
+// -----
+
+// A causal mask compares positions broadcast over [heads, rows, cols]: it
+// compares them over [rows, cols] once and broadcasts the mask over the
+// heads. Operands that only add the common dimensions are their inputs.
+// CHECK-LABEL: func.func @compare_before_broadcast
+// CHECK-SAME: (%[[P:.*]]: tensor<16xi32>, %[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<8xf32>)
+// CHECK-DAG: %[[ROWS:.*]] = neuron.broadcast %[[P]] dimensions [0] : tensor<16xi32> -> tensor<16x16xi32>
+// CHECK-DAG: %[[COLS:.*]] = neuron.broadcast %[[P]] dimensions [1] : tensor<16xi32> -> tensor<16x16xi32>
+// CHECK: %[[MASK:.*]] = neuron.compare gt %[[COLS]], %[[ROWS]] : tensor<16x16xi32> -> tensor<16x16xi1>
+// CHECK: %[[HEADS:.*]] = neuron.broadcast %[[MASK]] dimensions [1, 2] : tensor<16x16xi1> -> tensor<4x16x16xi1>
+// CHECK: %[[SUM:.*]] = neuron.add %[[X]], %[[Y]] : tensor<8xf32>
+// CHECK: %[[ROW:.*]] = neuron.broadcast %[[SUM]] dimensions [1] : tensor<8xf32> -> tensor<3x8xf32>
+// CHECK: return %[[HEADS]], %[[ROW]]
+func.func @compare_before_broadcast(%p: tensor<16xi32>, %x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<4x16x16xi1>, tensor<3x8xf32>) {
+  %rows = neuron.broadcast %p dimensions [1] : tensor<16xi32> -> tensor<4x16x16xi32>
+  %cols = neuron.broadcast %p dimensions [2] : tensor<16xi32> -> tensor<4x16x16xi32>
+  %mask = neuron.compare gt %cols, %rows : tensor<4x16x16xi32> -> tensor<4x16x16xi1>
+  %bx = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<3x8xf32>
+  %by = neuron.broadcast %y dimensions [1] : tensor<8xf32> -> tensor<3x8xf32>
+  %sum = neuron.add %bx, %by : tensor<3x8xf32>
+  return %mask, %sum : tensor<4x16x16xi1>, tensor<3x8xf32>
+}
+
+// -----
+
+// Kept: the broadcasts add no dimension in common (an outer sum), a
+// unit dimension moves no data, and an operand is not a broadcast.
+// CHECK-LABEL: func.func @broadcasts_kept
+// CHECK-COUNT-3: neuron.add {{.*}} : tensor<
+// CHECK-NOT: neuron.add
+func.func @broadcasts_kept(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<3x8xf32>) -> (tensor<4x8xf32>, tensor<1x8xf32>, tensor<3x8xf32>) {
+  %bx = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
+  %by = neuron.broadcast %y dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %outer = neuron.add %bx, %by : tensor<4x8xf32>
+  %ux = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<1x8xf32>
+  %unit = neuron.add %ux, %ux : tensor<1x8xf32>
+  %rx = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<3x8xf32>
+  %mixed = neuron.add %rx, %z : tensor<3x8xf32>
+  return %outer, %unit, %mixed : tensor<4x8xf32>, tensor<1x8xf32>, tensor<3x8xf32>
+}
+
