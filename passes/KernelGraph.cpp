@@ -869,9 +869,10 @@ static std::optional<AffineIndex> lastMeeting(const TileAccess &a,
 /// [from, to) and not with loops inside them: whether no two different
 /// iterations of those loops bring one of a's runs onto one of b's. The
 /// runs meet at iterations i and i' when the loops' shift between them,
-/// coeffs . (i - i'), falls in one of the gaps b's runs less a's leave.
+/// coeffs . (i - i'), is the difference of an element of b's runs and one
+/// of a's.
 /// Exact; false (they may meet) beyond bounds on the runs compared and
-/// the shifts tried.
+/// the shifts enumerated (those of all loops but the one moving least).
 static bool runsApartAcrossIterations(const TileAccess &a,
                                       ArrayRef<int64_t> ta,
                                       const TileAccess &b,
@@ -898,27 +899,49 @@ static bool runsApartAcrossIterations(const TileAccess &a,
     else
       merged.push_back({lo, hi});
   }
-  auto meetsAt = [&](int64_t shift) {
-    auto it = llvm::upper_bound(merged, std::make_pair(shift, INT64_MAX));
-    return it != merged.begin() && std::prev(it)->second >= shift;
-  };
-  // Every difference of two iterations but none at all.
-  std::vector<int64_t> shifts{0};
+  // The loop moving least is solved for; the shifts of the others are
+  // enumerated (each with whether it is no difference at all).
+  int64_t fine = -1;
+  for (size_t l = from; l < to; ++l)
+    if (a.offset.coeff(l) &&
+        (fine < 0 || std::abs(a.offset.coeff(l)) <
+                         std::abs(a.offset.coeff(fine))))
+      fine = int64_t(l);
+  std::vector<std::pair<int64_t, bool>> shifts{{0, true}};
   for (size_t l = from; l < to; ++l) {
     int64_t reach = ta[l] - 1;
+    if (int64_t(l) == fine || !reach)
+      continue;
     if (int64_t(shifts.size()) * (2 * reach + 1) > kMaxShifts)
       return false;
-    std::vector<int64_t> next;
-    for (int64_t s : shifts)
+    std::vector<std::pair<int64_t, bool>> next;
+    for (auto [s, none] : shifts)
       for (int64_t k = -reach; k <= reach; ++k)
-        next.push_back(s + k * a.offset.coeff(l));
+        next.push_back({s + k * a.offset.coeff(l), none && !k});
     shifts = std::move(next);
   }
-  // shifts[size / 2] is the zero difference: the middle of each loop's
-  // range, at every level.
-  for (size_t s = 0; s < shifts.size(); ++s)
-    if (s != shifts.size() / 2 && meetsAt(shifts[s]))
-      return false;
+  // Whether s + k * step meets for some k in [-reach, reach] (not 0 when
+  // that is no difference at all).
+  int64_t step = fine < 0 ? 0 : std::abs(a.offset.coeff(fine));
+  int64_t reach = fine < 0 ? 0 : ta[fine] - 1;
+  for (auto [s, none] : shifts) {
+    int64_t lo = s - reach * step, hi = s + reach * step;
+    for (auto it = llvm::lower_bound(merged, std::make_pair(lo, INT64_MIN),
+                                     [](auto x, auto y) {
+                                       return x.second < y.first;
+                                     });
+         it != merged.end() && it->first <= hi; ++it) {
+      if (!step) {
+        if (!none && it->first <= s && s <= it->second)
+          return false;
+        continue;
+      }
+      int64_t kLo = std::max(-reach, llvm::divideCeilSigned(it->first - s, step));
+      int64_t kHi = std::min(reach, llvm::divideFloorSigned(it->second - s, step));
+      if (kLo <= kHi && !(none && kLo == 0 && kHi == 0))
+        return false;
+    }
+  }
   return true;
 }
 

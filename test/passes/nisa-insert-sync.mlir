@@ -244,3 +244,36 @@ func.func @overlapping_pieces(%out: memref<128x2048xf32, #hbm>) attributes {nisa
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#block = affine_map<(d0) -> (d0 * 128)>
+
+// Tests the same halves in a nest of 40 row blocks by 64 column blocks
+// (79 x 127 differences of two iterations): the column loop's difference
+// is solved for, not enumerated, and the halves never wait.
+// CHECK-LABEL: func.func @nested_pieces
+// CHECK: affine.for
+// CHECK: affine.for
+// CHECK: nisa.dma_copy {{.*}} queue 0 : memref
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref
+func.func @nested_pieces(%out: memref<5120x8192xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+  %top = memref.subview %t[0, 0] [64, 128] [1, 1] : memref<128x128xbf16, #sbuf> to memref<64x128xbf16, strided<[128, 1]>, #sbuf>
+  %bottom = memref.subview %t[64, 0] [64, 128] [1, 1] : memref<128x128xbf16, #sbuf> to memref<64x128xbf16, strided<[128, 1], offset: 8192>, #sbuf>
+  affine.for %i = 0 to 40 {
+    %r = affine.apply #block(%i)
+    %r2 = affine.apply affine_map<(d0) -> (d0 * 128 + 64)>(%i)
+    affine.for %j = 0 to 64 {
+      %c = affine.apply #block(%j)
+      %d0 = memref.subview %out[%r, %c] [64, 128] [1, 1] : memref<5120x8192xbf16, #hbm> to memref<64x128xbf16, strided<[8192, 1], offset: ?>, #hbm>
+      %d1 = memref.subview %out[%r2, %c] [64, 128] [1, 1] : memref<5120x8192xbf16, #hbm> to memref<64x128xbf16, strided<[8192, 1], offset: ?>, #hbm>
+      nisa.dma_copy %top, %d0 queue 0 : memref<64x128xbf16, strided<[128, 1]>, #sbuf>, memref<64x128xbf16, strided<[8192, 1], offset: ?>, #hbm>
+      nisa.dma_copy %bottom, %d1 queue 1 : memref<64x128xbf16, strided<[128, 1], offset: 8192>, #sbuf>, memref<64x128xbf16, strided<[8192, 1], offset: ?>, #hbm>
+    }
+  }
+  return
+}
