@@ -85,6 +85,25 @@ static bool isStore(DmaCopyOp dma) {
   return getMemorySpace(dma.getSrc().getType()) != MemorySpace::hbm;
 }
 
+/// How many instances of loop transfer `dma` may be in flight at once: the
+/// slots its on-chip tile rotates through (1 when the tile is outside the
+/// transfer's loop, each instance then reusing it).
+static int64_t slotsInFlight(DmaCopyOp dma) {
+  Value tile = isStore(dma) ? dma.getSrc() : dma.getDst();
+  while (Operation *def = tile.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    tile = view.getViewSource();
+  }
+  auto alloc = tile.getDefiningOp<memref::AllocOp>();
+  auto loop = dma->getParentOfType<affine::AffineForOp>();
+  if (!alloc || !loop || !loop->isAncestor(alloc))
+    return 1;
+  auto slots = alloc->getAttrOfType<SlotsAttr>(NisaDialect::kSlots);
+  return slots ? std::max<int64_t>(slots.getCount(), 1) : 1;
+}
+
 /// How many times `op` runs: the trips of the loops around it.
 static int64_t instancesOf(Operation *op) {
   int64_t n = 1;
@@ -749,7 +768,9 @@ struct NisaSchedulePass
     // its longest dependence chain) or their loop nest (busier than its
     // other instructions' engines), a transfer that runs N times gets at
     // most p pieces where the fill saved, streaming x (1 - 1/p), outweighs
-    // the engine time added, N (p - 1) fixed / engines. Elsewhere they are
+    // the engine time added, N (p - 1) fixed / engines; but at least as
+    // many as the instances its tile's slots let overlap need to keep pace
+    // with the nest's DMA work over all engines. Elsewhere they are
     // short (latency) where, by the same measure, the fill saved outweighs
     // the engine time added and the DMA engines stay less busy than what
     // bounds the kernel: a small layer's loads and stores, or a loop's that
@@ -796,11 +817,26 @@ struct NisaSchedulePass
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
       double instances = double(instancesOf(dma));
-      int64_t parts = model.transferPieces(streaming, /*dmaBound=*/true);
+      int64_t most = model.transferPieces(streaming, /*dmaBound=*/true);
+      int64_t parts = most;
       Operation *nest = nestOf(dma);
-      if (dmaBusy >= limit || (nest && transferBound(nest)))
+      if (dmaBusy >= limit || (nest && transferBound(nest))) {
         parts = std::clamp<int64_t>(
-            int64_t(streaming * engines / (instances * fixed)), 1, parts);
+            int64_t(streaming * engines / (instances * fixed)), 1, most);
+        // But the instances in flight are only as many as the tile's
+        // slots: while each is whole, the other engines idle. Enough
+        // pieces that `slots` instances keep pace with the nest's DMA work
+        // per instance over all engines.
+        if (nest) {
+          double pace = nestBusy.lookup(nest)[int(rt::EngineClass::Dma)] /
+                        instances / engines;
+          double room = double(slotsInFlight(dma)) * pace - fixed;
+          int64_t needed = room > 0
+                               ? int64_t(std::ceil(streaming / room))
+                               : most;
+          parts = std::max(parts, std::min(needed, most));
+        }
+      }
       if (dmaBusy < limit) {
         // Short pieces where the fill they save outweighs the engine time
         // they add, and the engines stay less busy than what bounds the
