@@ -273,7 +273,7 @@ struct DecomposePow : CoverageRewrite<PowOp> {
 /// shared by `fallback=decompose` and the unconditional expansion.
 static LogicalResult expandSoftmax(SoftmaxOp op, PatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  auto type = op.getType();
+  auto type = op.getInput().getType();
   int64_t axis = op.getAxis();
   Value max = expand(
       rewriter, loc,
@@ -282,7 +282,11 @@ static LogicalResult expandSoftmax(SoftmaxOp op, PatternRewriter &rewriter) {
   Value e = ExpOp::create(rewriter, loc, type, shifted);
   Value sum = expand(rewriter, loc,
                      reduceKeep<ReduceSumOp>(rewriter, loc, e, {axis}), type);
-  rewriter.replaceOpWithNewOp<DivOp>(op, type, e, sum);
+  Value quotient = DivOp::create(rewriter, loc, type, e, sum);
+  if (op.getType() == type)
+    rewriter.replaceOp(op, quotient);
+  else
+    rewriter.replaceOpWithNewOp<CastOp>(op, op.getType(), quotient);
   return success();
 }
 

@@ -538,9 +538,13 @@ static Value lowerSoftmax(Lowering &l, SoftmaxOp op) {
                             b, loc, arith::SubFOp::create(b, loc, a[0], a[1]));
                       });
   Value sum = l.reduce(e, {axis}, false, l.scalar(element, 0), add);
-  return l.generic(type, {e, sum}, l.empty(type), maps, parallel,
-                   [](OpBuilder &b, Location loc, ValueRange a) -> Value {
-                     return arith::DivFOp::create(b, loc, a[0], a[1]);
+  // The quotient rounded once to the result's element type.
+  auto result = cast<RankedTensorType>(op.getType());
+  return l.generic(result, {e, sum}, l.empty(result), maps, parallel,
+                   [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                     return castScalar(
+                         b, loc, arith::DivFOp::create(b, loc, a[0], a[1]),
+                         result.getElementType());
                    });
 }
 

@@ -49,8 +49,9 @@ static bool hasSoftmaxRecipe(Operation *op, const TileConfig &config) {
   if (!type.hasStaticShape() || softmax.getAxis() != type.getRank() - 1)
     return false;
   int64_t row = type.getDimSize(type.getRank() - 1);
-  int64_t bytes = elementBytes(type.getElementType());
-  return row * (2 * bytes + 4) <= config.limits.getSbufBytes() / 2;
+  int64_t bytes = elementBytes(softmax.getInput().getType().getElementType()) +
+                  elementBytes(type.getElementType());
+  return row * (bytes + 4) <= config.limits.getSbufBytes() / 2;
 }
 
 namespace {

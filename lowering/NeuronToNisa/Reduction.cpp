@@ -110,7 +110,7 @@ struct ReductionToTiles : NisaPattern<Op> {
 /// Softmax along the free dimension, rows on partitions, one load and one
 /// store per row tile: m = max(x); e = exp(x - m); s = sum(e); then
 /// y = exp(x - m - ln s), the scalar engine's per-partition bias carrying
-/// the row's shift both times.
+/// the row's shift both times, and writing y in the result's type.
 struct SoftmaxOnChip : NisaPattern<SoftmaxOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -120,7 +120,8 @@ struct SoftmaxOnChip : NisaPattern<SoftmaxOp> {
     auto type = cast<RankedTensorType>(op.getType());
     int64_t cols = type.getDimSize(type.getRank() - 1);
     int64_t rows = type.getNumElements() / std::max<int64_t>(cols, 1);
-    Type element = type.getElementType(), f32 = rewriter.getF32Type();
+    Type element = op.getInput().getType().getElementType(),
+         result = type.getElementType(), f32 = rewriter.getF32Type();
     Value in = KernelLowering::reinterpret(rewriter, loc, adaptor.getInput(),
                                            {rows, cols});
     Value out = k.resultBuffer(rewriter, op.getResult());
@@ -161,7 +162,7 @@ struct SoftmaxOnChip : NisaPattern<SoftmaxOp> {
           Value bias = tile(1, f32);
           nisa::TensorTensorOp::create(b, loc, shift, logSum, bias,
                                        alu(nisa::AluOp::subtract));
-          Value y = tile(cols, element);
+          Value y = tile(cols, result);
           nisa::ActivationOp::create(b, loc, x, y, bias,
                                      fn(nisa::ActivationFunction::exp),
                                      b.getF64FloatAttr(1.0));

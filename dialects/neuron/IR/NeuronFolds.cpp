@@ -779,7 +779,30 @@ struct ElementwiseBeforeBroadcast : RewritePattern {
 };
 } // namespace
 
+namespace {
+/// A softmax whose only reader casts it to a narrower float type writes
+/// that type itself: its probabilities are rounded once either way, and
+/// the wide ones are never stored.
+struct SoftmaxRoundsOnce : OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto softmax = op.getInput().getDefiningOp<SoftmaxOp>();
+    auto to = dyn_cast<FloatType>(op.getType().getElementType());
+    if (!softmax || !softmax->hasOneUse() || !to ||
+        to.getWidth() > softmax.getType().getElementTypeBitWidth())
+      return failure();
+    rewriter.replaceOpWithNewOp<SoftmaxOp>(op, op.getType(),
+                                           softmax.getInput(),
+                                           softmax.getAxis());
+    rewriter.eraseOp(softmax);
+    return success();
+  }
+};
+} // namespace
+
 void NeuronDialect::getCanonicalizationPatterns(
     RewritePatternSet &results) const {
-  results.add<FoldSplatElementwise, ElementwiseBeforeBroadcast>(getContext());
+  results.add<FoldSplatElementwise, ElementwiseBeforeBroadcast,
+              SoftmaxRoundsOnce>(getContext());
 }

@@ -301,6 +301,32 @@ LogicalResult SoftmaxOp::verify() {
   return verifyAxis(*this, getAxis(), getInput().getType().getRank());
 }
 
+ParseResult SoftmaxOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand input;
+  IntegerAttr axis;
+  RankedTensorType inputType, resultType;
+  if (parser.parseOperand(input) || parser.parseKeyword("axis") ||
+      parser.parseAttribute(axis, parser.getBuilder().getI64Type()))
+    return failure();
+  result.getOrAddProperties<Properties>().axis = axis;
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(inputType))
+    return failure();
+  resultType = inputType;
+  if (succeeded(parser.parseOptionalArrow()) && parser.parseType(resultType))
+    return failure();
+  result.addTypes(resultType);
+  return parser.resolveOperand(input, inputType, result.operands);
+}
+
+void SoftmaxOp::print(OpAsmPrinter &p) {
+  p << ' ' << getInput() << " axis " << getAxis();
+  p.printOptionalAttrDict((*this)->getAttrs(), {getAxisAttrName()});
+  p << " : " << getInput().getType();
+  if (getType() != getInput().getType())
+    p << " -> " << getType();
+}
+
 /// Checks a norm's optional affine parameter against the normalised dims.
 static LogicalResult verifyNormParam(Operation *op, StringRef name, Value param,
                                      RankedTensorType input, int64_t axis) {

@@ -291,18 +291,22 @@ def Neuron_ReduceMaxOp : Neuron_ReduceOp<"reduce_max", "maximum">;
 def Neuron_ReduceMinOp : Neuron_ReduceOp<"reduce_min", "minimum">;
 def Neuron_ReduceMeanOp : Neuron_ReduceOp<"reduce_mean", "the arithmetic mean">;
 
-def Neuron_SoftmaxOp : Neuron_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def Neuron_SoftmaxOp : Neuron_Op<"softmax", [Pure, SameOperandsAndResultShape]> {
   let summary = "Softmax along one axis";
   let description = [{
-    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`.
+    `exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`, computed at the
+    input's precision and rounded once to the result's element type: the
+    input's, or the float type named after `->` (a softmax in f32 whose
+    probabilities a model casts to bf16 stores them in bf16).
 
     ```mlir
     %0 = neuron.softmax %x axis 1 : tensor<16x64xf32>
+    %1 = neuron.softmax %x axis 1 : tensor<16x64xf32> -> tensor<16x64xbf16>
     ```
   }];
   let arguments = (ins Neuron_FloatTensor:$input, I64Attr:$axis);
   let results = (outs Neuron_FloatTensor:$result);
-  let assemblyFormat = "$input `axis` $axis attr-dict `:` type($result)";
+  let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
 

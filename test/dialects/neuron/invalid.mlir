@@ -552,6 +552,24 @@ func.func @softmax_int(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
 
 // -----
 
+// softmax rounds to a float type.
+func.func @softmax_int_result(%x: tensor<4x8xf32>) -> tensor<4x8xi32> {
+  // expected-error@+1 {{'neuron.softmax' op result #0 must be ranked tensor of neuron floating-point element type}}
+  %0 = neuron.softmax %x axis 1 : tensor<4x8xf32> -> tensor<4x8xi32>
+  return %0 : tensor<4x8xi32>
+}
+
+// -----
+
+// softmax keeps the input's shape.
+func.func @softmax_shape(%x: tensor<4x8xf32>) -> tensor<8x4xbf16> {
+  // expected-error@+1 {{'neuron.softmax' op requires the same shape for all operands and results}}
+  %0 = neuron.softmax %x axis 1 : tensor<4x8xf32> -> tensor<8x4xbf16>
+  return %0 : tensor<8x4xbf16>
+}
+
+// -----
+
 // A norm returns the input's type.
 func.func @layer_norm_result(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
   // expected-error@+1 {{'neuron.layer_norm' op expected the result type to be 'tensor<4x8xf32>', found 'tensor<4x8xbf16>'}}

@@ -358,12 +358,14 @@ func.func @reduce_dynamic(%x: tensor<?x8xf16>) -> tensor<?xf16> {
 }
 
 // CHECK-LABEL: func.func @softmax
-// CHECK-SAME: (%[[X:.*]]: tensor<16x64xf16>)
-// CHECK: %[[R:.*]] = neuron.softmax %[[X]] axis 1 : tensor<16x64xf16>
-// CHECK: return %[[R]]
-func.func @softmax(%x: tensor<16x64xf16>) -> tensor<16x64xf16> {
+// CHECK-SAME: (%[[X:.*]]: tensor<16x64xf16>, %[[Y:.*]]: tensor<16x64xf32>)
+// CHECK: %[[R:.*]] = neuron.softmax %[[X]] axis 1 : tensor<16x64xf16>{{$}}
+// CHECK: %[[B:.*]] = neuron.softmax %[[Y]] axis 1 {note} : tensor<16x64xf32> -> tensor<16x64xbf16>
+// CHECK: return %[[R]], %[[B]]
+func.func @softmax(%x: tensor<16x64xf16>, %y: tensor<16x64xf32>) -> (tensor<16x64xf16>, tensor<16x64xbf16>) {
   %0 = neuron.softmax %x axis 1 : tensor<16x64xf16>
-  return %0 : tensor<16x64xf16>
+  %1 = neuron.softmax %y axis 1 {note} : tensor<16x64xf32> -> tensor<16x64xbf16>
+  return %0, %1 : tensor<16x64xf16>, tensor<16x64xbf16>
 }
 
 // layer_norm with both affine parameters, with one each and with neither.

@@ -86,6 +86,21 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// A softmax rounded to bf16: computed in f32, the quotient truncated.
+// CHECK-LABEL: func.func @softmax_bf16
+// CHECK:         arith.maximumf
+// CHECK:         math.exp
+// CHECK:         arith.addf
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xbf16>)
+// CHECK:           %[[Q:.*]] = arith.divf {{.*}} : f32
+// CHECK:           arith.truncf %[[Q]] : f32 to bf16
+func.func @softmax_bf16(%x: tensor<4x8xf32>) -> tensor<4x8xbf16> {
+  %0 = neuron.softmax %x axis 1 : tensor<4x8xf32> -> tensor<4x8xbf16>
+  return %0 : tensor<4x8xbf16>
+}
+
+// -----
+
 // A gather reads the table inside the body; an index outside it reads 0.
 // CHECK-LABEL: func.func @gather
 // CHECK:         linalg.generic {{.*}}ins(%arg1 : tensor<3xi32>)
