@@ -672,6 +672,13 @@ static std::optional<double> evaluate(Operation *op, ArrayRef<double> x) {
       .Default([](Operation *) { return R(); });
 }
 
+/// A neuron elementwise op of operands and one result.
+static bool isElementwiseOp(Operation *op) {
+  return isa_and_present<NeuronDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+         op->getNumRegions() == 0 && op->getNumOperands() > 0;
+}
+
 namespace {
 /// A float elementwise op whose operands are all splat constants is a
 /// splat constant: batch norm's rsqrt(var + eps) where an export writes
@@ -683,9 +690,7 @@ struct FoldSplatElementwise : RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa_and_present<NeuronDialect>(op->getDialect()) ||
-        !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
-        op->getNumOperands() == 0)
+    if (!isElementwiseOp(op))
       return failure();
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type || !isa<FloatType>(type.getElementType()))
@@ -716,20 +721,21 @@ struct FoldSplatElementwise : RewritePattern {
 } // namespace
 
 namespace {
-/// An elementwise op whose operands are all broadcasts along some common
-/// new dimensions computes once over the others and is broadcast after:
-/// a causal mask compares broadcast positions over [rows, cols] once, not
-/// once per head. A consumer that reads the broadcast in place then never
-/// materialises it.
+/// An elementwise op of two or more operands, all broadcasts along some
+/// common new dimensions (the innermost aside), computes once over the
+/// others and is broadcast after: a causal mask compares broadcast
+/// positions over [rows, cols] once, not once per head. A consumer that
+/// reads the broadcast in place then never materialises it. A unary op (a
+/// cast of a broadcast weight) stays: it fuses into its readers, which
+/// read the broadcast of the argument in place, where a broadcast of a
+/// computed value would split their group.
 struct ElementwiseBeforeBroadcast : RewritePattern {
   explicit ElementwiseBeforeBroadcast(MLIRContext *context)
       : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!isa_and_present<NeuronDialect>(op->getDialect()) ||
-        !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
-        op->getNumRegions() != 0 || op->getNumOperands() == 0)
+    if (!isElementwiseOp(op) || op->getNumOperands() < 2)
       return failure();
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!type || !type.hasStaticShape())
@@ -747,6 +753,9 @@ struct ElementwiseBeforeBroadcast : RewritePattern {
       common &= added;
       broadcasts.push_back(broadcast);
     }
+    // Not along the innermost dimension: the broadcast after would repeat
+    // single elements, where a consumer reads whole rows of the others.
+    common.reset(type.getRank() - 1);
     SmallVector<int64_t> kept, keptShape;
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (!common.test(d)) {

@@ -942,11 +942,15 @@ func.func @compare_before_broadcast(%p: tensor<16xi32>, %x: tensor<8xf32>, %y: t
 // -----
 
 // Kept: the broadcasts add no dimension in common (an outer sum), a
-// unit dimension moves no data, and an operand is not a broadcast.
+// unit dimension moves no data, an operand is not a broadcast, the common
+// dimension is the innermost (the broadcast after would repeat single
+// elements), and a unary op (a cast of a broadcast weight fuses into its
+// readers, which read the broadcast in place).
 // CHECK-LABEL: func.func @broadcasts_kept
-// CHECK-COUNT-3: neuron.add {{.*}} : tensor<
+// CHECK-COUNT-4: neuron.add {{.*}} : tensor<
 // CHECK-NOT: neuron.add
-func.func @broadcasts_kept(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<3x8xf32>) -> (tensor<4x8xf32>, tensor<1x8xf32>, tensor<3x8xf32>) {
+// CHECK: neuron.cast {{.*}} : tensor<3x8xf32> -> tensor<3x8xbf16>
+func.func @broadcasts_kept(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<3x8xf32>) -> (tensor<4x8xf32>, tensor<1x8xf32>, tensor<3x8xf32>, tensor<4x8xf32>, tensor<3x8xbf16>) {
   %bx = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<4x8xf32>
   %by = neuron.broadcast %y dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
   %outer = neuron.add %bx, %by : tensor<4x8xf32>
@@ -954,7 +958,10 @@ func.func @broadcasts_kept(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<3x8x
   %unit = neuron.add %ux, %ux : tensor<1x8xf32>
   %rx = neuron.broadcast %x dimensions [1] : tensor<8xf32> -> tensor<3x8xf32>
   %mixed = neuron.add %rx, %z : tensor<3x8xf32>
-  return %outer, %unit, %mixed : tensor<4x8xf32>, tensor<1x8xf32>, tensor<3x8xf32>
+  %cy = neuron.broadcast %y dimensions [0] : tensor<4xf32> -> tensor<4x8xf32>
+  %inner = neuron.add %cy, %cy : tensor<4x8xf32>
+  %cast = neuron.cast %rx : tensor<3x8xf32> -> tensor<3x8xbf16>
+  return %outer, %unit, %mixed, %inner, %cast : tensor<4x8xf32>, tensor<1x8xf32>, tensor<3x8xf32>, tensor<4x8xf32>, tensor<3x8xbf16>
 }
 
 // -----
