@@ -86,20 +86,29 @@ static bool isStore(DmaCopyOp dma) {
 }
 
 /// How many instances of loop transfer `dma` may be in flight at once: the
-/// slots its on-chip tile rotates through (1 when the tile is outside the
-/// transfer's loop, each instance then reusing it).
-static int64_t slotsInFlight(DmaCopyOp dma) {
+/// slots its on-chip tile rotates through; none bound where each instance
+/// has its own part of a tile made outside the loop (the view moves with
+/// it), 1 where they all reuse one.
+static std::optional<int64_t> slotsInFlight(DmaCopyOp dma) {
+  auto loop = dma->getParentOfType<affine::AffineForOp>();
+  if (!loop)
+    return std::nullopt;
   Value tile = isStore(dma) ? dma.getSrc() : dma.getDst();
+  if (getMemorySpace(cast<MemRefType>(tile.getType())) == MemorySpace::hbm)
+    return std::nullopt; // HBM to HBM: no tile
+  bool moves = false;
   while (Operation *def = tile.getDefiningOp()) {
     auto view = dyn_cast<ViewLikeOpInterface>(def);
     if (!view)
       break;
+    for (Value operand : def->getOperands())
+      moves |= operand != view.getViewSource() &&
+               loop->isAncestor(operand.getParentBlock()->getParentOp());
     tile = view.getViewSource();
   }
   auto alloc = tile.getDefiningOp<memref::AllocOp>();
-  auto loop = dma->getParentOfType<affine::AffineForOp>();
-  if (!alloc || !loop || !loop->isAncestor(alloc))
-    return 1;
+  if (!alloc || !loop->isAncestor(alloc))
+    return moves ? std::nullopt : std::optional<int64_t>(1);
   auto slots = alloc->getAttrOfType<SlotsAttr>(NisaDialect::kSlots);
   return slots ? std::max<int64_t>(slots.getCount(), 1) : 1;
 }
@@ -827,10 +836,11 @@ struct NisaSchedulePass
         // slots: while each is whole, the other engines idle. Enough
         // pieces that `slots` instances keep pace with the nest's DMA work
         // per instance over all engines.
-        if (nest) {
+        if (std::optional<int64_t> slots = slotsInFlight(dma);
+            nest && slots) {
           double pace = nestBusy.lookup(nest)[int(rt::EngineClass::Dma)] /
                         instances / engines;
-          double room = double(slotsInFlight(dma)) * pace - fixed;
+          double room = double(*slots) * pace - fixed;
           int64_t needed = room > 0
                                ? int64_t(std::ceil(streaming / room))
                                : most;
