@@ -936,8 +936,10 @@ static bool runsApartAcrossIterations(const TileAccess &a,
           return false;
         continue;
       }
-      int64_t kLo = std::max(-reach, llvm::divideCeilSigned(it->first - s, step));
-      int64_t kHi = std::min(reach, llvm::divideFloorSigned(it->second - s, step));
+      int64_t kLo =
+          std::max(-reach, llvm::divideCeilSigned(it->first - s, step));
+      int64_t kHi =
+          std::min(reach, llvm::divideFloorSigned(it->second - s, step));
       if (kLo <= kHi && !(none && kLo == 0 && kHi == 0))
         return false;
     }

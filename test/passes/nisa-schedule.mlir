@@ -594,6 +594,54 @@ func.func @many_instances(%in: memref<128x128x512xf32, #hbm>) attributes {nisa.l
 #sbuf = #nisa.memory<sbuf>
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#cols = affine_map<(d0) -> (d0 * 64)>
+
+// Tests the instances in flight of 512 stores of 32 KiB (2.7 us of
+// streaming each), which bound their loop: one fixed cost more per store
+// outweighs the fill a piece saves. Each store reading its own part of a
+// tile made before the loop (@own_parts) may all be in flight: it stays
+// whole. Each reading the one tile (@one_tile), which the instances
+// reuse in turn, counts as one in flight at a time: it is cut into the
+// most long pieces, 3.
+// CHECK-LABEL: func.func @own_parts
+// CHECK: affine.for
+// CHECK-NEXT: affine.apply
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: nisa.dma_copy {{.*}} : memref<128x64xf32
+// CHECK-NEXT: }
+// expected-remark@+1 {{nisa-schedule: 1 instructions}}
+func.func @own_parts(%out: memref<128x32768xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x32768xf32, #sbuf>
+  affine.for %i = 0 to 512 {
+    %c = affine.apply #cols(%i)
+    %part = memref.subview %t[0, %c] [128, 64] [1, 1] : memref<128x32768xf32, #sbuf> to memref<128x64xf32, strided<[32768, 1], offset: ?>, #sbuf>
+    %dst = memref.subview %out[0, %c] [128, 64] [1, 1] : memref<128x32768xf32, #hbm> to memref<128x64xf32, strided<[32768, 1], offset: ?>, #hbm>
+    nisa.dma_copy %part, %dst queue 0 : memref<128x64xf32, strided<[32768, 1], offset: ?>, #sbuf>, memref<128x64xf32, strided<[32768, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @one_tile
+// CHECK: affine.for
+// CHECK-COUNT-2: nisa.dma_copy {{.*}} : memref<43x64xf32
+// CHECK-NEXT: nisa.dma_copy {{.*}} : memref<42x64xf32
+// expected-remark@+1 {{nisa-schedule: 3 instructions}}
+func.func @one_tile(%out: memref<128x32768xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
+  affine.for %i = 0 to 512 {
+    %c = affine.apply #cols(%i)
+    %dst = memref.subview %out[0, %c] [128, 64] [1, 1] : memref<128x32768xf32, #hbm> to memref<128x64xf32, strided<[32768, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %dst queue 0 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[32768, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
 // Tests that a loop nest its engines bound keeps the long pieces however
 // often its transfer runs: each of the 128 iterations computes four
