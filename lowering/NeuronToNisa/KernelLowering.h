@@ -38,6 +38,9 @@ struct TileConfig {
   /// within an eighth of SBUF, so a large tensor moves as many transfers
   /// that pipeline with the engines.
   int64_t elementwiseBytes = 0;
+  /// Bytes per partition a transfer needs for peak DMA bandwidth (the
+  /// target's dma.peak_bytes_per_partition).
+  int64_t dmaPeakBytes = 2048;
   /// HBM bytes per ns of the logical core, for the remarks' estimates.
   double hbmBytesPerNs = 1;
   /// The target's cost model, which weighs the lowering's choices.

@@ -429,15 +429,35 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           SmallVector<std::pair<int64_t, int64_t>> parts;
           for (int64_t c = 0; c < ot; c += outerTile)
             parts.push_back({c, std::min(outerTile, ot - c)});
+          // Streamed moving tiles load `spread` N tiles in one transfer
+          // where one tile's rows are shorter than a transfer needs for
+          // peak DMA bandwidth, as the free PSUM banks allow (each N tile
+          // sums in its own).
+          int64_t spread = 1;
+          if (!rhsResident && !rhsTransposed(bm)) {
+            int64_t rowBytes = innerTile * elementBytes(element);
+            int64_t needed = llvm::divideCeil(k.config.dmaPeakBytes, rowBytes);
+            int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes() -
+                            (transposes.lhs || transposes.rhs ? 1 : 0);
+            int64_t room = banks / (2 * int64_t(parts.size()));
+            spread = std::clamp<int64_t>(
+                std::min<int64_t>(needed, llvm::divideCeil(inner, innerTile)), 1,
+                std::max<int64_t>(room, 1));
+          }
           KernelLowering::forEachTile(
-              b, loc, {{inner, innerTile}},
+              b, loc, {{inner, innerTile * spread}},
               [&](OpBuilder &b, const TilePosition &in) {
                 OpFoldResult i0 = in.offsets[0];
                 int64_t it = in.sizes[0];
+                // The inner tiles of this transfer: [first column, width].
+                SmallVector<std::pair<int64_t, int64_t>> pieces;
+                for (int64_t c = 0; c < it; c += innerTile)
+                  pieces.push_back({c, std::min(innerTile, it - c)});
                 SmallVector<Value> accs;
                 for (auto [c, w] : parts)
-                  accs.push_back(rhsResident ? newAcc(b, it, w)
-                                             : newAcc(b, w, it));
+                  for (auto [ic, iw] : pieces)
+                    accs.push_back(rhsResident ? newAcc(b, iw, w)
+                                               : newAcc(b, w, iw));
                 KernelLowering::forEachTile(
                     b, loc, {{kk, tileK}},
                     [&](OpBuilder &b, const TilePosition &kp) {
@@ -450,23 +470,37 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                         loadMoving(b, bi, i0, it, kp.offsets[0], kt, streamed);
                       OpFoldResult index =
                           KernelLowering::tileIndex(b, kp, 0, tileK);
-                      for (auto [part, acc] : llvm::zip(parts, accs)) {
-                        Value held =
-                            residentAt(b, resident, index, kt, part.first,
-                                       part.second);
-                        if (rhsResident)
-                          matmulInto(b, kp, streamed, held, acc);
-                        else
-                          matmulInto(b, kp, held, streamed, acc);
+                      Value *acc = accs.begin();
+                      for (auto [c, w] : parts) {
+                        Value held = residentAt(b, resident, index, kt, c, w);
+                        for (auto [ic, iw] : pieces) {
+                          Value piece =
+                              pieces.size() == 1
+                                  ? streamed
+                                  : KernelLowering::view(
+                                        b, loc, streamed,
+                                        {b.getIndexAttr(0),
+                                         b.getIndexAttr(ic)},
+                                        {kt, iw});
+                          if (rhsResident)
+                            matmulInto(b, kp, piece, held, *acc++);
+                          else
+                            matmulInto(b, kp, held, piece, *acc++);
+                        }
                       }
                     });
-                for (auto [part, acc] : llvm::zip(parts, accs)) {
-                  OpFoldResult p0 = KernelLowering::affineSum(
-                      b, loc, {{o0, 1}}, part.first);
-                  if (rhsResident)
-                    finishTile(b, acc, bi, i0, it, p0, part.second);
-                  else
-                    finishTile(b, acc, bi, p0, part.second, i0, it);
+                Value *acc = accs.begin();
+                for (auto [c, w] : parts) {
+                  OpFoldResult p0 =
+                      KernelLowering::affineSum(b, loc, {{o0, 1}}, c);
+                  for (auto [ic, iw] : pieces) {
+                    OpFoldResult q0 =
+                        KernelLowering::affineSum(b, loc, {{i0, 1}}, ic);
+                    if (rhsResident)
+                      finishTile(b, *acc++, bi, q0, iw, p0, w);
+                    else
+                      finishTile(b, *acc++, bi, p0, w, q0, iw);
+                  }
                 }
               });
         });

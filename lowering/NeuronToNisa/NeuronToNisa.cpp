@@ -220,6 +220,7 @@ struct ConvertNeuronToNisa
     // tiles share it).
     config.elementwiseBytes = std::min(resolved.sbufBytesPerPartition() / 8,
                                        resolved.dmaPeakBytesPerPartition());
+    config.dmaPeakBytes = resolved.dmaPeakBytesPerPartition();
     return config;
   }
 

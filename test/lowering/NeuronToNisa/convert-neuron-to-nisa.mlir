@@ -1,12 +1,14 @@
 // RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s
 
 // Tests a matmul tiled from the target's limits, as loops: K = 256 in two
-// partition tiles accumulated in one PSUM bank (the matmul restarts its sum
-// at the first K tile), N = 640 in a 512-wide and a 128-wide tile, each
-// evacuated through the scalar engine into the result argument. With one M
-// tile and two N tiles the lhs^T tiles stay in SBUF: a loop loads them
-// once into a resident [K tile, K tiles, M] array, and both N tiles read
-// tile k of it.
+// partition tiles accumulated in PSUM (the matmul restarts its sum at the
+// first K tile), N = 640 in a 512-wide and a 128-wide tile, each summed in
+// its own bank and evacuated through the scalar engine into the result
+// argument. With one M tile and two N tiles the lhs^T tiles stay in SBUF:
+// a loop loads them once into a resident [K tile, K tiles, M] array, and
+// both N tiles read tile k of it. A 512-wide N tile's rows are 1 KiB, less
+// than a transfer needs for peak DMA bandwidth (2 KiB per partition), so
+// rhs loads both N tiles in one transfer per K tile.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<64x256xbf16, #nisa.memory<hbm>>, %[[B:.*]]: memref<256x640xbf16, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x640xf32, #nisa.memory<hbm>>)
 // CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
@@ -17,17 +19,19 @@
 // CHECK:   nisa.dma_copy %[[AT]], %[[SLOT]]
 // CHECK: }
 // CHECK: %[[ACC:.*]] = memref.alloc() {nisa.tiling = {buffers = "sbuf,psum", op = "neuron.matmul", partition = "contraction", tile = array<i64: 128, 128, 512>}} : memref<64x512xf32, #nisa.memory<psum>>
+// CHECK: %[[ACC2:.*]] = memref.alloc() : memref<64x128xf32, #nisa.memory<psum>>
 // CHECK: affine.for %[[K2:.*]] = 0 to 2 {
-// CHECK:   nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xbf16, strided<[640, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK:   nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x640xbf16, strided<[640, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x640xbf16, #nisa.memory<sbuf>>
 // CHECK:   %[[S:.*]] = memref.subview %[[RES]][0, %[[K2]], 0]
-// CHECK:   nisa.matmul %[[S]], %[[M]], %[[ACC]] accumulate restart(%[[K2]]) :
+// CHECK:   %[[M0:.*]] = memref.subview %[[M]][0, 0] [128, 512]
+// CHECK:   nisa.matmul %[[S]], %[[M0]], %[[ACC]] accumulate restart(%[[K2]]) :
+// CHECK:   %[[M1:.*]] = memref.subview %[[M]][0, 512] [128, 128]
+// CHECK:   nisa.matmul %[[S]], %[[M1]], %[[ACC2]] accumulate restart(%[[K2]]) :
 // CHECK: }
 // CHECK: nisa.activation <identity> %[[ACC]], %[[E:.*]] : memref<64x512xf32, #nisa.memory<psum>>, memref<64x512xf32, #nisa.memory<sbuf>>
 // CHECK: %[[O0:.*]] = memref.subview %[[OUT]][0, 0] [64, 512] [1, 1]
 // CHECK: nisa.dma_copy %[[E]], %[[O0]]
-// CHECK: memref.alloc() : memref<64x128xf32, #nisa.memory<psum>>
-// CHECK: affine.for
-// CHECK:   nisa.matmul {{.*}} accumulate restart
+// CHECK: nisa.activation <identity> %[[ACC2]]
 // CHECK: memref.subview %[[OUT]][0, 512] [64, 128] [1, 1]
 // CHECK: return
 func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<64x640xf32> {
@@ -61,6 +65,31 @@ func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<6
 func.func @blocked(%a: tensor<512x256xbf16>, %b: tensor<256x3072xbf16>) -> tensor<512x3072xf32> {
   %0 = neuron.matmul %a, %b : (tensor<512x256xbf16>, tensor<256x3072xbf16>) -> tensor<512x3072xf32>
   return %0 : tensor<512x3072xf32>
+}
+
+// -----
+
+// Tests the streamed rhs of a decode-shaped matmul (one row of lhs held):
+// a bf16 N tile's rows are 1 KiB, half what a transfer needs for peak DMA
+// bandwidth (trn2's 2 KiB per partition), so two N tiles load in one
+// transfer of 2 KiB rows, each summing in its own PSUM bank; the last
+// N tile of 2560 loads alone.
+// CHECK-LABEL: func.func @spread
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK-COUNT-2: memref.alloc() {{.*}}: memref<1x512xf32, #nisa.memory<psum>>
+// CHECK:   affine.for %[[K:.*]] = 0 to 2 {
+// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x1024xbf16, strided<[2560, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:     %[[M0:.*]] = memref.subview %[[M]][0, 0] [128, 512]
+// CHECK:     nisa.matmul %{{.*}}, %[[M0]], %{{.*}} accumulate restart(%[[K]])
+// CHECK:     %[[M1:.*]] = memref.subview %[[M]][0, 512] [128, 512]
+// CHECK:     nisa.matmul %{{.*}}, %[[M1]], %{{.*}} accumulate restart(%[[K]])
+// CHECK:   }
+// CHECK-COUNT-2: nisa.activation <identity>
+// CHECK: }
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue {{[0-9]+}} : memref<128x512xbf16, strided<[2560, 1], offset: ?>, #nisa.memory<hbm>>
+func.func @spread(%a: tensor<1x256xbf16>, %b: tensor<256x2560xbf16>) -> tensor<1x2560xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<1x256xbf16>, tensor<256x2560xbf16>) -> tensor<1x2560xf32>
+  return %0 : tensor<1x2560xf32>
 }
 
 // -----
