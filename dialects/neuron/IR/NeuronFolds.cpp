@@ -791,7 +791,8 @@ struct ElementwiseBeforeBroadcast : RewritePattern {
 namespace {
 /// A softmax whose only reader casts it to a narrower float type writes
 /// that type itself: its probabilities are rounded once either way, and
-/// the wide ones are never stored.
+/// the wide ones are never stored. One that rounds already stays (folded,
+/// its result would round once where it rounds twice).
 struct SoftmaxRoundsOnce : OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
@@ -799,6 +800,7 @@ struct SoftmaxRoundsOnce : OpRewritePattern<CastOp> {
     auto softmax = op.getInput().getDefiningOp<SoftmaxOp>();
     auto to = dyn_cast<FloatType>(op.getType().getElementType());
     if (!softmax || !softmax->hasOneUse() || !to ||
+        softmax.getType() != softmax.getInput().getType() ||
         to.getWidth() > softmax.getType().getElementTypeBitWidth())
       return failure();
     rewriter.replaceOpWithNewOp<SoftmaxOp>(op, op.getType(),

@@ -967,7 +967,7 @@ func.func @broadcasts_kept(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<3x8x
 // -----
 
 // A softmax cast to a narrower float writes that type itself; kept when
-// the cast widens or the softmax has another reader.
+// the cast widens, the softmax has another reader or already rounds.
 // CHECK-LABEL: func.func @softmax_rounds_once
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[H:.*]]: tensor<4x8xbf16>)
 // CHECK-DAG: %[[N:.*]] = neuron.softmax %[[X]] axis 1 : tensor<4x8xf32> -> tensor<4x8xbf16>
@@ -975,13 +975,17 @@ func.func @broadcasts_kept(%x: tensor<8xf32>, %y: tensor<4xf32>, %z: tensor<3x8x
 // CHECK-DAG: %[[WC:.*]] = neuron.cast %[[W]] : tensor<4x8xbf16> -> tensor<4x8xf32>
 // CHECK-DAG: %[[K:.*]] = neuron.softmax %[[X]] axis 0 : tensor<4x8xf32>{{$}}
 // CHECK-DAG: %[[KC:.*]] = neuron.cast %[[K]] : tensor<4x8xf32> -> tensor<4x8xf16>
-// CHECK: return %[[N]], %[[WC]], %[[K]], %[[KC]]
-func.func @softmax_rounds_once(%x: tensor<4x8xf32>, %h: tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>) {
+// CHECK-DAG: %[[R:.*]] = neuron.softmax %[[X]] axis 0 : tensor<4x8xf32> -> tensor<4x8xbf16>
+// CHECK-DAG: %[[RC:.*]] = neuron.cast %[[R]] : tensor<4x8xbf16> -> tensor<4x8xf16>
+// CHECK: return %[[N]], %[[WC]], %[[K]], %[[KC]], %[[RC]]
+func.func @softmax_rounds_once(%x: tensor<4x8xf32>, %h: tensor<4x8xbf16>) -> (tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf16>) {
   %0 = neuron.softmax %x axis 1 : tensor<4x8xf32>
   %1 = neuron.cast %0 : tensor<4x8xf32> -> tensor<4x8xbf16>
   %2 = neuron.softmax %h axis 1 : tensor<4x8xbf16>
   %3 = neuron.cast %2 : tensor<4x8xbf16> -> tensor<4x8xf32>
   %4 = neuron.softmax %x axis 0 : tensor<4x8xf32>
   %5 = neuron.cast %4 : tensor<4x8xf32> -> tensor<4x8xf16>
-  return %1, %3, %4, %5 : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>
+  %6 = neuron.softmax %x axis 0 : tensor<4x8xf32> -> tensor<4x8xbf16>
+  %7 = neuron.cast %6 : tensor<4x8xbf16> -> tensor<4x8xf16>
+  return %1, %3, %4, %5, %7 : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf16>
 }
