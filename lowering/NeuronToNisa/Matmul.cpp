@@ -60,6 +60,14 @@ static MemRefType windowType(Value buffer, int64_t rows, int64_t cols,
       type.getMemorySpace());
 }
 
+/// The PSUM banks a matmul's sums may take: all but one kept for the
+/// transposes of its operands when the tensor engine transposes any.
+static int64_t accumulatorBanks(nisa::LimitsAttr limits,
+                                MatmulTransposes transposes) {
+  return limits.getPsumBytes() / limits.getPsumBankBytes() -
+         (transposes.lhs || transposes.rhs ? 1 : 0);
+}
+
 SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
@@ -104,8 +112,7 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // in a loop over batches, those of the partial last block too (if any).
   int64_t budget = limits.getSbufBytes() / 3;
   int64_t streamedBytes = std::max(tileM, tileN) * elementBytes;
-  int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes() -
-                  (transposes.lhs || transposes.rhs ? 1 : 0);
+  int64_t banks = accumulatorBanks(limits, transposes);
   for (bool rhsResident : {false, true}) {
     int64_t width = rhsResident ? tileN : tileM;
     int64_t tiles = rhsResident ? nTiles : mTiles;
@@ -437,8 +444,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           if (!rhsResident && !rhsTransposed(bm)) {
             int64_t rowBytes = innerTile * elementBytes(element);
             int64_t needed = llvm::divideCeil(k.config.dmaPeakBytes, rowBytes);
-            int64_t banks = limits.getPsumBytes() / limits.getPsumBankBytes() -
-                            (transposes.lhs || transposes.rhs ? 1 : 0);
+            int64_t banks = accumulatorBanks(limits, transposes);
             int64_t room = banks / (2 * int64_t(parts.size()));
             spread = std::clamp<int64_t>(
                 std::min<int64_t>(needed, llvm::divideCeil(inner, innerTile)), 1,
