@@ -96,17 +96,14 @@ static std::optional<int64_t> slotsInFlight(DmaCopyOp dma) {
   Value tile = isStore(dma) ? dma.getSrc() : dma.getDst();
   if (getMemorySpace(cast<MemRefType>(tile.getType())) == MemorySpace::hbm)
     return std::nullopt; // HBM to HBM: no tile
+  // The views from the tile to its root (each viewing operand 0), moving
+  // when an offset comes from inside the loop.
+  Value root = viewRoot(tile);
   bool moves = false;
-  while (Operation *def = tile.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    for (Value operand : def->getOperands())
-      moves |= operand != view.getViewSource() &&
-               loop->isAncestor(operand.getParentBlock()->getParentOp());
-    tile = view.getViewSource();
-  }
-  auto alloc = tile.getDefiningOp<memref::AllocOp>();
+  for (Value v = tile; v != root; v = v.getDefiningOp()->getOperand(0))
+    for (Value operand : v.getDefiningOp()->getOperands().drop_front())
+      moves |= loop->isAncestor(operand.getParentBlock()->getParentOp());
+  auto alloc = root.getDefiningOp<memref::AllocOp>();
   if (!alloc || !loop->isAncestor(alloc))
     return moves ? std::nullopt : std::optional<int64_t>(1);
   auto slots = alloc->getAttrOfType<SlotsAttr>(NisaDialect::kSlots);
@@ -137,6 +134,15 @@ struct Schedule {
   /// When each lane is free after it.
   std::vector<double> laneFree;
 };
+
+/// The lane of `lanes` free first.
+static int firstFree(ArrayRef<int> lanes, ArrayRef<double> laneFree) {
+  int lane = lanes.front();
+  for (int l : lanes)
+    if (laneFree[l] < laneFree[lane])
+      lane = l;
+  return lane;
+}
 
 /// List-schedules `n` instructions with predecessors `preds` (local
 /// indices, each before its successor) on `units` (their lanes), none
@@ -192,13 +198,7 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
   s.laneFree.assign(laneFree.begin(), laneFree.end());
 
   // A unit's lane free first (units may share lanes).
-  auto freeLane = [&](size_t u) {
-    int lane = units[u].front();
-    for (int l : units[u])
-      if (s.laneFree[l] < s.laneFree[lane])
-        lane = l;
-    return lane;
-  };
+  auto freeLane = [&](size_t u) { return firstFree(units[u], s.laneFree); };
   s.order.reserve(n);
   while (s.order.size() < n) {
     int best = -1;
@@ -281,10 +281,7 @@ static double pipelinedNs(const KernelGraph &g, uint32_t first, uint32_t end,
             d.carried == int32_t(g.nestOf(first + i).size()) &&
             d.distance <= t)
           at = std::max(at, ends[t - d.distance][d.from - first]);
-      int lane = units[unit[i]].front();
-      for (int l : units[unit[i]])
-        if (laneFree[l] < laneFree[lane])
-          lane = l;
+      int lane = firstFree(units[unit[i]], laneFree);
       at = std::max(at, laneFree[lane]);
       unitStart[unit[i]] = at;
       ends[t][i] = laneFree[lane] = at + duration[i];
