@@ -49,12 +49,23 @@ StringRef mlir::neuron::dtypeNameOf(Type type) {
   return "";
 }
 
+int64_t mlir::neuron::coreOf(Operation *op) {
+  for (; op && !isa<func::FuncOp>(op); op = op->getParentOp())
+    if (auto core = op->getAttrOfType<IntegerAttr>(NisaDialect::kCore))
+      return core.getInt();
+  return 0;
+}
+
 std::string mlir::neuron::unitName(Operation *instruction) {
-  if (auto dma = dyn_cast<DmaCopyOp>(instruction))
-    return "dma" + std::to_string(dma.getQueue());
-  return stringifyEngineKind(
-             cast<EngineOpInterface>(instruction).getEngine())
-      .str();
+  std::string name =
+      isa<DmaCopyOp>(instruction)
+          ? "dma" + std::to_string(cast<DmaCopyOp>(instruction).getQueue())
+          : stringifyEngineKind(
+                cast<EngineOpInterface>(instruction).getEngine())
+                .str();
+  if (int64_t core = coreOf(instruction))
+    name += "@" + std::to_string(core);
+  return name;
 }
 
 rt::EngineClass mlir::neuron::engineClassOf(Operation *instruction) {
@@ -467,10 +478,23 @@ LogicalResult KernelGraph::collect(func::FuncOp kernel) {
 }
 
 uint32_t KernelGraph::bufferFor(Value root, bool chip, bool allocated,
-                                int space) {
-  // SBUF and PSUM are one address space each once allocated.
-  if (chip && allocated)
-    return space == int(MemorySpace::sbuf) ? 0 : 1;
+                                int space, int64_t core) {
+  // SBUF and PSUM are one address space each once allocated, per physical
+  // core.
+  if (chip && allocated) {
+    bool sbuf = space == int(MemorySpace::sbuf);
+    if (core == 0)
+      return sbuf ? 0 : 1;
+    std::string name =
+        (sbuf ? "SBUF@" : "PSUM@") + std::to_string(core);
+    for (uint32_t b = 2; b < bufferRoots.size(); ++b)
+      if (!bufferRoots[b] && bufferNames[b] == name)
+        return b;
+    bufferNames.push_back(name);
+    onChip.push_back(true);
+    bufferRoots.push_back(Value());
+    return bufferRoots.size() - 1;
+  }
   for (uint32_t b = 2; b < bufferRoots.size(); ++b)
     if (bufferRoots[b] == root)
       return b;
@@ -584,7 +608,8 @@ LogicalResult KernelGraph::addAccesses(size_t i) {
     if (failed(a))
       return failure();
     std::optional<MemorySpace> space = getMemorySpace(tile.getType());
-    a->buffer = bufferFor(a->root, a->onChip, a->address >= 0, int(*space));
+    a->buffer = bufferFor(a->root, a->onChip, a->address >= 0, int(*space),
+                          coreOf(instructions[i]));
     accesses[i].push_back(std::move(*a));
     return success();
   };
@@ -604,6 +629,15 @@ namespace {
 struct Toucher {
   uint32_t item, inst;
   int64_t partitionLo = 0, partitionHi = std::numeric_limits<int64_t>::max();
+  /// The copies of one loop nest split between physical cores share a
+  /// group (nisa.split): their accesses never meet; -1 for none.
+  int64_t group = -1;
+
+  /// Whether `o` is another top-level op than this one, and not a copy of
+  /// the same split nest.
+  bool apart(const Toucher &o) const {
+    return item != o.item && (group < 0 || group != o.group);
+  }
 
   bool meets(const Toucher &o) const {
     return partitionLo < o.partitionHi && o.partitionLo < partitionHi;
@@ -633,9 +667,12 @@ struct Toucher {
 class RangeTracker {
 public:
   /// Records an access of [lo, hi) by `who`, appending the instructions it
-  /// must follow to `out` (pairs of earlier instruction and dependence).
+  /// must follow to `out` (pairs of earlier instruction and dependence);
+  /// one dependence per pair of instructions and hazard (`seen` by them:
+  /// its index in `out`), its range widened over every meeting.
   void access(int64_t lo, int64_t hi, bool write, Toucher who,
-              uint32_t buffer, std::vector<std::pair<uint32_t, Dependence>> &out) {
+              uint32_t buffer, std::vector<std::pair<uint32_t, Dependence>> &out,
+              DenseMap<std::tuple<uint32_t, uint32_t, int>, size_t> &seen) {
     split(lo);
     split(hi);
     // Fill gaps so the range is covered by segments.
@@ -650,6 +687,17 @@ public:
       segments.emplace(at, Segment{hi, {}, {}});
 
     auto dep = [&](Toucher from, Hazard h, int64_t sLo, int64_t sHi) {
+      auto [it, added] =
+          seen.try_emplace({who.inst, from.inst, int(h)}, out.size());
+      if (!added) {
+        Dependence &d = out[it->second].second;
+        if (d.buffer == buffer) {
+          d.lo = std::min(d.lo, sLo);
+          d.hi = std::max(d.hi, sHi);
+          return;
+        }
+        it->second = out.size();
+      }
       Dependence d;
       d.from = from.inst;
       d.hazard = h;
@@ -659,10 +707,12 @@ public:
       out.push_back({who.inst, d});
     };
     auto other = [&](const Toucher &t) {
-      return t.item != who.item && t.meets(who);
+      return t.apart(who) && t.meets(who);
     };
+    // (A copy of the same split nest does not follow `t`: it hides none
+    // of its accesses.)
     auto hidden = [&](Toucher &t) {
-      return t.item != who.item && t.trimmedBy(who);
+      return t.apart(who) && t.trimmedBy(who);
     };
     for (auto it = segments.find(lo); it != segments.end() && it->first < hi;
          ++it) {
@@ -724,6 +774,50 @@ private:
 };
 } // namespace
 
+std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+mlir::neuron::hbmRuns(const TileAccess &a, ArrayRef<int64_t> trips,
+                      size_t from, int64_t most) {
+  using Runs = SmallVector<std::pair<int64_t, int64_t>>;
+  auto merge = [](Runs &runs) {
+    if (!llvm::is_sorted(runs))
+      llvm::sort(runs);
+    Runs merged;
+    for (auto run : runs) {
+      if (!merged.empty() && run.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, run.second);
+      else
+        merged.push_back(run);
+    }
+    runs = std::move(merged);
+  };
+  Runs runs;
+  for (auto [lo, hi] : a.runs)
+    runs.push_back({a.offset.constant + lo, a.offset.constant + hi});
+  merge(runs);
+  // The loops that move it, the smallest step first: runs that step into
+  // each other merge before the next loop multiplies them.
+  SmallVector<size_t, 4> levels;
+  for (size_t l = from; l < trips.size(); ++l)
+    if (a.offset.coeff(l) && trips[l] > 1)
+      levels.push_back(l);
+  llvm::sort(levels, [&](size_t x, size_t y) {
+    return std::abs(a.offset.coeff(x)) < std::abs(a.offset.coeff(y));
+  });
+  for (size_t l : levels) {
+    if (int64_t(runs.size()) * trips[l] > 4 * most)
+      return std::nullopt;
+    Runs next;
+    for (int64_t k = 0; k < trips[l]; ++k)
+      for (auto [lo, hi] : runs)
+        next.push_back({lo + k * a.offset.coeff(l), hi + k * a.offset.coeff(l)});
+    merge(next);
+    if (int64_t(next.size()) > most)
+      return std::nullopt;
+    runs = std::move(next);
+  }
+  return runs;
+}
+
 /// The ranges `a` (of an instruction in loops of `trips`) touches over all
 /// its iterations, in its buffer's units.
 static SmallVector<std::pair<int64_t, int64_t>, 4>
@@ -753,6 +847,7 @@ void KernelGraph::addTopLevelDependences(
         writtenRoots.insert(a.root);
   std::vector<RangeTracker> trackers(bufferNames.size());
   std::vector<std::pair<uint32_t, Dependence>> found;
+  DenseMap<std::tuple<uint32_t, uint32_t, int>, size_t> seen;
   uint32_t item = 0;
   for (uint32_t i = 0; i < instructions.size(); ++i) {
     if (i > 0 && (nests[i].empty() || topLevelOf(i) != topLevelOf(i - 1)))
@@ -765,10 +860,14 @@ void KernelGraph::addTopLevelDependences(
         if (a.write != write || (!a.onChip && !writtenRoots.contains(a.root)))
           continue;
         Toucher who{item, i};
+        if (auto group = topLevelOf(i)->getAttrOfType<IntegerAttr>(
+                NisaDialect::kSplit))
+          who.group = group.getInt();
         if (a.onChip)
           who.partitionLo = a.partitionLo, who.partitionHi = a.partitionHi;
         for (auto [lo, hi] : footprint(a, trips))
-          trackers[a.buffer].access(lo, hi, a.write, who, a.buffer, found);
+          trackers[a.buffer].access(lo, hi, a.write, who, a.buffer, found,
+                                    seen);
       }
   }
   for (auto &[to, d] : found)

@@ -194,7 +194,8 @@ private:
   void addTopLevelDependences(std::vector<std::vector<Dependence>> &out);
   void addNestDependences(uint32_t first, uint32_t end,
                           std::vector<std::vector<Dependence>> &out);
-  uint32_t bufferFor(Value root, bool onChip, bool allocated, int space);
+  uint32_t bufferFor(Value root, bool onChip, bool allocated, int space,
+                     int64_t core);
 
   std::vector<Operation *> instructions;
   std::vector<SmallVector<int32_t, 4>> nests;
@@ -208,6 +209,14 @@ private:
   std::vector<bool> onChip;
   std::vector<Value> bufferRoots;
 };
+
+/// The HBM element runs [lo, hi) access `a` (of an instruction whose loops
+/// run `trips`, outermost first) touches over every iteration of its loops
+/// from `from` on, those before at their first iteration: sorted and
+/// merged; nothing when that would take more than `most` runs.
+std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+hbmRuns(const TileAccess &a, ArrayRef<int64_t> trips, size_t from,
+        int64_t most);
 
 /// The buffer a chain of views (subview, transpose, reinterpret_cast,
 /// expand/collapse_shape) of `value` starts from.
@@ -224,8 +233,13 @@ LogicalResult stridesAndOffset(MemRefType type,
 /// "" when executables cannot hold it.
 StringRef dtypeNameOf(Type type);
 
+/// The physical core of its logical core that runs `op` (an instruction,
+/// or a loop nest): `nisa.core` on it or on the nearest loop around it
+/// that has one, else 0.
+int64_t coreOf(Operation *op);
+
 /// The unit an instruction runs on: "tensor", "vector", "scalar", "gpsimd"
-/// or "dmaQ" for a dma_copy on queue Q.
+/// or "dmaQ" for a dma_copy on queue Q, then "@C" on physical core C > 0.
 std::string unitName(Operation *instruction);
 
 /// The units a kernel's instructions run on, in program order.

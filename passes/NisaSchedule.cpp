@@ -68,17 +68,39 @@ namespace {
 /// then the DMA queues (each on any DMA engine).
 constexpr int kFirstQueueLane = int(rt::EngineClass::Dma);
 
-/// The lanes of each unit of a core with `queues` DMA queues and `engines`
-/// DMA engines.
-static std::vector<SmallVector<int>> unitLanes(int queues, int engines) {
-  std::vector<SmallVector<int>> out(kFirstQueueLane + queues);
-  for (int e = 0; e < kFirstQueueLane; ++e)
-    out[e] = {e};
-  for (int q = 0; q < queues; ++q)
-    out[kFirstQueueLane + q] = llvm::to_vector(
-        llvm::seq<int>(kFirstQueueLane, kFirstQueueLane + engines));
-  return out;
-}
+/// The units and lanes of a logical core of `cores` physical cores, each
+/// with its four engines and `queues` DMA queues sharing its `engines` DMA
+/// engines: physical core c's unit u is c * perCore() + u, its lane l
+/// c * lanesPerCore() + l.
+struct Layout {
+  int cores = 1, queues = 1, engines = 1;
+
+  int perCore() const { return kFirstQueueLane + queues; }
+  int lanesPerCore() const { return kFirstQueueLane + engines; }
+  int lanes() const { return cores * lanesPerCore(); }
+  bool isQueue(int unit) const { return unit % perCore() >= kFirstQueueLane; }
+  int coreOfUnit(int unit) const { return unit / perCore(); }
+  /// The unit `op` runs on.
+  int unitOf(Operation *op) const {
+    int local = int(engineClassOf(op));
+    if (auto dma = dyn_cast<DmaCopyOp>(op))
+      local = kFirstQueueLane + int(dma.getQueue());
+    return int(coreOf(op)) * perCore() + local;
+  }
+  /// Each unit's lanes.
+  std::vector<SmallVector<int>> unitLanes() const {
+    std::vector<SmallVector<int>> out(cores * perCore());
+    for (int c = 0; c < cores; ++c) {
+      int base = c * lanesPerCore();
+      for (int e = 0; e < kFirstQueueLane; ++e)
+        out[c * perCore() + e] = {base + e};
+      for (int q = 0; q < queues; ++q)
+        out[c * perCore() + kFirstQueueLane + q] = llvm::to_vector(
+            llvm::seq<int>(base + kFirstQueueLane, base + lanesPerCore()));
+    }
+    return out;
+  }
+};
 
 /// A transfer storing what the engines computed, rather than loading.
 static bool isStore(DmaCopyOp dma) {
@@ -117,13 +139,6 @@ static int64_t instancesOf(Operation *op) {
     if (auto loop = dyn_cast<affine::AffineForOp>(p))
       n *= loop.getConstantUpperBound();
   return n;
-}
-
-/// The unit `op` runs on.
-static int unitOf(Operation *op) {
-  if (auto dma = dyn_cast<DmaCopyOp>(op))
-    return kFirstQueueLane + int(dma.getQueue());
-  return int(engineClassOf(op));
 }
 
 struct Schedule {
@@ -405,8 +420,12 @@ struct NisaSchedulePass
     };
     for (int64_t p0 = 0; p0 < rows; p0 += chunk) {
       int64_t count = std::min(chunk, rows - p0);
-      DmaCopyOp::create(b, dma.getLoc(), rowsOf(dma.getSrc(), p0, count),
-                        rowsOf(dma.getDst(), p0, count), dma.getQueueAttr());
+      auto piece = DmaCopyOp::create(b, dma.getLoc(),
+                                     rowsOf(dma.getSrc(), p0, count),
+                                     rowsOf(dma.getDst(), p0, count),
+                                     dma.getQueueAttr());
+      if (Attribute core = dma->getAttr(NisaDialect::kCore))
+        piece->setAttr(NisaDialect::kCore, core);
       ++made;
     }
     dma.erase();
@@ -525,6 +544,7 @@ struct NisaSchedulePass
   /// whose first iterations finish first (pipelinedNs) is kept.
   static LogicalResult
   interleaveLoopBodies(func::FuncOp kernel, const rt::CostModel &model,
+                       const Layout &layout,
                        ArrayRef<SmallVector<int>> units) {
     // Only a body with three instructions or more has an order to choose.
     bool reorderable = false;
@@ -553,9 +573,9 @@ struct NisaSchedulePass
         for (uint32_t i = first; i < end; ++i) {
           duration.push_back(
               model.nanoseconds(costQueryOf(g.instruction(i))));
-          unit.push_back(unitOf(g.instruction(i)));
+          unit.push_back(layout.unitOf(g.instruction(i)));
         }
-        std::vector<double> laneFree(kFirstQueueLane + model.dmaEngines(), 0);
+        std::vector<double> laneFree(layout.lanes(), 0);
         std::vector<SmallVector<uint32_t, 4>> preds =
             localPredecessors(g, first, end);
         // Two candidates: the longest path first (a single iteration's
@@ -591,6 +611,7 @@ struct NisaSchedulePass
   /// the loop; `busy` and `hbmBytes` receive its per-iteration work.
   LoopTiming estimateLoop(const KernelGraph &g, int32_t l,
                           ArrayRef<double> duration, ArrayRef<int> unit,
+                          const Layout &layout,
                           ArrayRef<SmallVector<int>> units,
                           ArrayRef<double> bytes, const rt::CostModel &model,
                           std::vector<double> &busy, double &hbmBytes) {
@@ -618,8 +639,8 @@ struct NisaSchedulePass
       int32_t child = nest[depth + 1];
       std::vector<double> childBusy;
       double childBytes = 0;
-      LoopTiming t = estimateLoop(g, child, duration, unit, units, bytes,
-                                  model, childBusy, childBytes);
+      LoopTiming t = estimateLoop(g, child, duration, unit, layout, units,
+                                  bytes, model, childBusy, childBytes);
       int64_t trips = g.getLoops()[child].trips;
       for (size_t u = 0; u < units.size(); ++u)
         myBusy[u] += trips * childBusy[u];
@@ -661,7 +682,7 @@ struct NisaSchedulePass
     // instruction at a time. One iteration list-scheduled on free lanes.
     if (items.size() == loop.end - loop.first) {
       std::vector<double> ready(items.size(), 0);
-      std::vector<double> lanes(kFirstQueueLane + model.dmaEngines(), 0);
+      std::vector<double> lanes(layout.lanes(), 0);
       latency = std::max(
           latency,
           listSchedule(localPredecessors(g, loop.first, loop.end,
@@ -671,16 +692,18 @@ struct NisaSchedulePass
                        lanes)
               .makespan);
     }
-    // The busiest engine, the DMA engines (the queues share them), HBM.
-    double resource = myBytes / model.hbmBytesPerNs(), dmaBusy = 0;
+    // The busiest engine, each physical core's DMA engines (its queues
+    // share them), HBM (the logical core's).
+    double resource = myBytes / model.hbmBytesPerNs();
+    std::vector<double> dmaBusy(layout.cores, 0);
     for (size_t u = 0; u < units.size(); ++u) {
-      if (u < size_t(kFirstQueueLane))
+      if (!layout.isQueue(int(u)))
         resource = std::max(resource, myBusy[u]);
       else
-        dmaBusy += myBusy[u];
+        dmaBusy[layout.coreOfUnit(int(u))] += myBusy[u];
     }
-    if (units.size() > size_t(kFirstQueueLane))
-      resource = std::max(resource, dmaBusy / units.back().size());
+    for (double b : dmaBusy)
+      resource = std::max(resource, b / layout.engines);
     latency = std::max(latency, resource);
     // Recurrences: a dependence of item `to` on item `from` `distance`
     // iterations back, closed by `to`'s path to `from` in one iteration.
@@ -764,6 +787,23 @@ struct NisaSchedulePass
   LogicalResult scheduleKernel(func::FuncOp kernel, const rt::CostModel &model,
                                int queues) {
     int engines = model.dmaEngines();
+    Layout layout{1, queues, engines};
+    if (auto cores = kernel->getAttrOfType<IntegerAttr>(NisaDialect::kCores))
+      layout.cores = int(cores.getInt());
+    if (layout.cores > model.physicalCores())
+      return kernel.emitError()
+             << "nisa-schedule: the kernel runs on " << layout.cores
+             << " physical cores; the target's logical core has "
+             << model.physicalCores();
+    WalkResult beyond = kernel.walk([&](EngineOpInterface op) {
+      if (coreOf(op) < layout.cores)
+        return WalkResult::advance();
+      op->emitError() << "nisa-schedule: physical core " << coreOf(op)
+                      << " of a kernel of " << layout.cores;
+      return WalkResult::interrupt();
+    });
+    if (beyond.wasInterrupted())
+      return failure();
     Block &body = kernel.getBody().front();
     Operation *terminator = body.getTerminator();
     // A transfer is cut into pieces the DMA engines move side by side (a
@@ -782,8 +822,10 @@ struct NisaSchedulePass
     // bounds the kernel: a small layer's loads and stores, or a loop's that
     // runs a few times.
     SmallVector<DmaCopyOp> transfers;
-    double dmaBusy = 0, limit = 0;
-    std::array<double, rt::kEngineClasses> busy{};
+    double limit = 0;
+    // Per physical core.
+    std::vector<double> dmaBusy(layout.cores, 0);
+    std::vector<std::array<double, rt::kEngineClasses>> busy(layout.cores);
     // The same per top-level loop nest.
     DenseMap<Operation *, std::array<double, rt::kEngineClasses>> nestBusy;
     auto nestOf = [&](Operation *op) -> Operation * {
@@ -796,7 +838,7 @@ struct NisaSchedulePass
     };
     kernel.walk([&](EngineOpInterface op) {
       double ns = model.nanoseconds(costQueryOf(op)) * instancesOf(op);
-      busy[int(engineClassOf(op))] += ns;
+      busy[coreOf(op)][int(engineClassOf(op))] += ns;
       if (Operation *nest = nestOf(op))
         nestBusy[nest][int(engineClassOf(op))] += ns;
       if (auto dma = dyn_cast<DmaCopyOp>(op.getOperation()))
@@ -811,14 +853,17 @@ struct NisaSchedulePass
         engineWork = std::max(engineWork, b[c]);
       return b[int(rt::EngineClass::Dma)] / engines >= engineWork;
     };
-    for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
-      limit = std::max(limit, busy[c]);
+    for (const auto &core : busy)
+      for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
+        limit = std::max(limit, core[c]);
     FailureOr<double> chainNs = chainOnce(kernel, model);
     if (failed(chainNs))
       return failure();
     limit = std::max(limit, *chainNs);
-    dmaBusy = busy[int(rt::EngineClass::Dma)] / engines;
+    for (int c = 0; c < layout.cores; ++c)
+      dmaBusy[c] = busy[c][int(rt::EngineClass::Dma)] / engines;
     for (DmaCopyOp dma : transfers) {
+      double &coreDma = dmaBusy[coreOf(dma)];
       double streaming =
           model.dmaStreamBytes(costQueryOf(dma)) / model.dmaEngineBytesPerNs();
       double fixed = model.dmaFixedNs();
@@ -826,7 +871,7 @@ struct NisaSchedulePass
       int64_t most = model.transferPieces(streaming, /*dmaBound=*/true);
       int64_t parts = most;
       Operation *nest = nestOf(dma);
-      if (dmaBusy >= limit || (nest && transferBound(nest))) {
+      if (coreDma >= limit || (nest && transferBound(nest))) {
         parts = std::clamp<int64_t>(
             int64_t(streaming * engines / (instances * fixed)), 1, most);
         // But the instances in flight are only as many as the tile's
@@ -844,7 +889,7 @@ struct NisaSchedulePass
           parts = std::max(parts, std::min(needed, most));
         }
       }
-      if (dmaBusy < limit) {
+      if (coreDma < limit) {
         // Short pieces where the fill they save outweighs the engine time
         // they add, and the engines stay less busy than what bounds the
         // kernel.
@@ -852,11 +897,11 @@ struct NisaSchedulePass
             model.transferPieces(streaming, /*dmaBound=*/false);
         double saved = streaming / parts - streaming / shortParts;
         double added = double(shortParts - parts) * instances * fixed / engines;
-        if (saved >= added && dmaBusy + added < limit)
+        if (saved >= added && coreDma + added < limit)
           parts = shortParts;
       }
       if (parts >= 2)
-        dmaBusy += double(splitTransfer(dma, parts) - 1) * instances * fixed /
+        coreDma += double(splitTransfer(dma, parts) - 1) * instances * fixed /
                    engines;
     }
     // Declarations (tiles, views, index arithmetic) go first, so reordering
@@ -870,8 +915,8 @@ struct NisaSchedulePass
     if (failed(hoistStraightLine(kernel)))
       return failure();
     assignQueues(kernel, model, queues);
-    std::vector<SmallVector<int>> units = unitLanes(queues, engines);
-    if (failed(interleaveLoopBodies(kernel, model, units)))
+    std::vector<SmallVector<int>> units = layout.unitLanes();
+    if (failed(interleaveLoopBodies(kernel, model, layout, units)))
       return failure();
 
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
@@ -881,16 +926,20 @@ struct NisaSchedulePass
     size_t n = g.size();
     std::vector<double> duration(n), bytes(n, 0);
     std::vector<int> unit(n);
+    // Busy time per class, over all physical cores and per core.
     double busyTotal[rt::kEngineClasses] = {};
+    std::vector<std::array<double, rt::kEngineClasses>> coreBusy(layout.cores);
     double serial = 0;
     for (size_t i = 0; i < n; ++i) {
       Operation *op = g.instruction(i);
-      unit[i] = unitOf(op);
+      unit[i] = layout.unitOf(op);
       duration[i] = model.nanoseconds(costQueryOf(op));
       if (isa<DmaCopyOp>(op))
         bytes[i] = model.dmaStreamBytes(costQueryOf(op));
-      busyTotal[int(engineClassOf(op))] += duration[i] * g.instancesOf(i);
-      serial += duration[i] * g.instancesOf(i);
+      double ns = duration[i] * g.instancesOf(i);
+      busyTotal[int(engineClassOf(op))] += ns;
+      coreBusy[layout.coreOfUnit(unit[i])][int(engineClassOf(op))] += ns;
+      serial += ns;
     }
 
     // The kernel's timeline, region by region (runs of straight-line
@@ -902,7 +951,7 @@ struct NisaSchedulePass
     // list schedule issues each queue in order, and a loop's first transfer
     // starts no earlier than its queue's earlier ones (queueStarted, by
     // unit).
-    std::vector<double> laneFree(kFirstQueueLane + engines, 0), ends(n, 0),
+    std::vector<double> laneFree(layout.lanes(), 0), ends(n, 0),
         chainEnds(n, 0), queueStarted(units.size(), 0);
     double predicted = 0;
     std::vector<double> arrival = arrivalsOf(kernel, g);
@@ -936,7 +985,7 @@ struct NisaSchedulePass
         for (uint32_t j = i; j < end; ++j) {
           ends[j] = runEnds[j - i];
           predicted = std::max(predicted, ends[j]);
-          if (unit[j] >= kFirstQueueLane)
+          if (layout.isQueue(unit[j]))
             queueStarted[unit[j]] =
                 std::max(queueStarted[unit[j]], ends[j] - duration[j]);
         }
@@ -953,31 +1002,35 @@ struct NisaSchedulePass
       // Its first transfer waits for its queue's earlier ones to start (the
       // others, on other queues, may start before them).
       for (uint32_t k = nest.first; k < nest.end; ++k)
-        if (unit[k] >= kFirstQueueLane) {
+        if (layout.isQueue(unit[k])) {
           start = std::max(start, queueStarted[unit[k]]);
           break;
         }
       std::vector<double> busy;
       double hbmBytes = 0;
       LoopTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unit,
-                                  units, bytes, model, busy, hbmBytes);
-      // Each engine's work, and the DMA queues' together on the DMA
-      // engines, poured onto the lanes as they come free.
-      double end = start + t.predicted, dmaWork = 0;
+                                  layout, units, bytes, model, busy, hbmBytes);
+      // Each engine's work, and each physical core's DMA queues' together
+      // on its DMA engines, poured onto the lanes as they come free.
+      double end = start + t.predicted;
+      std::vector<double> dmaWork(layout.cores, 0);
       for (size_t u = 0; u < units.size(); ++u) {
         double work = busy[u] * nest.trips;
-        if (u >= size_t(kFirstQueueLane))
-          dmaWork += work;
+        if (layout.isQueue(int(u)))
+          dmaWork[layout.coreOfUnit(int(u))] += work;
         else if (work > 0)
           end = std::max(end, pour(units[u], work, start, laneFree));
       }
-      if (dmaWork > 0)
-        end = std::max(end, pour(units.back(), dmaWork, start, laneFree));
+      for (int c = 0; c < layout.cores; ++c)
+        if (dmaWork[c] > 0)
+          end = std::max(end, pour(units[c * layout.perCore() +
+                                         kFirstQueueLane],
+                                   dmaWork[c], start, laneFree));
       // The last iteration's transfers start within its latency of the end.
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         ends[k] = end;
         chainEnds[k] = chainStart + t.criticalPath;
-        if (unit[k] >= kFirstQueueLane)
+        if (layout.isQueue(unit[k]))
           queueStarted[unit[k]] =
               std::max(queueStarted[unit[k]], end - t.latency);
       }
@@ -1006,10 +1059,14 @@ struct NisaSchedulePass
     kernel.walk([&](EngineOpInterface op) {
       index.try_emplace(op, index.size());
     });
-    double dmaTime = busyTotal[int(rt::EngineClass::Dma)] / engines;
-    double bound = std::max(dmaTime, criticalPath);
-    for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
-      bound = std::max(bound, busyTotal[c]);
+    // The bound: the busiest engine or DMA engines of any physical core.
+    double dmaTime = 0, bound = criticalPath;
+    for (const auto &core : coreBusy) {
+      dmaTime = std::max(dmaTime, core[int(rt::EngineClass::Dma)] / engines);
+      for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
+        bound = std::max(bound, core[c]);
+    }
+    bound = std::max(bound, dmaTime);
     SmallVector<int64_t> path;
     for (Operation *op : chain)
       path.push_back(index.lookup(op));
@@ -1025,7 +1082,8 @@ struct NisaSchedulePass
                                           [&](double t) -> Attribute {
                                             return b.getF64FloatAttr(t);
                                           })),
-                                      engines, b.getDenseI64ArrayAttr(path)));
+                                      engines * layout.cores,
+                                      b.getDenseI64ArrayAttr(path)));
 
     if (summary)
       kernel.emitRemark() << llvm::formatv(

@@ -242,6 +242,43 @@ def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
   ];
 }
 
+def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
+  let summary = "Split loop nests between the physical cores of a logical core";
+  let description = [{
+    At lnc=2 a logical core is two physical cores, each with its own
+    engines, DMA queues, SBUF and PSUM, sharing HBM. A top-level loop nest
+    of a kernel whose outermost iterations are independent (every on-chip
+    tile it touches is made inside it; no HBM element one iteration writes
+    is read or written by another) is split between them: physical core c
+    runs a copy of the nest, marked `nisa.core = c`, over its share of the
+    outermost iterations (the first ceil(trips / cores) on core 0); the
+    copies share a `nisa.split` group, whose accesses never order each
+    other. The kernel gets `nisa.cores`. Other nests and straight-line instructions
+    stay on physical core 0; nisa-insert-sync orders the cores' work where
+    it meets in HBM. Nothing changes at lnc=1. `summary` remarks how many
+    nests were split and why each other one was not.
+
+    ```mlir
+    // Before: affine.for %i = 0 to 4 { ...tiles of column block %i... }
+    // After:  affine.for %i = 0 to 2 { ... }
+    //         affine.for %i = 0 to 2 { %j = affine.apply (d0 + 2)(%i) ... }
+    //           {nisa.core = 1 : i64}
+    ```
+  }];
+  let dependentDialects = ["::mlir::nisa::NisaDialect",
+                           "::mlir::affine::AffineDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Chip or instance, optionally ',lnc=N' (default: the module's "
+           "neuron.target, else trn2)">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">,
+    Option<"summary", "summary", "bool", /*default=*/"false",
+           "Remark what was split and why the other nests were not">
+  ];
+}
+
 def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
   let summary = "Place every SBUF and PSUM tile of each kernel by liveness";
   let description = [{

@@ -205,7 +205,9 @@ struct ConvertNeuronToNisa
         module.getContext(), partitions, resolved.sbufBytesPerPartition(),
         resolved.psumBytesPerPartition(), resolved.psumBankBytes(), partitions,
         resolved.psumBankBytes() / 4);
-    config.dmaQueues = std::max(1, resolved.dmaEnginesPerLogicalCore());
+    config.dmaQueues = std::max(
+        1, resolved.dmaEnginesPerLogicalCore() /
+               std::max(1, resolved.lnc.physicalCoresPerLogicalCore));
     config.summary = summary;
     absl::StatusOr<rt::CostModel> model = rt::CostModel::forTarget(resolved);
     if (!model.ok()) {
@@ -330,6 +332,11 @@ struct ConvertNeuronToNisa
 void mlir::neuron::addTilingPasses(OpPassManager &pm,
                                    const ConvertNeuronToNisaOptions &convert) {
   pm.addPass(createConvertNeuronToNisa(convert));
+  NisaSplitCoresOptions cores;
+  cores.target = convert.target;
+  cores.targetDir = convert.targetDir;
+  cores.summary = convert.summary;
+  pm.addPass(createNisaSplitCores(cores));
   NisaAllocateOptions allocate;
   allocate.buffers = convert.buffers;
   pm.addPass(createNisaAllocate(allocate));

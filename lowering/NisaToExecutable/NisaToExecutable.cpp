@@ -88,6 +88,8 @@ private:
 
   func::FuncOp kernel;
   std::optional<mlir::neuron::KernelGraph> graph;
+  /// Physical cores its instructions run on (`nisa.cores`).
+  int64_t cores = 1;
   SmallVector<Value> roots;
 };
 
@@ -261,6 +263,13 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
   auto engine = cast<EngineOpInterface>(op);
   json inst = {{"op", op->getName().stripDialect().str()},
                {"engine", mlir::neuron::stringifyEngineKind(engine.getEngine()).str()}};
+  if (int64_t core = mlir::neuron::coreOf(op)) {
+    if (core >= cores)
+      return op->emitError() << "nisa-to-executable: physical core " << core
+                             << " of a kernel of " << cores
+                             << " (nisa.cores)";
+    inst["core"] = core;
+  }
   auto add = [&](StringRef field, Value tile) -> LogicalResult {
     FailureOr<json> ref = tileRef(i, tile);
     if (failed(ref))
@@ -469,6 +478,8 @@ FailureOr<json> KernelEmitter::emit() {
   if (failed(built))
     return failure();
   graph.emplace(std::move(*built));
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(NisaDialect::kCores))
+    cores = attr.getInt();
   json loops = json::array();
   for (const mlir::neuron::LoopInfo &loop : graph->getLoops()) {
     json entry = {{"trips", loop.trips}};
@@ -495,6 +506,8 @@ FailureOr<json> KernelEmitter::emit() {
               {"instructions", instructions}};
   if (!loops.empty())
     out["loops"] = std::move(loops);
+  if (cores > 1)
+    out["cores"] = cores;
   if (json schedule = kernelSchedule(kernel); !schedule.is_null())
     out["schedule"] = std::move(schedule);
   return out;

@@ -130,8 +130,9 @@ void forEachRun(const TileRef &ref, int64_t offset, F &&f) {
 class OrderCheck {
 public:
   OrderCheck(const Kernel &kernel, const KernelTiming &timing)
-      : kernel(kernel), timing(timing), sbuf(kernel.limits.partitions),
-        psum(kernel.limits.partitions) {}
+      : kernel(kernel), timing(timing),
+        sbuf(kernel.cores, Shadow(kernel.limits.partitions)),
+        psum(kernel.cores, Shadow(kernel.limits.partitions)) {}
 
   absl::Status run();
 
@@ -144,7 +145,8 @@ private:
 
   const Kernel &kernel;
   const KernelTiming &timing;
-  Shadow sbuf, psum;
+  /// Per physical core: its own SBUF and PSUM.
+  std::vector<Shadow> sbuf, psum;
   /// By parameter, of those some instruction writes (reading the others
   /// orders nothing).
   std::map<int64_t, Shadow> hbm;
@@ -225,7 +227,8 @@ absl::Status OrderCheck::touch(const TileRef &ref, int64_t offset, bool write,
       });
     });
   } else {
-    Shadow &shadow = ref.space == MemorySpace::Sbuf ? sbuf : psum;
+    int64_t core = kernel.instructions[who.instruction].core;
+    Shadow &shadow = ref.space == MemorySpace::Sbuf ? sbuf[core] : psum[core];
     // A strided tile is checked over the bytes it spans.
     int64_t bytes = ref.freeSpan() * elementBytes(ref.dtype);
     int64_t first = ref.partition, last = first + ref.partitionCount();

@@ -72,17 +72,19 @@ predictedSpan(const Program &program, const StepClock &clock,
   return std::pair(start, start + *spec.predictedNs);
 }
 
-/// Per row of `model`'s lanes (the engines, then the DMA engines): whether
-/// an instance ran on it, or a launched kernel's instruction names it
-/// (predicted rows put a transfer on the row of its queue's number).
+/// Per row of `model`'s lanes (each physical core's engines, then its DMA
+/// engines): whether an instance ran on it, or a launched kernel's
+/// instruction names it (predicted rows put a transfer on the row of its
+/// queue's number).
 static std::vector<bool> unitsUsed(const Program &program,
                                    const ProgramTiming &timing,
                                    const CostModel &model) {
-  std::vector<bool> used(kFirstDmaUnit + model.dmaEngines(), false);
+  std::vector<bool> used(model.physicalCores() * lanesPerCore(model), false);
   for (const Step &step : program.steps)
     if (step.isKernel()) {
       for (const Instruction &inst : program.kernels[step.kernel].instructions)
-        used[unitOf(inst)] = true;
+        if (int64_t lane = laneOfUnit(unitOf(inst), model); lane >= 0)
+          used[lane] = true;
       for (const TimedInstance &x : timing.kernels[step.kernel].recorded)
         used[x.lane] = true;
     }
@@ -120,8 +122,8 @@ static json kernelProfile(const Program &program, const ProgramTiming &timing,
   for (EngineClass c : kClasses) {
     std::string name(engineClassName(c));
     double b = t.busyNs[int(c)];
-    double capacity =
-        t.observedNs * (c == EngineClass::Dma ? model.dmaEngines() : 1);
+    double capacity = t.observedNs * double(kernel.cores) *
+                      (c == EngineClass::Dma ? model.dmaEngines() : 1);
     busy[name] = b;
     utilisation[name] = capacity > 0 ? b / capacity : 0.0;
   }
@@ -305,7 +307,7 @@ json traceJson(const Program &program, const ProgramTiming &timing,
     for (int64_t u = 0; u < units; ++u) {
       if (!used[u])
         continue;
-      meta(pid, u, "thread_name", {{"name", unitName(u)}});
+      meta(pid, u, "thread_name", {{"name", laneName(u, model)}});
       meta(pid, u, "thread_sort_index", {{"sort_index", u}});
     }
   }
@@ -337,9 +339,9 @@ json traceJson(const Program &program, const ProgramTiming &timing,
     }
     for (size_t i = 0; i < kernel.instructions.size(); ++i) {
       const Instruction &inst = kernel.instructions[i];
-      int64_t unit = unitOf(inst);
-      if (kernel.schedule && inst.startNs && inst.endNs)
-        event(predictedPid, unit, opName(inst.op),
+      int64_t lane = laneOfUnit(unitOf(inst), model);
+      if (kernel.schedule && inst.startNs && inst.endNs && lane >= 0)
+        event(predictedPid, lane, opName(inst.op),
               clock.predictedStart[s] + *inst.startNs,
               clock.predictedStart[s] + *inst.endNs, kernel.name, s, i);
     }
@@ -515,8 +517,11 @@ namespace {
 /// The SVG timeline's geometry: the units drawn (one row each) and the
 /// time scale.
 struct Lanes {
+  /// The lanes drawn, and each lane's row (-1 when not drawn); lanes of
+  /// one physical core.
   std::vector<int64_t> rows;
   std::vector<int64_t> rowOf;
+  int64_t perCore = 1;
   double left = 80, width = 1200, rowHeight = 14, scale = 1;
 };
 } // namespace
@@ -570,14 +575,17 @@ static void drawUnitRows(std::string &svg, const Program &program,
                           size_t(x.instruction));
     for (size_t i = 0; !observed && i < kernel.instructions.size(); ++i) {
       const Instruction &inst = kernel.instructions[i];
-      if (inst.startNs && inst.endNs)
-        spans[lanes.rowOf[unitOf(inst)]].emplace_back(
-            base + *inst.startNs, base + *inst.endNs, s, i);
+      int64_t unit = unitOf(inst);
+      int64_t lane = coreOfUnit(unit) * lanes.perCore + localUnit(unit);
+      if (inst.startNs && inst.endNs && lane < int64_t(lanes.rowOf.size()) &&
+          lanes.rowOf[lane] >= 0)
+        spans[lanes.rowOf[lane]].emplace_back(base + *inst.startNs,
+                                              base + *inst.endNs, s, i);
     }
   }
   for (size_t r = 0; r < lanes.rows.size(); ++r) {
     std::sort(spans[r].begin(), spans[r].end());
-    std::string colour(colourOf(classOfUnit(lanes.rows[r])));
+    std::string colour(colourOf(classOfUnit(lanes.rows[r] % lanes.perCore)));
     const std::vector<Span> &row = spans[r];
     Row out(svg, y0 + 16 + r * lanes.rowHeight + 1, lanes.rowHeight - 2, colour,
             [&](size_t k) {
@@ -673,6 +681,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
     if (step.isKernel())
       anyPredicted |= program.kernels[step.kernel].schedule.has_value();
   Lanes lanes;
+  lanes.perCore = lanesPerCore(model);
   lanes.rowOf.assign(units, -1);
   for (int64_t u = 0; u < units; ++u)
     if (used[u]) {
@@ -698,7 +707,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
 
   std::vector<std::string> rowLabels;
   for (int64_t u : lanes.rows)
-    rowLabels.emplace_back(unitName(u));
+    rowLabels.emplace_back(laneName(u, model));
   if (collectives)
     rowLabels.emplace_back("collective");
   bool hostCalls = !timing.hostCalls.empty();

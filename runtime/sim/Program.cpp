@@ -164,30 +164,48 @@ std::string_view collectiveOpName(CollectiveOp op) {
 }
 
 std::string unitName(int64_t unit) {
-  if (unit >= kFirstDmaUnit)
-    return absl::StrFormat("dma%d", unit - kFirstDmaUnit);
-  return kEngines.names[unit];
+  int64_t core = coreOfUnit(unit), local = localUnit(unit);
+  std::string name =
+      local >= kFirstDmaUnit
+          ? absl::StrFormat("dma%d", local - kFirstDmaUnit)
+          : std::string(kEngines.names[local]);
+  return core ? absl::StrFormat("%s@%d", name, core) : name;
+}
+
+/// The decimal number `digits` (no sign, no leading zero), or nullopt.
+static std::optional<int64_t> parseIndex(std::string_view digits) {
+  if (digits.empty() || digits.size() > 4 ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return std::nullopt;
+  int64_t value = 0;
+  for (char c : digits) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
 }
 
 std::optional<int64_t> parseUnit(std::string_view name) {
+  int64_t core = 0;
+  if (size_t at = name.find('@'); at != std::string_view::npos) {
+    std::optional<int64_t> c = parseIndex(name.substr(at + 1));
+    if (!c || *c == 0 || *c >= kMaxPhysicalCores)
+      return std::nullopt;
+    core = *c;
+    name = name.substr(0, at);
+  }
+  int64_t base = core * kUnitsPerCore;
   if (name.substr(0, 3) != "dma" || name == "dma") {
     std::optional<Engine> engine = kEngines.lookup(name);
     if (!engine || *engine == Engine::Dma)
       return std::nullopt;
-    return static_cast<int64_t>(*engine);
+    return base + static_cast<int64_t>(*engine);
   }
-  std::string_view digits = name.substr(3);
-  if (digits.size() > 4 || (digits.size() > 1 && digits[0] == '0'))
+  std::optional<int64_t> queue = parseIndex(name.substr(3));
+  if (!queue || *queue >= kMaxDmaQueues)
     return std::nullopt;
-  int64_t queue = 0;
-  for (char c : digits) {
-    if (!std::isdigit(static_cast<unsigned char>(c)))
-      return std::nullopt;
-    queue = queue * 10 + (c - '0');
-  }
-  if (queue >= kMaxDmaQueues)
-    return std::nullopt;
-  return kFirstDmaUnit + queue;
+  return base + kFirstDmaUnit + *queue;
 }
 
 /// A string field that must be one of `keywords`.
@@ -834,7 +852,8 @@ static absl::Status readSelect(ObjectReader &r, const Scope &scope,
 }
 
 static constexpr std::string_view kUnitNames =
-    "one of tensor vector scalar gpsimd dmaQ (Q in [0, 1023])";
+    "one of tensor vector scalar gpsimd dmaQ (Q in [0, 1023]), then "
+    "@C on physical core C in [1, 7]";
 
 /// `signal`, `wait`, `start_ns` and `end_ns`, all optional. A wait's count
 /// may move with the induction variables (`iv`); it is checked against the
@@ -917,6 +936,13 @@ static absl::Status readInstruction(ObjectReader &r, const Scope &scope,
                                     Instruction &inst) {
   NEURON_RETURN_IF_ERROR(readKeyword(r, "op", kOps, inst.op));
   NEURON_RETURN_IF_ERROR(readKeyword(r, "engine", kEngines, inst.engine));
+  NEURON_ASSIGN_OR_RETURN(core, r.field("core", "", /*required=*/false));
+  if (core)
+    NEURON_RETURN_IF_ERROR(r.integer(
+        "core",
+        absl::StrFormat("a physical core in [0, %d] (the kernel's cores)",
+                        scope.kernel.cores - 1),
+        0, scope.kernel.cores - 1, inst.core));
   Engine expected = engineOf(inst.op);
   if (inst.engine != expected)
     return r.error("engine",
@@ -1243,6 +1269,12 @@ static absl::Status readKernel(ObjectReader &r, Kernel &kernel) {
   NEURON_RETURN_IF_ERROR(r.integer("parameters",
                                    "a parameter count in [0, 65536]", 0, 65536,
                                    kernel.parameters));
+  NEURON_ASSIGN_OR_RETURN(cores, r.field("cores", "", /*required=*/false));
+  if (cores)
+    NEURON_RETURN_IF_ERROR(r.integer(
+        "cores",
+        absl::StrFormat("a physical core count in [1, %d]", kMaxPhysicalCores),
+        1, kMaxPhysicalCores, kernel.cores));
   NEURON_RETURN_IF_ERROR(readLimits(r, kernel.limits));
   NEURON_RETURN_IF_ERROR(readLoops(r, kernel));
   NEURON_ASSIGN_OR_RETURN(

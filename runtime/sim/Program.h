@@ -183,12 +183,25 @@ const std::vector<TileOperand> &tileOperandsOf(Opcode op);
 /// A unit runs its instructions in order: units 0..3 are the engines
 /// tensor, vector, scalar, gpsimd (as Engine), one at a time; unit
 /// kFirstDmaUnit + Q is DMA queue Q, whose transfers start in order, each
-/// on any free DMA engine of the core, and retire in order.
+/// on any free DMA engine of the core, and retire in order. Those are the
+/// units of physical core 0; physical core C of a logical core has its
+/// own, C * kUnitsPerCore further on.
 inline constexpr int64_t kFirstDmaUnit = 4;
 /// DMA queues a manifest may name.
 inline constexpr int64_t kMaxDmaQueues = 1024;
+inline constexpr int64_t kUnitsPerCore = kFirstDmaUnit + kMaxDmaQueues;
+/// Physical cores one kernel may run on.
+inline constexpr int64_t kMaxPhysicalCores = 8;
 
-/// "tensor", "vector", "scalar", "gpsimd" or "dmaQ".
+/// The physical core of `unit` and the unit it is on that core.
+inline int64_t coreOfUnit(int64_t unit) { return unit / kUnitsPerCore; }
+inline int64_t localUnit(int64_t unit) { return unit % kUnitsPerCore; }
+inline bool isDmaUnit(int64_t unit) {
+  return localUnit(unit) >= kFirstDmaUnit;
+}
+
+/// "tensor", "vector", "scalar", "gpsimd" or "dmaQ", then "@C" on physical
+/// core C > 0 ("tensor@1").
 std::string unitName(int64_t unit);
 /// The unit `name` names, or nullopt.
 std::optional<int64_t> parseUnit(std::string_view name);
@@ -218,6 +231,8 @@ enum class AluOp {
 /// One engine instruction; only the fields of its op are meaningful.
 struct Instruction {
   Opcode op = Opcode::DmaCopy;
+  /// The physical core of the kernel's logical core that runs it.
+  int64_t core = 0;
   /// The innermost loop holding it (an index into Kernel::loops), or -1 at
   /// the kernel's top level; `depth` loops enclose it.
   int64_t loop = -1;
@@ -288,8 +303,9 @@ const TileRef *operandRef(const Instruction &inst, std::string_view name);
 
 /// The unit `inst` runs on: its engine, or its DMA queue.
 inline int64_t unitOf(const Instruction &inst) {
-  return inst.engine == Engine::Dma ? kFirstDmaUnit + inst.queue
-                                    : static_cast<int64_t>(inst.engine);
+  return inst.core * kUnitsPerCore +
+         (inst.engine == Engine::Dma ? kFirstDmaUnit + inst.queue
+                                     : static_cast<int64_t>(inst.engine));
 }
 
 /// A kernel's `schedule`: the compiler's prediction (docs/executable.md).
@@ -320,6 +336,9 @@ struct Loop {
 struct Kernel {
   std::string name;
   int64_t parameters = 0;
+  /// The physical cores its instructions run on (each with its own engines,
+  /// DMA queues, SBUF and PSUM of `limits`), 0 .. cores - 1.
+  int64_t cores = 1;
   Limits limits;
   /// Loops before the loops nested in them; instructions in program order
   /// (each unit runs, in this order and through the same loops, the

@@ -213,10 +213,15 @@ public:
         sbufPitch(Device::partitionPitch(limits.sbufBytes)),
         psumPitch(Device::partitionPitch(limits.psumBytes)) {}
 
-  /// Fails only on data that addresses memory (gather indices).
-  absl::Status execute(const Instruction &inst);
+  /// Fails only on data that addresses memory (gather indices). Its
+  /// on-chip operands are its physical core's.
+  absl::Status execute(const Instruction &inst) {
+    core = inst.core;
+    return dispatch(inst);
+  }
 
 private:
+  absl::Status dispatch(const Instruction &inst);
   /// The byte address of every element of `ref`, in row-major order.
   std::vector<uint8_t *> addresses(const TileRef &ref);
   /// Calls `f(start, count, step)` on `ref`'s elements in order, as runs of
@@ -253,9 +258,12 @@ private:
 
   const Limits &limits;
   const std::vector<uint8_t *> &bases;
+  /// Every physical core's SBUF (PSUM), one after another.
   std::vector<uint8_t> &sbuf;
   std::vector<uint8_t> &psum;
   int64_t sbufPitch, psumPitch;
+  /// The physical core of the instruction executing.
+  int64_t core = 0;
   /// `count` elements `step` bytes apart from `start`.
   struct Run {
     uint8_t *start;
@@ -486,7 +494,8 @@ void KernelRunner::copy(const TileRef &src, const TileRef &dst) {
 
 uint8_t *KernelRunner::firstPartition(const TileRef &ref) {
   return (ref.space == MemorySpace::Sbuf ? sbuf : psum).data() +
-         ref.partition * pitchOf(ref) + ref.offset;
+         (core * limits.partitions + ref.partition) * pitchOf(ref) +
+         ref.offset;
 }
 
 GemmOperand KernelRunner::gemmOperand(const TileRef &ref,
@@ -718,7 +727,7 @@ void KernelRunner::scalarStep(const Instruction &inst, std::vector<double> &a) {
       int64_t(a.size()));
 }
 
-absl::Status KernelRunner::execute(const Instruction &inst) {
+absl::Status KernelRunner::dispatch(const Instruction &inst) {
   switch (inst.op) {
   case Opcode::DmaCopy:
     return dmaCopy(inst);
@@ -871,10 +880,10 @@ absl::Status Device::runKernel(const Program &program, const Kernel &kernel,
   for (int64_t id : bindings)
     bases.push_back(tensorBytes(program, id));
   const Limits &limits = kernel.limits;
-  resizeLargeBuffer(sbufBytes,
-                    limits.partitions * partitionPitch(limits.sbufBytes));
-  resizeLargeBuffer(psumBytes,
-                    limits.partitions * partitionPitch(limits.psumBytes));
+  // Each physical core's SBUF and PSUM, one after another.
+  int64_t rows = kernel.cores * limits.partitions;
+  resizeLargeBuffer(sbufBytes, rows * partitionPitch(limits.sbufBytes));
+  resizeLargeBuffer(psumBytes, rows * partitionPitch(limits.psumBytes));
   KernelRunner runner(limits, bases, sbufBytes, psumBytes);
   return LoopRunner(kernel, runner).run();
 }

@@ -105,7 +105,8 @@ public:
   /// outputs() moved out).
   const std::vector<uint8_t> &hbm(int64_t id) const { return hbmTensors[id]; }
   /// SBUF and PSUM after the last kernel step, partition-major: partition p
-  /// starts at p x partitionPitch(bytes per partition).
+  /// of physical core c starts at (c x partitions + p) x
+  /// partitionPitch(bytes per partition).
   const std::vector<uint8_t> &sbuf() const { return sbufBytes; }
   const std::vector<uint8_t> &psum() const { return psumBytes; }
   /// Bytes from one partition's start to the next in sbuf() and psum(): a

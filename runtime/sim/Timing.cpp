@@ -79,8 +79,28 @@ double durationNs(const Instruction &inst, const CostModel &model) {
 }
 
 EngineClass classOfUnit(int64_t unit) {
-  return unit >= kFirstDmaUnit ? EngineClass::Dma
-                               : static_cast<EngineClass>(unit);
+  return isDmaUnit(unit) ? EngineClass::Dma
+                         : static_cast<EngineClass>(localUnit(unit));
+}
+
+int64_t lanesPerCore(const CostModel &model) {
+  return kFirstDmaUnit + model.dmaEngines();
+}
+
+int64_t laneOfUnit(int64_t unit, const CostModel &model) {
+  int64_t core = coreOfUnit(unit), local = localUnit(unit);
+  if (core >= model.physicalCores() || local >= lanesPerCore(model))
+    return -1;
+  return core * lanesPerCore(model) + local;
+}
+
+std::string laneName(int64_t lane, const CostModel &model) {
+  int64_t per = lanesPerCore(model);
+  return unitName(lane / per * kUnitsPerCore + lane % per);
+}
+
+EngineClass classOfLane(int64_t lane, const CostModel &model) {
+  return classOfUnit(lane % lanesPerCore(model));
 }
 
 /// The bytes a dma_copy's streaming phase costs (its payload and its
@@ -91,19 +111,22 @@ static double streamBytesOf(const Instruction &inst, const CostModel &model) {
 
 namespace {
 /// The event-driven run of one scheduled kernel. Work happens on lanes:
-/// the four engines and the core's DMA engines, each running one instance
-/// at a time. A unit starts its stream's instances in order: an engine on
-/// its own lane, a DMA queue on any free DMA engine, the queues taking
-/// free DMA engines in turn; a queue retires its transfers in order (its
-/// semaphore counts retired signalling transfers). Events and transfers
-/// are keyed by lane.
+/// each physical core's four engines and DMA engines, each running one
+/// instance at a time. A unit starts its stream's instances in order: an
+/// engine on its own lane, a DMA queue on any free DMA engine of its core,
+/// the core's queues taking them in turn; a queue retires its transfers in
+/// order (its semaphore counts retired signalling transfers). Units are
+/// indexed as their lanes (laneOfUnit: DMA queue Q as DMA engine Q), and
+/// events and transfers are keyed by lane.
 class KernelRun {
 public:
   KernelRun(const Kernel &kernel, const CostModel &model,
             const TimingOptions &options, KernelTiming &out)
       : kernel(kernel), model(model), options(options), out(out),
-        units(kFirstDmaUnit + model.dmaEngines()), streams(units),
-        inFlight(units), laneUnit(units, -1), laneInst(units, -1),
+        perCore(lanesPerCore(model)), units(kernel.cores * perCore),
+        streams(units), queues(kernel.cores), turn(kernel.cores, 0),
+        freeDma(kernel.cores), inFlight(units), laneUnit(units, -1),
+        laneInst(units, -1),
         laneStart(units, 0), laneRecord(units, 0), laneInstance(units, 0),
         retired(units, 0), semaphore(units, 0),
         blockedOn(units, {-1, 0}) {}
@@ -141,8 +164,17 @@ private:
   void wakeAt(double time);
   /// Starts what engine `unit` can.
   void tryStartEngine(int64_t unit);
-  /// Gives free DMA engines to the queues with a ready transfer, in turn.
+  /// Gives free DMA engines to the queues with a ready transfer, in turn,
+  /// on every physical core.
   void tryStartDma();
+  void tryStartDma(int64_t core);
+  /// Tries every engine of every physical core.
+  void tryStartEngines();
+  bool isDma(int64_t unit) const { return unit % perCore >= kFirstDmaUnit; }
+  /// The unit (as the manifest numbers it) of index `unit`.
+  int64_t globalUnit(int64_t unit) const {
+    return unit / perCore * kUnitsPerCore + unit % perCore;
+  }
   /// Starts the next instance of `unit` on `lane`.
   void start(int64_t unit, int64_t lane);
   void complete(int64_t lane);
@@ -155,14 +187,14 @@ private:
   const CostModel &model;
   const TimingOptions &options;
   KernelTiming &out;
-  int64_t units;
+  int64_t perCore, units;
   std::vector<UnitStream> streams;
-  /// The DMA queues with instructions, and the next to take a free DMA
-  /// engine (an index into them).
-  std::vector<int64_t> queues;
-  size_t turn = 0;
-  /// Free DMA engines.
-  std::vector<int64_t> freeDma;
+  /// Per physical core: its DMA queues with instructions, and the next to
+  /// take a free DMA engine (an index into them).
+  std::vector<std::vector<int64_t>> queues;
+  std::vector<size_t> turn;
+  /// Per physical core: its free DMA engines.
+  std::vector<std::vector<int64_t>> freeDma;
   /// Per unit: its started, unretired instances, oldest first, and how
   /// many it has retired.
   std::vector<std::deque<Flight>> inFlight;
@@ -212,10 +244,11 @@ bool KernelRun::ready(int64_t unit) {
   }
   const int64_t *iv = s.inductionVariables();
   for (const UnitWait &w : kernel.instructions[s.instruction()].waits) {
-    if (w.unit >= units)
+    int64_t on = laneOfUnit(w.unit, model);
+    if (on < 0 || on >= units)
       return false;
-    if (int64_t needed = waitCount(w, iv); semaphore[w.unit] < needed) {
-      blockedOn[unit] = {w.unit, needed};
+    if (int64_t needed = waitCount(w, iv); semaphore[on] < needed) {
+      blockedOn[unit] = {on, needed};
       return false;
     }
   }
@@ -239,7 +272,7 @@ void KernelRun::start(int64_t unit, int64_t lane) {
   inFlight[unit].push_back({i});
   if (out.instances[i]++ == 0)
     out.startNs[i] = now;
-  bool dma = unit >= kFirstDmaUnit;
+  bool dma = isDma(unit);
   events.push({now + (dma ? model.dmaFixedNs() : duration[i]), lane, dma});
 }
 
@@ -248,20 +281,32 @@ void KernelRun::tryStartEngine(int64_t unit) {
     start(unit, unit);
 }
 
+void KernelRun::tryStartEngines() {
+  for (int64_t core = 0; core < kernel.cores; ++core)
+    for (int64_t e = 0; e < kFirstDmaUnit; ++e)
+      tryStartEngine(core * perCore + e);
+}
+
 void KernelRun::tryStartDma() {
+  for (int64_t core = 0; core < kernel.cores; ++core)
+    tryStartDma(core);
+}
+
+void KernelRun::tryStartDma(int64_t core) {
   // Each pass over the queues starts at most one transfer per queue; the
   // next pass begins after the last queue served.
-  size_t idle = 0;
-  while (!freeDma.empty() && idle < queues.size()) {
-    int64_t unit = queues[turn];
-    turn = (turn + 1) % queues.size();
-    if (streams[unit].instruction() < 0 || !ready(unit)) {
+  std::vector<int64_t> &ready = queues[core], &free = freeDma[core];
+  size_t &next = turn[core], idle = 0;
+  while (!free.empty() && idle < ready.size()) {
+    int64_t unit = ready[next];
+    next = (next + 1) % ready.size();
+    if (streams[unit].instruction() < 0 || !this->ready(unit)) {
       ++idle;
       continue;
     }
     idle = 0;
-    int64_t lane = freeDma.back();
-    freeDma.pop_back();
+    int64_t lane = free.back();
+    free.pop_back();
     start(unit, lane);
   }
 }
@@ -289,15 +334,16 @@ void KernelRun::complete(int64_t lane) {
     inFlight[unit].pop_front();
     ++retired[unit];
   }
-  if (unit >= kFirstDmaUnit)
-    freeDma.push_back(lane);
+  if (isDma(unit))
+    freeDma[unit / perCore].push_back(lane);
   if (signalled)
-    for (int64_t e = 0; e < kFirstDmaUnit; ++e)
-      tryStartEngine(e);
-  else if (unit < kFirstDmaUnit)
+    tryStartEngines();
+  else if (!isDma(unit))
     tryStartEngine(unit);
-  if (signalled || unit >= kFirstDmaUnit)
+  if (signalled)
     tryStartDma();
+  else if (isDma(unit))
+    tryStartDma(unit / perCore);
 }
 
 double KernelRun::dmaRate() const {
@@ -320,17 +366,20 @@ absl::Status KernelRun::deadlock() const {
     const Instruction &inst = kernel.instructions[s.instruction()];
     const int64_t *iv = s.inductionVariables();
     std::vector<std::string> waits;
-    for (const UnitWait &w : inst.waits)
-      if (w.unit >= units || semaphore[w.unit] < waitCount(w, iv))
-        waits.push_back(absl::StrFormat(
-            "%s to reach %d (it is at %d)", unitName(w.unit),
-            waitCount(w, iv), w.unit < units ? semaphore[w.unit] : 0));
+    for (const UnitWait &w : inst.waits) {
+      int64_t on = laneOfUnit(w.unit, model);
+      bool known = on >= 0 && on < units;
+      if (!known || semaphore[on] < waitCount(w, iv))
+        waits.push_back(absl::StrFormat("%s to reach %d (it is at %d)",
+                                        unitName(w.unit), waitCount(w, iv),
+                                        known ? semaphore[on] : 0));
+    }
     std::string at =
         inst.depth ? absl::StrFormat(" at iteration [%s]",
                                      absl::StrJoin(iv, iv + inst.depth, ", "))
                    : std::string();
     blocked.push_back(absl::StrFormat("%s: instruction %d (%s)%s waits for %s",
-                                      unitName(u), s.instruction(),
+                                      unitName(globalUnit(u)), s.instruction(),
                                       opName(inst.op), at,
                                       absl::StrJoin(waits, " and ")));
   }
@@ -352,17 +401,24 @@ absl::Status KernelRun::run() {
       duration[i] = durationNs(inst, model);
   }
   total = kernel.dynamicInstructions();
+  // The units with instructions (a stream per unit used).
+  std::vector<bool> used(units, false);
+  for (const Instruction &inst : kernel.instructions)
+    used[laneOfUnit(unitOf(inst), model)] = true;
   for (int64_t u = 0; u < units; ++u) {
-    streams[u] = UnitStream(kernel, u);
+    if (!used[u])
+      continue;
+    streams[u] = UnitStream(kernel, globalUnit(u));
     streams[u].next();
-    if (u >= kFirstDmaUnit && streams[u].instruction() >= 0)
-      queues.push_back(u);
+    if (isDma(u) && streams[u].instruction() >= 0)
+      queues[u / perCore].push_back(u);
   }
   // Lowest engines first.
-  for (int64_t lane = units; lane-- > kFirstDmaUnit;)
-    freeDma.push_back(lane);
-  for (int64_t e = 0; e < kFirstDmaUnit; ++e)
-    tryStartEngine(e);
+  for (int64_t core = 0; core < kernel.cores; ++core)
+    for (int64_t lane = (core + 1) * perCore;
+         lane-- > core * perCore + kFirstDmaUnit;)
+      freeDma[core].push_back(lane);
+  tryStartEngines();
   tryStartDma();
   constexpr double kNever = std::numeric_limits<double>::infinity();
   while (done < total) {
@@ -386,8 +442,7 @@ absl::Status KernelRun::run() {
     Event e = events.top();
     events.pop();
     if (e.lane < 0) {
-      for (int64_t u = 0; u < kFirstDmaUnit; ++u)
-        tryStartEngine(u);
+      tryStartEngines();
       tryStartDma();
       continue;
     }
@@ -425,13 +480,14 @@ static void runSerially(const Kernel &kernel, const CostModel &model,
     if (instance == 0)
       out.startNs[i] = now;
     if (int64_t(out.recorded.size()) < options.recordInstances)
-      out.recorded.push_back({i, now, now + time[i], unitOf(inst), instance});
+      out.recorded.push_back(
+          {i, now, now + time[i], laneOfUnit(unitOf(inst), model), instance});
     else
       ++out.unrecorded;
     now += time[i];
     out.endNs[i] = now;
     out.instructionBusyNs[i] += time[i];
-    out.unitBusyNs[unitOf(inst)] += time[i];
+    out.unitBusyNs[laneOfUnit(unitOf(inst), model)] += time[i];
     ++out.dynamicInstructions;
   }
 }
@@ -440,6 +496,12 @@ absl::StatusOr<KernelTiming>
 simulateKernelTiming(const Kernel &kernel, const CostModel &model,
                      const TimingOptions &options) {
   int64_t n = int64_t(kernel.instructions.size());
+  if (kernel.cores > model.physicalCores())
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "kernel \"%s\" runs on %d physical cores; the target's logical core "
+        "has %d (compile for its lnc, or run with the lnc it was compiled "
+        "for)",
+        kernel.name, kernel.cores, model.physicalCores()));
   for (int64_t i = 0; i < n; ++i) {
     const Instruction &inst = kernel.instructions[i];
     if (inst.engine == Engine::Dma && inst.queue >= model.dmaEngines())
@@ -458,7 +520,7 @@ simulateKernelTiming(const Kernel &kernel, const CostModel &model,
   out.endNs.assign(n, 0);
   out.instances.assign(n, 0);
   out.instructionBusyNs.assign(n, 0);
-  out.unitBusyNs.assign(kFirstDmaUnit + model.dmaEngines(), 0);
+  out.unitBusyNs.assign(kernel.cores * lanesPerCore(model), 0);
   if (kernel.schedule) {
     KernelRun run(kernel, model, options, out);
     if (absl::Status s = run.run(); !s.ok())
@@ -466,8 +528,8 @@ simulateKernelTiming(const Kernel &kernel, const CostModel &model,
   } else {
     runSerially(kernel, model, options, out);
   }
-  for (size_t u = 0; u < out.unitBusyNs.size(); ++u)
-    out.busyNs[int(classOfUnit(u))] += out.unitBusyNs[u];
+  for (size_t lane = 0; lane < out.unitBusyNs.size(); ++lane)
+    out.busyNs[int(classOfLane(int64_t(lane), model))] += out.unitBusyNs[lane];
   for (double end : out.endNs)
     out.observedNs = std::max(out.observedNs, end);
   return out;

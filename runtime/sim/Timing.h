@@ -49,9 +49,21 @@ double durationNs(const Instruction &inst, const CostModel &model);
 /// The engine class of unit `unit` (the DMA queues are one class).
 EngineClass classOfUnit(int64_t unit);
 
+/// Work runs on lanes: each physical core of the logical core has
+/// lanesPerCore(model) of them, its four engines and then its DMA engines;
+/// lane L is lane L % lanesPerCore of physical core L / lanesPerCore.
+int64_t lanesPerCore(const CostModel &model);
+/// The lane unit `unit` names (an engine's own; DMA queue Q's is the
+/// core's DMA engine Q, where a predicted transfer is drawn), or -1 when
+/// the model has no such lane.
+int64_t laneOfUnit(int64_t unit, const CostModel &model);
+/// "tensor", "dma3" (DMA engine 3), "tensor@1", ...
+std::string laneName(int64_t lane, const CostModel &model);
+EngineClass classOfLane(int64_t lane, const CostModel &model);
+
 /// One instance of an instruction as it ran: which of the instruction's
-/// instances (in program order), and on which lane (its engine, or
-/// kFirstDmaUnit + the DMA engine that moved it).
+/// instances (in program order), and on which lane (its engine, or the DMA
+/// engine that moved it).
 struct TimedInstance {
   int64_t instruction = 0;
   double startNs = 0, endNs = 0;
@@ -99,8 +111,8 @@ struct KernelTiming {
   int64_t unrecorded = 0;
   /// Instructions run, every instance counted.
   int64_t dynamicInstructions = 0;
-  /// Per lane (the engines, then kFirstDmaUnit + each DMA engine): time
-  /// running an instruction.
+  /// Per lane (of every physical core the kernel runs on): time running an
+  /// instruction.
   std::vector<double> unitBusyNs;
   /// Per engine class (EngineClass order); Dma summed over the queues.
   std::array<double, kEngineClasses> busyNs{};
@@ -109,7 +121,8 @@ struct KernelTiming {
 };
 
 /// Simulates `kernel`. Errors: InvalidArgument for a dma_copy on a queue
-/// the model does not have; FailedPrecondition on a deadlock (instructions
+/// the model does not have or a kernel on more physical cores than the
+/// model's logical core has; FailedPrecondition on a deadlock (instructions
 /// remain but every unit waits), naming the kernel, each blocked unit's
 /// next instruction and the semaphore it waits for.
 absl::StatusOr<KernelTiming>

@@ -190,10 +190,11 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.cyclesPerColumn16 = cycles("bf16").value_or(*f32);
   m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
 
-  // A logical core of several physical cores (lnc=2) has all their engines
-  // and DMA engines: an instruction's streaming splits evenly over them.
+  // A logical core of several physical cores (lnc=2): each physical core
+  // runs its own instructions on its own engines and DMA engines; they
+  // share the logical core's HBM bandwidth.
   m.cores = std::max(1, target.lnc.physicalCoresPerLogicalCore);
-  m.engines = target.dmaEnginesPerLogicalCore();
+  m.engines = target.dmaEnginesPerLogicalCore() / m.cores;
   absl::StatusOr<double> engineBw = toBytesPerSecond(chip.dmaEngineBandwidth);
   if (m.engines <= 0 || !engineBw.ok() || *engineBw <= 0)
     return absl::InvalidArgumentError(absl::StrFormat(
@@ -221,14 +222,13 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
 double CostModel::nanoseconds(const CostQuery &q) const {
   double rate = q.wideStride ? 0.5 : 1.0;
   auto streaming = [&](double elements, double ghz) {
-    return (kEngineFixedCycles + std::max(elements, 1.0) / rate / cores) /
-           ghz;
+    return (kEngineFixedCycles + std::max(elements, 1.0) / rate) / ghz;
   };
   switch (q.kind) {
   case CostQuery::Kind::Matmul:
   case CostQuery::Kind::Transpose: {
     double columns = std::max<double>(q.columns, 1) / rate;
-    return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype) / cores) /
+    return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype)) /
            tensorClockGHz;
   }
   case CostQuery::Kind::Elementwise:
@@ -238,9 +238,8 @@ double CostModel::nanoseconds(const CostQuery &q) const {
   case CostQuery::Kind::Fill:
     return streaming(q.freeElements, gpsimdClockGHz);
   case CostQuery::Kind::Gather:
-    return (kEngineFixedCycles + kGatherCyclesPerPartition *
-                                     std::max<double>(q.partitions, 1) /
-                                     cores) /
+    return (kEngineFixedCycles +
+            kGatherCyclesPerPartition * std::max<double>(q.partitions, 1)) /
                gpsimdClockGHz +
            q.bytes / engineBytesPerNs;
   case CostQuery::Kind::Dma:
@@ -268,8 +267,7 @@ double CostModel::dmaEfficiency(double runBytes) const {
 }
 
 double CostModel::tensorPeakOpsPerNs(std::string_view dtype) const {
-  return 2.0 * arrayRows * arrayRows * tensorClockGHz * cores /
-         cyclesPerColumn(dtype);
+  return 2.0 * arrayRows * arrayRows * tensorClockGHz / cyclesPerColumn(dtype);
 }
 
 double CostModel::cyclesPerColumn(std::string_view dtype) const {
@@ -292,14 +290,15 @@ std::string CostModel::assumptions() const {
       "more than %d bytes apart (NKI performance guide)\n"
       "gather: %g gpsimd cycles per partition plus its bytes at one DMA "
       "engine's bandwidth\n"
-      "DMA: %d engines of %.1f B/ns, %g ns fixed per transfer, each "
+      "DMA: %d engines per physical core of %.1f B/ns, %g ns fixed per "
+      "transfer, each "
       "contiguous run (descriptor) costing its engine as much as %g more "
       "bytes, a transpose of 2-byte elements %s, serving as "
       "many queues (each queue's transfers start in order on any free "
       "engine); %.1f B/ns of HBM per logical core shared by its engines\n"
-      "logical core: %d physical cores; an instruction's streaming splits "
-      "evenly over their engines (its fixed cycles are paid once), and the "
-      "DMA engines and HBM share are all of theirs\n"
+      "logical core: %d physical cores, each running the instructions the "
+      "compiler gave it on its own engines, DMA engines and SBUF; the HBM "
+      "share is the logical core's, shared by all its transfers\n"
       "host call: its inputs and results cross the host link at %.1f B/ns "
       "each way, plus its host compute as measured by a functional run "
       "(none measured: 0)\n",

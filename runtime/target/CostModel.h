@@ -119,11 +119,11 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
 
 class CostModel {
 public:
-  /// The model of one logical core of `target` (at lnc=2, two physical
-  /// cores: each instruction's streaming splits evenly over both cores'
-  /// engines, and the DMA engines and HBM share double); an error when a
-  /// figure it needs (a clock, the fp32 peak, DMA or HBM bandwidth) is
-  /// missing.
+  /// The model of one logical core of `target`: at lnc=2, two physical
+  /// cores, each running its own instructions on its own engines and DMA
+  /// engines (the times of one instruction are one physical core's), all
+  /// sharing the logical core's HBM bandwidth; an error when a figure it
+  /// needs (a clock, the fp32 peak, DMA or HBM bandwidth) is missing.
   static absl::StatusOr<CostModel> forTarget(const ResolvedTarget &target);
 
   /// Nanoseconds `q` keeps its engine (or a DMA engine, at its full
@@ -138,7 +138,7 @@ public:
   /// `runBytes` reaches: runBytes / (runBytes + descriptor overhead).
   double dmaEfficiency(double runBytes) const;
 
-  /// DMA engines of one logical core, each moving `dmaEngineBytesPerNs()`;
+  /// DMA engines of one physical core, each moving `dmaEngineBytesPerNs()`;
   /// the core has as many DMA queues, each served by any of its engines.
   int dmaEngines() const { return engines; }
   double dmaEngineBytesPerNs() const { return engineBytesPerNs; }
@@ -156,7 +156,10 @@ public:
   /// The host-device link of the chip, each way (host_call transfers); 0
   /// when the target gives none.
   double hostLinkBytesPerNs() const { return hostLinkPerNs; }
-  /// Peak tensor-engine operations per ns for a matmul dtype.
+  /// Physical cores of the logical core, each with its own engines.
+  int physicalCores() const { return cores; }
+  /// Peak tensor-engine operations per ns of one physical core for a
+  /// matmul dtype.
   double tensorPeakOpsPerNs(std::string_view dtype) const;
   /// One line per modelling assumption, for reports.
   std::string assumptions() const;

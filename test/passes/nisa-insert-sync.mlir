@@ -277,3 +277,48 @@ func.func @nested_pieces(%out: memref<5120x8192xbf16, #hbm>) attributes {nisa.li
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+#second = affine_map<(d0) -> (d0 + 2)>
+
+// Tests a nest split between two physical cores: each copy's units are its
+// core's (core 1's named "@1"), the copies never wait for each other
+// (their group's iterations are apart), and the load after them, on core
+// 0, waits for both cores' stores.
+// CHECK-LABEL: func.func @two_cores
+// CHECK-SAME: nisa.semaphores = {dma1 = 2 : i64, "dma1@1" = 2 : i64, scalar = 2 : i64, "scalar@1" = 2 : i64}
+// CHECK: affine.for
+// CHECK: nisa.activation <exp> {{.*}} {nisa.signal} :
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "scalar", count = 1, per_iteration = [1]>]}
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: affine.for
+// CHECK: nisa.activation <exp> {{.*}} {nisa.signal} :
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "scalar@1", count = 1, per_iteration = [1]>]}
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.wait = [#nisa.wait<unit = "dma1", count = 2>, #nisa.wait<unit = "dma1@1", count = 2>]}
+func.func @two_cores(%out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #limits, nisa.cores = 2 : i64} {
+  affine.for %i = 0 to 2 {
+    %x = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 256>} : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.activation <exp> %x, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  } {nisa.split = 0 : i64}
+  affine.for %i = 0 to 2 {
+    %j = affine.apply #second(%i)
+    %x = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 256>} : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%j)
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.activation <exp> %x, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+  %y = memref.alloc() {nisa.address = 1024 : i64} : memref<128x64xf32, #sbuf>
+  %all = memref.subview %out[0, 0] [128, 64] [4, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[256, 1]>, #hbm>
+  nisa.dma_copy %all, %y queue 0 : memref<128x64xf32, strided<[256, 1]>, #hbm>, memref<128x64xf32, #sbuf>
+  return
+}

@@ -62,6 +62,13 @@ def Nisa_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTiling = "nisa.tiling";
     static constexpr ::llvm::StringLiteral kImplements = "nisa.implements";
     static constexpr ::llvm::StringLiteral kCustom = "nisa.custom";
+    /// The physical core of a logical core that runs an instruction, or
+    /// every instruction of a loop nest; and a kernel's physical cores.
+    static constexpr ::llvm::StringLiteral kCore = "nisa.core";
+    static constexpr ::llvm::StringLiteral kCores = "nisa.cores";
+    /// The copies of one loop nest split between physical cores share one
+    /// `nisa.split` group: their iterations touch apart HBM elements.
+    static constexpr ::llvm::StringLiteral kSplit = "nisa.split";
   }];
 }
 

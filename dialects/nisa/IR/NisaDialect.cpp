@@ -60,8 +60,15 @@ LogicalResult SlotsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 /// Where a discardable nisa attribute may sit and what it holds.
-/// "tensor", "vector", "scalar", "gpsimd" or "dma" and a queue number.
+/// "tensor", "vector", "scalar", "gpsimd" or "dma" and a queue number,
+/// then "@" and a physical core above 0 for another core's unit.
 static bool isUnitName(StringRef name) {
+  auto [local, core] = name.split('@');
+  unsigned index;
+  if (name.contains('@') &&
+      (core.getAsInteger(10, index) || index == 0 || core.starts_with("0")))
+    return false;
+  name = local;
   if (name == "tensor" || name == "vector" || name == "scalar" ||
       name == "gpsimd")
     return true;
@@ -109,6 +116,20 @@ LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kLimits)
     return expect(isa<LimitsAttr>(value), "a #nisa.limits");
+  if (name == kCore)
+    return expect((instruction || isa<affine::AffineForOp>(op)) &&
+                      nonNegative(),
+                  "a non-negative i64 physical core on an instruction or an "
+                  "affine.for");
+  if (name == kSplit)
+    return expect(isa<affine::AffineForOp>(op) && nonNegative(),
+                  "a non-negative i64 group on an affine.for");
+  if (name == kCores) {
+    auto cores = dyn_cast<IntegerAttr>(value);
+    return expect(isa<func::FuncOp>(op) && cores &&
+                      cores.getType().isInteger(64) && cores.getInt() >= 1,
+                  "a positive i64 count of physical cores on a kernel");
+  }
   if (name == kPipeline)
     return expect(isa<affine::AffineForOp>(op) && isa<PipelineAttr>(value),
                   "a #nisa.pipeline on an affine.for");
@@ -130,7 +151,8 @@ LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
                                             n.getInt() > 0;
                                    }),
                   "a dictionary of positive counts by unit (tensor, vector, "
-                  "scalar, gpsimd, dmaN) on a kernel");
+                  "scalar, gpsimd, dmaN, each @C on physical core C > 0) on "
+                  "a kernel");
   }
   if (name == kTiling) {
     // Why a tile has its shape: {op = "neuron.matmul", partition =

@@ -451,8 +451,30 @@ func.func @schedule_negative_time() attributes {nisa.schedule = #nisa.schedule<p
 
 // -----
 
-// expected-error@+1 {{expected 'nisa.semaphores' to be a dictionary of positive counts by unit (tensor, vector, scalar, gpsimd, dmaN) on a kernel, found {dma = 1 : i64}}}
+// expected-error@+1 {{expected 'nisa.semaphores' to be a dictionary of positive counts by unit (tensor, vector, scalar, gpsimd, dmaN, each @C on physical core C > 0) on a kernel, found {dma = 1 : i64}}}
 func.func @semaphore_of_no_unit() attributes {nisa.semaphores = {dma = 1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'nisa.semaphores' to be a dictionary of positive counts by unit}}
+func.func @semaphore_of_core_zero() attributes {nisa.semaphores = {"tensor@0" = 1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{expected 'nisa.cores' to be a positive i64 count of physical cores on a kernel, found 0 : i64}}
+func.func @no_cores() attributes {nisa.cores = 0 : i64} {
+  return
+}
+
+// -----
+
+func.func @core_on_alloc() {
+  // expected-error@+1 {{expected 'nisa.core' to be a non-negative i64 physical core on an instruction or an affine.for, found 1 : i64}}
+  %a = memref.alloc() {nisa.core = 1 : i64} : memref<4x4xf32, #nisa.memory<sbuf>>
   return
 }
 

@@ -3,7 +3,7 @@
 // Each matmul's plan with summary=1: the side and block held in SBUF, the
 // bytes read from HBM and their time at the logical core's HBM bandwidth,
 // the plan's estimated time (the longer of those reads and its
-// tensor-engine work), the operands the tensor engine transposes, and the
+// tensor-engine work on one physical core), the operands the tensor engine transposes, and the
 // runner-up. Plans are ranked by estimated time, then bytes.
 
 // Tests lhs resident: 6 N tiles stream past a block of the 4 M tiles, so
@@ -12,7 +12,7 @@
 // through trn2's DMA transpose, so no operand goes through the tensor
 // engine.
 func.func @lhs(%a: tensor<512x256xbf16>, %b: tensor<256x3072xbf16>) -> tensor<512x3072xf32> {
-  // expected-remark@+1 {{convert-neuron-to-nisa: 512x256x3072: lhs resident in blocks of 4 M tiles, reading 1.8 MiB from HBM (2.5 us at the core's HBM bandwidth), estimated 5.7 us; runner-up: rhs resident in blocks of 6 N tiles, 1.8 MiB, 5.7 us}}
+  // expected-remark@+1 {{convert-neuron-to-nisa: 512x256x3072: lhs resident in blocks of 4 M tiles, reading 1.8 MiB from HBM (2.5 us at the core's HBM bandwidth), estimated 10.8 us; runner-up: rhs resident in blocks of 6 N tiles, 1.8 MiB, 10.8 us}}
   %0 = neuron.matmul %a, %b : (tensor<512x256xbf16>, tensor<256x3072xbf16>) -> tensor<512x3072xf32>
   return %0 : tensor<512x3072xf32>
 }
@@ -22,7 +22,7 @@ func.func @lhs(%a: tensor<512x256xbf16>, %b: tensor<256x3072xbf16>) -> tensor<51
 // Tests one output tile: nothing to reuse, both operands stream. f32 has no
 // DMA transpose: the tensor engine transposes lhs.
 func.func @single(%a: tensor<64x100xf32>, %b: tensor<100x200xf32>) -> tensor<64x200xf32> {
-  // expected-remark@+1 {{convert-neuron-to-nisa: 64x100x200: both operands streamed, reading 0.1 MiB from HBM (0.1 us at the core's HBM bandwidth), estimated 0.7 us; lhs transposed on the tensor engine}}
+  // expected-remark@+1 {{convert-neuron-to-nisa: 64x100x200: both operands streamed, reading 0.1 MiB from HBM (0.1 us at the core's HBM bandwidth), estimated 1.3 us; lhs transposed on the tensor engine}}
   %0 = neuron.matmul %a, %b : (tensor<64x100xf32>, tensor<100x200xf32>) -> tensor<64x200xf32>
   return %0 : tensor<64x200xf32>
 }
@@ -36,7 +36,7 @@ func.func @single(%a: tensor<64x100xf32>, %b: tensor<100x200xf32>) -> tensor<64x
 // but transpose every lhs tile once per N tile, each transpose waiting for
 // its copy out of PSUM: holding lhs (transposed once) is estimated faster.
 func.func @batched(%a: tensor<2x1000x256xf32>, %b: tensor<2x256x2600xf32>) -> tensor<2x1000x2600xf32> {
-  // expected-remark@+1 {{convert-neuron-to-nisa: 1000x256x2600: lhs resident in blocks of 1 M tiles, reading 42.6 MiB from HBM (61.6 us at the core's HBM bandwidth), estimated 86.9 us; lhs transposed on the tensor engine; runner-up: rhs resident in blocks of 1 N tiles, 16.8 MiB, 131.4 us}}
+  // expected-remark@+1 {{convert-neuron-to-nisa: 1000x256x2600: lhs resident in blocks of 1 M tiles, reading 42.6 MiB from HBM (61.6 us at the core's HBM bandwidth), estimated 170.8 us; lhs transposed on the tensor engine; runner-up: rhs resident in blocks of 1 N tiles, 16.8 MiB, 244.8 us}}
   %0 = neuron.batch_matmul %a, %b : (tensor<2x1000x256xf32>, tensor<2x256x2600xf32>) -> tensor<2x1000x2600xf32>
   return %0 : tensor<2x1000x2600xf32>
 }
@@ -55,7 +55,7 @@ func.func @batched(%a: tensor<2x1000x256xf32>, %b: tensor<2x256x2600xf32>) -> te
 func.func @awaiting(%x: tensor<40x256xf32>, %w: tensor<128x256xf32>) -> tensor<40x128xf32>
     attributes {neuron.input_arrivals_ns = array<f64: 6000.0, 0.0>} {
   %t = neuron.transpose %w permutation [1, 0] : tensor<128x256xf32> -> tensor<256x128xf32>
-  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: rhs resident in blocks of 1 N tiles, reading 0.2 MiB from HBM (0.2 us at the core's HBM bandwidth), estimated 1.6 us; lhs and rhs transposed on the tensor engine; held while the kernel awaits its other operand; runner-up: both operands streamed, 0.2 MiB, 1.9 us}}
+  // expected-remark@+1 {{convert-neuron-to-nisa: 40x256x128: rhs resident in blocks of 1 N tiles, reading 0.2 MiB from HBM (0.2 us at the core's HBM bandwidth), estimated 3.0 us; lhs and rhs transposed on the tensor engine; held while the kernel awaits its other operand; runner-up: both operands streamed, 0.2 MiB, 3.4 us}}
   %0 = neuron.matmul %x, %t : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
   return %0 : tensor<40x128xf32>
 }

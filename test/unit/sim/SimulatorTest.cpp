@@ -138,6 +138,59 @@ TEST(SimulatorTest, DmaRoundTripWithStridedPattern) {
               x[i * 8 + 3]);
 }
 
+TEST(SimulatorTest, PhysicalCoresHaveTheirOwnSbuf) {
+  // Core 0 loads x to SBUF byte 0; core 1 then loads 2x to the same address
+  // of its own SBUF; core 0's store still reads x, core 1's 2x.
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f32", "shape": [2, 4], "kind": "input", "name": "x"},
+      {"id": 1, "dtype": "f32", "shape": [2, 4], "kind": "output", "name": "a"},
+      {"id": 2, "dtype": "f32", "shape": [2, 4], "kind": "output", "name": "b"}],
+    "inputs": [{"tensor": 0, "name": "x"}],
+    "outputs": [{"tensor": 1, "name": "a"}, {"tensor": 2, "name": "b"}],
+    "kernels": [{"name": "k", "parameters": 3, "cores": 2,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [2, 4],
+                 "strides": [4, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [2, 4], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 0, "core": 1,
+         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [2, 4],
+                 "strides": [4, 1], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [2, 4], "dtype": "f32"}},
+        {"op": "tensor_scalar", "engine": "vector", "core": 1, "alu": "multiply",
+         "scalar": 2.0,
+         "src": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [2, 4], "dtype": "f32"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [2, 4], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [2, 4], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [2, 4],
+                 "strides": [4, 1], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1, "core": 1,
+         "src": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [2, 4], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 2, "offset": 0, "shape": [2, 4],
+                 "strides": [4, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "k", "bindings": [0, 1, 2]}]})json");
+  std::vector<double> x{1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<Tensor> out =
+      runManifest(manifest, {makeTensor(DType::F32, {2, 4}, x)});
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<double> a = valuesOf(out[0]), b = valuesOf(out[1]);
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(a[i], x[i]) << i;
+    EXPECT_EQ(b[i], 2 * x[i]) << i;
+  }
+}
+
 TEST(SimulatorTest, Bf16MatmulAccumulatesTwoKTiles) {
   // out[M=128, N=512] = s[256, 128]^T x v[256, 512], K split in two tiles of
   // 128 accumulated in PSUM.

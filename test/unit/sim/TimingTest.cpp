@@ -24,17 +24,27 @@ using namespace neuron::rt::test;
 
 namespace {
 
-/// The cost model of trn2 (16 queues of 23 B/ns sharing about 362 B/ns).
+CostModel modelOf(const char *spec) {
+  absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
+  EXPECT_TRUE(registry.ok()) << registry.status();
+  absl::StatusOr<ResolvedTarget> target = registry->resolve(spec);
+  EXPECT_TRUE(target.ok()) << target.status();
+  absl::StatusOr<CostModel> model = CostModel::forTarget(*target);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return *model;
+}
+
+/// The cost model of one trn2 physical core (16 queues of 23 B/ns sharing
+/// about 362 B/ns).
 const CostModel &trn2() {
-  static const CostModel model = [] {
-    absl::StatusOr<TargetRegistry> registry = TargetRegistry::loadBuiltin();
-    EXPECT_TRUE(registry.ok()) << registry.status();
-    absl::StatusOr<ResolvedTarget> target = registry->resolve("trn2");
-    EXPECT_TRUE(target.ok()) << target.status();
-    absl::StatusOr<CostModel> model = CostModel::forTarget(*target);
-    EXPECT_TRUE(model.ok()) << model.status();
-    return *model;
-  }();
+  static const CostModel model = modelOf("trn2,lnc=1");
+  return model;
+}
+
+/// A trn2 logical core of two physical cores, each with 16 queues, sharing
+/// about 725 B/ns.
+const CostModel &trn2Lnc2() {
+  static const CostModel model = modelOf("trn2,lnc=2");
   return model;
 }
 
@@ -345,15 +355,100 @@ TEST(TimingTest, QueuesTakeEnginesInTurn) {
   EXPECT_GT(t.startNs[insts.size() - 2], 0);
 }
 
-TEST(TimingTest, QueueBeyondTheTarget) {
-  // trn2 at lnc=2: a logical core has two physical cores' 16 queues.
-  Program program = parse(manifestOf({dmaIn(32)}));
+/// `instructions` as a kernel of two physical cores.
+json twoCoreManifest(json instructions) {
+  json m = manifestOf(std::move(instructions));
+  m["kernels"][0]["cores"] = 2;
+  return m;
+}
+
+TEST(TimingTest, PhysicalCoresRunTheirOwnStreams) {
+  // At lnc=2 each physical core has its own engines: two matmuls, one per
+  // core, run side by side, where one core runs them one after the other.
+  const CostModel &model = trn2Lnc2();
+  json on1 = matmul();
+  on1["core"] = 1;
+  Program both = parse(twoCoreManifest({matmul(), on1}));
+  double one = durationNs(both.kernels[0].instructions[0], model);
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(both.kernels[0], model);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(t->startNs[1], 0);
+  EXPECT_NEAR(t->observedNs, one, 1e-9);
+  EXPECT_NEAR(t->busyNs[int(EngineClass::Tensor)], 2 * one, 1e-9);
+  // Lanes of core 1 follow core 0's: its tensor engine is lanesPerCore on.
+  EXPECT_EQ(t->recorded.back().lane, lanesPerCore(model));
+  EXPECT_EQ(laneName(lanesPerCore(model), model), "tensor@1");
+  EXPECT_EQ(laneName(lanesPerCore(model) + kFirstDmaUnit + 3, model),
+            "dma3@1");
+
+  Program same = parse(manifestOf({matmul(), matmul()}));
+  t = simulateKernelTiming(same.kernels[0], model);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_NEAR(t->observedNs, 2 * one, 1e-9);
+}
+
+TEST(TimingTest, WaitsCrossPhysicalCores) {
+  // Core 1's matmul waits for core 0's load: "dma0" is core 0's queue, and
+  // a wait on core 1's tensor engine names it "tensor@1".
+  json load = dmaIn(0);
+  load["signal"] = true;
+  json mm = matmul();
+  mm["core"] = 1;
+  mm["signal"] = true;
+  mm["wait"] = {{{"unit", "dma0"}, {"count", 1}}};
+  json after = vectorOp();
+  after["wait"] = {{{"unit", "tensor@1"}, {"count", 1}}};
+  Program program = parse(twoCoreManifest({load, mm, after}));
+  EXPECT_EQ(unitName(unitOf(program.kernels[0].instructions[1])),
+            "tensor@1");
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels[0], trn2Lnc2());
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_DOUBLE_EQ(t->startNs[1], t->endNs[0]);
+  EXPECT_DOUBLE_EQ(t->startNs[2], t->endNs[1]);
+}
+
+TEST(TimingTest, PhysicalCoreErrors) {
+  json on1 = matmul();
+  on1["core"] = 1;
+  // An instruction on a core the kernel does not have.
+  EXPECT_EQ(errorOf(manifestOf({on1})),
+            "manifest: kernels[0].instructions[0].core: expected a physical "
+            "core in [0, 0] (the kernel's cores), found a number 1");
+  json many = manifestOf({matmul()});
+  many["kernels"][0]["cores"] = 9;
+  EXPECT_EQ(errorOf(many), "manifest: kernels[0].cores: expected a physical "
+                           "core count in [1, 8], found a number 9");
+  // A wait on a core's unit that never signals.
+  json mm = matmul();
+  mm["wait"] = {{{"unit", "tensor@1"}, {"count", 1}}};
+  EXPECT_NE(errorOf(twoCoreManifest({on1, mm})).find("tensor@1 has none"),
+            std::string::npos);
+  EXPECT_FALSE(parseUnit("tensor@0").has_value());
+  EXPECT_FALSE(parseUnit("tensor@8").has_value());
+  EXPECT_FALSE(parseUnit("dma3@").has_value());
+  EXPECT_EQ(parseUnit("dma3@2"), 2 * kUnitsPerCore + kFirstDmaUnit + 3);
+  // A kernel of two physical cores on a logical core of one.
+  Program program = parse(twoCoreManifest({matmul(), on1}));
   absl::StatusOr<KernelTiming> t =
       simulateKernelTiming(program.kernels[0], trn2());
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(),
-            "kernel \"k\": instruction 0 (dma_copy) uses DMA queue 32; the "
-            "target has 32 queues (0..31)");
+            "kernel \"k\" runs on 2 physical cores; the target's logical "
+            "core has 1 (compile for its lnc, or run with the lnc it was "
+            "compiled for)");
+}
+
+TEST(TimingTest, QueueBeyondTheTarget) {
+  // trn2 at lnc=2: each physical core has 16 queues of its own.
+  Program program = parse(manifestOf({dmaIn(16)}));
+  absl::StatusOr<KernelTiming> t =
+      simulateKernelTiming(program.kernels[0], trn2Lnc2());
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(),
+            "kernel \"k\": instruction 0 (dma_copy) uses DMA queue 16; the "
+            "target has 16 queues (0..15)");
 }
 
 TEST(TimingTest, ForwardWaitIsRejected) {
@@ -432,10 +527,12 @@ TEST(TimingTest, ScheduleFieldErrors) {
   const std::string at = "manifest: kernels[0].instructions[1].";
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma"}, {"count", 1}}})),
             at + "wait[0].unit: expected one of tensor vector scalar gpsimd "
-                 "dmaQ (Q in [0, 1023]), found a string \"dma\"");
+                 "dmaQ (Q in [0, 1023]), then @C on physical core C in "
+                 "[1, 7], found a string \"dma\"");
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma01"}, {"count", 1}}})),
             at + "wait[0].unit: expected one of tensor vector scalar gpsimd "
-                 "dmaQ (Q in [0, 1023]), found a string \"dma01\"");
+                 "dmaQ (Q in [0, 1023]), then @C on physical core C in "
+                 "[1, 7], found a string \"dma01\"");
   // A count of 0 or less is met at once (a loop's first iterations).
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 0}}})), "");
   EXPECT_EQ(errorOf(withWait({{{"unit", "dma0"}, {"count", 2}}})),

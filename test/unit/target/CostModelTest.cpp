@@ -64,26 +64,29 @@ TEST(CostModel, DmaAndVectorTimes) {
 // A logical core of two physical cores (trn2's default lnc=2): each
 // instruction's streaming splits over both cores' engines, its fixed cycles
 // are paid once, and the queues, HBM share and peak double.
-TEST(CostModel, LogicalCoreOfTwoSplitsTheStreaming) {
+TEST(CostModel, LogicalCoreOfTwoRunsEachInstructionOnOnePhysicalCore) {
+  // trn2's default lnc=2: two physical cores, each running its own
+  // instructions on its own engines and 16 DMA engines; one instruction
+  // takes one physical core's time, and the HBM share is both cores'.
   Models m = resolve("trn2");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
   ASSERT_TRUE(model.ok()) << model.status();
-  EXPECT_NEAR(model->tensorPeakOpsPerNs("bf16"), 2 * 79e3, 2);
+  EXPECT_EQ(model->physicalCores(), 2);
+  EXPECT_NEAR(model->tensorPeakOpsPerNs("bf16"), 79e3, 1);
   CostQuery q;
   q.kind = CostQuery::Kind::Matmul;
   q.dtype = "bf16";
   q.columns = 512;
   double cycles = 2.0 * 128 * 128 * 2.4e9 / 79e12;
-  EXPECT_NEAR(model->nanoseconds(q), (32 + 512 * cycles / 2) / 2.4, 1e-9);
+  EXPECT_NEAR(model->nanoseconds(q), (32 + 512 * cycles) / 2.4, 1e-9);
   CostQuery add = costQueryFor("tensor_tensor", {"f32", 4, 128, 128 * 512},
                                {"f32", 4, 128, 128 * 512});
-  EXPECT_NEAR(model->nanoseconds(add), (64 + 512 / 2.0) / 0.96, 1e-9);
-  // One transfer still runs on one queue; there are twice as many.
+  EXPECT_NEAR(model->nanoseconds(add), (64 + 512.0) / 0.96, 1e-9);
   CostQuery dma = costQueryFor("dma_copy", {"bf16", 2, 128, 128 * 512},
                                {"bf16", 2, 128, 128 * 512});
   EXPECT_NEAR(model->nanoseconds(dma), 200 + (131072 + 128 * 224) / 23.0,
               1e-9);
-  EXPECT_EQ(model->dmaEngines(), 32);
+  EXPECT_EQ(model->dmaEngines(), 16);
   EXPECT_NEAR(model->hbmBytesPerNs(), 2 * 2900.0 / 8, 1e-9);
 }
 

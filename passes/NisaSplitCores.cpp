@@ -1,0 +1,280 @@
+//===- NisaSplitCores.cpp - the nisa-split-cores pass ---------------------===//
+//
+// A logical core of several physical cores (lnc=2) runs a kernel on all of
+// them, each with its own engines, DMA queues and SBUF, all sharing HBM. A
+// top-level loop nest whose outermost iterations are independent is split
+// between them: physical core c runs its c-th share of those iterations, a
+// copy of the nest (with copies of the tiles made in it) marked
+// `nisa.core = c`. Iterations are independent when every on-chip tile the
+// nest touches is made inside it, and no HBM element one iteration writes
+// is read or written by another. Other nests and straight-line
+// instructions stay on physical core 0; nisa-insert-sync orders the cores'
+// work where it meets in HBM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/KernelGraph.h"
+#include "passes/Passes.h"
+#include "passes/TargetLoading.h"
+
+#include "dialects/nisa/IR/NisaOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <algorithm>
+
+namespace mlir::neuron {
+#define GEN_PASS_DEF_NISASPLITCORES
+#include "passes/Passes.h.inc"
+} // namespace mlir::neuron
+
+using namespace mlir;
+using namespace mlir::neuron;
+using namespace mlir::nisa;
+
+namespace {
+
+using Intervals = SmallVector<std::pair<int64_t, int64_t>>;
+
+/// Beyond these, two accesses are taken to meet (the nest is not split).
+constexpr int64_t kMaxRuns = int64_t(1) << 16;
+constexpr int64_t kMaxWork = int64_t(1) << 24;
+
+/// Whether `a` shifted by `shift` elements meets `b`.
+static bool meet(const Intervals &a, const Intervals &b, int64_t shift) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    int64_t aLo = a[i].first + shift, aHi = a[i].second + shift;
+    if (aHi <= b[j].first)
+      ++i;
+    else if (b[j].second <= aLo)
+      ++j;
+    else
+      return true;
+  }
+  return false;
+}
+
+/// Whether `alloc`, a tile made outside nest `loop`, holds no value from
+/// one block's run to another's, so each core's copy of the nest may have
+/// its own: every instruction touching it reads only what instructions
+/// before it in its block (a loop body, or the kernel's) wrote, at fixed
+/// offsets covering the bytes and partitions read, and the nest reaches it
+/// through no view made outside. An accumulating matmul reads what it
+/// writes.
+static bool isScratch(const KernelGraph &g, const LoopInfo &loop,
+                      Operation *alloc) {
+  // Views made outside the nest must not lead into it.
+  SmallVector<Value> outside{alloc->getResult(0)};
+  while (!outside.empty()) {
+    Value v = outside.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (loop.op->isAncestor(user))
+        continue;
+      for (Value r : user->getResults())
+        if (llvm::any_of(r.getUsers(), [&](Operation *w) {
+              return loop.op->isAncestor(w);
+            }))
+          return false;
+      llvm::append_range(outside, user->getResults());
+    }
+  }
+  // Per block: the ranges written so far, partitions [lo, hi) and bytes
+  // [lo, hi).
+  struct Range {
+    int64_t partitionLo, partitionHi, lo, hi;
+  };
+  DenseMap<Block *, SmallVector<Range>> written;
+  for (size_t i = 0; i < g.size(); ++i) {
+    for (const TileAccess &a : g.accessesOf(i)) {
+      if (!a.onChip || a.root.getDefiningOp() != alloc)
+        continue;
+      Operation *op = g.instruction(i);
+      if (a.offset.moves())
+        return false;
+      SmallVector<Range> &before = written[op->getBlock()];
+      auto mm = dyn_cast<MatmulOp>(op);
+      Range r{a.partitionLo, a.partitionHi, a.offset.constant,
+              a.offset.constant + a.extent};
+      if (!a.write || (mm && mm.getAccumulate())) {
+        // The writes before it covering its partitions must cover its
+        // bytes.
+        SmallVector<std::pair<int64_t, int64_t>> cover;
+        for (const Range &w : before)
+          if (w.partitionLo <= r.partitionLo && r.partitionHi <= w.partitionHi)
+            cover.push_back({w.lo, w.hi});
+        llvm::sort(cover);
+        int64_t reached = r.lo;
+        for (auto [lo, hi] : cover)
+          if (lo <= reached)
+            reached = std::max(reached, hi);
+        if (reached < r.hi)
+          return false;
+      }
+      if (a.write)
+        before.push_back(r);
+    }
+  }
+  return true;
+}
+
+/// Why nest `loop` (top-level, instructions [first, end) of `g`) cannot be
+/// split across its outermost iterations, or "" when it can; `scratch`
+/// receives the scratch tiles made outside it (isScratch).
+static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
+                               SmallVectorImpl<Operation *> &scratch) {
+  int64_t trips = loop.trips;
+  auto induction = cast<affine::AffineForOp>(loop.op).getInductionVar();
+  // Per HBM buffer: its accesses, and whether any writes.
+  struct Access {
+    const TileAccess *access;
+    size_t instruction;
+  };
+  llvm::MapVector<uint32_t, SmallVector<Access>> hbm;
+  llvm::DenseSet<uint32_t> written;
+  for (size_t i = loop.first; i < loop.end; ++i) {
+    Operation *op = g.instruction(i);
+    if (auto mm = dyn_cast<MatmulOp>(op);
+        mm && llvm::is_contained(mm.getRestart(), induction))
+      return "a matmul restarts its sum with the outermost loop";
+    for (const TileAccess &a : g.accessesOf(i)) {
+      if (a.onChip) {
+        Operation *alloc = a.root.getDefiningOp();
+        if (!isa_and_present<memref::AllocOp>(alloc))
+          return "it uses an on-chip tile that is not an allocation";
+        if (loop.op->isAncestor(alloc) || llvm::is_contained(scratch, alloc))
+          continue;
+        if (alloc->getBlock() != loop.op->getBlock() ||
+            !isScratch(g, loop, alloc))
+          return "it uses an on-chip tile made outside it";
+        scratch.push_back(alloc);
+        continue;
+      }
+      hbm[a.buffer].push_back({&a, i});
+      if (a.write)
+        written.insert(a.buffer);
+    }
+  }
+  for (auto &[buffer, accesses] : hbm) {
+    if (!written.contains(buffer))
+      continue;
+    // Each access's runs over its outermost loop's first iteration.
+    SmallVector<std::optional<Intervals>> runs;
+    for (const Access &x : accesses)
+      runs.push_back(
+          hbmRuns(*x.access, g.tripsOf(x.instruction), 1, kMaxRuns));
+    for (size_t x = 0; x < accesses.size(); ++x)
+      for (size_t y = x; y < accesses.size(); ++y) {
+        const TileAccess &a = *accesses[x].access, &b = *accesses[y].access;
+        if (!a.write && !b.write)
+          continue;
+        if (!runs[x] || !runs[y])
+          return "its HBM accesses are too many to compare";
+        int64_t ca = a.offset.coeff(0), cb = b.offset.coeff(0);
+        int64_t size = int64_t(runs[x]->size() + runs[y]->size());
+        // Iteration i of a against iteration j != i of b: a shift of
+        // ca i - cb j. Alike (ca == cb), one per difference j - i.
+        SmallVector<int64_t> shifts;
+        if (ca == cb) {
+          for (int64_t d = 1; d < trips; ++d)
+            shifts.append({ca * d, -ca * d});
+        } else if (trips * (trips - 1) * size <= kMaxWork) {
+          for (int64_t i = 0; i < trips; ++i)
+            for (int64_t j = 0; j < trips; ++j)
+              if (i != j)
+                shifts.push_back(ca * i - cb * j);
+        }
+        if (shifts.empty() || int64_t(shifts.size()) * size > kMaxWork)
+          return "its HBM accesses are too many to compare";
+        for (int64_t shift : shifts)
+          if (meet(*runs[x], *runs[y], shift))
+            return "its iterations touch the same HBM elements";
+      }
+  }
+  return "";
+}
+
+struct NisaSplitCores
+    : mlir::neuron::impl::NisaSplitCoresBase<NisaSplitCores> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<LoadedTarget> loaded =
+        loadTarget(module, "nisa-split-cores", target, targetDir);
+    if (failed(loaded))
+      return signalPassFailure();
+    int cores = std::max(1, loaded->target.lnc.physicalCoresPerLogicalCore);
+    if (cores < 2)
+      return;
+    for (auto kernel : module.getOps<func::FuncOp>())
+      if (kernel->hasAttr(NisaDialect::kLimits) && !kernel.isExternal() &&
+          failed(split(kernel, cores)))
+        return signalPassFailure();
+  }
+
+  LogicalResult split(func::FuncOp kernel, int cores) {
+    FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
+    if (failed(graph))
+      return failure();
+    // The nests to split (with their scratch tiles) and why the
+    // others stay on core 0.
+    SmallVector<std::pair<affine::AffineForOp, SmallVector<Operation *>>>
+        nests;
+    int64_t total = 0;
+    for (const LoopInfo &loop : graph->getLoops()) {
+      if (loop.parent >= 0)
+        continue;
+      ++total;
+      SmallVector<Operation *> scratch;
+      std::string why = loop.trips < 2 ? "it runs once"
+                                       : whyNotSplit(*graph, loop, scratch);
+      if (why.empty())
+        nests.push_back({cast<affine::AffineForOp>(loop.op), scratch});
+      else if (summary)
+        loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
+                              << why;
+    }
+    for (auto [group, entry] : llvm::enumerate(nests)) {
+      auto &[nest, scratch] = entry;
+      int64_t trips = nest.getConstantUpperBound();
+      int64_t share = llvm::divideCeil(trips, cores);
+      OpBuilder b(nest);
+      nest->setAttr(NisaDialect::kSplit, b.getI64IntegerAttr(group));
+      b.setInsertionPointAfter(nest);
+      for (int64_t c = 1; c < cores && c * share < trips; ++c) {
+        // Its own scratch tiles, then its copy of the nest using them.
+        IRMapping own;
+        for (Operation *alloc : scratch)
+          own.map(alloc->getResult(0), b.clone(*alloc)->getResult(0));
+        auto copy = cast<affine::AffineForOp>(b.clone(*nest, own));
+        copy.setConstantUpperBound(std::min(share, trips - c * share));
+        copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
+        // Its iterations are the nest's from c * share on.
+        Value iv = copy.getInductionVar();
+        OpBuilder inner = OpBuilder::atBlockBegin(copy.getBody());
+        AffineExpr d0 = inner.getAffineDimExpr(0);
+        auto shifted = affine::AffineApplyOp::create(
+            inner, copy.getLoc(), AffineMap::get(1, 0, d0 + c * share), iv);
+        iv.replaceAllUsesExcept(shifted, shifted);
+        b.setInsertionPointAfter(copy);
+      }
+      nest.setConstantUpperBound(share);
+    }
+    if (!nests.empty())
+      kernel->setAttr(NisaDialect::kCores,
+                      Builder(kernel).getI64IntegerAttr(cores));
+    if (summary)
+      kernel.emitRemark() << "nisa-split-cores: " << nests.size() << " of "
+                          << total << " loop nests split over " << cores
+                          << " physical cores";
+    return success();
+  }
+};
+
+} // namespace
