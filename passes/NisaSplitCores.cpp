@@ -27,6 +27,7 @@
 #include "llvm/ADT/MapVector.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NISASPLITCORES
@@ -60,26 +61,26 @@ static bool meet(const Intervals &a, const Intervals &b, int64_t shift) {
   return false;
 }
 
-/// Whether `alloc`, a tile made outside nest `loop`, holds no value from
-/// one block's run to another's, so each core's copy of the nest may have
-/// its own: every instruction touching it reads only what instructions
-/// before it in its block (a loop body, or the kernel's) wrote, at fixed
-/// offsets covering the bytes and partitions read, and the nest reaches it
+/// Whether `alloc`, a tile made outside top-level op `top`, holds no value
+/// from one block's run to another's, nor from outside `top` into it, so
+/// each core's copy of `top` may have its own: every instruction touching
+/// it reads only what instructions before it in its block (a loop body, or
+/// the kernel's) wrote, those of `top` only what `top` wrote, at fixed
+/// offsets covering the bytes and partitions read; and `top` reaches it
 /// through no view made outside. An accumulating matmul reads what it
 /// writes.
-static bool isScratch(const KernelGraph &g, const LoopInfo &loop,
+static bool isScratch(const KernelGraph &g, Operation *top,
                       Operation *alloc) {
   // Views made outside the nest must not lead into it.
   SmallVector<Value> outside{alloc->getResult(0)};
   while (!outside.empty()) {
     Value v = outside.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (loop.op->isAncestor(user))
+      if (top->isAncestor(user))
         continue;
       for (Value r : user->getResults())
-        if (llvm::any_of(r.getUsers(), [&](Operation *w) {
-              return loop.op->isAncestor(w);
-            }))
+        if (llvm::any_of(r.getUsers(),
+                         [&](Operation *w) { return top->isAncestor(w); }))
           return false;
       llvm::append_range(outside, user->getResults());
     }
@@ -89,7 +90,8 @@ static bool isScratch(const KernelGraph &g, const LoopInfo &loop,
   struct Range {
     int64_t partitionLo, partitionHi, lo, hi;
   };
-  DenseMap<Block *, SmallVector<Range>> written;
+  // Keyed by block and by whether `top` wrote them.
+  DenseMap<std::pair<Block *, int>, SmallVector<Range>> written;
   for (size_t i = 0; i < g.size(); ++i) {
     for (const TileAccess &a : g.accessesOf(i)) {
       if (!a.onChip || a.root.getDefiningOp() != alloc)
@@ -97,7 +99,8 @@ static bool isScratch(const KernelGraph &g, const LoopInfo &loop,
       Operation *op = g.instruction(i);
       if (a.offset.moves())
         return false;
-      SmallVector<Range> &before = written[op->getBlock()];
+      bool inside = top->isAncestor(op);
+      SmallVector<Range> &before = written[{op->getBlock(), int(inside)}];
       auto mm = dyn_cast<MatmulOp>(op);
       Range r{a.partitionLo, a.partitionHi, a.offset.constant,
               a.offset.constant + a.extent};
@@ -116,18 +119,69 @@ static bool isScratch(const KernelGraph &g, const LoopInfo &loop,
         if (reached < r.hi)
           return false;
       }
-      if (a.write)
+      if (a.write) {
         before.push_back(r);
+        if (inside)
+          written[{op->getBlock(), 0}].push_back(r);
+      }
     }
   }
   return true;
 }
 
+/// The top-level ops before `nest` that write `alloc`, a tile made outside
+/// it, when each of them only loads it: it writes no HBM and no other tile
+/// made outside it but scratch, and none reads `alloc`. Each core's copy
+/// of `nest` may then load its own copy the same way; empty otherwise.
+static SmallVector<Operation *> loadersOf(const KernelGraph &g,
+                                          Operation *nest, Operation *alloc) {
+  SmallVector<Operation *> loaders;
+  for (size_t i = 0; i < g.size(); ++i) {
+    Operation *top = g.topLevelOf(i);
+    if (!top->isBeforeInBlock(nest))
+      break;
+    bool writes = false, reads = false;
+    for (const TileAccess &a : g.accessesOf(i))
+      if (a.onChip && a.root.getDefiningOp() == alloc)
+        (a.write ? writes : reads) = true;
+    if (reads)
+      return {};
+    if (writes && (loaders.empty() || loaders.back() != top))
+      loaders.push_back(top);
+  }
+  for (Operation *top : loaders)
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (g.topLevelOf(i) != top)
+        continue;
+      for (const TileAccess &a : g.accessesOf(i)) {
+        Operation *root = a.root.getDefiningOp();
+        if (!a.onChip) {
+          if (a.write)
+            return {};
+          continue;
+        }
+        if (root == alloc || (root && top->isAncestor(root)))
+          continue;
+        if (!isa_and_present<memref::AllocOp>(root) ||
+            root->getBlock() != top->getBlock() || !isScratch(g, top, root))
+          return {};
+      }
+    }
+  return loaders;
+}
+
+static bool isLoadedInput(const KernelGraph &g, Operation *nest,
+                          Operation *alloc) {
+  return !loadersOf(g, nest, alloc).empty();
+}
+
 /// Why nest `loop` (top-level, instructions [first, end) of `g`) cannot be
 /// split across its outermost iterations, or "" when it can; `scratch`
-/// receives the scratch tiles made outside it (isScratch).
+/// receives the scratch tiles made outside it (isScratch), `inputs` the
+/// tiles it only reads that earlier top-level ops load (loadersOf).
 static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
-                               SmallVectorImpl<Operation *> &scratch) {
+                               SmallVectorImpl<Operation *> &scratch,
+                               SmallVectorImpl<Operation *> &inputs) {
   int64_t trips = loop.trips;
   auto induction = cast<affine::AffineForOp>(loop.op).getInductionVar();
   // Per HBM buffer: its accesses, and whether any writes.
@@ -149,11 +203,19 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
           return "it uses an on-chip tile that is not an allocation";
         if (loop.op->isAncestor(alloc) || llvm::is_contained(scratch, alloc))
           continue;
-        if (alloc->getBlock() != loop.op->getBlock() ||
-            !isScratch(g, loop, alloc))
+        if (alloc->getBlock() != loop.op->getBlock())
           return "it uses an on-chip tile made outside it";
-        scratch.push_back(alloc);
-        continue;
+        if (isScratch(g, loop.op, alloc)) {
+          scratch.push_back(alloc);
+          continue;
+        }
+        if (!a.write && llvm::is_contained(inputs, alloc))
+          continue;
+        if (!a.write && isLoadedInput(g, loop.op, alloc)) {
+          inputs.push_back(alloc);
+          continue;
+        }
+        return "it uses an on-chip tile made outside it";
       }
       hbm[a.buffer].push_back({&a, i});
       if (a.write)
@@ -199,6 +261,33 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
   return "";
 }
 
+/// Maps, in `map`, every value `op` uses from outside it that is a view
+/// (through view ops made outside it) of a value `map` holds to a copy of
+/// that view over the mapped value, cloned at `b`; values over nothing
+/// `map` holds stay shared.
+static void cloneOutsideViews(OpBuilder &b, Operation *op, IRMapping &map) {
+  std::function<bool(Value)> remap = [&](Value v) {
+    if (map.contains(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || op->isAncestor(def) ||
+        !isa<memref::SubViewOp, memref::ReinterpretCastOp, memref::TransposeOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(
+            def))
+      return false;
+    bool over = false;
+    for (Value operand : def->getOperands())
+      over |= remap(operand);
+    if (over)
+      b.clone(*def, map);
+    return over;
+  };
+  op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      remap(v);
+  });
+}
+
 struct NisaSplitCores
     : mlir::neuron::impl::NisaSplitCoresBase<NisaSplitCores> {
   using Base::Base;
@@ -222,36 +311,78 @@ struct NisaSplitCores
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
-    // The nests to split (with their scratch tiles) and why the
-    // others stay on core 0.
-    SmallVector<std::pair<affine::AffineForOp, SmallVector<Operation *>>>
-        nests;
+    // The nests to split (with their scratch tiles, and their inputs with
+    // the ops loading them) and why the others stay on core 0.
+    struct Nest {
+      affine::AffineForOp op;
+      SmallVector<Operation *> scratch;
+      SmallVector<std::pair<Operation *, SmallVector<Operation *>>> inputs;
+    };
+    SmallVector<Nest> nests;
     int64_t total = 0;
     for (const LoopInfo &loop : graph->getLoops()) {
       if (loop.parent >= 0)
         continue;
       ++total;
-      SmallVector<Operation *> scratch;
-      std::string why = loop.trips < 2 ? "it runs once"
-                                       : whyNotSplit(*graph, loop, scratch);
-      if (why.empty())
-        nests.push_back({cast<affine::AffineForOp>(loop.op), scratch});
-      else if (summary)
+      SmallVector<Operation *> scratch, inputs;
+      std::string why =
+          loop.trips < 2 ? "it runs once"
+                         : whyNotSplit(*graph, loop, scratch, inputs);
+      if (why.empty()) {
+        Nest n{cast<affine::AffineForOp>(loop.op), scratch, {}};
+        for (Operation *input : inputs)
+          n.inputs.push_back({input, loadersOf(*graph, loop.op, input)});
+        nests.push_back(std::move(n));
+      } else if (summary)
         loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
                               << why;
     }
+    // Per core: the copy of each input it loaded already.
+    SmallVector<DenseMap<Operation *, Value>> loaded(cores);
     for (auto [group, entry] : llvm::enumerate(nests)) {
-      auto &[nest, scratch] = entry;
+      affine::AffineForOp nest = entry.op;
       int64_t trips = nest.getConstantUpperBound();
       int64_t share = llvm::divideCeil(trips, cores);
       OpBuilder b(nest);
       nest->setAttr(NisaDialect::kSplit, b.getI64IntegerAttr(group));
       b.setInsertionPointAfter(nest);
       for (int64_t c = 1; c < cores && c * share < trips; ++c) {
-        // Its own scratch tiles, then its copy of the nest using them.
         IRMapping own;
-        for (Operation *alloc : scratch)
+        auto mark = [&](Operation *op) {
+          op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
+        };
+        // Its own copy of each input, loaded as core 0's was (the loaders
+        // with scratch of their own), then its own scratch tiles, then its
+        // copy of the nest using them.
+        for (auto &[input, loaders] : entry.inputs) {
+          Value &copy = loaded[c][input];
+          if (!copy) {
+            copy = b.clone(*input)->getResult(0);
+            IRMapping load;
+            load.map(input->getResult(0), copy);
+            for (Operation *loader : loaders) {
+              // Its scratch tiles (on-chip, made outside it) its own.
+              loader->walk([&](Operation *op) {
+                for (Value v : op->getOperands()) {
+                  auto alloc = viewRoot(v).getDefiningOp<memref::AllocOp>();
+                  std::optional<MemorySpace> space =
+                      alloc ? getMemorySpace(alloc.getType()) : std::nullopt;
+                  if (alloc && space && *space != MemorySpace::hbm &&
+                      !loader->isAncestor(alloc) && alloc != input &&
+                      !load.contains(alloc.getResult()))
+                    load.map(alloc.getResult(),
+                             b.clone(*alloc)->getResult(0));
+                }
+              });
+              cloneOutsideViews(b, loader, load);
+              mark(b.clone(*loader, load));
+            }
+          }
+          own.map(input->getResult(0), copy);
+        }
+        for (Operation *alloc : entry.scratch)
           own.map(alloc->getResult(0), b.clone(*alloc)->getResult(0));
+        cloneOutsideViews(b, nest, own);
         auto copy = cast<affine::AffineForOp>(b.clone(*nest, own));
         copy.setConstantUpperBound(std::min(share, trips - c * share));
         copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));

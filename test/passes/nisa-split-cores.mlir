@@ -177,3 +177,99 @@ func.func @scratch(%in: memref<512x256xf32, #hbm>, %out: memref<512x256xf32, #hb
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests a resident tile the nest only reads, loaded by a nest before it
+// (from HBM, a slice per iteration): core 1 loads its own copy the same
+// way (a copy of the loading nest on core 1, before its copy of the nest).
+// A tile whose loader also stores to HBM keeps its reader on core 0.
+// CHECK-LABEL: func.func @resident
+// CHECK: %[[W:.*]] = memref.alloc() : memref<128x2x64xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0
+// CHECK: }
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: %[[W1:.*]] = memref.alloc() : memref<128x2x64xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for
+// CHECK: memref.subview %[[W1]]
+// CHECK: } {nisa.core = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: memref.subview %[[W1]]
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// expected-remark@+1 {{nisa-split-cores: 1 of 4 loop nests split over 2 physical cores}}
+func.func @resident(%w: memref<256x64xf32, #hbm>, %in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>, %copy: memref<256x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %res = memref.alloc() : memref<128x2x64xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #rows(%k)
+    %src = memref.subview %w[%r, 0] [128, 64] [1, 1] : memref<256x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %slot = memref.subview %res[0, %k, 0] [128, 1, 64] [1, 1, 1] : memref<128x2x64xf32, #sbuf> to memref<128x64xf32, strided<[128, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %src, %slot queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, strided<[128, 1], offset: ?>, #sbuf>
+  }
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %half = memref.subview %res[0, 1, 0] [128, 1, 64] [1, 1, 1] : memref<128x2x64xf32, #sbuf> to memref<128x64xf32, strided<[128, 1], offset: 64>, #sbuf>
+    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.tensor_tensor <add> %x, %half, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[128, 1], offset: 64>, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  %res2 = memref.alloc() : memref<128x64xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it runs once}}
+  affine.for %k = 0 to 1 {
+    %src = memref.subview %w[0, 0] [128, 64] [1, 1] : memref<256x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1]>, #hbm>
+    %back = memref.subview %copy[0, 0] [128, 64] [1, 1] : memref<256x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1]>, #hbm>
+    nisa.dma_copy %src, %res2 queue 0 : memref<128x64xf32, strided<[64, 1]>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %res2, %back queue 3 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1]>, #hbm>
+  }
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.tensor_tensor <add> %res2, %res2, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests an input whose loader copies it out of PSUM that another op
+// filled (a transpose before it): copying the loader alone would copy
+// nothing, so the nest reading the input stays on core 0.
+// CHECK-LABEL: func.func @loaded_through_psum
+// CHECK-NOT: nisa.core
+// expected-remark@+1 {{nisa-split-cores: 0 of 1 loop nests split over 2 physical cores}}
+func.func @loaded_through_psum(%w: memref<128x128xf32, #hbm>, %out: memref<512x128xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %x = memref.alloc() : memref<128x128xf32, #sbuf>
+  nisa.dma_copy %w, %x queue 0 : memref<128x128xf32, #hbm>, memref<128x128xf32, #sbuf>
+  %p = memref.alloc() : memref<128x128xf32, #psum>
+  nisa.transpose %x, %p : memref<128x128xf32, #sbuf>, memref<128x128xf32, #psum>
+  %t = memref.alloc() : memref<128x128xf32, #sbuf>
+  nisa.tensor_scalar <bypass> %p, %t scalar 0.0 : memref<128x128xf32, #psum>, memref<128x128xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %i = 0 to 4 {
+    %y = memref.alloc() : memref<128x128xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %dst = memref.subview %out[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    nisa.activation <exp> %t, %y : memref<128x128xf32, #sbuf>, memref<128x128xf32, #sbuf>
+    nisa.dma_copy %y, %dst queue 1 : memref<128x128xf32, #sbuf>, memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+  }
+  return
+}
