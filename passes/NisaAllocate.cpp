@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KernelGraph.h"
 #include "passes/Passes.h"
 #include "passes/ReportFile.h"
 
@@ -158,6 +159,17 @@ static std::pair<int64_t, int64_t> loopsAround(Operation *op) {
   return {depth, instances};
 }
 
+/// Each physical core's SBUF and PSUM.
+struct Memories {
+  std::vector<RangeAllocator> sbuf, psum;
+  /// The memory `alloc`'s tile lives in: its space, of its core.
+  RangeAllocator &of(memref::AllocOp alloc) {
+    size_t core = std::min<size_t>(mlir::neuron::coreOf(alloc), sbuf.size() - 1);
+    return getMemorySpace(alloc.getType()) == MemorySpace::sbuf ? sbuf[core]
+                                                                 : psum[core];
+  }
+};
+
 struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
   using Base::Base;
 
@@ -238,20 +250,27 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
       at[t.first].push_back(t);
     });
 
-    RangeAllocator sbuf(limits.getSbufBytes(), alignment, delay);
-    RangeAllocator psum(limits.getPsumBytes(), limits.getPsumBankBytes(),
-                        delay);
+    // Each physical core's SBUF and PSUM (nisa.cores; a tile is its
+    // instructions' core's).
+    int64_t cores = 1;
+    if (auto attr = func->getAttrOfType<IntegerAttr>(NisaDialect::kCores))
+      cores = std::max<int64_t>(attr.getInt(), 1);
+    Memories memories;
+    for (int64_t c = 0; c < cores; ++c) {
+      memories.sbuf.emplace_back(limits.getSbufBytes(), alignment, delay);
+      memories.psum.emplace_back(limits.getPsumBytes(),
+                                 limits.getPsumBankBytes(), delay);
+    }
     // Tiles live at each point, by end position, to free them in order.
     std::multimap<int64_t, Tile> live;
     Builder b(&getContext());
     for (auto &[pos, group] : at) {
       while (!live.empty() && live.begin()->first < pos) {
         const Tile &t = live.begin()->second;
-        (isSbuf(t.alloc) ? sbuf : psum)
-            .release(addressOf(t.alloc), t.size * t.slots);
+        memories.of(t.alloc).release(addressOf(t.alloc), t.size * t.slots);
         live.erase(live.begin());
       }
-      if (failed(place(group, sbuf, psum, live)))
+      if (failed(place(group, memories, live)))
         return failure();
       for (Tile &t : group) {
         t.alloc->setAttr(NisaDialect::kAddress,
@@ -273,8 +292,13 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
         live.emplace(t.last, t);
       }
     }
-    func->setAttr("nisa.peak_sbuf_bytes", b.getI64IntegerAttr(sbuf.peakBytes()));
-    func->setAttr("nisa.peak_psum_bytes", b.getI64IntegerAttr(psum.peakBytes()));
+    int64_t peakSbuf = 0, peakPsum = 0;
+    for (int64_t c = 0; c < cores; ++c) {
+      peakSbuf = std::max(peakSbuf, memories.sbuf[c].peakBytes());
+      peakPsum = std::max(peakPsum, memories.psum[c].peakBytes());
+    }
+    func->setAttr("nisa.peak_sbuf_bytes", b.getI64IntegerAttr(peakSbuf));
+    func->setAttr("nisa.peak_psum_bytes", b.getI64IntegerAttr(peakPsum));
     return success();
   }
 
@@ -287,8 +311,7 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
   /// largest rotation halved first, but to no fewer than two), else giving
   /// up held-back ranges and halving down to one slot, and only then
   /// failing with the capacity error.
-  LogicalResult place(SmallVector<Tile> &group, RangeAllocator &sbuf,
-                      RangeAllocator &psum,
+  LogicalResult place(SmallVector<Tile> &group, Memories &memories,
                       const std::multimap<int64_t, Tile> &live) {
     Tile *failedTile = nullptr;
     SmallVector<int64_t> wanted =
@@ -297,8 +320,10 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
       if (flushed) {
         // Every slot again: held-back ranges cost one wait, fewer slots
         // cost the overlap of every iteration.
-        sbuf.flush();
-        psum.flush();
+        for (RangeAllocator &space : memories.sbuf)
+          space.flush();
+        for (RangeAllocator &space : memories.psum)
+          space.flush();
         for (auto [t, slots] : llvm::zip(group, wanted))
           t.slots = slots;
       }
@@ -307,7 +332,7 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
         SmallVector<std::pair<Tile *, int64_t>> placed;
         failedTile = nullptr;
         for (Tile &t : group) {
-          RangeAllocator &space = isSbuf(t.alloc) ? sbuf : psum;
+          RangeAllocator &space = memories.of(t.alloc);
           std::optional<int64_t> offset = space.allocate(t.size * t.slots);
           if (!offset) {
             failedTile = &t;
@@ -321,7 +346,7 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
         if (!failedTile)
           return success();
         for (auto [t, offset] : placed)
-          (isSbuf(t->alloc) ? sbuf : psum).undo(offset, t->size * t->slots);
+          memories.of(t->alloc).undo(offset, t->size * t->slots);
         // Fewer slots for the largest rotation in the full space; down to
         // one slot (no overlap between iterations at all) only once the
         // held-back ranges are given up too.
@@ -341,10 +366,10 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
     for (Tile &t : group) {
       if (&t == failedTile)
         break;
-      (isSbuf(t.alloc) ? sbuf : psum).allocate(t.size * t.slots);
+      memories.of(t.alloc).allocate(t.size * t.slots);
     }
     Tile &t = *failedTile;
-    return reportFull(t.alloc, t.size, isSbuf(t.alloc) ? sbuf : psum, live,
+    return reportFull(t.alloc, t.size, memories.of(t.alloc), live,
                       group);
   }
 
@@ -366,7 +391,8 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
          << space.capacityBytes() << "; a tile of at most "
          << space.largestFree() << " bytes per partition would fit";
     auto note = [&](Tile other) {
-      if (other.alloc == alloc || isSbuf(other.alloc) != isSbuf(alloc))
+      if (other.alloc == alloc || isSbuf(other.alloc) != isSbuf(alloc) ||
+          mlir::neuron::coreOf(other.alloc) != mlir::neuron::coreOf(alloc))
         return;
       diag.attachNote(other.alloc.getLoc())
           << "live: " << other.alloc.getType() << ", "

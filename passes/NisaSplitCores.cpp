@@ -357,7 +357,9 @@ struct NisaSplitCores
         for (auto &[input, loaders] : entry.inputs) {
           Value &copy = loaded[c][input];
           if (!copy) {
-            copy = b.clone(*input)->getResult(0);
+            Operation *made = b.clone(*input);
+            mark(made);
+            copy = made->getResult(0);
             IRMapping load;
             load.map(input->getResult(0), copy);
             for (Operation *loader : loaders) {
@@ -369,9 +371,11 @@ struct NisaSplitCores
                       alloc ? getMemorySpace(alloc.getType()) : std::nullopt;
                   if (alloc && space && *space != MemorySpace::hbm &&
                       !loader->isAncestor(alloc) && alloc != input &&
-                      !load.contains(alloc.getResult()))
-                    load.map(alloc.getResult(),
-                             b.clone(*alloc)->getResult(0));
+                      !load.contains(alloc.getResult())) {
+                    Operation *made = b.clone(*alloc);
+                    mark(made);
+                    load.map(alloc.getResult(), made->getResult(0));
+                  }
                 }
               });
               cloneOutsideViews(b, loader, load);
@@ -380,8 +384,11 @@ struct NisaSplitCores
           }
           own.map(input->getResult(0), copy);
         }
-        for (Operation *alloc : entry.scratch)
-          own.map(alloc->getResult(0), b.clone(*alloc)->getResult(0));
+        for (Operation *alloc : entry.scratch) {
+          Operation *made = b.clone(*alloc);
+          mark(made);
+          own.map(alloc->getResult(0), made->getResult(0));
+        }
         cloneOutsideViews(b, nest, own);
         auto copy = cast<affine::AffineForOp>(b.clone(*nest, own));
         copy.setConstantUpperBound(std::min(share, trips - c * share));

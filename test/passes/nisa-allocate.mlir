@@ -127,6 +127,27 @@ func.func @nest_full() attributes {nisa.limits = #limits} {
 
 // -----
 
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a kernel of two physical cores: each has its own PSUM, so a tile
+// filling core 0's and one filling core 1's, live at once, both start at
+// byte 0.
+// CHECK-LABEL: func.func @two_cores
+// CHECK: memref.alloc() {nisa.address = 0 : i64} : memref<128x4096xf32, #nisa.memory<psum>>
+// CHECK: memref.alloc() {nisa.address = 0 : i64, nisa.core = 1 : i64} : memref<128x4096xf32, #nisa.memory<psum>>
+func.func @two_cores() attributes {nisa.limits = #limits, nisa.cores = 2 : i64} {
+  %a = memref.alloc() : memref<128x4096xf32, #psum>
+  %b = memref.alloc() {nisa.core = 1 : i64} : memref<128x4096xf32, #psum>
+  nisa.memset %a value 0.0 : memref<128x4096xf32, #psum>
+  nisa.memset %b value 0.0 {nisa.core = 1 : i64} : memref<128x4096xf32, #psum>
+  nisa.memset %a value 1.0 : memref<128x4096xf32, #psum>
+  nisa.memset %b value 1.0 {nisa.core = 1 : i64} : memref<128x4096xf32, #psum>
+  return
+}
+
+// -----
+
 // Tests the memory timeline: each tile's space, offset, size per partition
 // and live range, and the kernel's peaks.
 // RUN: rm -f %t.json

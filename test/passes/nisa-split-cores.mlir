@@ -137,7 +137,7 @@ func.func @kept(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) a
 // CHECK: affine.for
 // CHECK: nisa.transpose %{{.*}}, %{{.*}}
 // CHECK: } {nisa.split = 0 : i64}
-// CHECK: %[[T1:.*]] = memref.alloc() : memref<128x256xf32, #nisa.memory<psum>>
+// CHECK: %[[T1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x256xf32, #nisa.memory<psum>>
 // CHECK: affine.for
 // CHECK: memref.subview %[[T1]]
 // CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
@@ -196,7 +196,7 @@ func.func @scratch(%in: memref<512x256xf32, #hbm>, %out: memref<512x256xf32, #hb
 // CHECK: }
 // CHECK: affine.for %{{.*}} = 0 to 2 {
 // CHECK: } {nisa.split = 0 : i64}
-// CHECK: %[[W1:.*]] = memref.alloc() : memref<128x2x64xf32, #nisa.memory<sbuf>>
+// CHECK: %[[W1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x2x64xf32, #nisa.memory<sbuf>>
 // CHECK: affine.for
 // CHECK: memref.subview %[[W1]]
 // CHECK: } {nisa.core = 1 : i64}

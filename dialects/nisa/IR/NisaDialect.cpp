@@ -117,10 +117,10 @@ LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
   if (name == kLimits)
     return expect(isa<LimitsAttr>(value), "a #nisa.limits");
   if (name == kCore)
-    return expect((instruction || isa<affine::AffineForOp>(op)) &&
+    return expect((instruction || alloc || isa<affine::AffineForOp>(op)) &&
                       nonNegative(),
-                  "a non-negative i64 physical core on an instruction or an "
-                  "affine.for");
+                  "a non-negative i64 physical core on an instruction, an "
+                  "affine.for or a memref.alloc");
   if (name == kSplit)
     return expect(isa<affine::AffineForOp>(op) && nonNegative(),
                   "a non-negative i64 group on an affine.for");

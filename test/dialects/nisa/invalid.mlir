@@ -473,8 +473,8 @@ func.func @no_cores() attributes {nisa.cores = 0 : i64} {
 // -----
 
 func.func @core_on_alloc() {
-  // expected-error@+1 {{expected 'nisa.core' to be a non-negative i64 physical core on an instruction or an affine.for, found 1 : i64}}
-  %a = memref.alloc() {nisa.core = 1 : i64} : memref<4x4xf32, #nisa.memory<sbuf>>
+  // expected-error@+1 {{expected 'nisa.core' to be a non-negative i64 physical core on an instruction, an affine.for or a memref.alloc, found -1 : i64}}
+  %a = memref.alloc() {nisa.core = -1 : i64} : memref<4x4xf32, #nisa.memory<sbuf>>
   return
 }
 
