@@ -54,9 +54,10 @@ rt::CollectiveQuery mlir::neuron::collectiveQuery(const CollectiveInfo &c,
   return q;
 }
 
-/// A graph op's time: contractions at the tensor engine's peak, other
-/// neuron ops streaming their result through the vector engine.
-static double graphOpNs(Operation *op, const rt::CostModel &model) {
+/// A graph op's time on one physical core: contractions at the tensor
+/// engine's peak, other neuron ops streaming their result through the
+/// vector engine.
+static double physicalCoreNs(Operation *op, const rt::CostModel &model) {
   auto contraction = [&](Value lhs, Value result) {
     auto a = cast<RankedTensorType>(lhs.getType());
     auto c = cast<RankedTensorType>(result.getType());
@@ -80,6 +81,12 @@ static double graphOpNs(Operation *op, const rt::CostModel &model) {
   q.kind = rt::CostQuery::Kind::Elementwise;
   q.freeElements = (type.getNumElements() + 127) / 128;
   return model.nanoseconds(q);
+}
+
+/// The same over all the logical core's physical cores (nisa-split-cores
+/// shares a nest's iterations between them).
+static double graphOpNs(Operation *op, const rt::CostModel &model) {
+  return physicalCoreNs(op, model) / model.physicalCores();
 }
 
 double mlir::neuron::estimateNs(Operation *op, const rt::CostModel &model) {

@@ -5,11 +5,13 @@
 // top-level loop nest whose outermost iterations are independent is split
 // between them: physical core c runs its c-th share of those iterations, a
 // copy of the nest (with copies of the tiles made in it) marked
-// `nisa.core = c`. Iterations are independent when every on-chip tile the
-// nest touches is made inside it, and no HBM element one iteration writes
-// is read or written by another. Other nests and straight-line
-// instructions stay on physical core 0; nisa-insert-sync orders the cores'
-// work where it meets in HBM.
+// `nisa.core = c`. Iterations are independent when no HBM element one
+// iteration writes is read or written by another and every on-chip tile
+// the nest touches is made inside it, is scratch no block passes a value
+// through (core c gets its own), or is an input that earlier top-level
+// ops only load (core c loads its own with copies of them). Other nests
+// and straight-line instructions stay on physical core 0; nisa-insert-sync
+// orders the cores' work where it meets in HBM.
 //
 //===----------------------------------------------------------------------===//
 

@@ -247,13 +247,18 @@ def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
   let description = [{
     At lnc=2 a logical core is two physical cores, each with its own
     engines, DMA queues, SBUF and PSUM, sharing HBM. A top-level loop nest
-    of a kernel whose outermost iterations are independent (every on-chip
-    tile it touches is made inside it; no HBM element one iteration writes
-    is read or written by another) is split between them: physical core c
-    runs a copy of the nest, marked `nisa.core = c`, over its share of the
-    outermost iterations (the first ceil(trips / cores) on core 0); the
-    copies share a `nisa.split` group, whose accesses never order each
-    other. The kernel gets `nisa.cores`. Other nests and straight-line instructions
+    of a kernel whose outermost iterations are independent is split between
+    them: physical core c runs a copy of the nest, marked `nisa.core = c`,
+    over its share of the outermost iterations (the first
+    ceil(trips / cores) on core 0); the copies share a `nisa.split` group,
+    whose accesses never order each other. Independent means: no HBM
+    element one iteration writes is read or written by another, and every
+    on-chip tile the nest touches is made inside it, or is scratch (written
+    before it is read in each block that touches it, by the nest itself
+    where the nest reads it; core c gets its own copy), or is an input the
+    nest only reads that earlier top-level ops only load (from HBM, with
+    scratch of their own; core c loads its own copy with copies of them).
+    The kernel gets `nisa.cores`. Other nests and straight-line instructions
     stay on physical core 0; nisa-insert-sync orders the cores' work where
     it meets in HBM. Nothing changes at lnc=1. `summary` remarks how many
     nests were split and why each other one was not.
