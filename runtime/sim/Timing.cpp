@@ -295,12 +295,13 @@ void KernelRun::tryStartDma() {
 void KernelRun::tryStartDma(int64_t core) {
   // Each pass over the queues starts at most one transfer per queue; the
   // next pass begins after the last queue served.
-  std::vector<int64_t> &ready = queues[core], &free = freeDma[core];
+  const std::vector<int64_t> &served = queues[core];
+  std::vector<int64_t> &free = freeDma[core];
   size_t &next = turn[core], idle = 0;
-  while (!free.empty() && idle < ready.size()) {
-    int64_t unit = ready[next];
-    next = (next + 1) % ready.size();
-    if (streams[unit].instruction() < 0 || !this->ready(unit)) {
+  while (!free.empty() && idle < served.size()) {
+    int64_t unit = served[next];
+    next = (next + 1) % served.size();
+    if (streams[unit].instruction() < 0 || !ready(unit)) {
       ++idle;
       continue;
     }
