@@ -131,13 +131,22 @@ static bool isScratch(const KernelGraph &g, Operation *top,
   return true;
 }
 
-/// The top-level ops before `nest` that write `alloc`, a tile made outside
-/// it, when each of them only loads it: it writes no HBM and no other tile
-/// made outside it but scratch, and none reads `alloc`. Each core's copy
-/// of `nest` may then load its own copy the same way; empty otherwise.
-static SmallVector<Operation *> loadersOf(const KernelGraph &g,
-                                          Operation *nest, Operation *alloc) {
+/// A tile a nest only reads, made outside it, and how it is loaded.
+struct Input {
+  Operation *tile = nullptr;
+  /// The top-level ops before the nest that write it, in program order.
   SmallVector<Operation *> loaders;
+  /// The scratch tiles (isScratch) those use, each once.
+  SmallVector<Operation *> scratch;
+};
+
+/// `alloc`, a tile made outside `nest`, as an input each core's copy of
+/// `nest` may load its own copy of the same way: the top-level ops before
+/// `nest` that write it only load it (they write no HBM and no other tile
+/// made outside them but scratch) and none reads it; nothing otherwise.
+static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
+                                        Operation *alloc) {
+  Input in{alloc, {}, {}};
   for (size_t i = 0; i < g.size(); ++i) {
     Operation *top = g.topLevelOf(i);
     if (!top->isBeforeInBlock(nest))
@@ -147,11 +156,13 @@ static SmallVector<Operation *> loadersOf(const KernelGraph &g,
       if (a.onChip && a.root.getDefiningOp() == alloc)
         (a.write ? writes : reads) = true;
     if (reads)
-      return {};
-    if (writes && (loaders.empty() || loaders.back() != top))
-      loaders.push_back(top);
+      return std::nullopt;
+    if (writes && (in.loaders.empty() || in.loaders.back() != top))
+      in.loaders.push_back(top);
   }
-  for (Operation *top : loaders)
+  if (in.loaders.empty())
+    return std::nullopt;
+  for (Operation *top : in.loaders)
     for (size_t i = 0; i < g.size(); ++i) {
       if (g.topLevelOf(i) != top)
         continue;
@@ -159,31 +170,28 @@ static SmallVector<Operation *> loadersOf(const KernelGraph &g,
         Operation *root = a.root.getDefiningOp();
         if (!a.onChip) {
           if (a.write)
-            return {};
+            return std::nullopt;
           continue;
         }
         if (root == alloc || (root && top->isAncestor(root)))
           continue;
         if (!isa_and_present<memref::AllocOp>(root) ||
             root->getBlock() != top->getBlock() || !isScratch(g, top, root))
-          return {};
+          return std::nullopt;
+        if (!llvm::is_contained(in.scratch, root))
+          in.scratch.push_back(root);
       }
     }
-  return loaders;
-}
-
-static bool isLoadedInput(const KernelGraph &g, Operation *nest,
-                          Operation *alloc) {
-  return !loadersOf(g, nest, alloc).empty();
+  return in;
 }
 
 /// Why nest `loop` (top-level, instructions [first, end) of `g`) cannot be
 /// split across its outermost iterations, or "" when it can; `scratch`
 /// receives the scratch tiles made outside it (isScratch), `inputs` the
-/// tiles it only reads that earlier top-level ops load (loadersOf).
+/// tiles it only reads that earlier top-level ops load (loadedInput).
 static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
                                SmallVectorImpl<Operation *> &scratch,
-                               SmallVectorImpl<Operation *> &inputs) {
+                               SmallVectorImpl<Input> &inputs) {
   int64_t trips = loop.trips;
   auto induction = cast<affine::AffineForOp>(loop.op).getInductionVar();
   // Per HBM buffer: its accesses, and whether any writes.
@@ -211,11 +219,15 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
           scratch.push_back(alloc);
           continue;
         }
-        if (!a.write && llvm::is_contained(inputs, alloc))
+        if (!a.write && llvm::any_of(inputs, [&](const Input &in) {
+              return in.tile == alloc;
+            }))
           continue;
-        if (!a.write && isLoadedInput(g, loop.op, alloc)) {
-          inputs.push_back(alloc);
-          continue;
+        if (!a.write) {
+          if (std::optional<Input> in = loadedInput(g, loop.op, alloc)) {
+            inputs.push_back(std::move(*in));
+            continue;
+          }
         }
         return "it uses an on-chip tile made outside it";
       }
@@ -313,12 +325,12 @@ struct NisaSplitCores
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
-    // The nests to split (with their scratch tiles, and their inputs with
-    // the ops loading them) and why the others stay on core 0.
+    // The nests to split (with their scratch tiles and their inputs) and
+    // why the others stay on core 0.
     struct Nest {
       affine::AffineForOp op;
       SmallVector<Operation *> scratch;
-      SmallVector<std::pair<Operation *, SmallVector<Operation *>>> inputs;
+      SmallVector<Input> inputs;
     };
     SmallVector<Nest> nests;
     int64_t total = 0;
@@ -326,16 +338,15 @@ struct NisaSplitCores
       if (loop.parent >= 0)
         continue;
       ++total;
-      SmallVector<Operation *> scratch, inputs;
+      SmallVector<Operation *> scratch;
+      SmallVector<Input> inputs;
       std::string why =
           loop.trips < 2 ? "it runs once"
                          : whyNotSplit(*graph, loop, scratch, inputs);
-      if (why.empty()) {
-        Nest n{cast<affine::AffineForOp>(loop.op), scratch, {}};
-        for (Operation *input : inputs)
-          n.inputs.push_back({input, loadersOf(*graph, loop.op, input)});
-        nests.push_back(std::move(n));
-      } else if (summary)
+      if (why.empty())
+        nests.push_back(
+            {cast<affine::AffineForOp>(loop.op), scratch, std::move(inputs)});
+      else if (summary)
         loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
                               << why;
     }
@@ -349,50 +360,38 @@ struct NisaSplitCores
       nest->setAttr(NisaDialect::kSplit, b.getI64IntegerAttr(group));
       b.setInsertionPointAfter(nest);
       for (int64_t c = 1; c < cores && c * share < trips; ++c) {
-        IRMapping own;
+        IRMapping mine;
         auto mark = [&](Operation *op) {
           op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
+        };
+        // A copy of each of `allocs` for this core, in `map`.
+        auto own = [&](ArrayRef<Operation *> allocs, IRMapping &map) {
+          for (Operation *alloc : allocs) {
+            Operation *made = b.clone(*alloc);
+            mark(made);
+            map.map(alloc->getResult(0), made->getResult(0));
+          }
         };
         // Its own copy of each input, loaded as core 0's was (the loaders
         // with scratch of their own), then its own scratch tiles, then its
         // copy of the nest using them.
-        for (auto &[input, loaders] : entry.inputs) {
-          Value &copy = loaded[c][input];
+        for (const Input &in : entry.inputs) {
+          Value &copy = loaded[c][in.tile];
           if (!copy) {
-            Operation *made = b.clone(*input);
-            mark(made);
-            copy = made->getResult(0);
             IRMapping load;
-            load.map(input->getResult(0), copy);
-            for (Operation *loader : loaders) {
-              // Its scratch tiles (on-chip, made outside it) its own.
-              loader->walk([&](Operation *op) {
-                for (Value v : op->getOperands()) {
-                  auto alloc = viewRoot(v).getDefiningOp<memref::AllocOp>();
-                  std::optional<MemorySpace> space =
-                      alloc ? getMemorySpace(alloc.getType()) : std::nullopt;
-                  if (alloc && space && *space != MemorySpace::hbm &&
-                      !loader->isAncestor(alloc) && alloc != input &&
-                      !load.contains(alloc.getResult())) {
-                    Operation *made = b.clone(*alloc);
-                    mark(made);
-                    load.map(alloc.getResult(), made->getResult(0));
-                  }
-                }
-              });
+            own(in.tile, load);
+            own(in.scratch, load);
+            for (Operation *loader : in.loaders) {
               cloneOutsideViews(b, loader, load);
               mark(b.clone(*loader, load));
             }
+            copy = load.lookup(in.tile->getResult(0));
           }
-          own.map(input->getResult(0), copy);
+          mine.map(in.tile->getResult(0), copy);
         }
-        for (Operation *alloc : entry.scratch) {
-          Operation *made = b.clone(*alloc);
-          mark(made);
-          own.map(alloc->getResult(0), made->getResult(0));
-        }
-        cloneOutsideViews(b, nest, own);
-        auto copy = cast<affine::AffineForOp>(b.clone(*nest, own));
+        own(entry.scratch, mine);
+        cloneOutsideViews(b, nest, mine);
+        auto copy = cast<affine::AffineForOp>(b.clone(*nest, mine));
         copy.setConstantUpperBound(std::min(share, trips - c * share));
         copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
         // Its iterations are the nest's from c * share on.

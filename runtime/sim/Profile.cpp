@@ -517,11 +517,11 @@ namespace {
 /// The SVG timeline's geometry: the units drawn (one row each) and the
 /// time scale.
 struct Lanes {
-  /// The lanes drawn, and each lane's row (-1 when not drawn); lanes of
-  /// one physical core.
+  /// The lanes drawn, and each lane's row (-1 when not drawn), of the
+  /// cost model's lanes.
   std::vector<int64_t> rows;
   std::vector<int64_t> rowOf;
-  int64_t perCore = 1;
+  const CostModel *model = nullptr;
   double left = 80, width = 1200, rowHeight = 14, scale = 1;
 };
 } // namespace
@@ -575,17 +575,16 @@ static void drawUnitRows(std::string &svg, const Program &program,
                           size_t(x.instruction));
     for (size_t i = 0; !observed && i < kernel.instructions.size(); ++i) {
       const Instruction &inst = kernel.instructions[i];
-      int64_t unit = unitOf(inst);
-      int64_t lane = coreOfUnit(unit) * lanes.perCore + localUnit(unit);
-      if (inst.startNs && inst.endNs && lane < int64_t(lanes.rowOf.size()) &&
-          lanes.rowOf[lane] >= 0)
+      int64_t lane = laneOfUnit(unitOf(inst), *lanes.model);
+      if (inst.startNs && inst.endNs && lane >= 0 &&
+          lane < int64_t(lanes.rowOf.size()) && lanes.rowOf[lane] >= 0)
         spans[lanes.rowOf[lane]].emplace_back(base + *inst.startNs,
                                               base + *inst.endNs, s, i);
     }
   }
   for (size_t r = 0; r < lanes.rows.size(); ++r) {
     std::sort(spans[r].begin(), spans[r].end());
-    std::string colour(colourOf(classOfUnit(lanes.rows[r] % lanes.perCore)));
+    std::string colour(colourOf(classOfLane(lanes.rows[r], *lanes.model)));
     const std::vector<Span> &row = spans[r];
     Row out(svg, y0 + 16 + r * lanes.rowHeight + 1, lanes.rowHeight - 2, colour,
             [&](size_t k) {
@@ -681,7 +680,7 @@ std::string timelineSvg(const Program &program, const ProgramTiming &timing,
     if (step.isKernel())
       anyPredicted |= program.kernels[step.kernel].schedule.has_value();
   Lanes lanes;
-  lanes.perCore = lanesPerCore(model);
+  lanes.model = &model;
   lanes.rowOf.assign(units, -1);
   for (int64_t u = 0; u < units; ++u)
     if (used[u]) {
