@@ -73,7 +73,7 @@ static const Keywords<CollectiveOp> kCollectiveOps{
     {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "all_slice"}};
 static const Keywords<Reduction> kReductions{{"sum", "max", "min"}};
 static const Keywords<CollectiveAlgorithm> kAlgorithms{
-    {"ring", "halving-doubling", "hierarchical", "local"}};
+    {"ring", "halving-doubling", "mesh", "hierarchical", "local"}};
 
 Engine engineOf(Opcode op) {
   switch (op) {
@@ -1669,9 +1669,9 @@ static absl::Status readCollectiveStart(ObjectReader &r, const Program &program,
           "algorithm",
           c.op == CollectiveOp::AllSlice
               ? "local (all_slice moves no data between cores)"
-              : absl::StrFormat("one of ring halving-doubling hierarchical "
-                                "(%s moves data between cores; local is "
-                                "all_slice's alone)",
+              : absl::StrFormat("one of ring halving-doubling mesh "
+                                "hierarchical (%s moves data between "
+                                "cores; local is all_slice's alone)",
                                 collectiveOpName(c.op)),
           describeJson(*algorithm));
     c.algorithm = a;

@@ -22,6 +22,7 @@ std::string_view algorithmName(CollectiveAlgorithm a) {
   switch (a) {
   case CollectiveAlgorithm::Ring: return "ring";
   case CollectiveAlgorithm::HalvingDoubling: return "halving-doubling";
+  case CollectiveAlgorithm::Mesh: return "mesh";
   case CollectiveAlgorithm::Hierarchical: return "hierarchical";
   case CollectiveAlgorithm::Local: return "local";
   }
@@ -138,15 +139,22 @@ double CollectiveModel::ns(const CollectiveQuery &q, CollectiveAlgorithm a,
     double steps = halves(q.op) * std::log2(double(g));
     return phase(steps, traffic(q.op, q.bytes, g), across, perChip);
   }
+  case CollectiveAlgorithm::Mesh:
+    // Every core exchanges with all the others at once (the Neuron
+    // runtime's intra-node Mesh): one step per phase, the ring's bytes.
+    // Only within a chip, where each core reaches every other directly.
+    if (across)
+      return kNever;
+    return phase(halves(q.op), traffic(q.op, q.bytes, g), false, 1);
   case CollectiveAlgorithm::Hierarchical: {
     if (!across || perChip < 2 || q.op == CollectiveOp::AllToAll)
       return kNever;
-    // Within each chip first (a reduce-scatter for reductions), then the
-    // same collective across chips on 1/perChip of the data, then within
-    // the chip again (an all-gather); chunks pipeline the phases.
+    // Within each chip first (a mesh reduce-scatter for reductions), then
+    // the same collective across chips on 1/perChip of the data, then
+    // within the chip again (a mesh all-gather); chunks pipeline the
+    // phases.
     double piece = q.bytes / chunks;
-    double inner = phase(perChip - 1, piece * (perChip - 1) / perChip,
-                         false, 1);
+    double inner = phase(1, piece * (perChip - 1) / perChip, false, 1);
     double outer = phase(halves(q.op) * (chips - 1),
                          traffic(q.op, piece / perChip, chips), true,
                          perChip);
@@ -167,7 +175,8 @@ CollectiveChoice CollectiveModel::choose(const CollectiveQuery &q) const {
   best.ns = std::numeric_limits<double>::infinity();
   for (CollectiveAlgorithm a :
        {CollectiveAlgorithm::Ring, CollectiveAlgorithm::HalvingDoubling,
-        CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::Local}) {
+        CollectiveAlgorithm::Mesh, CollectiveAlgorithm::Hierarchical,
+        CollectiveAlgorithm::Local}) {
     int maxChunks = a == CollectiveAlgorithm::Hierarchical ? kMaxChunks : 1;
     double algBest = std::numeric_limits<double>::infinity();
     int algChunks = 1;
@@ -202,8 +211,10 @@ std::string CollectiveModel::assumptions() const {
       "collectives: %g ns per step within a chip at %.1f B/ns (a logical "
       "core's DMA engines), %g ns per step across chips at %.1f B/ns of "
       "NeuronLink per chip shared by the chip's cores in the group; "
-      "all_slice (local): one step within a chip copying each core's part, "
-      "on no link",
+      "mesh (within a chip, and the chip phases of hierarchical): one step "
+      "per phase, every core exchanging with all the others at once, no "
+      "contention modelled; all_slice (local): one step within a chip "
+      "copying each core's part, on no link",
       kIntraChipStepNs, intraBw, kInterChipStepNs, linkBw);
 }
 

@@ -33,9 +33,15 @@ enum class CollectiveOp {
   AllToAll,
   AllSlice
 };
-enum class CollectiveAlgorithm { Ring, HalvingDoubling, Hierarchical, Local };
+enum class CollectiveAlgorithm {
+  Ring,
+  HalvingDoubling,
+  Mesh,
+  Hierarchical,
+  Local
+};
 
-/// "ring", "halving-doubling", "hierarchical", "local".
+/// "ring", "halving-doubling", "mesh", "hierarchical", "local".
 std::string_view algorithmName(CollectiveAlgorithm a);
 
 /// Whether `a` can carry out `op` on some group: local is all_slice's only
@@ -85,11 +91,12 @@ public:
 
   /// The time of `q` with `algorithm` in `chunks` pieces; infinite when the
   /// algorithm does not apply (see algorithmFits; halving-doubling needs a
-  /// power-of-two group, hierarchical more than one chip and more than one
-  /// core per chip). A group of one core takes 0. Local, over a group of g
-  /// cores, is one intra-chip step copying the core's part, whatever the
-  /// chips and links: intra-chip step latency + (bytes / g) / DMA bandwidth
-  /// of a logical core (intraChipBytesPerNs).
+  /// power-of-two group, mesh a group within one chip, hierarchical more
+  /// than one chip and more than one core per chip). A group of one core
+  /// takes 0. Local, over a group of g cores, is one intra-chip step
+  /// copying the core's part, whatever the chips and links: intra-chip step
+  /// latency + (bytes / g) / DMA bandwidth of a logical core
+  /// (intraChipBytesPerNs).
   double ns(const CollectiveQuery &q, CollectiveAlgorithm algorithm,
             int chunks = 1) const;
   /// The fastest algorithm and chunking for `q`.

@@ -16,9 +16,9 @@
 // CHECK: "bytes": 262144
 // CHECK: "cores": 4
 // CHECK: "chips": 1
-// CHECK: "algorithm": "halving-doubling"
+// CHECK: "algorithm": "mesh"
 // CHECK: "chunks": 1
-// CHECK: "candidates": "ring {{.*}} us, halving-doubling {{.*}} us"
+// CHECK: "candidates": "ring {{.*}} us, halving-doubling {{.*}} us, mesh {{.*}} us"
 // CHECK: "start": "right after its input is defined"
 // CHECK: "start_hoisted_ops": 1
 // CHECK: "done_sunk_ops": 1

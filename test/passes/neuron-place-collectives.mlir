@@ -3,11 +3,12 @@
 // Tests the placement: the start is hoisted to just after the relu that
 // defines its input (above the independent matmul), the done sunk to just
 // before the add that uses it (below the independent exp). Four cores of
-// one chip (lnc=2 gives 4 logical cores per trn2 chip): a power of two, so
-// halving-doubling takes fewer steps than the ring.
+// one chip (lnc=2 gives 4 logical cores per trn2 chip) all reach each
+// other: the mesh takes one step per phase, two in all (halving-doubling
+// four, the ring six).
 // CHECK-LABEL: func.func @overlap
 // CHECK: %[[P:.*]] = neuron.relu
-// CHECK-NEXT: %[[H:.*]] = neuron.collective_start all_reduce %[[P]] grid [4] axes [0] reduction <sum> {algorithm = "halving-doubling", chunks = 1 : i64, predicted_ns = {{.*}}} : tensor<128x512xf32> -> !neuron.pending<tensor<128x512xf32>>
+// CHECK-NEXT: %[[H:.*]] = neuron.collective_start all_reduce %[[P]] grid [4] axes [0] reduction <sum> {algorithm = "mesh", chunks = 1 : i64, predicted_ns = {{.*}}} : tensor<128x512xf32> -> !neuron.pending<tensor<128x512xf32>>
 // CHECK-NEXT: neuron.matmul
 // CHECK-NEXT: %[[E:.*]] = neuron.exp
 // CHECK-NEXT: %[[R:.*]] = neuron.collective_done %[[H]]
@@ -15,7 +16,7 @@
 func.func @overlap(%x: tensor<128x512xf32>, %a: tensor<128x256xf32>, %b: tensor<256x512xf32>) -> tensor<128x512xf32> {
   %p = neuron.relu %x : tensor<128x512xf32>
   %m = neuron.matmul %a, %b : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
-  // expected-remark@+1 {{neuron-place-collectives: all_reduce of 256.0 KiB over 4 cores on 1 chip: halving-doubling, predicted}}
+  // expected-remark@+1 {{neuron-place-collectives: all_reduce of 256.0 KiB over 4 cores on 1 chip: mesh, predicted}}
   %r = neuron.all_reduce %p grid [4] axes [0] reduction <sum> : tensor<128x512xf32> -> tensor<128x512xf32>
   %e = neuron.exp %m : tensor<128x512xf32>
   %s = neuron.add %r, %e : tensor<128x512xf32>
@@ -49,6 +50,19 @@ func.func @across_chips(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   // expected-remark@+1 {{all_reduce of 65536.0 KiB over 16 cores on 4 chips: hierarchical in}}
   %r = neuron.all_reduce %x grid [16] axes [0] reduction <sum> : tensor<4096x4096xf32> -> tensor<4096x4096xf32>
   return %r : tensor<4096x4096xf32>
+}
+
+// -----
+
+// Tests a group of one core per chip (grid [4, 4] along axis 0: ranks 0,
+// 4, 8 and 12 on 4 chips): no mesh across chips and no hierarchy within
+// one, so halving-doubling, in fewer steps than the ring.
+// CHECK-LABEL: func.func @one_core_per_chip
+// CHECK: neuron.collective_start all_reduce {{.*}} {algorithm = "halving-doubling", chunks = 1 : i64
+func.func @one_core_per_chip(%x: tensor<128x512xf32>) -> tensor<128x512xf32> {
+  // expected-remark@+1 {{all_reduce of 256.0 KiB over 4 cores on 4 chips: halving-doubling, predicted}}
+  %r = neuron.all_reduce %x grid [4, 4] axes [0] reduction <sum> : tensor<128x512xf32> -> tensor<128x512xf32>
+  return %r : tensor<128x512xf32>
 }
 
 // -----

@@ -955,13 +955,14 @@ TEST(SpmdTest, CollectiveFieldErrors) {
   m = allReduce();
   start(m)["algorithm"] = "tree";
   EXPECT_EQ(errorOf(m), "manifest: program[0].algorithm: expected one of "
-                        "ring halving-doubling hierarchical local, found a "
+                        "ring halving-doubling mesh hierarchical local, found a "
                         "string \"tree\"");
   m = allReduce();
   start(m)["algorithm"] = "local";
   EXPECT_EQ(errorOf(m), "manifest: program[0].algorithm: expected one of "
-                        "ring halving-doubling hierarchical (all_reduce moves "
-                        "data between cores; local is all_slice's alone), "
+                        "ring halving-doubling mesh hierarchical (all_reduce "
+                        "moves data between cores; local is all_slice's "
+                        "alone), "
                         "found a string \"local\"");
   m = allReduce();
   start(m)["bogus"] = 1;

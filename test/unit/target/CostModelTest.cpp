@@ -230,16 +230,45 @@ TEST(CollectiveModel, RingAndHalvingDoublingInClosedForm) {
   EXPECT_NEAR(model->ns(q, CollectiveAlgorithm::HalvingDoubling),
               4 * 1000 + bytes, 1e-6);
   EXPECT_TRUE(std::isinf(model->ns(q, CollectiveAlgorithm::Hierarchical)));
+  // Mesh: every core exchanges with all the others at once, one step per
+  // phase (a reduce-scatter, then an all-gather), the same bytes.
+  EXPECT_NEAR(model->ns(q, CollectiveAlgorithm::Mesh), 2 * 1000 + bytes,
+              1e-6);
   CollectiveChoice c = model->choose(q);
-  EXPECT_EQ(c.algorithm, CollectiveAlgorithm::HalvingDoubling);
+  EXPECT_EQ(c.algorithm, CollectiveAlgorithm::Mesh);
+  EXPECT_EQ(algorithmName(c.algorithm), "mesh");
   EXPECT_EQ(c.chunks, 1);
+  // An all-gather is one phase.
+  CollectiveQuery gather{CollectiveOp::AllGather, 1 << 20, 4, 1};
+  EXPECT_NEAR(model->ns(gather, CollectiveAlgorithm::Mesh),
+              1000 + bytes / 2, 1e-6);
 }
 
-TEST(CollectiveModel, NonPowerOfTwoGroupsUseTheRing) {
+TEST(CollectiveModel, MeshStaysWithinAChip) {
   Models m = resolve("trn2.48xlarge");
   absl::StatusOr<CollectiveModel> model = CollectiveModel::forTarget(m.target);
   ASSERT_TRUE(model.ok());
-  CollectiveQuery q{CollectiveOp::AllGather, 1 << 20, 3, 1};
+  // Across chips the cores do not all reach each other directly.
+  CollectiveQuery q{CollectiveOp::AllReduce, 1 << 20, 8, 2};
+  EXPECT_TRUE(std::isinf(model->ns(q, CollectiveAlgorithm::Mesh)));
+  EXPECT_NE(model->choose(q).algorithm, CollectiveAlgorithm::Mesh);
+  // The hierarchical algorithm's phases within each chip are meshes: one
+  // step each, over the chip's 4 cores.
+  double piece = double(1 << 20);
+  double inner = 1000 + piece * 3 / 4 / model->intraChipBytesPerNs();
+  double outer =
+      2 * 3000 + 2 * (piece / 4) / 2 / model->interChipBytesPerNs(4);
+  EXPECT_NEAR(model->ns(q, CollectiveAlgorithm::Hierarchical),
+              2 * inner + outer, 1e-6);
+}
+
+TEST(CollectiveModel, NonPowerOfTwoGroupsAcrossChipsUseTheRing) {
+  Models m = resolve("trn2.48xlarge");
+  absl::StatusOr<CollectiveModel> model = CollectiveModel::forTarget(m.target);
+  ASSERT_TRUE(model.ok());
+  // Three chips of one core each: no halving-doubling (3 is no power of
+  // two), no mesh (across chips), no hierarchy (one core per chip).
+  CollectiveQuery q{CollectiveOp::AllGather, 1 << 20, 3, 3};
   EXPECT_TRUE(
       std::isinf(model->ns(q, CollectiveAlgorithm::HalvingDoubling)));
   EXPECT_EQ(model->choose(q).algorithm, CollectiveAlgorithm::Ring);
@@ -269,7 +298,7 @@ TEST(CollectiveModel, AllSliceIsALocalCopyOfEachCoresPart) {
   EXPECT_NEAR(model->ns(q, CollectiveAlgorithm::Local), local, 1e-6);
   for (CollectiveAlgorithm a :
        {CollectiveAlgorithm::Ring, CollectiveAlgorithm::HalvingDoubling,
-        CollectiveAlgorithm::Hierarchical})
+        CollectiveAlgorithm::Mesh, CollectiveAlgorithm::Hierarchical})
     EXPECT_TRUE(std::isinf(model->ns(q, a))) << algorithmName(a);
   CollectiveChoice c = model->choose(q);
   EXPECT_EQ(c.algorithm, CollectiveAlgorithm::Local);
