@@ -5,13 +5,16 @@
 // top-level loop nest whose outermost iterations are independent is split
 // between them: physical core c runs its c-th share of those iterations, a
 // copy of the nest (with copies of the tiles made in it) marked
-// `nisa.core = c`. Iterations are independent when no HBM element one
-// iteration writes is read or written by another and every on-chip tile
-// the nest touches is made inside it, is scratch no block passes a value
-// through (core c gets its own), or is an input that earlier top-level
-// ops only load (core c loads its own with copies of them). Other nests
-// and straight-line instructions stay on physical core 0; nisa-insert-sync
-// orders the cores' work where it meets in HBM.
+// `nisa.core = c`, the shares chosen so the cores end their work as early
+// as the cost model predicts. Iterations are independent when no HBM
+// element one iteration writes is read or written by another and every
+// on-chip tile the nest touches is made inside it, is scratch no block
+// passes a value through (core c gets its own), is an input that earlier
+// top-level ops only load (core c loads its own with copies of them), or
+// is a PSUM sum over the outermost loop (core c sums its part of K into
+// its own, and core 0 adds it through HBM). Other nests and straight-line
+// instructions stay on physical core 0; nisa-insert-sync orders the cores'
+// work where it meets in HBM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +30,11 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NISASPLITCORES
@@ -143,7 +148,8 @@ struct Input {
 /// `alloc`, a tile made outside `nest`, as an input each core's copy of
 /// `nest` may load its own copy of the same way: the top-level ops before
 /// `nest` that write it only load it (they write no HBM and no other tile
-/// made outside them but scratch) and none reads it; nothing otherwise.
+/// made outside them but scratch); nothing otherwise. Those that only read
+/// it (another nest using the same input) change nothing core c copies.
 static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
                                         Operation *alloc) {
   Input in{alloc, {}, {}};
@@ -151,12 +157,9 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
     Operation *top = g.topLevelOf(i);
     if (!top->isBeforeInBlock(nest))
       break;
-    bool writes = false, reads = false;
-    for (const TileAccess &a : g.accessesOf(i))
-      if (a.onChip && a.root.getDefiningOp() == alloc)
-        (a.write ? writes : reads) = true;
-    if (reads)
-      return std::nullopt;
+    bool writes = llvm::any_of(g.accessesOf(i), [&](const TileAccess &a) {
+      return a.onChip && a.write && a.root.getDefiningOp() == alloc;
+    });
     if (writes && (in.loaders.empty() || in.loaders.back() != top))
       in.loaders.push_back(top);
   }
@@ -185,15 +188,55 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
   return in;
 }
 
+/// The PSUM tiles, made outside top-level nest `loop`, that its matmuls
+/// sum into over its outermost loop (they restart with it), or the reason
+/// they cannot be summed in parts: each must be a tile of the nest's block
+/// that nothing in the nest touches but those matmuls.
+static FailureOr<SmallVector<Operation *>>
+sumsOf(const KernelGraph &g, const LoopInfo &loop, std::string &why) {
+  Value induction = cast<affine::AffineForOp>(loop.op).getInductionVar();
+  SmallVector<Operation *> sums;
+  for (size_t i = loop.first; i < loop.end; ++i) {
+    auto mm = dyn_cast<MatmulOp>(g.instruction(i));
+    if (!mm || !llvm::is_contained(mm.getRestart(), induction))
+      continue;
+    auto alloc = mm.getDst().getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != loop.op->getBlock()) {
+      why = "a matmul restarts its sum with the outermost loop";
+      return failure();
+    }
+    if (!llvm::is_contained(sums, alloc))
+      sums.push_back(alloc);
+  }
+  for (size_t i = loop.first; i < loop.end; ++i) {
+    auto mm = dyn_cast<MatmulOp>(g.instruction(i));
+    bool summing = mm && llvm::is_contained(mm.getRestart(), induction);
+    for (const TileAccess &a : g.accessesOf(i))
+      if (!summing && a.onChip &&
+          llvm::is_contained(sums, a.root.getDefiningOp())) {
+        why = "it reads the tile it sums into";
+        return failure();
+      }
+  }
+  return sums;
+}
+
 /// Why nest `loop` (top-level, instructions [first, end) of `g`) cannot be
 /// split across its outermost iterations, or "" when it can; `scratch`
 /// receives the scratch tiles made outside it (isScratch), `inputs` the
-/// tiles it only reads that earlier top-level ops load (loadedInput).
+/// tiles it only reads that earlier top-level ops load (loadedInput),
+/// `sums` the PSUM tiles it sums into over its outermost loop (sumsOf),
+/// each core summing its own part.
 static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
                                SmallVectorImpl<Operation *> &scratch,
-                               SmallVectorImpl<Input> &inputs) {
+                               SmallVectorImpl<Input> &inputs,
+                               SmallVectorImpl<Operation *> &sums) {
   int64_t trips = loop.trips;
-  auto induction = cast<affine::AffineForOp>(loop.op).getInductionVar();
+  std::string why;
+  FailureOr<SmallVector<Operation *>> summed = sumsOf(g, loop, why);
+  if (failed(summed))
+    return why;
+  sums.assign(summed->begin(), summed->end());
   // Per HBM buffer: its accesses, and whether any writes.
   struct Access {
     const TileAccess *access;
@@ -202,16 +245,13 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
   llvm::MapVector<uint32_t, SmallVector<Access>> hbm;
   llvm::DenseSet<uint32_t> written;
   for (size_t i = loop.first; i < loop.end; ++i) {
-    Operation *op = g.instruction(i);
-    if (auto mm = dyn_cast<MatmulOp>(op);
-        mm && llvm::is_contained(mm.getRestart(), induction))
-      return "a matmul restarts its sum with the outermost loop";
     for (const TileAccess &a : g.accessesOf(i)) {
       if (a.onChip) {
         Operation *alloc = a.root.getDefiningOp();
         if (!isa_and_present<memref::AllocOp>(alloc))
           return "it uses an on-chip tile that is not an allocation";
-        if (loop.op->isAncestor(alloc) || llvm::is_contained(scratch, alloc))
+        if (loop.op->isAncestor(alloc) || llvm::is_contained(scratch, alloc) ||
+            llvm::is_contained(sums, alloc))
           continue;
         if (alloc->getBlock() != loop.op->getBlock())
           return "it uses an on-chip tile made outside it";
@@ -236,6 +276,8 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
         written.insert(a.buffer);
     }
   }
+  if (!sums.empty() && !written.empty())
+    return "it writes HBM while it sums over its outermost loop";
   for (auto &[buffer, accesses] : hbm) {
     if (!written.contains(buffer))
       continue;
@@ -275,6 +317,42 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
   return "";
 }
 
+/// The time the busiest engine class of one physical core spends on nest
+/// `loop`: each class's instructions one after another, the transfers
+/// spread over the core's DMA engines.
+static double busiestNs(const KernelGraph &g, const LoopInfo &loop,
+                        const rt::CostModel &model) {
+  std::map<rt::EngineClass, double> busy;
+  for (size_t i = loop.first; i < loop.end; ++i) {
+    Operation *op = g.instruction(i);
+    busy[engineClassOf(op)] +=
+        model.nanoseconds(costQueryOf(op)) * double(g.instancesOf(i));
+  }
+  double most = 0;
+  for (auto [engine, ns] : busy)
+    most = std::max(most, engine == rt::EngineClass::Dma
+                              ? ns / model.dmaEngines()
+                              : ns);
+  return most;
+}
+
+/// The time of adding a partial sum of PSUM tile `sum` made on another
+/// physical core to this one's: copied to SBUF there, sent through HBM,
+/// and added here.
+static double sendSumNs(MemRefType sum, const rt::CostModel &model) {
+  auto in = [&](MemorySpace space) {
+    return operandShapeOf(MemRefType::get(
+        sum.getShape(), sum.getElementType(), MemRefLayoutAttrInterface(),
+        MemorySpaceAttr::get(sum.getContext(), space)));
+  };
+  rt::OperandShape psum = in(MemorySpace::psum), sbuf = in(MemorySpace::sbuf),
+                   hbm = in(MemorySpace::hbm);
+  return model.nanoseconds(rt::costQueryFor("activation", sbuf, psum)) +
+         model.nanoseconds(rt::costQueryFor("dma_copy", hbm, sbuf)) +
+         model.nanoseconds(rt::costQueryFor("dma_copy", sbuf, hbm)) +
+         model.nanoseconds(rt::costQueryFor("tensor_tensor", psum, psum));
+}
+
 /// Maps, in `map`, every value `op` uses from outside it that is a view
 /// (through view ops made outside it) of a value `map` holds to a copy of
 /// that view over the mapped value, cloned at `b`; values over nothing
@@ -302,6 +380,75 @@ static void cloneOutsideViews(OpBuilder &b, Operation *op, IRMapping &map) {
   });
 }
 
+/// Each core's iterations of a nest of `trips` iterations of `each` ns,
+/// none starting before `ready`: one at a time to the core that would end
+/// it first (on a tie, the lowest), core 0 keeping at least one (the
+/// nest's own). Advances `free`, when each core's work so far ends, for
+/// the cores that get any.
+static SmallVector<int64_t> shareOut(int64_t trips, double each, double ready,
+                                     SmallVectorImpl<double> &free) {
+  int cores = int(free.size());
+  SmallVector<int64_t> count(cores, 0);
+  SmallVector<double> ends;
+  for (double f : free)
+    ends.push_back(std::max(f, ready));
+  for (int64_t t = 0; t < trips; ++t) {
+    int c = int(llvm::min_element(ends) - ends.begin());
+    ++count[c];
+    ends[c] += each;
+  }
+  if (count[0] == 0) {
+    int c = int(llvm::find_if(count, [](int64_t n) { return n > 0; }) -
+                count.begin());
+    --count[c];
+    ends[c] -= each;
+    ++count[0];
+    ends[0] += each;
+  }
+  for (int c = 0; c < cores; ++c)
+    if (count[c] > 0)
+      free[c] = ends[c];
+  return count;
+}
+
+/// A tile like `like` in `space`, made at `b`.
+static Value tileLike(OpBuilder &b, Value like, MemorySpace space) {
+  auto type = cast<MemRefType>(like.getType());
+  return memref::AllocOp::create(
+      b, like.getLoc(),
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(),
+                      MemorySpaceAttr::get(b.getContext(), space)));
+}
+
+/// Sends physical core `core`'s partial sum `sum` (a PSUM tile) to HBM:
+/// copied to its SBUF, then stored. Returns the HBM tile.
+static Value sendSum(OpBuilder &b, Value sum, int64_t core) {
+  Location loc = sum.getLoc();
+  auto mark = [&](Operation *op) {
+    op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(core));
+  };
+  Value staged = tileLike(b, sum, MemorySpace::sbuf);
+  mark(staged.getDefiningOp());
+  mark(ActivationOp::create(
+      b, loc, sum, staged, Value(),
+      ActivationFunctionAttr::get(b.getContext(), ActivationFunction::identity),
+      b.getF64FloatAttr(1.0)));
+  Value sent = tileLike(b, sum, MemorySpace::hbm);
+  mark(DmaCopyOp::create(b, loc, staged, sent, b.getI64IntegerAttr(0)));
+  return sent;
+}
+
+/// Adds `partial`, a partial sum in HBM, to PSUM tile `sum` on physical
+/// core 0.
+static void addSum(OpBuilder &b, Value partial, Value sum) {
+  Location loc = sum.getLoc();
+  Value loaded = tileLike(b, sum, MemorySpace::sbuf);
+  DmaCopyOp::create(b, loc, partial, loaded, b.getI64IntegerAttr(0));
+  TensorTensorOp::create(b, loc, sum, loaded, sum,
+                         AluOpAttr::get(b.getContext(), AluOp::add));
+}
+
 struct NisaSplitCores
     : mlir::neuron::impl::NisaSplitCoresBase<NisaSplitCores> {
   using Base::Base;
@@ -315,13 +462,21 @@ struct NisaSplitCores
     int cores = std::max(1, loaded->target.lnc.physicalCoresPerLogicalCore);
     if (cores < 2)
       return;
+    absl::StatusOr<rt::CostModel> model =
+        rt::CostModel::forTarget(loaded->target);
+    if (!model.ok()) {
+      module.emitError() << "nisa-split-cores: "
+                         << std::string(model.status().message());
+      return signalPassFailure();
+    }
     for (auto kernel : module.getOps<func::FuncOp>())
       if (kernel->hasAttr(NisaDialect::kLimits) && !kernel.isExternal() &&
-          failed(split(kernel, cores)))
+          failed(split(kernel, cores, *model)))
         return signalPassFailure();
   }
 
-  LogicalResult split(func::FuncOp kernel, int cores) {
+  LogicalResult split(func::FuncOp kernel, int cores,
+                      const rt::CostModel &model) {
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
@@ -331,35 +486,86 @@ struct NisaSplitCores
       affine::AffineForOp op;
       SmallVector<Operation *> scratch;
       SmallVector<Input> inputs;
+      SmallVector<Operation *> sums;
+      /// Each core's iterations (shareOut), in order: core c runs the
+      /// count[c] after those of the cores before it.
+      SmallVector<int64_t> count;
     };
-    SmallVector<Nest> nests;
-    int64_t total = 0;
-    for (const LoopInfo &loop : graph->getLoops()) {
-      if (loop.parent >= 0)
+    std::vector<Nest> nests;
+    // The estimated end of each top-level op, and of each core's work so
+    // far: a nest starts once what it depends on has ended, and shares its
+    // iterations out so that its cores end as early as they can.
+    DenseMap<Operation *, double> end;
+    SmallVector<double> free(cores, 0.0);
+    auto readyOf = [&](size_t first, size_t last, Operation *top) {
+      double ready = 0;
+      for (size_t i = first; i < last; ++i)
+        for (const Dependence &d : graph->predecessors(i))
+          if (Operation *from = graph->topLevelOf(d.from); from != top)
+            ready = std::max(ready, end.lookup(from));
+      return ready;
+    };
+    DenseMap<Operation *, const LoopInfo *> loops;
+    for (const LoopInfo &loop : graph->getLoops())
+      if (loop.parent < 0)
+        loops[loop.op] = &loop;
+    for (size_t i = 0; i < graph->size();) {
+      Operation *top = graph->topLevelOf(i);
+      auto found = loops.find(top);
+      if (found == loops.end()) {
+        end[top] = readyOf(i, i + 1, top) +
+                   model.nanoseconds(costQueryOf(graph->instruction(i)));
+        ++i;
         continue;
-      ++total;
-      SmallVector<Operation *> scratch;
+      }
+      const LoopInfo &loop = *found->second;
+      i = loop.end;
+      SmallVector<Operation *> scratch, sums;
       SmallVector<Input> inputs;
       std::string why =
           loop.trips < 2 ? "it runs once"
-                         : whyNotSplit(*graph, loop, scratch, inputs);
-      if (why.empty())
-        nests.push_back(
-            {cast<affine::AffineForOp>(loop.op), scratch, std::move(inputs)});
-      else if (summary)
-        loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
-                              << why;
+                         : whyNotSplit(*graph, loop, scratch, inputs, sums);
+      double ns = busiestNs(*graph, loop, model), sending = 0;
+      for (Operation *sum : sums)
+        sending +=
+            sendSumNs(cast<MemRefType>(sum->getResult(0).getType()), model);
+      // Core 0 waits for the other cores' partial sums of each tile.
+      int64_t share = llvm::divideCeil(loop.trips, cores);
+      if (why.empty() && !sums.empty() &&
+          ns * double(share) / double(loop.trips) + sending >= ns)
+        why = llvm::formatv("summing its parts on {0} physical cores is "
+                            "predicted no faster",
+                            cores);
+      double ready = readyOf(loop.first, loop.end, top);
+      if (!why.empty()) {
+        free[0] = std::max(free[0], ready) + ns;
+        end[top] = free[0];
+        if (summary)
+          loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
+                                << why;
+        continue;
+      }
+      SmallVector<int64_t> count =
+          shareOut(loop.trips, ns / double(loop.trips), ready, free);
+      end[top] = *llvm::max_element(free) + sending;
+      if (!sums.empty())
+        free[0] = end[top];
+      nests.push_back({cast<affine::AffineForOp>(loop.op), scratch,
+                       std::move(inputs), sums, count});
     }
     // Per core: the copy of each input it loaded already.
     SmallVector<DenseMap<Operation *, Value>> loaded(cores);
     for (auto [group, entry] : llvm::enumerate(nests)) {
+      // Per tile summed: the other cores' partial sums in HBM.
+      llvm::MapVector<Operation *, SmallVector<Value>> sent;
       affine::AffineForOp nest = entry.op;
-      int64_t trips = nest.getConstantUpperBound();
-      int64_t share = llvm::divideCeil(trips, cores);
       OpBuilder b(nest);
       nest->setAttr(NisaDialect::kSplit, b.getI64IntegerAttr(group));
       b.setInsertionPointAfter(nest);
-      for (int64_t c = 1; c < cores && c * share < trips; ++c) {
+      int64_t first = entry.count[0];
+      for (int64_t c = 1; c < cores; first += entry.count[c++]) {
+        if (entry.count[c] == 0)
+          continue;
         IRMapping mine;
         auto mark = [&](Operation *op) {
           op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
@@ -390,27 +596,41 @@ struct NisaSplitCores
           mine.map(in.tile->getResult(0), copy);
         }
         own(entry.scratch, mine);
+        own(entry.sums, mine);
         cloneOutsideViews(b, nest, mine);
         auto copy = cast<affine::AffineForOp>(b.clone(*nest, mine));
-        copy.setConstantUpperBound(std::min(share, trips - c * share));
+        copy.setConstantUpperBound(entry.count[c]);
         copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
-        // Its iterations are the nest's from c * share on.
+        // Its iterations are the nest's from `first` on; its sums restart
+        // on its own first.
         Value iv = copy.getInductionVar();
         OpBuilder inner = OpBuilder::atBlockBegin(copy.getBody());
         AffineExpr d0 = inner.getAffineDimExpr(0);
         auto shifted = affine::AffineApplyOp::create(
-            inner, copy.getLoc(), AffineMap::get(1, 0, d0 + c * share), iv);
+            inner, copy.getLoc(), AffineMap::get(1, 0, d0 + first), iv);
         iv.replaceAllUsesExcept(shifted, shifted);
+        copy.walk([&](MatmulOp mm) {
+          for (OpOperand &restart : mm.getRestartMutable())
+            if (restart.get() == shifted.getResult())
+              restart.set(iv);
+        });
         b.setInsertionPointAfter(copy);
+        // Its partial sums go to HBM for core 0.
+        for (Operation *sum : entry.sums)
+          sent[sum].push_back(sendSum(b, mine.lookup(sum->getResult(0)), c));
       }
-      nest.setConstantUpperBound(share);
+      nest.setConstantUpperBound(entry.count[0]);
+      // Core 0 adds the other cores' partial sums to its own.
+      for (Operation *sum : entry.sums)
+        for (Value partial : sent[sum])
+          addSum(b, partial, sum->getResult(0));
     }
     if (!nests.empty())
       kernel->setAttr(NisaDialect::kCores,
                       Builder(kernel).getI64IntegerAttr(cores));
     if (summary)
       kernel.emitRemark() << "nisa-split-cores: " << nests.size() << " of "
-                          << total << " loop nests split over " << cores
+                          << loops.size() << " loop nests split over " << cores
                           << " physical cores";
     return success();
   }

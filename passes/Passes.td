@@ -249,15 +249,23 @@ def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
     engines, DMA queues, SBUF and PSUM, sharing HBM. A top-level loop nest
     of a kernel whose outermost iterations are independent is split between
     them: physical core c runs a copy of the nest, marked `nisa.core = c`,
-    over its share of the outermost iterations (the first
-    ceil(trips / cores) on core 0); the copies share a `nisa.split` group,
-    whose accesses never order each other. Independent means: no HBM
-    element one iteration writes is read or written by another, and every
-    on-chip tile the nest touches is made inside it, or is scratch (written
-    before it is read in each block that touches it, by the nest itself
-    where the nest reads it; core c gets its own copy), or is an input the
-    nest only reads that earlier top-level ops only load (from HBM, with
-    scratch of their own; core c loads its own copy with copies of them).
+    over its share of the outermost iterations, after the shares of the
+    cores before it; the copies share a `nisa.split` group, whose accesses
+    never order each other. The shares come from the cost model: nests are
+    taken in program order, each starting once the nests it depends on
+    have ended (as estimated), and each iteration goes to the core that
+    would end it first. Independent means: no HBM element one iteration
+    writes is read or written by another, and every on-chip tile the nest
+    touches is made inside it, or is scratch (written before it is read in
+    each block that touches it, by the nest itself where the nest reads it;
+    core c gets its own copy), or is an input the nest only reads that
+    earlier top-level ops only load (from HBM, with scratch of their own;
+    core c loads its own copy with copies of them), or is a PSUM tile its
+    matmuls sum into over the outermost loop (a product's K loop, as a
+    decode step's row against its weights runs): core c sums its part of
+    K into a PSUM tile of its own, copies it to SBUF and stores it in HBM,
+    and core 0 loads it and adds it to its own sum before the sum is read;
+    such a nest is split only when the cost model predicts that faster.
     The kernel gets `nisa.cores`. Other nests and straight-line instructions
     stay on physical core 0; nisa-insert-sync orders the cores' work where
     it meets in HBM. Nothing changes at lnc=1. `summary` remarks how many

@@ -273,3 +273,214 @@ func.func @loaded_through_psum(%w: memref<128x128xf32, #hbm>, %out: memref<512x1
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests a nest summing over its outermost loop (a decode step's row
+// against 32 K tiles of weights): each physical core sums half of K into
+// its own PSUM tile (core 1's restarts on its own first iteration); core 1
+// sends its partial sum through HBM and core 0 adds it to its own before
+// the sum's first reader.
+// CHECK-LABEL: func.func @split_sum
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<1x512xf32, #nisa.memory<psum>>
+// CHECK: affine.for %[[K:.*]] = 0 to 16 {
+// CHECK: nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate restart(%[[K]])
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: %[[ACC1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<1x512xf32, #nisa.memory<psum>>
+// CHECK: affine.for %[[J:.*]] = 0 to 16 {
+// CHECK-NEXT: %[[S:.*]] = affine.apply #{{.*}}(%[[J]])
+// CHECK: affine.apply #{{.*}}(%[[S]])
+// CHECK: nisa.matmul %{{.*}}, %{{.*}}, %[[ACC1]] accumulate restart(%[[J]])
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: %[[P:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<1x512xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.activation <identity> %[[ACC1]], %[[P]] {nisa.core = 1 : i64}
+// CHECK-NEXT: %[[H:.*]] = memref.alloc() : memref<1x512xf32, #nisa.memory<hbm>>
+// CHECK-NEXT: nisa.dma_copy %[[P]], %[[H]] queue 0 {nisa.core = 1 : i64}
+// CHECK-NEXT: %[[R:.*]] = memref.alloc() : memref<1x512xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.dma_copy %[[H]], %[[R]] queue 0 :
+// CHECK-NEXT: nisa.tensor_tensor <add> %[[ACC]], %[[R]], %[[ACC]] :
+// CHECK-NEXT: memref.alloc()
+// CHECK-NEXT: nisa.activation <identity> %[[ACC]]
+// expected-remark@+1 {{nisa-split-cores: 1 of 1 loop nests split over 2 physical cores}}
+func.func @split_sum(%x: memref<4096x1xbf16, #hbm>, %w: memref<4096x512xbf16, #hbm>, %out: memref<1x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %acc = memref.alloc() : memref<1x512xf32, #psum>
+  affine.for %k = 0 to 32 {
+    %r = affine.apply #rows(%k)
+    %xs = memref.subview %x[%r, 0] [128, 1] [1, 1] : memref<4096x1xbf16, #hbm> to memref<128x1xbf16, strided<[1, 1], offset: ?>, #hbm>
+    %ws = memref.subview %w[%r, 0] [128, 512] [1, 1] : memref<4096x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x1xbf16, #sbuf>
+    %wt = memref.alloc() : memref<128x512xbf16, #sbuf>
+    nisa.dma_copy %xs, %xt queue 0 : memref<128x1xbf16, strided<[1, 1], offset: ?>, #hbm>, memref<128x1xbf16, #sbuf>
+    nisa.dma_copy %ws, %wt queue 1 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %xt, %wt, %acc accumulate restart(%k) : memref<128x1xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<1x512xf32, #psum>
+  }
+  %o = memref.alloc() : memref<1x512xf32, #sbuf>
+  nisa.activation <identity> %acc, %o : memref<1x512xf32, #psum>, memref<1x512xf32, #sbuf>
+  nisa.dma_copy %o, %out queue 2 : memref<1x512xf32, #sbuf>, memref<1x512xf32, #hbm>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests sums kept on core 0: a short one, where sending the partial sum
+// would cost more than half the nest; one whose nest also stores each
+// iteration; one whose tile the nest reads besides the matmul.
+// CHECK-LABEL: func.func @sums_kept
+// CHECK-NOT: nisa.core
+// CHECK-NOT: nisa.split
+// expected-remark@+1 {{nisa-split-cores: 0 of 3 loop nests split over 2 physical cores}}
+func.func @sums_kept(%x: memref<256x1xbf16, #hbm>, %w: memref<256x8xbf16, #hbm>, %out: memref<256x8xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %acc = memref.alloc() : memref<1x8xf32, #psum>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: summing its parts on 2 physical cores is predicted no faster}}
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #rows(%k)
+    %xs = memref.subview %x[%r, 0] [128, 1] [1, 1] : memref<256x1xbf16, #hbm> to memref<128x1xbf16, strided<[1, 1], offset: ?>, #hbm>
+    %ws = memref.subview %w[%r, 0] [128, 8] [1, 1] : memref<256x8xbf16, #hbm> to memref<128x8xbf16, strided<[8, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x1xbf16, #sbuf>
+    %wt = memref.alloc() : memref<128x8xbf16, #sbuf>
+    nisa.dma_copy %xs, %xt queue 0 : memref<128x1xbf16, strided<[1, 1], offset: ?>, #hbm>, memref<128x1xbf16, #sbuf>
+    nisa.dma_copy %ws, %wt queue 1 : memref<128x8xbf16, strided<[8, 1], offset: ?>, #hbm>, memref<128x8xbf16, #sbuf>
+    nisa.matmul %xt, %wt, %acc accumulate restart(%k) : memref<128x1xbf16, #sbuf>, memref<128x8xbf16, #sbuf>, memref<1x8xf32, #psum>
+  }
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it writes HBM while it sums over its outermost loop}}
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #rows(%k)
+    %ws = memref.subview %w[%r, 0] [128, 8] [1, 1] : memref<256x8xbf16, #hbm> to memref<128x8xbf16, strided<[8, 1], offset: ?>, #hbm>
+    %os = memref.subview %out[%r, 0] [128, 8] [1, 1] : memref<256x8xf32, #hbm> to memref<128x8xf32, strided<[8, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x1xbf16, #sbuf>
+    %wt = memref.alloc() : memref<128x8xbf16, #sbuf>
+    %wf = memref.alloc() : memref<128x8xf32, #sbuf>
+    nisa.memset %xt value 1.0 : memref<128x1xbf16, #sbuf>
+    nisa.dma_copy %ws, %wt queue 1 : memref<128x8xbf16, strided<[8, 1], offset: ?>, #hbm>, memref<128x8xbf16, #sbuf>
+    nisa.matmul %xt, %wt, %acc accumulate restart(%k) : memref<128x1xbf16, #sbuf>, memref<128x8xbf16, #sbuf>, memref<1x8xf32, #psum>
+    nisa.activation <identity> %wt, %wf : memref<128x8xbf16, #sbuf>, memref<128x8xf32, #sbuf>
+    nisa.dma_copy %wf, %os queue 2 : memref<128x8xf32, #sbuf>, memref<128x8xf32, strided<[8, 1], offset: ?>, #hbm>
+  }
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it reads the tile it sums into}}
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #rows(%k)
+    %ws = memref.subview %w[%r, 0] [128, 8] [1, 1] : memref<256x8xbf16, #hbm> to memref<128x8xbf16, strided<[8, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x1xbf16, #sbuf>
+    %wt = memref.alloc() : memref<128x8xbf16, #sbuf>
+    %o = memref.alloc() : memref<1x8xf32, #sbuf>
+    nisa.memset %xt value 1.0 : memref<128x1xbf16, #sbuf>
+    nisa.dma_copy %ws, %wt queue 1 : memref<128x8xbf16, strided<[8, 1], offset: ?>, #hbm>, memref<128x8xbf16, #sbuf>
+    nisa.matmul %xt, %wt, %acc accumulate restart(%k) : memref<128x1xbf16, #sbuf>, memref<128x8xbf16, #sbuf>, memref<1x8xf32, #psum>
+    nisa.activation <identity> %acc, %o : memref<1x8xf32, #psum>, memref<1x8xf32, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests how iterations are shared out: each goes to the core that would
+// end it first. After a nest of 3 row tiles (2 on core 0, 1 on core 1), an
+// independent nest of 6 smaller ones gives core 1 four, so both end about
+// together; one reading what the first stored starts on both cores once
+// it has ended, 3 and 3.
+// CHECK-LABEL: func.func @shared_out
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 4 {
+// CHECK-NEXT: affine.apply #[[FROM2:.*]](%{{.*}})
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK: } {nisa.split = 2 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 2 : i64}
+// expected-remark@+1 {{nisa-split-cores: 3 of 3 loop nests split over 2 physical cores}}
+func.func @shared_out(%in: memref<384x64xf32, #hbm>, %mid: memref<384x64xf32, #hbm>, %other: memref<768x32xf32, #hbm>, %out: memref<768x32xf32, #hbm>, %last: memref<768x32xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %mid[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  affine.for %i = 0 to 6 {
+    %x = memref.alloc() : memref<128x32xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %other[%r, 0] [128, 32] [1, 1] : memref<768x32xf32, #hbm> to memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 0] [128, 32] [1, 1] : memref<768x32xf32, #hbm> to memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 0 : memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>, memref<128x32xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x32xf32, #sbuf>, memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>
+  }
+  %flat = memref.reinterpret_cast %mid to offset: [0], sizes: [768, 32], strides: [32, 1] : memref<384x64xf32, #hbm> to memref<768x32xf32, #hbm>
+  affine.for %i = 0 to 6 {
+    %x = memref.alloc() : memref<128x32xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %flat[%r, 0] [128, 32] [1, 1] : memref<768x32xf32, #hbm> to memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>
+    %dst = memref.subview %last[%r, 0] [128, 32] [1, 1] : memref<768x32xf32, #hbm> to memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 0 : memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>, memref<128x32xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x32xf32, #sbuf>, memref<128x32xf32, strided<[32, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests an input two nests read (the same weights for two products): core
+// 1 loads its copy once, and both its copies read it.
+// CHECK-LABEL: func.func @two_readers
+// CHECK: %[[W:.*]] = memref.alloc() : memref<128x64xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[W]]
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: %[[W1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x64xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.dma_copy %{{.*}}, %[[W1]] queue 0 {nisa.core = 1 : i64}
+// CHECK: nisa.tensor_tensor <multiply> %{{.*}}, %[[W1]]
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: } {nisa.split = 1 : i64}
+// CHECK-NOT: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.core = 1 : i64} : memref<128x64xf32, #nisa.memory<hbm>>
+// CHECK: nisa.tensor_tensor <add> %{{.*}}, %[[W1]]
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 1 : i64}
+// expected-remark@+1 {{nisa-split-cores: 2 of 2 loop nests split over 2 physical cores}}
+func.func @two_readers(%w: memref<128x64xf32, #hbm>, %in: memref<512x64xf32, #hbm>, %a: memref<512x64xf32, #hbm>, %b: memref<512x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %wt = memref.alloc() : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %w, %wt queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %a[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.tensor_tensor <multiply> %x, %wt, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %b[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.tensor_tensor <add> %x, %wt, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  return
+}
