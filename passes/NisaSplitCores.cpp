@@ -449,6 +449,166 @@ static void addSum(OpBuilder &b, Value partial, Value sum) {
                          AluOpAttr::get(b.getContext(), AluOp::add));
 }
 
+/// A nest to split: the tiles its copies get their own of, and each core's
+/// share of its iterations.
+struct Nest {
+  affine::AffineForOp op;
+  SmallVector<Operation *> scratch;
+  SmallVector<Input> inputs;
+  SmallVector<Operation *> sums;
+  /// Each core's iterations (shareOut), in order: core c runs the count[c]
+  /// after those of the cores before it.
+  SmallVector<int64_t> count;
+};
+
+/// The top-level nests of `g`'s kernel to split over `cores` physical
+/// cores, in program order; with `summary`, a remark on each other nest
+/// saying why it stays on core 0.
+static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
+                                    const rt::CostModel &model,
+                                    bool summary) {
+  std::vector<Nest> nests;
+  // The estimated end of each top-level op, and of each core's work so
+  // far: a nest starts once what it depends on has ended, and shares its
+  // iterations out so that its cores end as early as they can.
+  DenseMap<Operation *, double> end;
+  SmallVector<double> free(cores, 0.0);
+  auto readyOf = [&](size_t first, size_t last, Operation *top) {
+    double ready = 0;
+    for (size_t i = first; i < last; ++i)
+      for (const Dependence &d : g.predecessors(i))
+        if (Operation *from = g.topLevelOf(d.from); from != top)
+          ready = std::max(ready, end.lookup(from));
+    return ready;
+  };
+  DenseMap<Operation *, const LoopInfo *> loops;
+  for (const LoopInfo &loop : g.getLoops())
+    if (loop.parent < 0)
+      loops[loop.op] = &loop;
+  for (size_t i = 0; i < g.size();) {
+    Operation *top = g.topLevelOf(i);
+    auto found = loops.find(top);
+    if (found == loops.end()) {
+      end[top] = readyOf(i, i + 1, top) +
+                 model.nanoseconds(costQueryOf(g.instruction(i)));
+      ++i;
+      continue;
+    }
+    const LoopInfo &loop = *found->second;
+    i = loop.end;
+    SmallVector<Operation *> scratch, sums;
+    SmallVector<Input> inputs;
+    std::string why =
+        loop.trips < 2 ? "it runs once"
+                       : whyNotSplit(g, loop, scratch, inputs, sums);
+    double ns = busiestNs(g, loop, model), sending = 0;
+    for (Operation *sum : sums)
+      sending +=
+          sendSumNs(cast<MemRefType>(sum->getResult(0).getType()), model);
+    // Core 0 waits for the other cores' partial sums of each tile.
+    int64_t share = llvm::divideCeil(loop.trips, cores);
+    if (why.empty() && !sums.empty() &&
+        ns * double(share) / double(loop.trips) + sending >= ns)
+      why = llvm::formatv("summing its parts on {0} physical cores is "
+                          "predicted no faster",
+                          cores);
+    double ready = readyOf(loop.first, loop.end, top);
+    if (!why.empty()) {
+      free[0] = std::max(free[0], ready) + ns;
+      end[top] = free[0];
+      if (summary)
+        loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
+                              << why;
+      continue;
+    }
+    SmallVector<int64_t> count =
+        shareOut(loop.trips, ns / double(loop.trips), ready, free);
+    end[top] = *llvm::max_element(free) + sending;
+    if (!sums.empty())
+      free[0] = end[top];
+    nests.push_back({cast<affine::AffineForOp>(loop.op), scratch,
+                     std::move(inputs), sums, count});
+  }
+  return nests;
+}
+
+/// Gives each physical core c > 0 with iterations of `entry` a copy of its
+/// nest over them (split group `group`), with its own scratch, sums and
+/// inputs (loaded once per core: `loaded`), and has core 0 add their
+/// partial sums to its own.
+static void splitNest(const Nest &entry, int64_t group,
+                      SmallVectorImpl<DenseMap<Operation *, Value>> &loaded) {
+  int64_t cores = int64_t(entry.count.size());
+  // Per tile summed: the other cores' partial sums in HBM.
+  llvm::MapVector<Operation *, SmallVector<Value>> sent;
+  affine::AffineForOp nest = entry.op;
+  OpBuilder b(nest);
+  nest->setAttr(NisaDialect::kSplit, b.getI64IntegerAttr(group));
+  b.setInsertionPointAfter(nest);
+  int64_t first = entry.count[0];
+  for (int64_t c = 1; c < cores; first += entry.count[c++]) {
+    if (entry.count[c] == 0)
+      continue;
+    IRMapping mine;
+    auto mark = [&](Operation *op) {
+      op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
+    };
+    // A copy of each of `allocs` for this core, in `map`.
+    auto own = [&](ArrayRef<Operation *> allocs, IRMapping &map) {
+      for (Operation *alloc : allocs) {
+        Operation *made = b.clone(*alloc);
+        mark(made);
+        map.map(alloc->getResult(0), made->getResult(0));
+      }
+    };
+    // Its own copy of each input, loaded as core 0's was (the loaders
+    // with scratch of their own), then its own scratch tiles, then its
+    // copy of the nest using them.
+    for (const Input &in : entry.inputs) {
+      Value &copy = loaded[c][in.tile];
+      if (!copy) {
+        IRMapping load;
+        own(in.tile, load);
+        own(in.scratch, load);
+        for (Operation *loader : in.loaders) {
+          cloneOutsideViews(b, loader, load);
+          mark(b.clone(*loader, load));
+        }
+        copy = load.lookup(in.tile->getResult(0));
+      }
+      mine.map(in.tile->getResult(0), copy);
+    }
+    own(entry.scratch, mine);
+    own(entry.sums, mine);
+    cloneOutsideViews(b, nest, mine);
+    auto copy = cast<affine::AffineForOp>(b.clone(*nest, mine));
+    copy.setConstantUpperBound(entry.count[c]);
+    copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
+    // Its iterations are the nest's from `first` on; its sums restart
+    // on its own first.
+    Value iv = copy.getInductionVar();
+    OpBuilder inner = OpBuilder::atBlockBegin(copy.getBody());
+    AffineExpr d0 = inner.getAffineDimExpr(0);
+    auto shifted = affine::AffineApplyOp::create(
+        inner, copy.getLoc(), AffineMap::get(1, 0, d0 + first), iv);
+    iv.replaceAllUsesExcept(shifted, shifted);
+    copy.walk([&](MatmulOp mm) {
+      for (OpOperand &restart : mm.getRestartMutable())
+        if (restart.get() == shifted.getResult())
+          restart.set(iv);
+    });
+    b.setInsertionPointAfter(copy);
+    // Its partial sums go to HBM for core 0.
+    for (Operation *sum : entry.sums)
+      sent[sum].push_back(sendSum(b, mine.lookup(sum->getResult(0)), c));
+  }
+  nest.setConstantUpperBound(entry.count[0]);
+  // Core 0 adds the other cores' partial sums to its own.
+  for (Operation *sum : entry.sums)
+    for (Value partial : sent[sum])
+      addSum(b, partial, sum->getResult(0));
+}
+
 struct NisaSplitCores
     : mlir::neuron::impl::NisaSplitCoresBase<NisaSplitCores> {
   using Base::Base;
@@ -480,158 +640,21 @@ struct NisaSplitCores
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
-    // The nests to split (with their scratch tiles and their inputs) and
-    // why the others stay on core 0.
-    struct Nest {
-      affine::AffineForOp op;
-      SmallVector<Operation *> scratch;
-      SmallVector<Input> inputs;
-      SmallVector<Operation *> sums;
-      /// Each core's iterations (shareOut), in order: core c runs the
-      /// count[c] after those of the cores before it.
-      SmallVector<int64_t> count;
-    };
-    std::vector<Nest> nests;
-    // The estimated end of each top-level op, and of each core's work so
-    // far: a nest starts once what it depends on has ended, and shares its
-    // iterations out so that its cores end as early as they can.
-    DenseMap<Operation *, double> end;
-    SmallVector<double> free(cores, 0.0);
-    auto readyOf = [&](size_t first, size_t last, Operation *top) {
-      double ready = 0;
-      for (size_t i = first; i < last; ++i)
-        for (const Dependence &d : graph->predecessors(i))
-          if (Operation *from = graph->topLevelOf(d.from); from != top)
-            ready = std::max(ready, end.lookup(from));
-      return ready;
-    };
-    DenseMap<Operation *, const LoopInfo *> loops;
-    for (const LoopInfo &loop : graph->getLoops())
-      if (loop.parent < 0)
-        loops[loop.op] = &loop;
-    for (size_t i = 0; i < graph->size();) {
-      Operation *top = graph->topLevelOf(i);
-      auto found = loops.find(top);
-      if (found == loops.end()) {
-        end[top] = readyOf(i, i + 1, top) +
-                   model.nanoseconds(costQueryOf(graph->instruction(i)));
-        ++i;
-        continue;
-      }
-      const LoopInfo &loop = *found->second;
-      i = loop.end;
-      SmallVector<Operation *> scratch, sums;
-      SmallVector<Input> inputs;
-      std::string why =
-          loop.trips < 2 ? "it runs once"
-                         : whyNotSplit(*graph, loop, scratch, inputs, sums);
-      double ns = busiestNs(*graph, loop, model), sending = 0;
-      for (Operation *sum : sums)
-        sending +=
-            sendSumNs(cast<MemRefType>(sum->getResult(0).getType()), model);
-      // Core 0 waits for the other cores' partial sums of each tile.
-      int64_t share = llvm::divideCeil(loop.trips, cores);
-      if (why.empty() && !sums.empty() &&
-          ns * double(share) / double(loop.trips) + sending >= ns)
-        why = llvm::formatv("summing its parts on {0} physical cores is "
-                            "predicted no faster",
-                            cores);
-      double ready = readyOf(loop.first, loop.end, top);
-      if (!why.empty()) {
-        free[0] = std::max(free[0], ready) + ns;
-        end[top] = free[0];
-        if (summary)
-          loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
-                                << why;
-        continue;
-      }
-      SmallVector<int64_t> count =
-          shareOut(loop.trips, ns / double(loop.trips), ready, free);
-      end[top] = *llvm::max_element(free) + sending;
-      if (!sums.empty())
-        free[0] = end[top];
-      nests.push_back({cast<affine::AffineForOp>(loop.op), scratch,
-                       std::move(inputs), sums, count});
-    }
+    std::vector<Nest> nests = planSplits(*graph, cores, model, summary);
     // Per core: the copy of each input it loaded already.
     SmallVector<DenseMap<Operation *, Value>> loaded(cores);
-    for (auto [group, entry] : llvm::enumerate(nests)) {
-      // Per tile summed: the other cores' partial sums in HBM.
-      llvm::MapVector<Operation *, SmallVector<Value>> sent;
-      affine::AffineForOp nest = entry.op;
-      OpBuilder b(nest);
-      nest->setAttr(NisaDialect::kSplit, b.getI64IntegerAttr(group));
-      b.setInsertionPointAfter(nest);
-      int64_t first = entry.count[0];
-      for (int64_t c = 1; c < cores; first += entry.count[c++]) {
-        if (entry.count[c] == 0)
-          continue;
-        IRMapping mine;
-        auto mark = [&](Operation *op) {
-          op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
-        };
-        // A copy of each of `allocs` for this core, in `map`.
-        auto own = [&](ArrayRef<Operation *> allocs, IRMapping &map) {
-          for (Operation *alloc : allocs) {
-            Operation *made = b.clone(*alloc);
-            mark(made);
-            map.map(alloc->getResult(0), made->getResult(0));
-          }
-        };
-        // Its own copy of each input, loaded as core 0's was (the loaders
-        // with scratch of their own), then its own scratch tiles, then its
-        // copy of the nest using them.
-        for (const Input &in : entry.inputs) {
-          Value &copy = loaded[c][in.tile];
-          if (!copy) {
-            IRMapping load;
-            own(in.tile, load);
-            own(in.scratch, load);
-            for (Operation *loader : in.loaders) {
-              cloneOutsideViews(b, loader, load);
-              mark(b.clone(*loader, load));
-            }
-            copy = load.lookup(in.tile->getResult(0));
-          }
-          mine.map(in.tile->getResult(0), copy);
-        }
-        own(entry.scratch, mine);
-        own(entry.sums, mine);
-        cloneOutsideViews(b, nest, mine);
-        auto copy = cast<affine::AffineForOp>(b.clone(*nest, mine));
-        copy.setConstantUpperBound(entry.count[c]);
-        copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
-        // Its iterations are the nest's from `first` on; its sums restart
-        // on its own first.
-        Value iv = copy.getInductionVar();
-        OpBuilder inner = OpBuilder::atBlockBegin(copy.getBody());
-        AffineExpr d0 = inner.getAffineDimExpr(0);
-        auto shifted = affine::AffineApplyOp::create(
-            inner, copy.getLoc(), AffineMap::get(1, 0, d0 + first), iv);
-        iv.replaceAllUsesExcept(shifted, shifted);
-        copy.walk([&](MatmulOp mm) {
-          for (OpOperand &restart : mm.getRestartMutable())
-            if (restart.get() == shifted.getResult())
-              restart.set(iv);
-        });
-        b.setInsertionPointAfter(copy);
-        // Its partial sums go to HBM for core 0.
-        for (Operation *sum : entry.sums)
-          sent[sum].push_back(sendSum(b, mine.lookup(sum->getResult(0)), c));
-      }
-      nest.setConstantUpperBound(entry.count[0]);
-      // Core 0 adds the other cores' partial sums to its own.
-      for (Operation *sum : entry.sums)
-        for (Value partial : sent[sum])
-          addSum(b, partial, sum->getResult(0));
-    }
+    for (auto [group, nest] : llvm::enumerate(nests))
+      splitNest(nest, int64_t(group), loaded);
     if (!nests.empty())
       kernel->setAttr(NisaDialect::kCores,
                       Builder(kernel).getI64IntegerAttr(cores));
-    if (summary)
+    if (summary) {
+      int64_t total = llvm::count_if(
+          graph->getLoops(), [](const LoopInfo &l) { return l.parent < 0; });
       kernel.emitRemark() << "nisa-split-cores: " << nests.size() << " of "
-                          << loops.size() << " loop nests split over " << cores
+                          << total << " loop nests split over " << cores
                           << " physical cores";
+    }
     return success();
   }
 };
