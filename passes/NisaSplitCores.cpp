@@ -148,8 +148,9 @@ struct Input {
 /// `alloc`, a tile made outside `nest`, as an input each core's copy of
 /// `nest` may load its own copy of the same way: the top-level ops before
 /// `nest` that write it only load it (they write no HBM and no other tile
-/// made outside them but scratch); nothing otherwise. Those that only read
-/// it (another nest using the same input) change nothing core c copies.
+/// made outside them but scratch), and nothing from them to `nest` writes
+/// HBM they read; nothing otherwise. Those that only read it (another nest
+/// using the same input) change nothing core c copies.
 static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
                                         Operation *alloc) {
   Input in{alloc, {}, {}};
@@ -165,6 +166,8 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
   }
   if (in.loaders.empty())
     return std::nullopt;
+  // The HBM buffers the loaders read.
+  llvm::DenseSet<uint32_t> read;
   for (Operation *top : in.loaders)
     for (size_t i = 0; i < g.size(); ++i) {
       if (g.topLevelOf(i) != top)
@@ -174,6 +177,7 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
         if (!a.onChip) {
           if (a.write)
             return std::nullopt;
+          read.insert(a.buffer);
           continue;
         }
         if (root == alloc || (root && top->isAncestor(root)))
@@ -185,6 +189,18 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
           in.scratch.push_back(root);
       }
     }
+  // Core c's copies of the loaders run after `nest`: nothing from the
+  // first loader to `nest` (itself included) may write what they read.
+  for (size_t i = 0; i < g.size(); ++i) {
+    Operation *top = g.topLevelOf(i);
+    if (top->isBeforeInBlock(in.loaders.front()) || nest->isBeforeInBlock(top))
+      continue;
+    if (llvm::is_contained(in.loaders, top))
+      continue;
+    for (const TileAccess &a : g.accessesOf(i))
+      if (!a.onChip && a.write && read.contains(a.buffer))
+        return std::nullopt;
+  }
   return in;
 }
 

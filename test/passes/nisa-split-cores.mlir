@@ -484,3 +484,48 @@ func.func @two_readers(%w: memref<128x64xf32, #hbm>, %in: memref<512x64xf32, #hb
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests inputs whose HBM is written after they were loaded: core 1 would
+// load its copy after the write (its loader's copy goes after core 0's
+// nest), so a nest reading the weights %w held before an op overwrites
+// them stays on core 0, as does one whose own stores overwrite what its
+// input was loaded from.
+// CHECK-LABEL: func.func @reloaded_after_write
+// CHECK-NOT: nisa.core
+// expected-remark@+1 {{nisa-split-cores: 0 of 2 loop nests split over 2 physical cores}}
+func.func @reloaded_after_write(%w: memref<128x64xf32, #hbm>, %in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %wt = memref.alloc() : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %w, %wt queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  %other = memref.alloc() : memref<128x64xf32, #sbuf>
+  nisa.memset %other value 2.0 : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %other, %w queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, #hbm>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 2 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.tensor_tensor <add> %x, %wt, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 3 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  %ot = memref.alloc() : memref<128x64xf32, #sbuf>
+  %head = memref.subview %out[0, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1]>, #hbm>
+  nisa.dma_copy %head, %ot queue 0 : memref<128x64xf32, strided<[64, 1]>, #hbm>, memref<128x64xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %dst = memref.subview %out[%r, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.tensor_tensor <multiply> %ot, %ot, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 3 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  return
+}
