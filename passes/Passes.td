@@ -259,8 +259,9 @@ def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
     touches is made inside it, or is scratch (written before it is read in
     each block that touches it, by the nest itself where the nest reads it;
     core c gets its own copy), or is an input the nest only reads that
-    earlier top-level ops only load (from HBM, with scratch of their own;
-    core c loads its own copy with copies of them), or is a PSUM tile its
+    earlier top-level ops only load (from HBM that nothing writes between
+    them and the nest, with scratch of their own; core c loads its own
+    copy with copies of them, after the nest), or is a PSUM tile its
     matmuls sum into over the outermost loop (a product's K loop, as a
     decode step's row against its weights runs): core c sums its part of
     K into a PSUM tile of its own, copies it to SBUF and stores it in HBM,
