@@ -348,13 +348,10 @@ struct NisaSchedulePass
         loadTarget(module, "nisa-schedule", target, targetDir);
     if (failed(loaded))
       return signalPassFailure();
-    absl::StatusOr<rt::CostModel> model =
-        rt::CostModel::forTarget(loaded->target);
-    if (!model.ok()) {
-      module.emitError() << "nisa-schedule: "
-                        << std::string(model.status().message());
+    FailureOr<rt::CostModel> model =
+        loadCostModel(module, "nisa-schedule", loaded->target);
+    if (failed(model))
       return signalPassFailure();
-    }
     // As many queues as engines, or fewer when asked.
     int queues = model->dmaEngines();
     if (dmaQueues > 0)

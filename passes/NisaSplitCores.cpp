@@ -638,13 +638,10 @@ struct NisaSplitCores
     int cores = std::max(1, loaded->target.lnc.physicalCoresPerLogicalCore);
     if (cores < 2)
       return;
-    absl::StatusOr<rt::CostModel> model =
-        rt::CostModel::forTarget(loaded->target);
-    if (!model.ok()) {
-      module.emitError() << "nisa-split-cores: "
-                         << std::string(model.status().message());
+    FailureOr<rt::CostModel> model =
+        loadCostModel(module, "nisa-split-cores", loaded->target);
+    if (failed(model))
       return signalPassFailure();
-    }
     for (auto kernel : module.getOps<func::FuncOp>())
       if (kernel->hasAttr(NisaDialect::kLimits) && !kernel.isExternal() &&
           failed(split(kernel, cores, *model)))

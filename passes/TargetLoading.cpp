@@ -44,6 +44,16 @@ resolveTarget(ModuleOp module, StringRef pass,
   return target;
 }
 
+FailureOr<rt::CostModel>
+mlir::neuron::loadCostModel(ModuleOp module, StringRef pass,
+                            const rt::ResolvedTarget &target) {
+  absl::StatusOr<rt::CostModel> model = rt::CostModel::forTarget(target);
+  if (!model.ok())
+    return module.emitError()
+           << pass << ": " << std::string(model.status().message());
+  return std::move(*model);
+}
+
 nlohmann::ordered_json
 mlir::neuron::targetRecord(const rt::ResolvedTarget &target) {
   return {{"spec", target.spec()},

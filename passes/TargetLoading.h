@@ -9,6 +9,7 @@
 #ifndef NEURON_PASSES_TARGETLOADING_H
 #define NEURON_PASSES_TARGETLOADING_H
 
+#include "runtime/target/CostModel.h"
 #include "runtime/target/Target.h"
 
 #include "mlir/Support/LLVM.h"
@@ -39,6 +40,12 @@ struct LoadedTarget {
 FailureOr<LoadedTarget> loadTarget(ModuleOp module, StringRef pass,
                                    StringRef option, StringRef dir,
                                    StringRef fallback = "trn2");
+
+/// The cost model of `target` for `pass`; failure after an error at
+/// `module` naming the figure the target lacks.
+FailureOr<::neuron::rt::CostModel>
+loadCostModel(ModuleOp module, StringRef pass,
+              const ::neuron::rt::ResolvedTarget &target);
 
 /// `target` as coverage reports and executables record it: spec, chip,
 /// generation, instance ("" without one), lnc and its definition.

@@ -205,16 +205,13 @@ struct ConvertNeuronToNisa
         module.getContext(), partitions, resolved.sbufBytesPerPartition(),
         resolved.psumBytesPerPartition(), resolved.psumBankBytes(), partitions,
         resolved.psumBankBytes() / 4);
-    config.dmaQueues = std::max(
-        1, resolved.dmaEnginesPerLogicalCore() /
-               std::max(1, resolved.lnc.physicalCoresPerLogicalCore));
     config.summary = summary;
-    absl::StatusOr<rt::CostModel> model = rt::CostModel::forTarget(resolved);
-    if (!model.ok()) {
-      module.emitError() << "convert-neuron-to-nisa: "
-                         << std::string(model.status().message());
+    FailureOr<rt::CostModel> model =
+        loadCostModel(module, "convert-neuron-to-nisa", resolved);
+    if (failed(model))
       return std::nullopt;
-    }
+    // A queue per DMA engine of a physical core.
+    config.dmaQueues = model->dmaEngines();
     config.hbmBytesPerNs = model->hbmBytesPerNs();
     config.cost = *model;
     // Streaming tiles are as large as a transfer needs for peak DMA
