@@ -923,8 +923,7 @@ struct NisaSchedulePass
     size_t n = g.size();
     std::vector<double> duration(n), bytes(n, 0);
     std::vector<int> unit(n);
-    // Busy time per class, over all physical cores and per core.
-    double busyTotal[rt::kEngineClasses] = {};
+    // Busy time per class of each physical core.
     std::vector<std::array<double, rt::kEngineClasses>> coreBusy(layout.cores);
     double serial = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -934,7 +933,6 @@ struct NisaSchedulePass
       if (isa<DmaCopyOp>(op))
         bytes[i] = model.dmaStreamBytes(costQueryOf(op));
       double ns = duration[i] * g.instancesOf(i);
-      busyTotal[int(engineClassOf(op))] += ns;
       coreBusy[layout.coreOfUnit(unit[i])][int(engineClassOf(op))] += ns;
       serial += ns;
     }
@@ -1056,6 +1054,11 @@ struct NisaSchedulePass
     kernel.walk([&](EngineOpInterface op) {
       index.try_emplace(op, index.size());
     });
+    // Busy time per class over all physical cores.
+    std::array<double, rt::kEngineClasses> busyTotal{};
+    for (const auto &core : coreBusy)
+      for (int c = 0; c < rt::kEngineClasses; ++c)
+        busyTotal[c] += core[c];
     // The bound: the busiest engine or DMA engines of any physical core.
     double dmaTime = 0, bound = criticalPath;
     for (const auto &core : coreBusy) {
