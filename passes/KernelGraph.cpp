@@ -482,18 +482,19 @@ uint32_t KernelGraph::bufferFor(Value root, bool chip, bool allocated,
   // SBUF and PSUM are one address space each once allocated, per physical
   // core.
   if (chip && allocated) {
-    bool sbuf = space == int(MemorySpace::sbuf);
+    int psum = space == int(MemorySpace::sbuf) ? 0 : 1;
     if (core == 0)
-      return sbuf ? 0 : 1;
-    std::string name =
-        (sbuf ? "SBUF@" : "PSUM@") + std::to_string(core);
-    for (uint32_t b = 2; b < bufferRoots.size(); ++b)
-      if (!bufferRoots[b] && bufferNames[b] == name)
-        return b;
-    bufferNames.push_back(name);
-    onChip.push_back(true);
-    bufferRoots.push_back(Value());
-    return bufferRoots.size() - 1;
+      return psum;
+    if (coreMemories.size() < size_t(core))
+      coreMemories.resize(core, {0, 0});
+    uint32_t &b = coreMemories[core - 1][psum];
+    if (b == 0) {
+      b = bufferNames.size();
+      bufferNames.push_back((psum ? "PSUM@" : "SBUF@") + std::to_string(core));
+      onChip.push_back(true);
+      bufferRoots.push_back(Value());
+    }
+    return b;
   }
   for (uint32_t b = 2; b < bufferRoots.size(); ++b)
     if (bufferRoots[b] == root)

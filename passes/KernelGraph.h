@@ -37,6 +37,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -208,6 +209,9 @@ private:
   std::vector<std::string> bufferNames;
   std::vector<bool> onChip;
   std::vector<Value> bufferRoots;
+  /// The allocated SBUF and PSUM buffers of physical core c > 0, at
+  /// c - 1 (0 until first touched: core 0's SBUF is buffer 0).
+  std::vector<std::array<uint32_t, 2>> coreMemories;
 };
 
 /// The HBM element runs [lo, hi) access `a` (of an instruction whose loops
