@@ -94,13 +94,17 @@ int64_t laneOfUnit(int64_t unit, const CostModel &model) {
   return core * lanesPerCore(model) + local;
 }
 
-std::string laneName(int64_t lane, const CostModel &model) {
+int64_t unitOfLane(int64_t lane, const CostModel &model) {
   int64_t per = lanesPerCore(model);
-  return unitName(lane / per * kUnitsPerCore + lane % per);
+  return lane / per * kUnitsPerCore + lane % per;
+}
+
+std::string laneName(int64_t lane, const CostModel &model) {
+  return unitName(unitOfLane(lane, model));
 }
 
 EngineClass classOfLane(int64_t lane, const CostModel &model) {
-  return classOfUnit(lane % lanesPerCore(model));
+  return classOfUnit(unitOfLane(lane, model));
 }
 
 /// The bytes a dma_copy's streaming phase costs (its payload and its
@@ -171,10 +175,6 @@ private:
   /// Tries every engine of every physical core.
   void tryStartEngines();
   bool isDma(int64_t unit) const { return unit % perCore >= kFirstDmaUnit; }
-  /// The unit (as the manifest numbers it) of index `unit`.
-  int64_t globalUnit(int64_t unit) const {
-    return unit / perCore * kUnitsPerCore + unit % perCore;
-  }
   /// Starts the next instance of `unit` on `lane`.
   void start(int64_t unit, int64_t lane);
   void complete(int64_t lane);
@@ -380,7 +380,7 @@ absl::Status KernelRun::deadlock() const {
                                      absl::StrJoin(iv, iv + inst.depth, ", "))
                    : std::string();
     blocked.push_back(absl::StrFormat("%s: instruction %d (%s)%s waits for %s",
-                                      unitName(globalUnit(u)), s.instruction(),
+                                      unitName(unitOfLane(u, model)), s.instruction(),
                                       opName(inst.op), at,
                                       absl::StrJoin(waits, " and ")));
   }
@@ -409,7 +409,7 @@ absl::Status KernelRun::run() {
   for (int64_t u = 0; u < units; ++u) {
     if (!used[u])
       continue;
-    streams[u] = UnitStream(kernel, globalUnit(u));
+    streams[u] = UnitStream(kernel, unitOfLane(u, model));
     streams[u].next();
     if (isDma(u) && streams[u].instruction() >= 0)
       queues[u / perCore].push_back(u);

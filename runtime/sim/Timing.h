@@ -57,6 +57,8 @@ int64_t lanesPerCore(const CostModel &model);
 /// core's DMA engine Q, where a predicted transfer is drawn), or -1 when
 /// the model has no such lane.
 int64_t laneOfUnit(int64_t unit, const CostModel &model);
+/// The unit whose lane `lane` is (DMA engine E as DMA queue E).
+int64_t unitOfLane(int64_t lane, const CostModel &model);
 /// "tensor", "dma3" (DMA engine 3), "tensor@1", ...
 std::string laneName(int64_t lane, const CostModel &model);
 EngineClass classOfLane(int64_t lane, const CostModel &model);
