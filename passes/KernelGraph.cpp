@@ -871,8 +871,10 @@ void KernelGraph::addTopLevelDependences(
                                     seen);
       }
   }
-  for (auto &[to, d] : found)
+  for (auto &[to, d] : found) {
+    d.through = sliceThrough(d.from, to);
     out[to].push_back(d);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -963,6 +965,27 @@ static std::optional<AffineIndex> lastMeeting(const TileAccess &a,
   if (last.range(tb).second > ta[common] - 1)
     return std::nullopt;
   return last;
+}
+
+std::optional<AffineIndex> KernelGraph::sliceThrough(uint32_t from,
+                                                      uint32_t to) const {
+  if (nests[from].size() != 1)
+    return std::nullopt;
+  SmallVector<int64_t, 4> tf = tripsOf(from), tt = tripsOf(to);
+  std::optional<AffineIndex> through;
+  bool met = false;
+  for (const TileAccess &af : accesses[from])
+    for (const TileAccess &at : accesses[to]) {
+      if (!af.onChip || !at.onChip || af.root != at.root ||
+          (!af.write && !at.write) || !partitionsMeet(af, at))
+        continue;
+      std::optional<AffineIndex> last = lastMeeting(af, tf, at, tt, 0);
+      if (!last || (met && !(*through == *last)))
+        return std::nullopt;
+      through = std::move(last);
+      met = true;
+    }
+  return through;
 }
 
 /// For HBM accesses `a` and `b` that move alike with the shared loops

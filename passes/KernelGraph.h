@@ -193,6 +193,12 @@ private:
   LogicalResult collect(func::FuncOp kernel);
   LogicalResult addAccesses(size_t i);
   void addTopLevelDependences(std::vector<std::vector<Dependence>> &out);
+  /// For a dependence between top-level ops whose earlier instruction
+  /// `from` is alone in a loop filling an on-chip tile a slice per
+  /// iteration: the last iteration of that loop instruction `to` needs,
+  /// over `to`'s loops (Dependence::through), when every tile they share
+  /// gives the same; nullopt otherwise (all of it).
+  std::optional<AffineIndex> sliceThrough(uint32_t from, uint32_t to) const;
   void addNestDependences(uint32_t first, uint32_t end,
                           std::vector<std::vector<Dependence>> &out);
   uint32_t bufferFor(Value root, bool onChip, bool allocated, int space,

@@ -165,6 +165,46 @@ func.func @prefetch(%a: memref<128x128xbf16, #hbm>, %b: memref<256x1024xbf16, #h
 // -----
 
 #sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#tile = affine_map<(d0) -> (d0 * 128)>
+
+// Tests the same between top-level loops: a loop fills slice k of a
+// resident block from two queues (rows 0-63 and 64-127), and the nest
+// after it reads slice k for each of two streamed tiles. Matmul (m, k)
+// needs both halves of load k only (dma0 and dma1 at k + 1), so the first
+// matmul starts after the first slice arrives, not after the whole block.
+// CHECK-LABEL: func.func @resident_block
+// CHECK: nisa.matmul {{.*}} {nisa.wait = [#nisa.wait<unit = "dma2", count = 1>, #nisa.wait<unit = "dma0", count = 1, per_iteration = [0, 1]>, #nisa.wait<unit = "dma1", count = 1, per_iteration = [0, 1]>]}
+func.func @resident_block(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %s = memref.alloc() {nisa.address = 8192 : i64} : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %a, %s queue 2 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x4x512xbf16, #sbuf>
+  affine.for %k = 0 to 4 {
+    %r = affine.apply #tile(%k)
+    %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    %dst = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x4x512xbf16, #sbuf> to memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+    %s0 = memref.subview %src[0, 0] [64, 512] [1, 1] : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm> to memref<64x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    %d0 = memref.subview %dst[0, 0] [64, 512] [1, 1] : memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf> to memref<64x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+    %s1 = memref.subview %src[64, 0] [64, 512] [1, 1] : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm> to memref<64x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    %d1 = memref.subview %dst[64, 0] [64, 512] [1, 1] : memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf> to memref<64x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %s0, %d0 queue 0 : memref<64x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<64x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %s1, %d1 queue 1 : memref<64x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<64x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+  }
+  affine.for %m = 0 to 2 {
+    %p = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #psum>
+    affine.for %k = 0 to 4 {
+      %wk = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x4x512xbf16, #sbuf> to memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+      nisa.matmul %s, %wk, %p accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>, memref<128x512xf32, #psum>
+    }
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
