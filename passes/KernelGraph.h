@@ -16,8 +16,10 @@
 // SBUF/PSUM byte ranges of every partition by `nisa.address` (all slots of
 // a rotating tile), HBM element runs of an access pattern into a kernel
 // argument or global (its bounding range when a pattern has more than a few
-// hundred runs or moves with a loop). Within a loop nest they come from the
-// tiles themselves: an allocation's instances, the slots they rotate
+// hundred runs or moves with a loop); an instruction reading a block that
+// a loop before its own fills a slice per iteration waits only for the
+// slices it reads (Dependence::through). Within a loop nest they come from
+// the tiles themselves: an allocation's instances, the slots they rotate
 // through, and offsets that move with the loops, which make two
 // iterations' tiles disjoint. Arguments no instruction writes are not
 // tracked: reading them orders nothing.

@@ -940,22 +940,45 @@ struct NisaSchedulePass
     // The kernel's timeline, region by region (runs of straight-line
     // instructions, loop nests): when each lane is free, when each
     // instruction's last instance ends, and the longest dependence chain to
-    // it. A region starts when its operands from earlier regions are ready;
-    // a loop nest then takes its pipeline's time, or longer when a lane it
-    // uses is still busy. A queue starts its transfers in order: a run's
-    // list schedule issues each queue in order, and a loop's first transfer
-    // starts no earlier than its queue's earlier ones (queueStarted, by
-    // unit).
+    // it. A region starts when its operands from earlier regions are ready
+    // (of a block an earlier loop fills a slice per iteration, the slice it
+    // needs first: Dependence::through); a loop nest then takes its
+    // pipeline's time, or longer when a lane it uses is still busy or its
+    // later iterations wait for the rest of such a block. A queue starts
+    // its transfers in order: a run's list schedule issues each queue in
+    // order, and a loop's first transfer starts no earlier than its queue's
+    // earlier ones (queueStarted, by unit).
     std::vector<double> laneFree(layout.lanes(), 0), ends(n, 0),
-        chainEnds(n, 0), queueStarted(units.size(), 0);
+        firstEnds(n, 0), chainEnds(n, 0), queueStarted(units.size(), 0);
     double predicted = 0;
     std::vector<double> arrival = arrivalsOf(kernel, g);
+    // When the instances of `d.from` that dependence `d` needs first have
+    // ended: a loop's iterations end evenly between the end of its first
+    // (firstEnds) and its end.
+    auto neededEnd = [&](const Dependence &d) {
+      int64_t trips = g.instancesOf(d.from);
+      if (!d.through || trips < 2 || d.through->constant >= trips - 1)
+        return ends[d.from];
+      if (d.through->constant < 0)
+        return 0.0;
+      return firstEnds[d.from] + (ends[d.from] - firstEnds[d.from]) *
+                                     double(d.through->constant) /
+                                     double(trips - 1);
+    };
+    // When instruction `i` may start its first instance, and its last,
+    // after what it depends on before region `regionFirst`, and the
+    // longest chain to it.
+    struct Ready {
+      double first, all, chain;
+    };
     auto readyOf = [&](uint32_t i, uint32_t regionFirst) {
-      std::pair<double, double> r{arrival[i], 0};
+      Ready r{arrival[i], arrival[i], 0};
       for (const Dependence &d : g.predecessors(i))
-        if (d.from < regionFirst)
-          r = {std::max(r.first, ends[d.from]),
-               std::max(r.second, chainEnds[d.from])};
+        if (d.from < regionFirst) {
+          r.first = std::max(r.first, neededEnd(d));
+          r.all = std::max(r.all, ends[d.from]);
+          r.chain = std::max(r.chain, chainEnds[d.from]);
+        }
       return r;
     };
     for (uint32_t i = 0; i < n;) {
@@ -965,10 +988,10 @@ struct NisaSchedulePass
           ++end;
         std::vector<double> ready;
         for (uint32_t j = i; j < end; ++j) {
-          auto [at, chainAt] = readyOf(j, i);
-          ready.push_back(at);
+          Ready r = readyOf(j, i);
+          ready.push_back(r.first);
           // Chains through the run, in program order.
-          double longest = chainAt;
+          double longest = r.chain;
           for (const Dependence &d : g.predecessors(j))
             if (d.from >= i && d.from < j)
               longest = std::max(longest, chainEnds[d.from]);
@@ -988,11 +1011,12 @@ struct NisaSchedulePass
         continue;
       }
       const LoopInfo &nest = g.getLoops()[g.nestOf(i).front()];
-      double start = 0, chainStart = 0;
+      double start = 0, whole = 0, chainStart = 0;
       for (uint32_t k = nest.first; k < nest.end; ++k) {
-        auto [at, chainAt] = readyOf(k, nest.first);
-        start = std::max(start, at);
-        chainStart = std::max(chainStart, chainAt);
+        Ready r = readyOf(k, nest.first);
+        start = std::max(start, r.first);
+        whole = std::max(whole, r.all);
+        chainStart = std::max(chainStart, r.chain);
       }
       // Its first transfer waits for its queue's earlier ones to start (the
       // others, on other queues, may start before them).
@@ -1006,8 +1030,11 @@ struct NisaSchedulePass
       LoopTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unit,
                                   layout, units, bytes, model, busy, hbmBytes);
       // Each engine's work, and each physical core's DMA queues' together
-      // on its DMA engines, poured onto the lanes as they come free.
-      double end = start + t.predicted;
+      // on its DMA engines, poured onto the lanes as they come free. Started
+      // on the first slices of a block, its first iteration may take as
+      // long as the rest of the block to arrive, the others not.
+      double end = std::max(start + t.predicted,
+                            whole + t.predicted - t.latency);
       std::vector<double> dmaWork(layout.cores, 0);
       for (size_t u = 0; u < units.size(); ++u) {
         double work = busy[u] * nest.trips;
@@ -1024,6 +1051,7 @@ struct NisaSchedulePass
       // The last iteration's transfers start within its latency of the end.
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         ends[k] = end;
+        firstEnds[k] = std::min(end, start + t.latency);
         chainEnds[k] = chainStart + t.criticalPath;
         if (layout.isQueue(unit[k]))
           queueStarted[unit[k]] =
