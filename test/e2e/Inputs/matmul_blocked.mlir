@@ -31,3 +31,17 @@ func.func @blocked_batch(%a: tensor<2x300x200xf32>, %b: tensor<2x200x1100xf32>)
                            outs(%f : tensor<2x300x1100xf32>) -> tensor<2x300x1100xf32>
   return %r : tensor<2x300x1100xf32>
 }
+
+// One block for all of M (lhs resident: three M tiles, the last 44 tall),
+// filled by a loop over K (eight full tiles, then 76 rows) before the nest
+// that streams rhs past it: each matmul waits for the slice of the block
+// it reads only.
+func.func @block_by_slices(%a: tensor<300x1100xf32>, %b: tensor<1100x700xf32>)
+    -> tensor<300x700xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<300x700xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<300x700xf32>) -> tensor<300x700xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<300x1100xf32>, tensor<1100x700xf32>)
+                     outs(%f : tensor<300x700xf32>) -> tensor<300x700xf32>
+  return %r : tensor<300x700xf32>
+}
