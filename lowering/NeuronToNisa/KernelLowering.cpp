@@ -224,11 +224,63 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
   auto type = cast<MemRefType>(src.getType());
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
   Type element = type.getElementType();
-  int64_t p = partitions();
   if (!onTensorEngine.value_or(transposesOnTensorEngine(type))) {
     dma(b, loc, permutedView(b, loc, src, {1, 0}), dst);
     return false;
   }
+  transposeThroughPsum(
+      b, loc,
+      [&](int64_t r0, int64_t rows) {
+        Value staged =
+            tile(b, loc, nisa::MemorySpace::sbuf, {rows, c}, element);
+        dma(b, loc,
+            view(b, loc, src, {b.getIndexAttr(r0), b.getIndexAttr(0)},
+                 {rows, c}),
+            staged);
+        return staged;
+      },
+      r, c, element, dst, scratch);
+  return true;
+}
+
+int64_t KernelLowering::transposePanelTiles(Type element) const {
+  return std::max<int64_t>(
+      1, llvm::divideCeil(config.dmaPeakBytes,
+                          partitions() * elementBytes(element)));
+}
+
+void KernelLowering::loadTransposedPanel(
+    OpBuilder &b, Location loc, Value src,
+    function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch) {
+  auto type = cast<MemRefType>(src.getType());
+  int64_t r = type.getDimSize(0), w = type.getDimSize(1);
+  Type element = type.getElementType();
+  int64_t p = partitions();
+  auto at = [&](int64_t row, int64_t col) {
+    return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(col)};
+  };
+  SmallVector<Value> staged;
+  for (int64_t r0 = 0; r0 < r; r0 += p) {
+    int64_t rows = std::min(p, r - r0);
+    staged.push_back(
+        tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element));
+    dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}), staged.back());
+  }
+  for (int64_t j = 0; j * p < w; ++j) {
+    int64_t width = std::min(p, w - j * p);
+    transposeThroughPsum(
+        b, loc,
+        [&](int64_t r0, int64_t rows) {
+          return view(b, loc, staged[r0 / p], at(0, j * p), {rows, width});
+        },
+        r, width, element, dstOf(b, j, width), scratch);
+  }
+}
+
+void KernelLowering::transposeThroughPsum(
+    OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
+    int64_t r, int64_t c, Type element, Value dst, Value scratch) {
+  int64_t p = partitions();
   // The transposes fill up to a PSUM bank's columns, copied out at once.
   int64_t chunk = transposeChunk(element);
   if (scratch)
@@ -243,10 +295,8 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
                 : tile(b, loc, nisa::MemorySpace::psum, {c, width}, element);
     for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
       int64_t rows = std::min(p, c0 + width - r0);
-      Value staged = tile(b, loc, nisa::MemorySpace::sbuf, {rows, c}, element);
-      dma(b, loc, view(b, loc, src, at(r0, 0), {rows, c}), staged);
       nisa::TransposeOp::create(
-          b, loc, staged,
+          b, loc, rowsAt(r0, rows),
           rows == width ? flipped
                         : view(b, loc, flipped, at(0, r0 - c0), {c, rows}));
     }
@@ -266,7 +316,6 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
                  cols(out, half, width - half),
                  nisa::ActivationFunction::identity);
   }
-  return true;
 }
 
 void KernelLowering::activation(OpBuilder &b, Location loc, Value src,

@@ -132,6 +132,18 @@ public:
   bool loadTransposed(OpBuilder &b, Location loc, Value src, Value dst,
                       Value scratch = {},
                       std::optional<bool> onTensorEngine = std::nullopt);
+  /// Loads the transposes of the column tiles of the HBM window `src` [r,
+  /// w] (r at most a few blocks of partitions) on the tensor engine: each
+  /// `partitions` rows in one transfer of all w columns (runs of w
+  /// elements, where loadTransposed's loads run one tile wide), then tile
+  /// j (columns [j * partitions, ...), `width` wide) transposed into
+  /// `dstOf(b, j, width)` [width, r] as loadTransposed does it.
+  void loadTransposedPanel(
+      OpBuilder &b, Location loc, Value src,
+      function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch);
+  /// Column tiles of `element` one transfer of loadTransposedPanel takes:
+  /// enough for a transfer's peak bandwidth per partition (dmaPeakBytes).
+  int64_t transposePanelTiles(Type element) const;
   /// Loads the HBM window `src` into a new SBUF tile of its shape. A window
   /// repeating one value along each row (a zero innermost stride: a
   /// broadcast of per-row values, which a transfer would move one element
@@ -211,6 +223,16 @@ public:
                                    ArrayRef<unsigned> reduction);
 
 private:
+  /// Transposes the [r, c] matrix whose rows [r0, r0 + rows) `rowsAt`
+  /// gives as an SBUF tile (at most `partitions` rows) into the SBUF tile
+  /// `dst` [c, r] on the tensor engine, a PSUM bank's worth of columns at a
+  /// time (in `scratch` when given), copied out by the vector engine, with
+  /// the scalar engine when the chunk is two tiles wide or more.
+  void transposeThroughPsum(OpBuilder &b, Location loc,
+                            function_ref<Value(int64_t, int64_t)> rowsAt,
+                            int64_t r, int64_t c, Type element, Value dst,
+                            Value scratch);
+
   ModuleOp module;
   DenseMap<Value, unsigned> outputs;
   DenseMap<Operation *, Value> padded;
