@@ -382,8 +382,11 @@ struct MatmulCosts {
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte
 /// elements under `limits`, each output tile taking `finishBytes` per
-/// partition to finish and a PSUM bank kept for the `transposes`, the
-/// shortest under `costs` first (never empty: streaming both always fits).
+/// partition to finish, each M tile of a resident lhs block the tensor
+/// engine transposes staging `lhsStagingBytes` per partition on its way
+/// (KernelLowering::loadTransposedPanel), and a PSUM bank kept for the
+/// `transposes`, the shortest under `costs` first (never empty: streaming
+/// both always fits).
 /// `early` names the operand (rhs when true) the kernel receives while it
 /// awaits or computes the other: a block of it held for the other's single
 /// tile is then a plan too, and the shortest such plan comes first (its
@@ -391,6 +394,7 @@ struct MatmulCosts {
 SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
                                     int64_t batches, int64_t elementBytes,
                                     int64_t finishBytes,
+                                    int64_t lhsStagingBytes,
                                     MatmulTransposes transposes,
                                     const MatmulCosts &costs,
                                     nisa::LimitsAttr limits,

@@ -11,7 +11,9 @@
 // estimate of their time (matmulPlans), or chosen by scheduling the best
 // few alone (MatmulTuning.cpp). An operand whose K is not on its rows in
 // HBM (lhs, a transposed rhs) is transposed on its way on chip
-// (KernelLowering::loadTransposed).
+// (KernelLowering::loadTransposed); a resident lhs block the tensor engine
+// transposes loads several K tiles of its rows per transfer
+// (KernelLowering::loadTransposedPanel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,7 +73,8 @@ static int64_t accumulatorBanks(nisa::LimitsAttr limits,
 SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
-                          MatmulTransposes transposes, const MatmulCosts &costs,
+                          int64_t lhsStagingBytes, MatmulTransposes transposes,
+                          const MatmulCosts &costs,
                           nisa::LimitsAttr limits, std::optional<bool> early) {
   int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
   int64_t tileN =
@@ -129,8 +132,10 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
       if (block * variants > banks)
         continue;
       int64_t resident = kTiles * block * width * elementBytes;
+      int64_t staging = rhsResident ? 0 : block * lhsStagingBytes;
       if (resident > budget ||
-          resident + variants * block * finishBytes + 2 * streamedBytes >
+          resident + staging + variants * block * finishBytes +
+                  2 * streamedBytes >
               limits.getSbufBytes())
         break;
       // The streamed operand is read once per block of the resident one.
@@ -348,9 +353,16 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
             *llvm::max_element(arrivals.asArrayRef()))
       early = rhs;
   }
+  // K tiles per natural load of each lhs row tile the tensor engine
+  // transposes into a resident block.
+  int64_t lhsPanel = transposes.lhs
+                         ? std::min<int64_t>(k.transposePanelTiles(element),
+                                             llvm::divideCeil(kk, tileK))
+                         : 0;
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
-                  transposes, costs, limits, early);
+                  lhsPanel * tileK * elementBytes(element), transposes,
+                  costs, limits, early);
   if (transposes.lhs || transposes.rhs)
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
                      {tileK, k.transposeChunk(element)}, element);
@@ -421,8 +433,30 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           OpFoldResult bi = at.offsets[0], o0 = at.offsets[1];
           int64_t ot = at.sizes[1];
           Value resident = newTile(b, {tileK, kTiles, ot});
+          // A block of lhs the tensor engine transposes loads `panel` K
+          // tiles of its rows in one transfer (runs of a transfer's peak
+          // bytes per partition rather than one tile's).
+          int64_t panel = rhsResident || lhsPanel == 0 ? 1 : lhsPanel;
           KernelLowering::forEachTile(
-              b, loc, {{kk, tileK}}, [&](OpBuilder &b, const TilePosition &kp) {
+              b, loc, {{kk, tileK * panel}},
+              [&](OpBuilder &b, const TilePosition &kp) {
+                if (panel > 1) {
+                  OpFoldResult first = KernelLowering::affineSum(
+                      b, loc,
+                      {{KernelLowering::tileIndex(b, kp, 0, tileK * panel),
+                        panel}});
+                  k.loadTransposedPanel(
+                      b, loc,
+                      matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
+                      [&](OpBuilder &b, int64_t j, int64_t kt) {
+                        return residentAt(
+                            b, resident,
+                            KernelLowering::affineSum(b, loc, {{first, 1}}, j),
+                            kt, 0, ot);
+                      },
+                      scratch);
+                  return;
+                }
                 int64_t kt = kp.sizes[0];
                 Value slot = residentAt(
                     b, resident, KernelLowering::tileIndex(b, kp, 0, tileK), kt,

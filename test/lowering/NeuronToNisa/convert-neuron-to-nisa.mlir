@@ -94,6 +94,39 @@ func.func @spread(%a: tensor<1x256xbf16>, %b: tensor<256x2560xbf16>) -> tensor<1
 
 // -----
 
+// Tests a resident lhs block the tensor engine transposes (f32: no DMA
+// transpose): each of its 2 M tiles loads 4 K tiles of its rows in one
+// transfer (2 KiB rows, what a transfer needs for peak DMA bandwidth,
+// rather than 512 B), in a loop of 2 such panels and a last of 2 K tiles;
+// each K tile's slice of both row tiles is transposed into one PSUM bank
+// and copied out to its slot of the block, before the rhs tiles stream.
+// CHECK-LABEL: func.func @panel
+// CHECK: %[[RES:.*]] = memref.alloc() : memref<128x10x256xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK:   %[[ROWS0:.*]] = memref.alloc() : memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK:   nisa.dma_copy %{{.*}}, %[[ROWS0]] queue {{[0-9]+}} : memref<128x512xf32, strided<[1280, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:   %[[ROWS1:.*]] = memref.alloc() : memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK:   nisa.dma_copy %{{.*}}, %[[ROWS1]] queue {{[0-9]+}} : memref<128x512xf32, strided<[1280, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:   %[[T0:.*]] = memref.subview %[[ROWS0]][0, 0] [128, 128]
+// CHECK:   nisa.transpose %[[T0]], %{{.*}} : memref<128x128xf32, strided<[512, 1]>, #nisa.memory<sbuf>>
+// CHECK:   %[[T1:.*]] = memref.subview %[[ROWS1]][0, 0] [128, 128]
+// CHECK:   nisa.transpose %[[T1]], %{{.*}} : memref<128x128xf32, strided<[512, 1]>, #nisa.memory<sbuf>>
+// CHECK:   nisa.tensor_scalar <bypass>
+// CHECK:   nisa.activation <identity>
+// CHECK-COUNT-3: memref.subview %[[ROWS0]][0, {{128|256|384}}] [128, 128]
+// CHECK: }
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue {{[0-9]+}} : memref<128x256xf32, strided<[1280, 1], offset: 1024>, #nisa.memory<hbm>>
+// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK:   affine.for %[[K:.*]] = 0 to 10 {
+// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xf32, strided<[1536, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:     nisa.matmul %{{.*}}, %[[M]], %{{.*}} accumulate restart(%[[K]])
+func.func @panel(%a: tensor<256x1280xf32>, %b: tensor<1280x1536xf32>) -> tensor<256x1536xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<256x1280xf32>, tensor<1280x1536xf32>) -> tensor<256x1536xf32>
+  return %0 : tensor<256x1536xf32>
+}
+
+// -----
+
 // Tests elementwise ops on a shape whose elements split over 128 partitions:
 // each operand is viewed as [128, E/128] (one tile: no loop), the add runs
 // on the vector engine and the relu on the scalar engine, the relu writing
