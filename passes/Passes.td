@@ -334,7 +334,9 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
     runtime's simulator uses) and schedules each kernel:
     - transfers run on DMA queues, one per stream a region of the kernel
       runs side by side (the loads, or the stores, of one loop body or one
-      run of straight-line instructions; busiest first on queue 0): a
+      run of straight-line instructions; busiest first on queue 0, or on
+      the queues after a region before it that only loads, so its loads
+      never wait behind that one's): a
       queue starts its transfers in program order, each on any free DMA
       engine, so a loop's transfers spread over the engines, while a
       prefetch running ahead or a store waiting for the engines never
@@ -359,6 +361,10 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
       after the kernel starts; neuron-place-collectives sets it on a kernel
       launched while a collective it reads is in flight) starts no earlier
       than its arrival, so the work that does not wait is issued first;
+    - a region starts when what it reads from earlier ones is ready; a
+      nest reading a block that a loop before it fills a slice per
+      iteration starts on the slice it needs first, its later iterations
+      after the whole block (the waits nisa-insert-sync writes);
     - the kernel, laid out region by region on per-engine clocks, gets
       `nisa.schedule`: predicted time, the bound max(T_tensor, T_vector,
       T_scalar, T_gpsimd, T_dma / DMA engines, critical path), serial time,
@@ -400,7 +406,10 @@ def NisaInsertSync : Pass<"nisa-insert-sync", "::mlir::ModuleOp"> {
     instructions something waits for signal. Waits are
     `nisa.wait = {UNIT = COUNT}` (start once UNIT's semaphore has reached
     COUNT), signals `nisa.signal`; the kernel records each semaphore's final
-    count in `nisa.semaphores`.
+    count in `nisa.semaphores`. A wait's count is affine in the iterations
+    of the loops around the waiting instruction where it needs only some of
+    a loop's instances: the slice of a block the loop before its own fills
+    slice by slice, say, rather than the whole block.
 
     ```mlir
     // nisa.dma_copy %a, %t queue 0 {nisa.signal} : ...
