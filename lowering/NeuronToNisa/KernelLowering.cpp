@@ -266,14 +266,23 @@ void KernelLowering::loadTransposedPanel(
         tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element));
     dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}), staged.back());
   }
+  // Tiles whose transposes fit side by side in `scratch` take columns of
+  // their own, so the tensor engine transposes them back to back, never
+  // waiting for the copy out of the one before.
+  int64_t scratchColumns =
+      scratch ? cast<MemRefType>(scratch.getType()).getDimSize(1) : 0;
+  int64_t side = scratch ? std::max<int64_t>(1, scratchColumns / r) : 1;
   for (int64_t j = 0; j * p < w; ++j) {
     int64_t width = std::min(p, w - j * p);
+    Value into = side > 1 ? view(b, loc, scratch, at(0, (j % side) * r),
+                                 {p, r})
+                          : scratch;
     transposeThroughPsum(
         b, loc,
         [&](int64_t r0, int64_t rows) {
           return view(b, loc, staged[r0 / p], at(0, j * p), {rows, width});
         },
-        r, width, element, dstOf(b, j, width), scratch);
+        r, width, element, dstOf(b, j, width), into);
   }
 }
 

@@ -137,7 +137,9 @@ public:
   /// `partitions` rows in one transfer of all w columns (runs of w
   /// elements, where loadTransposed's loads run one tile wide), then tile
   /// j (columns [j * partitions, ...), `width` wide) transposed into
-  /// `dstOf(b, j, width)` [width, r] as loadTransposed does it.
+  /// `dstOf(b, j, width)` [width, r] as loadTransposed does it, into
+  /// columns of `scratch` of its own where several tiles' fit side by side
+  /// (the tensor engine then transposes them back to back).
   void loadTransposedPanel(
       OpBuilder &b, Location loc, Value src,
       function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch);
@@ -382,11 +384,11 @@ struct MatmulCosts {
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte
 /// elements under `limits`, each output tile taking `finishBytes` per
-/// partition to finish, each M tile of a resident lhs block the tensor
-/// engine transposes staging `lhsStagingBytes` per partition on its way
-/// (KernelLowering::loadTransposedPanel), and a PSUM bank kept for the
-/// `transposes`, the shortest under `costs` first (never empty: streaming
-/// both always fits).
+/// partition to finish, lhs tiles the tensor engine transposes loaded
+/// `lhsPanel` K tiles at a time (KernelLowering::loadTransposedPanel; 0
+/// when it transposes none), and a PSUM bank kept for the `transposes`,
+/// the shortest under `costs` first (never empty: streaming both always
+/// fits).
 /// `early` names the operand (rhs when true) the kernel receives while it
 /// awaits or computes the other: a block of it held for the other's single
 /// tile is then a plan too, and the shortest such plan comes first (its
@@ -394,7 +396,7 @@ struct MatmulCosts {
 SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
                                     int64_t batches, int64_t elementBytes,
                                     int64_t finishBytes,
-                                    int64_t lhsStagingBytes,
+                                    int64_t lhsPanel,
                                     MatmulTransposes transposes,
                                     const MatmulCosts &costs,
                                     nisa::LimitsAttr limits,

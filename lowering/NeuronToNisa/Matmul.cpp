@@ -73,7 +73,7 @@ static int64_t accumulatorBanks(nisa::LimitsAttr limits,
 SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
-                          int64_t lhsStagingBytes, MatmulTransposes transposes,
+                          int64_t lhsPanel, MatmulTransposes transposes,
                           const MatmulCosts &costs,
                           nisa::LimitsAttr limits, std::optional<bool> early) {
   int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
@@ -85,7 +85,8 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // time is the longer of its HBM reads and its tensor-engine work: the
   // matmuls, and a transpose per transposed tile it loads; a streamed
   // operand's transposes also wait for their copies out of PSUM, which the
-  // matmuls then wait for.
+  // matmuls then wait for, once per panel of lhs tiles loaded together
+  // (the copies of the rest run during the panel's transposes).
   SmallVector<MatmulPlan> plans;
   auto add = [&](bool rhsResident, int64_t block, int64_t lhsReads,
                  int64_t rhsReads) {
@@ -93,13 +94,16 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
             rhs = k * n * rhsReads * elementBytes;
     double tensor = costs.matmulNs;
     auto transposing = [&](bool transposed, bool streamed, int64_t tiles,
-                           int64_t reads) {
+                           int64_t reads, int64_t panel) {
       if (transposed)
         tensor += double(tiles * kTiles * reads * batches) *
-                  (costs.transposeNs + (streamed ? costs.copyNs : 0));
+                  (costs.transposeNs +
+                   (streamed ? costs.copyNs / double(panel) : 0));
     };
-    transposing(transposes.lhs, block == 0 || rhsResident, mTiles, lhsReads);
-    transposing(transposes.rhs, block == 0 || !rhsResident, nTiles, rhsReads);
+    transposing(transposes.lhs, block == 0 || rhsResident, mTiles, lhsReads,
+                block > 0 ? std::max<int64_t>(lhsPanel, 1) : 1);
+    transposing(transposes.rhs, block == 0 || !rhsResident, nTiles, rhsReads,
+                1);
     double hbm = double((lhs + rhs) * batches) / costs.hbmBytesPerNs;
     plans.push_back({rhsResident, block, lhs + rhs, std::max(hbm, tensor)});
   };
@@ -115,6 +119,9 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // in a loop over batches, those of the partial last block too (if any).
   int64_t budget = limits.getSbufBytes() / 3;
   int64_t streamedBytes = std::max(tileM, tileN) * elementBytes;
+  // Per partition, a panel of lhs rows loaded at once, and (streamed) its
+  // transposed tiles.
+  int64_t panelBytes = lhsPanel * tileK * elementBytes;
   int64_t banks = accumulatorBanks(limits, transposes);
   for (bool rhsResident : {false, true}) {
     int64_t width = rhsResident ? tileN : tileM;
@@ -132,7 +139,7 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
       if (block * variants > banks)
         continue;
       int64_t resident = kTiles * block * width * elementBytes;
-      int64_t staging = rhsResident ? 0 : block * lhsStagingBytes;
+      int64_t staging = rhsResident ? 2 * 2 * panelBytes : block * panelBytes;
       if (resident > budget ||
           resident + staging + variants * block * finishBytes +
                   2 * streamedBytes >
@@ -283,10 +290,11 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       });
     }
   };
-  // A matmul of K tile `kp` into `acc`, starting the sum on the first.
-  auto matmulInto = [&](OpBuilder &b, const TilePosition &kp, Value stationary,
-                        Value moving, Value acc) {
-    KernelLowering::Accumulation how = KernelLowering::accumulation(kp, {0});
+  // A matmul into `acc`, starting the sum on the first K tile (`how`:
+  // KernelLowering::accumulation of its K position).
+  auto matmulInto = [&](OpBuilder &b,
+                        const KernelLowering::Accumulation &how,
+                        Value stationary, Value moving, Value acc) {
     nisa::MatmulOp::create(b, loc, stationary, moving, acc, how.accumulate,
                            how.restart);
   };
@@ -354,15 +362,14 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       early = rhs;
   }
   // K tiles per natural load of each lhs row tile the tensor engine
-  // transposes into a resident block.
+  // transposes (held in a block or streamed).
   int64_t lhsPanel = transposes.lhs
                          ? std::min<int64_t>(k.transposePanelTiles(element),
                                              llvm::divideCeil(kk, tileK))
                          : 0;
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
-                  lhsPanel * tileK * elementBytes(element), transposes,
-                  costs, limits, early);
+                  lhsPanel, transposes, costs, limits, early);
   if (transposes.lhs || transposes.rhs)
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
                      {tileK, k.transposeChunk(element)}, element);
@@ -498,9 +505,65 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   for (auto [ic, iw] : pieces)
                     accs.push_back(rhsResident ? newAcc(b, iw, w)
                                                : newAcc(b, w, iw));
+                // The block's matmuls of the streamed tile of K tile
+                // `index` (`kt` rows).
+                auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
+                                Value streamed,
+                                const KernelLowering::Accumulation &how) {
+                  Value *acc = accs.begin();
+                  for (auto [c, w] : parts) {
+                    Value held = residentAt(b, resident, index, kt, c, w);
+                    for (auto [ic, iw] : pieces) {
+                      Value piece =
+                          pieces.size() == 1
+                              ? streamed
+                              : KernelLowering::view(
+                                    b, loc, streamed,
+                                    {b.getIndexAttr(0), b.getIndexAttr(ic)},
+                                    {kt, iw});
+                      if (rhsResident)
+                        matmulInto(b, how, piece, held, *acc++);
+                      else
+                        matmulInto(b, how, held, piece, *acc++);
+                    }
+                  }
+                };
+                // Streamed lhs tiles the tensor engine transposes load
+                // `panel` K tiles of their rows per transfer and are all
+                // transposed before their matmuls, which then wait for the
+                // first's copy out of PSUM only.
+                int64_t panel = rhsResident && lhsPanel > 1 ? lhsPanel : 1;
                 KernelLowering::forEachTile(
-                    b, loc, {{kk, tileK}},
+                    b, loc, {{kk, tileK * panel}},
                     [&](OpBuilder &b, const TilePosition &kp) {
+                      KernelLowering::Accumulation first =
+                          KernelLowering::accumulation(kp, {0});
+                      if (panel > 1) {
+                        OpFoldResult base = KernelLowering::affineSum(
+                            b, loc,
+                            {{KernelLowering::tileIndex(b, kp, 0,
+                                                        tileK * panel),
+                              panel}});
+                        SmallVector<Value> tiles;
+                        k.loadTransposedPanel(
+                            b, loc,
+                            matrix(b, a, bi, {i0, kp.offsets[0]},
+                                   {it, kp.sizes[0]}),
+                            [&](OpBuilder &b, int64_t, int64_t kt) {
+                              tiles.push_back(newTile(b, {kt, it}));
+                              return tiles.back();
+                            },
+                            scratch);
+                        for (auto [j, tile] : llvm::enumerate(tiles))
+                          feed(b,
+                               KernelLowering::affineSum(b, loc, {{base, 1}},
+                                                         int64_t(j)),
+                               cast<MemRefType>(tile.getType()).getDimSize(0),
+                               tile,
+                               j == 0 ? first
+                                      : KernelLowering::Accumulation{true, {}});
+                        return;
+                      }
                       int64_t kt = kp.sizes[0];
                       Value streamed = newTile(b, {kt, it});
                       if (rhsResident)
@@ -508,26 +571,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                        streamed);
                       else
                         loadMoving(b, bi, i0, it, kp.offsets[0], kt, streamed);
-                      OpFoldResult index =
-                          KernelLowering::tileIndex(b, kp, 0, tileK);
-                      Value *acc = accs.begin();
-                      for (auto [c, w] : parts) {
-                        Value held = residentAt(b, resident, index, kt, c, w);
-                        for (auto [ic, iw] : pieces) {
-                          Value piece =
-                              pieces.size() == 1
-                                  ? streamed
-                                  : KernelLowering::view(
-                                        b, loc, streamed,
-                                        {b.getIndexAttr(0),
-                                         b.getIndexAttr(ic)},
-                                        {kt, iw});
-                          if (rhsResident)
-                            matmulInto(b, kp, piece, held, *acc++);
-                          else
-                            matmulInto(b, kp, held, piece, *acc++);
-                        }
-                      }
+                      feed(b, KernelLowering::tileIndex(b, kp, 0, tileK), kt,
+                           streamed, first);
                     });
                 Value *acc = accs.begin();
                 for (auto [c, w] : parts) {
@@ -559,7 +604,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                stationary);
                 Value moving = newTile(b, {kp.sizes[0], nt});
                 loadMoving(b, bi, n0, nt, kp.offsets[0], kp.sizes[0], moving);
-                matmulInto(b, kp, stationary, moving, acc);
+                matmulInto(b, KernelLowering::accumulation(kp, {0}),
+                           stationary, moving, acc);
               });
           finishTile(b, acc, bi, m0, mt, n0, nt);
         });

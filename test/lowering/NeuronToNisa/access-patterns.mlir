@@ -9,13 +9,15 @@
 // broadcast on chip.
 
 // Tests a bf16 matmul: lhs^T tiles load by DMA transpose on trn2 and
-// through the tensor engine on trn1; rhs loads as it is.
+// through the tensor engine on trn1 (each a slice of one load of both K
+// tiles of its rows); rhs loads as it is.
 // CHECK-LABEL: func.func @matmul_bf16
 // TRN2-NOT: nisa.transpose
 // TRN2: memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<128x128xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>> to memref<128x128xbf16, strided<[1, 256], offset: ?>, #nisa.memory<hbm>>
 // TRN2-NOT: nisa.transpose
-// TRN1: nisa.dma_copy %{{.*}}, %[[N:.*]] queue {{.*}} : memref<128x128xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x128xbf16, #nisa.memory<sbuf>>
-// TRN1: nisa.transpose %[[N]], %{{.*}} : memref<128x128xbf16, #nisa.memory<sbuf>>, memref<128x128xbf16, strided<[1024, 1]>, #nisa.memory<psum>>
+// TRN1: nisa.dma_copy %{{.*}}, %[[N:.*]] queue {{.*}} : memref<128x256xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x256xbf16, #nisa.memory<sbuf>>
+// TRN1: %[[T:.*]] = memref.subview %[[N]][0, 0] [128, 128]
+// TRN1: nisa.transpose %[[T]], %{{.*}} : memref<128x128xbf16, strided<[256, 1]>, #nisa.memory<sbuf>>, memref<128x128xbf16, strided<[1024, 1]>, #nisa.memory<psum>>
 // TRN1: nisa.tensor_scalar <bypass>
 // CHECK: nisa.matmul
 func.func @matmul_bf16(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<256x256xf32> {
@@ -26,9 +28,12 @@ func.func @matmul_bf16(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> te
 // -----
 
 // Tests an f32 matmul: no generation transposes 4-byte elements by DMA,
-// so lhs goes through the tensor engine on both.
+// so lhs goes through the tensor engine on both (each tile a slice of a
+// load of both K tiles of its rows).
 // CHECK-LABEL: func.func @matmul_f32
-// CHECK: nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[ROWS:.*]] queue {{.*}} : memref<128x256xf32, strided<[256, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK: %[[T:.*]] = memref.subview %[[ROWS]][0, 0] [128, 128]
+// CHECK: nisa.transpose %[[T]], %{{.*}} : memref<128x128xf32, strided<[256, 1]>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
 // CHECK: nisa.tensor_scalar <bypass>
 // CHECK: nisa.matmul
 func.func @matmul_f32(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {

@@ -127,6 +127,31 @@ func.func @panel(%a: tensor<256x1280xf32>, %b: tensor<1280x1536xf32>) -> tensor<
 
 // -----
 
+// Tests streamed lhs tiles the tensor engine transposes (f32; rhs, one N
+// tile, resident): each M tile loads 4 K tiles of its rows in one
+// transfer, transposes them back to back into columns of their own of the
+// PSUM bank (no transpose waits for the copy out of the one before), and
+// then feeds the 4 matmuls, the first restarting the sum on the first
+// panel, the others accumulating.
+// CHECK-LABEL: func.func @streamed_panel
+// CHECK: affine.for %{{.*}} = 0 to 8 {
+// CHECK:   affine.for %[[P:.*]] = 0 to 2 {
+// CHECK:     nisa.dma_copy %{{.*}}, %{{.*}} queue {{[0-9]+}} : memref<128x512xf32, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, strided<[512, 1]>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
+// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, strided<[512, 1], offset: 128>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1], offset: 128>, #nisa.memory<psum>>
+// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, strided<[512, 1], offset: 256>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1], offset: 256>, #nisa.memory<psum>>
+// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<128x128xf32, strided<[512, 1], offset: 384>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1], offset: 384>, #nisa.memory<psum>>
+// CHECK:     nisa.matmul %{{.*}}, %{{.*}}, %[[ACC:.*]] accumulate restart(%[[P]])
+// CHECK-COUNT-3: nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate :
+// CHECK:   }
+// CHECK:   nisa.activation <identity> %[[ACC]]
+func.func @streamed_panel(%a: tensor<1024x1024xf32>, %b: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<1024x1024xf32>, tensor<1024x256xf32>) -> tensor<1024x256xf32>
+  return %0 : tensor<1024x256xf32>
+}
+
+// -----
+
 // Tests elementwise ops on a shape whose elements split over 128 partitions:
 // each operand is viewed as [128, E/128] (one tile: no loop), the add runs
 // on the vector engine and the relu on the scalar engine, the relu writing
