@@ -967,23 +967,45 @@ static std::optional<AffineIndex> lastMeeting(const TileAccess &a,
   return last;
 }
 
+/// Whether the regions `a` (in loops of `ta`) and `b` (of `tb`) touch over
+/// all their iterations may meet (true where a region is not known).
+static bool footprintsMeet(const TileAccess &a, ArrayRef<int64_t> ta,
+                           const TileAccess &b, ArrayRef<int64_t> tb) {
+  if (!partitionsMeet(a, b))
+    return false;
+  auto fa = footprint(a, ta), fb = footprint(b, tb);
+  if (fa.empty() || fb.empty())
+    return true;
+  for (auto [aLo, aHi] : fa)
+    for (auto [bLo, bHi] : fb)
+      if (aLo < bHi && bLo < aHi)
+        return true;
+  return false;
+}
+
 std::optional<AffineIndex> KernelGraph::sliceThrough(uint32_t from,
                                                       uint32_t to) const {
   if (nests[from].size() != 1)
     return std::nullopt;
   SmallVector<int64_t, 4> tf = tripsOf(from), tt = tripsOf(to);
   std::optional<AffineIndex> through;
-  bool met = false;
   for (const TileAccess &af : accesses[from])
     for (const TileAccess &at : accesses[to]) {
-      if (!af.onChip || !at.onChip || af.root != at.root ||
-          (!af.write && !at.write) || !partitionsMeet(af, at))
+      if ((!af.write && !at.write) || af.buffer != at.buffer)
+        continue;
+      // Anything else they may both touch (HBM, or another tile at the
+      // same addresses) needs all of `from`'s loop.
+      if (!af.onChip || af.root != at.root) {
+        if (footprintsMeet(af, tf, at, tt))
+          return std::nullopt;
+        continue;
+      }
+      if (!partitionsMeet(af, at))
         continue;
       std::optional<AffineIndex> last = lastMeeting(af, tf, at, tt, 0);
-      if (!last || (met && !(*through == *last)))
+      if (!last || (through && !(*through == *last)))
         return std::nullopt;
       through = std::move(last);
-      met = true;
     }
   return through;
 }

@@ -199,7 +199,8 @@ private:
   /// `from` is alone in a loop filling an on-chip tile a slice per
   /// iteration: the last iteration of that loop instruction `to` needs,
   /// over `to`'s loops (Dependence::through), when every tile they share
-  /// gives the same; nullopt otherwise (all of it).
+  /// gives the same and they touch nothing else in common; nullopt
+  /// otherwise (all of it).
   std::optional<AffineIndex> sliceThrough(uint32_t from, uint32_t to) const;
   void addNestDependences(uint32_t first, uint32_t end,
                           std::vector<std::vector<Dependence>> &out);

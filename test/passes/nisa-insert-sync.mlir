@@ -208,6 +208,62 @@ func.func @resident_block(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf1
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
+// Tests a block filled slice by slice (the vector engine copies slice k
+// from a staging tile) and read slice by slice by the nest after it (the
+// scalar engine), each read slice k needing copy k only (vector at k + 1)
+// @slices; but where the reader also writes a tile at the staging tile's
+// addresses (@slices_and_reuse), it waits for every load and copy (dma0
+// and vector at 4): the last loads write, and the last copies read, that
+// staging tile.
+// CHECK-LABEL: func.func @slices(
+// CHECK: nisa.activation {{.*}} {nisa.wait = [#nisa.wait<unit = "vector", count = 1, per_iteration = [0, 1]>]}
+// CHECK-LABEL: func.func @slices_and_reuse(
+// CHECK: nisa.activation {{.*}} {nisa.wait = [#nisa.wait<unit = "dma0", count = 4>, #nisa.wait<unit = "vector", count = 4>]}
+func.func @slices(%b: memref<512x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x4x512xbf16, #sbuf>
+  affine.for %k = 0 to 4 {
+    %t = memref.alloc() {nisa.address = 16384 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 1024>} : memref<128x512xbf16, #sbuf>
+    %r = affine.apply affine_map<(d0) -> (d0 * 128)>(%k)
+    %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    %dst = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x4x512xbf16, #sbuf> to memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+    nisa.tensor_scalar <bypass> %t, %dst scalar 0.0 : memref<128x512xbf16, #sbuf>, memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+  }
+  affine.for %m = 0 to 2 {
+    affine.for %k = 0 to 4 {
+      %u = memref.alloc() {nisa.address = 24576 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 1024>} : memref<128x512xbf16, #sbuf>
+      %wk = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x4x512xbf16, #sbuf> to memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+      nisa.activation <exp> %wk, %u : memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>, memref<128x512xbf16, #sbuf>
+    }
+  }
+  return
+}
+func.func @slices_and_reuse(%b: memref<512x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x4x512xbf16, #sbuf>
+  affine.for %k = 0 to 4 {
+    %t = memref.alloc() {nisa.address = 16384 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 1024>} : memref<128x512xbf16, #sbuf>
+    %r = affine.apply affine_map<(d0) -> (d0 * 128)>(%k)
+    %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    %dst = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x4x512xbf16, #sbuf> to memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+    nisa.tensor_scalar <bypass> %t, %dst scalar 0.0 : memref<128x512xbf16, #sbuf>, memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+  }
+  affine.for %m = 0 to 2 {
+    affine.for %k = 0 to 4 {
+      %u = memref.alloc() {nisa.address = 16384 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 1024>} : memref<128x512xbf16, #sbuf>
+      %wk = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x4x512xbf16, #sbuf> to memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>
+      nisa.activation <exp> %wk, %u : memref<128x512xbf16, strided<[2048, 1], offset: ?>, #sbuf>, memref<128x512xbf16, #sbuf>
+    }
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
 // Tests a dependence between two transfers of one queue: a queue moves
 // several transfers at once, so the reload of what the store wrote waits
 // for the store (dma0 at 1) although both are on queue 0; the two loads
