@@ -11,8 +11,8 @@
 // estimate of their time (matmulPlans), or chosen by scheduling the best
 // few alone (MatmulTuning.cpp). An operand whose K is not on its rows in
 // HBM (lhs, a transposed rhs) is transposed on its way on chip
-// (KernelLowering::loadTransposed); a resident lhs block the tensor engine
-// transposes loads several K tiles of its rows per transfer
+// (KernelLowering::loadTransposed); lhs tiles the tensor engine transposes,
+// resident or streamed, load several K tiles of their rows per transfer
 // (KernelLowering::loadTransposedPanel).
 //
 //===----------------------------------------------------------------------===//
