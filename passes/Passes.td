@@ -334,9 +334,7 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
     runtime's simulator uses) and schedules each kernel:
     - transfers run on DMA queues, one per stream a region of the kernel
       runs side by side (the loads, or the stores, of one loop body or one
-      run of straight-line instructions; busiest first on queue 0, or on
-      the queues after a region before it that only loads, so its loads
-      never wait behind that one's): a
+      run of straight-line instructions; busiest first on queue 0): a
       queue starts its transfers in program order, each on any free DMA
       engine, so a loop's transfers spread over the engines, while a
       prefetch running ahead or a store waiting for the engines never

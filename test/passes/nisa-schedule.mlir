@@ -123,12 +123,10 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 #tile = affine_map<(d0) -> (d0 * 128)>
 
 // Tests the queues of a kernel's streams and the pipelines of its loops.
-// The prefetch nest is a region of one stream that only loads (queue 0):
-// the matmul nest's streams take the queues after it, so its tile loads
-// never wait behind the prefetch's. In the matmul nest the stores (two of
-// 256 KiB) outweigh the tile loads (four of 32 KiB): stores on queue 1,
-// loads on queue 2, so a store waiting for the engines never holds back
-// the next row's loads. The dependence chain
+// The prefetch nest is a region of one stream (queue 0). In the matmul
+// nest the stores (two of 256 KiB) outweigh the tile loads (four of 32
+// KiB): stores on queue 0, loads on queue 1, so a store waiting for the
+// engines never holds back the next row's loads. The dependence chain
 // (a prefetch, a tile load, a matmul, the evacuation and a store, with
 // whole transfers) is longer than the DMA engines' work, so the transfers
 // are cut into short pieces the engines move side by side: the prefetch's
@@ -147,12 +145,12 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 634.08{{[0-9]*}} : f64, latency_ns = 634.08{{[0-9]*}} : f64, predicted_ns = 1268.17{{[0-9]*}} : f64>}
 // CHECK: affine.for
 // CHECK: affine.for
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 2 : memref<10x128xbf16
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 2 : memref<8x128xbf16
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref<8x128xbf16
 // CHECK: nisa.matmul
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 329.45{{[0-9]*}} : f64, latency_ns = 634.39{{[0-9]*}} : f64, predicted_ns = 963.85{{[0-9]*}} : f64>}
 // CHECK: nisa.activation
-// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 1 :
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 :
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>}
 // expected-remark@+1 {{nisa-schedule: 47 instructions, predicted 4717.4 ns}}
 func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
