@@ -362,8 +362,10 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       early = rhs;
   }
   // K tiles per natural load of each lhs row tile the tensor engine
-  // transposes (held in a block or streamed).
-  int64_t lhsPanel = transposes.lhs
+  // transposes (held in a block or streamed), where its tiles are full
+  // height: a few rows load in a short transfer either way, sooner as
+  // separate ones side by side.
+  int64_t lhsPanel = transposes.lhs && m >= tileM
                          ? std::min<int64_t>(k.transposePanelTiles(element),
                                              llvm::divideCeil(kk, tileK))
                          : 0;
