@@ -261,6 +261,13 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         {kt, width}, cast<MemRefType>(resident.getType()), off, sz, one);
     return memref::SubViewOp::create(b, loc, type, resident, off, sz, one);
   };
+  // The K tile index of tile `j` of the panel of `panel` K tiles at `kp`.
+  auto panelTile = [&](OpBuilder &b, const TilePosition &kp, int64_t panel,
+                       int64_t j) {
+    return KernelLowering::affineSum(
+        b, loc, {{KernelLowering::tileIndex(b, kp, 0, tileK * panel), panel}},
+        j);
+  };
 
   Value firstAcc;
   // A new [mt, nt] PSUM accumulator.
@@ -450,18 +457,13 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
               b, loc, {{kk, tileK * panel}},
               [&](OpBuilder &b, const TilePosition &kp) {
                 if (panel > 1) {
-                  OpFoldResult first = KernelLowering::affineSum(
-                      b, loc,
-                      {{KernelLowering::tileIndex(b, kp, 0, tileK * panel),
-                        panel}});
                   k.loadTransposedPanel(
                       b, loc,
                       matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
                       [&](OpBuilder &b, int64_t j, int64_t kt) {
-                        return residentAt(
-                            b, resident,
-                            KernelLowering::affineSum(b, loc, {{first, 1}}, j),
-                            kt, 0, ot);
+                        return residentAt(b, resident,
+                                          panelTile(b, kp, panel, j), kt, 0,
+                                          ot);
                       },
                       scratch);
                   return;
@@ -541,11 +543,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                       KernelLowering::Accumulation first =
                           KernelLowering::accumulation(kp, {0});
                       if (panel > 1) {
-                        OpFoldResult base = KernelLowering::affineSum(
-                            b, loc,
-                            {{KernelLowering::tileIndex(b, kp, 0,
-                                                        tileK * panel),
-                              panel}});
                         SmallVector<Value> tiles;
                         k.loadTransposedPanel(
                             b, loc,
@@ -557,9 +554,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                             },
                             scratch);
                         for (auto [j, tile] : llvm::enumerate(tiles))
-                          feed(b,
-                               KernelLowering::affineSum(b, loc, {{base, 1}},
-                                                         int64_t(j)),
+                          feed(b, panelTile(b, kp, panel, int64_t(j)),
                                cast<MemRefType>(tile.getType()).getDimSize(0),
                                tile,
                                j == 0 ? first
