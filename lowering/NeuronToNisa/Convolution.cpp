@@ -304,8 +304,15 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
   if (ow > maxPixels)
     return op.emitError() << "convert-neuron-to-nisa: output rows wider "
                              "than a PSUM bank are not tiled yet";
-  int64_t rowsPerTile = std::max<int64_t>(1, maxPixels / ow);
   Type element = in.getElementType();
+  // Whole output rows per tile, as many as a PSUM bank holds and whose
+  // input rows take at most an eighth of a partition.
+  int64_t rowsPerTile = std::max<int64_t>(1, maxPixels / ow);
+  int64_t windowBudget = limits.getSbufBytes() / 8 / elementBytes(element);
+  while (rowsPerTile > 1 && inputExtent(rowsPerTile, sh, kh, dh) *
+                                    inputExtent(ow, sw, kw, dw) >
+                                windowBudget)
+    --rowsPerTile;
   // The weights of an output-channel tile, transposed once and kept in
   // SBUF for every image and row tile, when they take at most a quarter
   // of a partition; else each row tile transposes its own.
@@ -384,43 +391,58 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                           {ct, taps * ft}, element);
                       loadTile(b, c0, ct, tapWeights);
                     }
-                    KernelLowering::forEachTile(
-                        b, loc, {{kh, 1}, {kw, 1}},
-                        [&](OpBuilder &b, const TilePosition &tap) {
-                          OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-                          Value stationary = KernelLowering::view(
-                              b, loc, tapWeights,
-                              {b.getIndexAttr(0),
-                               KernelLowering::affineSum(
-                                   b, loc, {{i, kw * ft}, {j, ft}})},
-                              {ct, ft});
-                          // x[b0, cFirst + c0.., (r0 + r) * sh + i * dh,
-                          //   q * sw + j * dw].
-                          Value moving = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                                {ct, pixels}, element);
-                          k.dma(b, loc,
-                                KernelLowering::stridedView(
-                                    b, loc, image,
-                                    KernelLowering::affineSum(b, loc,
-                                                              {{b0, c * h * wd},
-                                                               {cFirst, h * wd},
-                                                               {c0, h * wd},
-                                                               {r0, sh * wd},
-                                                               {i, dh * wd},
-                                                               {j, dw}}),
-                                    {ct, rt, ow}, {h * wd, sh * wd, sw}),
-                                moving);
-                          TilePosition reduction{
-                              {c0, i, j},
-                              {ct, 1, 1},
-                              {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
-                          KernelLowering::Accumulation how =
-                              KernelLowering::accumulation(reduction,
-                                                           {0, 1, 2});
-                          nisa::MatmulOp::create(b, loc, stationary, moving,
-                                                 acc, how.accumulate,
-                                                 how.restart);
-                        });
+                    // x[b0, cFirst + c0.., r0 * sh + r, q] for the input
+                    // rows r and columns q the tile's taps read, loaded
+                    // once (one run per partition where they span the
+                    // image's width); each tap reads its window of them
+                    // with the strides. A 1x1 convolution's window is the
+                    // tile itself.
+                    bool whole = taps == 1 && sh == 1 && sw == 1;
+                    int64_t inRows = inputExtent(rt, sh, kh, dh),
+                            inCols = inputExtent(ow, sw, kw, dw);
+                    Value input = k.tile(
+                        b, loc, nisa::MemorySpace::sbuf,
+                        whole ? SmallVector<int64_t>{ct, pixels}
+                              : SmallVector<int64_t>{ct, inRows, inCols},
+                        element);
+                    k.dma(b, loc,
+                          KernelLowering::stridedView(
+                              b, loc, image,
+                              KernelLowering::affineSum(b, loc,
+                                                        {{b0, c * h * wd},
+                                                         {cFirst, h * wd},
+                                                         {c0, h * wd},
+                                                         {r0, sh * wd}}),
+                              {ct, inRows, inCols}, {h * wd, wd, 1}),
+                          input);
+                    auto tapMatmul = [&](OpBuilder &b, const TilePosition &tap,
+                                         Value moving) {
+                      OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+                      Value stationary = KernelLowering::view(
+                          b, loc, tapWeights,
+                          {b.getIndexAttr(0),
+                           KernelLowering::affineSum(b, loc,
+                                                     {{i, kw * ft}, {j, ft}})},
+                          {ct, ft});
+                      TilePosition reduction{
+                          {c0, i, j},
+                          {ct, 1, 1},
+                          {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
+                      KernelLowering::Accumulation how =
+                          KernelLowering::accumulation(reduction, {0, 1, 2});
+                      nisa::MatmulOp::create(b, loc, stationary, moving, acc,
+                                             how.accumulate, how.restart);
+                    };
+                    if (whole) {
+                      KernelLowering::forEachTile(
+                          b, loc, {{1, 1}, {1, 1}},
+                          [&](OpBuilder &b, const TilePosition &tap) {
+                            tapMatmul(b, tap, input);
+                          });
+                      return;
+                    }
+                    forEachTap(b, loc, input, {ct, rt, ow}, {kh, kw},
+                               {sh, sw}, {dh, dw}, tapMatmul);
                   });
               // The scalar engine evacuates the sums (applying the
               // epilogue's leading scaled activation when nothing else

@@ -611,11 +611,17 @@ static absl::Status readMatmul(ObjectReader &r, const Scope &scope,
   const Limits &limits = scope.kernel.limits;
   RefRule sbuf2{false, true, false, 2};
   NEURON_ASSIGN_OR_RETURN(stationary, readRef(r, "stationary", scope, sbuf2));
-  NEURON_ASSIGN_OR_RETURN(moving, readRef(r, "moving", scope, sbuf2));
+  // The moving operand: [K, N], or a window [K, rows, columns] of N =
+  // rows x columns read with its strides.
+  NEURON_ASSIGN_OR_RETURN(moving,
+                          readRef(r, "moving", scope, {false, true, false, 0}));
+  if (moving.shape.size() != 2 && moving.shape.size() != 3)
+    return r.error("moving", "a shape [K, N] or [K, rows, columns]",
+                   formatShape(moving.shape));
   NEURON_ASSIGN_OR_RETURN(dst,
                           readRef(r, "dst", scope, {false, false, true, 2}));
   int64_t k = stationary.shape[0], m = stationary.shape[1];
-  int64_t n = moving.shape[1];
+  int64_t n = moving.freeElements();
   for (const TileRef *t : {&stationary, &moving})
     if (!isFloat(t->dtype))
       return r.error(t == &stationary ? "stationary" : "moving",

@@ -516,7 +516,7 @@ GemmOperand KernelRunner::gemmOperand(const TileRef &ref,
 
 void KernelRunner::matmul(const Instruction &inst) {
   int64_t k = inst.stationary.shape[0], m = inst.stationary.shape[1];
-  int64_t n = inst.moving.shape[1];
+  int64_t n = inst.moving.freeElements();
   // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst
   // shares no byte with them; it is summed in place unless misaligned.
   GemmOperand stationary = gemmOperand(inst.stationary, stagedStationary);

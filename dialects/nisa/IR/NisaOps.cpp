@@ -103,8 +103,16 @@ LogicalResult MatmulOp::verify() {
     return failure();
   auto s = getStationary().getType(), m = getMoving().getType(),
        d = getDst().getType();
-  if (s.getRank() != 2 || m.getRank() != 2 || d.getRank() != 2)
-    return emitOpError() << "expected rank-2 tiles";
+  if (s.getRank() != 2 || d.getRank() != 2)
+    return emitOpError() << "expected rank-2 stationary and result tiles";
+  if (m.getRank() != 2 && m.getRank() != 3)
+    return emitOpError()
+           << "expected a moving operand [K, N] or [K, rows, columns], found "
+              "rank "
+           << m.getRank();
+  // The moving operand's columns: its free elements in row-major order.
+  int64_t columns =
+      m.getNumElements() / std::max<int64_t>(m.getDimSize(0), 1);
   if (s.getElementType() != m.getElementType())
     return emitOpError() << "expected operands of one element type, found "
                          << s.getElementType() << " and " << m.getElementType();
@@ -123,9 +131,9 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "expected the operands to share the contracted "
                             "partition dimension, found "
                          << s.getDimSize(0) << " and " << m.getDimSize(0);
-  if (d.getDimSize(0) != s.getDimSize(1) || d.getDimSize(1) != m.getDimSize(1))
-    return emitOpError() << "expected a " << s.getDimSize(1) << "x"
-                         << m.getDimSize(1) << " result, found "
+  if (d.getDimSize(0) != s.getDimSize(1) || d.getDimSize(1) != columns)
+    return emitOpError() << "expected a " << s.getDimSize(1) << "x" << columns
+                         << " result, found "
                          << d.getDimSize(0) << "x" << d.getDimSize(1);
   if (!getRestart().empty() && !getAccumulate())
     return emitOpError() << "expected 'accumulate' with 'restart' (the sum "
@@ -137,10 +145,9 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "expected a stationary free size of at most "
                          << limits.getStationaryFree() << ", found "
                          << s.getDimSize(1);
-  if (m.getDimSize(1) > limits.getMovingFree())
+  if (columns > limits.getMovingFree())
     return emitOpError() << "expected a moving free size of at most "
-                         << limits.getMovingFree() << ", found "
-                         << m.getDimSize(1);
+                         << limits.getMovingFree() << ", found " << columns;
   if (d.getDimSize(1) * 4 > limits.getPsumBankBytes())
     return emitOpError() << "expected the result to fit one PSUM bank ("
                          << limits.getPsumBankBytes()

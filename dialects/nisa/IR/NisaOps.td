@@ -42,7 +42,10 @@ def Nisa_MatmulOp : Nisa_EngineOp<"matmul", "tensor"> {
     without it `dst` is overwritten. In a loop over K, `restart` names the
     induction variables the sum runs over: on the iteration where they are
     all 0 the matmul overwrites `dst`, starting the sum, and it accumulates
-    on every other.
+    on every other. The moving operand is [K, N] or [K, rows, columns] with
+    any strides along its free dimensions (the array reads it through an
+    access pattern, as a convolution's filter tap reads its window of an
+    input tile with the strides), its N = rows x columns in row-major order.
 
     ```mlir
     affine.for %k = 0 to 16 {

@@ -65,6 +65,30 @@ func.func @contracted_mismatch(%s: memref<64x128xbf16, #sbuf>, %m: memref<128x51
 #sbuf = #nisa.memory<sbuf>
 #psum = #nisa.memory<psum>
 
+// Tests a matmul whose moving rows and columns are fewer than its result's.
+func.func @moving_window_mismatch(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x16x16xbf16, strided<[1156, 68, 2]>, #sbuf>, %acc: memref<128x512xf32, #psum>) {
+  // expected-error@+1 {{'nisa.matmul' op expected a 128x256 result, found 128x512}}
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x16x16xbf16, strided<[1156, 68, 2]>, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests a matmul whose moving operand has more than rows and columns.
+func.func @moving_rank4(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x2x16x16xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>) {
+  // expected-error@+1 {{'nisa.matmul' op expected a moving operand [K, N] or [K, rows, columns], found rank 4}}
+  nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x2x16x16xbf16, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
 // Tests a matmul result that is not fp32.
 func.func @bf16_result(%s: memref<128x128xbf16, #sbuf>, %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xbf16, #psum>) {
   // expected-error@+1 {{'nisa.matmul' op expected an f32 result (PSUM accumulates in fp32), found 'bf16'}}

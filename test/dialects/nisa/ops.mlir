@@ -12,7 +12,8 @@ func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16,
                         %m: memref<128x512xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>,
                         %o: memref<128x512xf32, #sbuf>, %b: memref<128x1xf32, #sbuf>,
                         %t: memref<64x128xf32, #sbuf>, %tp: memref<128x64xf32, #psum>,
-                        %i: memref<128x16xi32, #sbuf>)
+                        %i: memref<128x16xi32, #sbuf>,
+                        %taps: memref<128x16x32xbf16, strided<[2176, 68, 2], offset: 35>, #sbuf>)
     attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608,
       psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>} {
   // CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 3 : memref<128x512xbf16, #nisa.memory<hbm>>, memref<128x512xbf16, #nisa.memory<sbuf>>
@@ -21,6 +22,10 @@ func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16,
   nisa.matmul %s, %m, %acc : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
   // CHECK: nisa.matmul %{{.*}}, %{{.*}}, %{{.*}} accumulate :
   nisa.matmul %s, %m, %acc accumulate : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  // A moving operand read as rows and columns with strides (a convolution's
+  // tap reading its window of an input tile): 16 x 32 columns.
+  // CHECK: nisa.matmul %{{.*}}, %{{.*}}, %{{.*}} : memref<128x128xbf16, #nisa.memory<sbuf>>, memref<128x16x32xbf16, strided<[2176, 68, 2], offset: 35>, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<psum>>
+  nisa.matmul %s, %taps, %acc : memref<128x128xbf16, #sbuf>, memref<128x16x32xbf16, strided<[2176, 68, 2], offset: 35>, #sbuf>, memref<128x512xf32, #psum>
   // CHECK: nisa.activation <gelu_tanh> %{{.*}}, %{{.*}} scale 5.000000e-01 bias %{{.*}} :
   nisa.activation <gelu_tanh> %acc, %o scale 0.5 bias %b : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
   // CHECK: nisa.activation <exp> %{{.*}}, %{{.*}} :

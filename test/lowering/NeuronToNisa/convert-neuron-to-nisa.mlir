@@ -323,8 +323,9 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 // (two tiles of 36 rows of 14 pixels in a loop, then 8 rows; each stored
 // as one run of whole rows per channel), the taps
 // and channel tiles inside accumulating in PSUM; the matmul restarts its
-// sum where every tap index is 0. Moving operands are strided views whose
-// offsets are affine in the loops.
+// sum where every tap index is 0. A row tile's 38 input rows load once, one
+// run of whole rows per channel; each tap's moving operand is its
+// [4, 36, 14] window of them, at an offset affine in the tap loops.
 // CHECK-LABEL: func.func @conv
 // CHECK: %[[W:.*]] = memref.alloc() : memref<4x72xf32, #nisa.memory<sbuf>>
 // CHECK: %[[NAT:.*]] = memref.alloc() : memref<8x36xf32, #nisa.memory<sbuf>>
@@ -338,11 +339,15 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 // CHECK:     nisa.tensor_scalar <bypass> %[[FLIP]], %[[OUT]]
 // CHECK: affine.for %[[R:.*]] = 0 to 2 {
 // CHECK:   memref.alloc() {nisa.tiling = {{.*}}op = "neuron.conv2d"{{.*}}} : memref<8x504xf32, #nisa.memory<psum>>
+// CHECK:   %[[IN:.*]] = memref.alloc() : memref<4x38x16xf32, #nisa.memory<sbuf>>
+// CHECK:   %[[ROWS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 38, 16], strides: [1312, 16, 1]
+// CHECK:   nisa.dma_copy %[[ROWS]], %[[IN]]
+// CHECK-NOT: nisa.dma_copy
 // CHECK:   affine.for %[[I:.*]] = 0 to 3 {
 // CHECK:     affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:       %[[MV:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [4, 36, 14] [1, 1, 1] : memref<4x38x16xf32, #nisa.memory<sbuf>> to memref<4x36x14xf32, strided<[608, 16, 1], offset: ?>, #nisa.memory<sbuf>>
 // CHECK:       %[[ST:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
-// CHECK:       memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 36, 14], strides: [1312, 16, 1]
-// CHECK:       nisa.matmul %[[ST]], {{.*}} accumulate restart(%[[I]], %[[J]])
+// CHECK:       nisa.matmul %[[ST]], %[[MV]], %{{.*}} accumulate restart(%[[I]], %[[J]])
 // CHECK:   nisa.activation <identity>
 // CHECK:   memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 504], strides: [1120, 1]
 // CHECK: memref.alloc() : memref<8x112xf32, #nisa.memory<psum>>
@@ -351,6 +356,25 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32> {
   %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
   return %0 : tensor<1x8x80x14xf32>
+}
+
+// -----
+
+// Tests a network's first layer, a convolution with a stride of 2 over 3
+// channels: the image's rows load once (one run of 33 x 33 elements per
+// channel, not an element per descriptor), and each tap's moving operand
+// is its [3, 16, 16] window of them, every other row and column.
+// CHECK-LABEL: func.func @strided_conv
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<3x33x33xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[IN]] {{.*}}: memref<3x33x33xf32, #nisa.memory<hbm>>, memref<3x33x33xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.dma_copy
+// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:     %[[MV:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [3, 16, 16] [1, 2, 2] : memref<3x33x33xf32, #nisa.memory<sbuf>> to memref<3x16x16xf32, strided<[1089, 66, 2], offset: ?>, #nisa.memory<sbuf>>
+// CHECK:     nisa.matmul %{{.*}}, %[[MV]], %{{.*}} accumulate restart(%[[I]], %[[J]]) : {{.*}}, memref<8x256xf32, #nisa.memory<psum>>
+func.func @strided_conv(%x: tensor<1x3x33x33xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw strides [2, 2] : (tensor<1x3x33x33xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %0 : tensor<1x8x16x16xf32>
 }
 
 // -----

@@ -201,6 +201,18 @@ TEST(ProgramTest, MatmulShapes) {
   EXPECT_EQ(errorOf(m),
             "manifest: kernels[0].instructions[1].dst: expected "
             "[M, N] = [4, 4] (stationary^T x moving), found [4, 5]");
+  // A moving window [K, rows, columns] has rows x columns columns.
+  m = baseManifest();
+  inst(m, 1)["moving"]["shape"] = {4, 2, 3};
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[1].dst: expected "
+            "[M, N] = [4, 6] (stationary^T x moving), found [4, 4]");
+  inst(m, 1)["moving"]["shape"] = {4, 2, 2};
+  EXPECT_TRUE(parseProgram(m).ok()) << errorOf(m);
+  inst(m, 1)["moving"]["shape"] = {4, 2, 2, 1};
+  EXPECT_EQ(errorOf(m),
+            "manifest: kernels[0].instructions[1].moving: expected a "
+            "shape [K, N] or [K, rows, columns], found [4, 2, 2, 1]");
   m = baseManifest();
   inst(m, 1)["dst"]["dtype"] = "bf16";
   EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].dst: expected "

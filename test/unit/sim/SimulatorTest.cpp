@@ -621,8 +621,12 @@ TEST(SimulatorTest, StridedOnChipOperands) {
         EXPECT_EQ(got[p * 4 + i + 2 * j], kA[p * 6 + i * 2 + j] * 2.5);
 }
 
-TEST(SimulatorTest, MatmulReadsAStridedMovingOperand) {
-  // y = x[:, 0:4]^T x[:, 1::2], both operands from one [4, 8] tile.
+/// y = x[:, 0:4]^T x moving, both operands from one [4, 8] f32 tile x
+/// (random values, returned in `x`): `moving` reads the tile from its
+/// element 1 with the given shape and strides.
+static std::vector<double> matmulOfOneTile(const json &shape,
+                                           const json &strides,
+                                           std::vector<double> &x) {
   json manifest = parseJson(R"json({
     "tensors": [
       {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input", "name": "x"},
@@ -643,7 +647,7 @@ TEST(SimulatorTest, MatmulReadsAStridedMovingOperand) {
          "stationary": {"space": "sbuf", "partition": 0, "offset": 0,
                         "shape": [4, 4], "dtype": "f32"},
          "moving": {"space": "sbuf", "partition": 0, "offset": 4,
-                    "shape": [4, 4], "strides": [2], "dtype": "f32"},
+                    "dtype": "f32"},
          "dst": {"space": "psum", "partition": 0, "offset": 0,
                  "shape": [4, 4], "dtype": "f32"}},
         {"op": "dma_copy", "engine": "dma", "queue": 1,
@@ -652,18 +656,45 @@ TEST(SimulatorTest, MatmulReadsAStridedMovingOperand) {
          "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
                  "strides": [4, 1], "dtype": "f32"}}]}],
     "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
-  std::vector<double> x = pseudoRandom(32, 7);
+  json &moving = manifest["kernels"][0]["instructions"][1]["moving"];
+  moving["shape"] = shape;
+  moving["strides"] = strides;
+  x = pseudoRandom(32, 7);
   std::vector<Tensor> out =
       runManifest(manifest, {makeTensor(DType::F32, {4, 8}, x)});
-  ASSERT_EQ(out.size(), 1u);
-  std::vector<double> y = valuesOf(out[0]);
+  EXPECT_EQ(out.size(), 1u);
+  return out.empty() ? std::vector<double>{} : valuesOf(out[0]);
+}
+
+/// Checks y[m, n] = sum_k x[k, m] x[k, column(n)].
+static void expectMatmulOfColumns(const std::vector<double> &y,
+                                  const std::vector<double> &x,
+                                  int64_t (*column)(int)) {
+  ASSERT_EQ(y.size(), 16u);
   for (int m = 0; m < 4; ++m)
     for (int n = 0; n < 4; ++n) {
       double want = 0;
       for (int k = 0; k < 4; ++k)
-        want += float(x[k * 8 + m]) * float(x[k * 8 + 1 + 2 * n]);
+        want += float(x[k * 8 + m]) * float(x[k * 8 + column(n)]);
       EXPECT_NEAR(y[m * 4 + n], want, 1e-5) << m << "," << n;
     }
+}
+
+TEST(SimulatorTest, MatmulReadsAStridedMovingOperand) {
+  // moving = x[:, 1::2].
+  std::vector<double> x;
+  std::vector<double> y = matmulOfOneTile({4, 4}, {2}, x);
+  expectMatmulOfColumns(y, x, [](int n) { return int64_t(1 + 2 * n); });
+}
+
+TEST(SimulatorTest, MatmulReadsAMovingWindow) {
+  // moving [4, 2, 2] with strides [3, 2] from element 1: columns 1, 3, 4
+  // and 6, as a convolution's tap reads rows 3 apart of an input tile
+  // with a stride of 2.
+  std::vector<double> x;
+  std::vector<double> y = matmulOfOneTile({4, 2, 2}, {3, 2}, x);
+  expectMatmulOfColumns(y, x,
+                        [](int n) { return int64_t(1 + 3 * (n / 2) + 2 * (n % 2)); });
 }
 
 TEST(SimulatorTest, TensorScalarPerPartition) {
