@@ -1,7 +1,8 @@
 //===- NeuronFolds.cpp - neuron folders and canonicalizations -------------===//
 //
 // Identity folds (x + (-0.0), x - 0.0, integer x + 0, x * 1, a transpose by the identity, a no-op
-// reshape/broadcast/slice/pad/cast, a select by a constant mask), reshape
+// reshape/broadcast/slice/pad/cast/pool, a select by a constant mask), a
+// sum pool over its window's size as an average pool, reshape
 // chains, constant reshapes and transpose composition; float elementwise
 // ops on splat constants evaluated (the dialect's canonicalization).
 //
@@ -83,6 +84,16 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
   if (!mask)
     return {};
   return mask.getSplatValue<bool>() ? getOnTrue() : getOnFalse();
+}
+
+/// A 1x1 window that keeps the shape (no padding) pools each element
+/// alone: the input, whatever the kind.
+OpFoldResult Pool2DOp::fold(FoldAdaptor) {
+  if (getInput().getType() != getType() ||
+      !llvm::equal(getKernel(), ArrayRef<int64_t>{1, 1}) ||
+      !llvm::all_of(getPadding(), [](int64_t p) { return p == 0; }))
+    return {};
+  return getInput();
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor) {
@@ -366,6 +377,30 @@ struct DivOfOne : OpRewritePattern<DivOp> {
   }
 };
 
+/// A float sum pool divided by its window's size -> an average pool
+/// (torch's adaptive_avg_pool2d imports as the two), one counting the
+/// padding where the image is padded; when nothing else reads the sum.
+struct AveragePool : OpRewritePattern<DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DivOp op,
+                                PatternRewriter &rewriter) const override {
+    auto sum = op.getLhs().getDefiningOp<Pool2DOp>();
+    if (!sum || sum.getKind() != PoolKind::sum || !sum->hasOneUse() ||
+        !isa<FloatType>(op.getType().getElementType()))
+      return failure();
+    ArrayRef<int64_t> kernel = sum.getKernel();
+    if (!isConstantSplatOf(op.getRhs(), double(kernel[0] * kernel[1])))
+      return failure();
+    bool padded =
+        llvm::any_of(sum.getPadding(), [](int64_t p) { return p != 0; });
+    rewriter.replaceOpWithNewOp<Pool2DOp>(
+        op, op.getType(), sum.getInput(), PoolKind::avg, sum.getLayout(),
+        kernel, sum.getStrides(), sum.getPadding(), sum.getDilations(),
+        padded);
+    return success();
+  }
+};
+
 /// exp(x - max(x)) / sum(exp(x - max(x))) along one axis -> softmax(x).
 struct SoftmaxFromParts : OpRewritePattern<DivOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -639,7 +674,7 @@ void MaxOp::getCanonicalizationPatterns(RewritePatternSet &results,
 
 void DivOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                         MLIRContext *context) {
-  results.add<DivOfOne, SoftmaxFromParts>(context);
+  results.add<DivOfOne, SoftmaxFromParts, AveragePool>(context);
 }
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results,

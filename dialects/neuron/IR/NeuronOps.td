@@ -120,6 +120,7 @@ def Neuron_Pool2DOp : Neuron_Op<"pool2d", [Pure]> {
     `:` type($input) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -989,3 +989,78 @@ func.func @softmax_rounds_once(%x: tensor<4x8xf32>, %h: tensor<4x8xbf16>) -> (te
   %7 = neuron.cast %6 : tensor<4x8xbf16> -> tensor<4x8xf16>
   return %1, %3, %4, %5, %7 : tensor<4x8xbf16>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf16>
 }
+
+// -----
+
+// A 1x1 pooling window that keeps the shape (no padding; a stride over a
+// dimension of 1) is its input, whatever the kind.
+// CHECK-LABEL: func.func @pool_identity
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x1x1xf32>, %[[Y:.*]]: tensor<1x4x4x8xf32>)
+// CHECK-NOT: neuron.pool2d
+// CHECK: return %[[X]], %[[Y]], %[[X]]
+func.func @pool_identity(%x: tensor<1x8x1x1xf32>, %y: tensor<1x4x4x8xf32>) -> (tensor<1x8x1x1xf32>, tensor<1x4x4x8xf32>, tensor<1x8x1x1xf32>) {
+  %0 = neuron.pool2d sum %x layout nchw kernel [1, 1] : tensor<1x8x1x1xf32> -> tensor<1x8x1x1xf32>
+  %1 = neuron.pool2d max %y layout nhwc kernel [1, 1] : tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+  %2 = neuron.pool2d avg %x layout nchw kernel [1, 1] strides [2, 2] : tensor<1x8x1x1xf32> -> tensor<1x8x1x1xf32>
+  return %0, %1, %2 : tensor<1x8x1x1xf32>, tensor<1x4x4x8xf32>, tensor<1x8x1x1xf32>
+}
+
+// -----
+
+// A 1x1 window that strides over, or pads, the image, a larger window, and
+// an integer sum into a wider type are kept.
+// CHECK-LABEL: func.func @pool_kept
+// CHECK-COUNT-4: neuron.pool2d
+func.func @pool_kept(%x: tensor<1x8x4x4xf32>, %i: tensor<1x8x1x1xi8>) -> (tensor<1x8x2x2xf32>, tensor<1x8x6x6xf32>, tensor<1x8x3x3xf32>, tensor<1x8x1x1xi32>) {
+  %0 = neuron.pool2d max %x layout nchw kernel [1, 1] strides [2, 2] : tensor<1x8x4x4xf32> -> tensor<1x8x2x2xf32>
+  %1 = neuron.pool2d max %x layout nchw kernel [1, 1] padding [1, 1, 1, 1] : tensor<1x8x4x4xf32> -> tensor<1x8x6x6xf32>
+  %2 = neuron.pool2d sum %x layout nchw kernel [2, 2] : tensor<1x8x4x4xf32> -> tensor<1x8x3x3xf32>
+  %3 = neuron.pool2d sum %i layout nchw kernel [1, 1] : tensor<1x8x1x1xi8> -> tensor<1x8x1x1xi32>
+  return %0, %1, %2, %3 : tensor<1x8x2x2xf32>, tensor<1x8x6x6xf32>, tensor<1x8x3x3xf32>, tensor<1x8x1x1xi32>
+}
+
+// -----
+
+// A sum pool divided by its window's size is an average pool (torch's
+// adaptive_avg_pool2d imports so); over a padded image one that counts the
+// padding.
+// CHECK-LABEL: func.func @pool_sum_over_taps
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x6x6xf32>)
+// CHECK: %[[A:.*]] = neuron.pool2d {{ *}}avg %[[X]] layout {{ *}}nchw kernel [4, 4] strides [2, 2] : tensor<1x8x6x6xf32> -> tensor<1x8x2x2xf32>
+// CHECK: %[[B:.*]] = neuron.pool2d {{ *}}avg %[[X]] layout {{ *}}nchw kernel [3, 3] padding [1, 1, 1, 1] count_include_pad : tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+// CHECK-NOT: neuron.div
+// CHECK: return %[[A]], %[[B]]
+func.func @pool_sum_over_taps(%x: tensor<1x8x6x6xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x6x6xf32>) {
+  %n = neuron.constant dense<16.0> : tensor<1x8x2x2xf32>
+  %0 = neuron.pool2d sum %x layout nchw kernel [4, 4] strides [2, 2] : tensor<1x8x6x6xf32> -> tensor<1x8x2x2xf32>
+  %1 = neuron.div %0, %n : tensor<1x8x2x2xf32>
+  %m = neuron.constant dense<9.0> : tensor<1x8x6x6xf32>
+  %2 = neuron.pool2d sum %x layout nchw kernel [3, 3] padding [1, 1, 1, 1] : tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+  %3 = neuron.div %2, %m : tensor<1x8x6x6xf32>
+  return %1, %3 : tensor<1x8x2x2xf32>, tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Kept: a sum divided by another number, a sum something else also reads,
+// and an integer sum.
+// CHECK-LABEL: func.func @pool_sum_kept
+// CHECK: neuron.pool2d {{ *}}sum
+// CHECK-NEXT: neuron.div
+// CHECK-NEXT: neuron.pool2d {{ *}}sum
+// CHECK-NEXT: neuron.div
+// CHECK-NEXT: neuron.pool2d {{ *}}sum
+// CHECK-NEXT: neuron.div
+// CHECK-NOT: neuron.pool2d {{ *}}avg
+func.func @pool_sum_kept(%x: tensor<1x8x4x4xf32>, %i: tensor<1x8x4x4xi32>) -> (tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xi32>) {
+  %n = neuron.constant dense<8.0> : tensor<1x8x1x1xf32>
+  %t = neuron.constant dense<16.0> : tensor<1x8x1x1xf32>
+  %it = neuron.constant dense<16> : tensor<1x8x1x1xi32>
+  %0 = neuron.pool2d sum %x layout nchw kernel [4, 4] : tensor<1x8x4x4xf32> -> tensor<1x8x1x1xf32>
+  %1 = neuron.div %0, %n : tensor<1x8x1x1xf32>
+  %2 = neuron.pool2d sum %x layout nchw kernel [4, 4] : tensor<1x8x4x4xf32> -> tensor<1x8x1x1xf32>
+  %3 = neuron.div %2, %t : tensor<1x8x1x1xf32>
+  %4 = neuron.pool2d sum %i layout nchw kernel [4, 4] : tensor<1x8x4x4xi32> -> tensor<1x8x1x1xi32>
+  %5 = neuron.div %4, %it : tensor<1x8x1x1xi32>
+  return %1, %2, %3, %5 : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x8x1x1xi32>
+}
