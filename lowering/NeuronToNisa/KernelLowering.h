@@ -375,11 +375,13 @@ struct MatmulTransposes {
   bool lhs = false, rhs = false;
 };
 
-/// What matmul plans are timed with: the logical core's HBM bandwidth, all
+/// What matmul plans are timed with: the logical core's HBM bandwidth, the
+/// time of writing the result to HBM at it (the same for every plan), all
 /// the matmuls' tensor-engine time, and one tile's transpose and copy out
 /// of PSUM.
 struct MatmulCosts {
-  double hbmBytesPerNs = 1, matmulNs = 0, transposeNs = 0, copyNs = 0;
+  double hbmBytesPerNs = 1, storeNs = 0, matmulNs = 0, transposeNs = 0,
+         copyNs = 0;
 };
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte

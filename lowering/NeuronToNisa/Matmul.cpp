@@ -82,7 +82,8 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   int64_t kTiles = llvm::divideCeil(k, tileK);
   int64_t mTiles = llvm::divideCeil(m, tileM), nTiles = llvm::divideCeil(n, tileN);
   // A plan reading lhs `lhsReads` times and rhs `rhsReads` times. Its
-  // time is the longer of its HBM reads and its tensor-engine work: the
+  // time is the longer of its HBM traffic (those reads and the result's
+  // writes) and its tensor-engine work: the
   // matmuls, and a transpose per transposed tile it loads; a streamed
   // operand's transposes also wait for their copies out of PSUM, which the
   // matmuls then wait for, once per panel of lhs tiles loaded together
@@ -104,7 +105,8 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                 block > 0 ? std::max<int64_t>(lhsPanel, 1) : 1);
     transposing(transposes.rhs, block == 0 || !rhsResident, nTiles, rhsReads,
                 1);
-    double hbm = double((lhs + rhs) * batches) / costs.hbmBytesPerNs;
+    double hbm =
+        double((lhs + rhs) * batches) / costs.hbmBytesPerNs + costs.storeNs;
     plans.push_back({rhsResident, block, lhs + rhs, std::max(hbm, tensor)});
   };
   // Both streaming: lhs read once per N tile, rhs once per M tile.
@@ -335,6 +337,10 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       square{dtype, elementBytes(element), tileK, tileK * tileM};
   MatmulCosts costs;
   costs.hbmBytesPerNs = k.config.hbmBytesPerNs;
+  costs.storeNs =
+      double(batches * m * n *
+             elementBytes(cast<ShapedType>(result.getType()).getElementType())) /
+      costs.hbmBytesPerNs;
   costs.matmulNs =
       double(batches * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN) *
              llvm::divideCeil(kk, tileK)) *
