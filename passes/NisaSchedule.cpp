@@ -434,39 +434,61 @@ struct NisaSchedulePass
   /// run of straight-line instructions; a region is a top-level loop nest
   /// or run. Each region's streams, busiest first, take queues 0, 1, ...
   /// (regions run one after another, so they share them; the last queue
-  /// takes what is left). Apart, a stream ahead of the engines (a prefetch)
-  /// or behind them (a store waiting for results) never holds back
-  /// another's transfers, while all share the DMA engines.
+  /// takes what is left), or, after the regions that open the kernel only
+  /// loading (a block the next region may start on before all of it is
+  /// in), the queues after theirs: those loads must not hold back the next
+  /// region's own. (A region loading mid-kernel shares the queues: its
+  /// transfers would contend with the nests around it, which the timeline
+  /// does not model.) Apart, a stream ahead of the engines (a prefetch) or
+  /// behind them (a store waiting for results) never holds back another's
+  /// transfers, while all share the DMA engines.
   static void assignQueues(func::FuncOp kernel, const rt::CostModel &model,
                            int queues) {
     struct Stream {
       double work = 0;
       SmallVector<DmaCopyOp> transfers;
     };
-    using Region = llvm::MapVector<std::pair<Block *, int>, Stream>;
+    struct Region {
+      llvm::MapVector<std::pair<Block *, int>, Stream> streams;
+      bool loadsOnly = true;
+    };
     SmallVector<Region> regions(1);
     for (Operation &top : kernel.getBody().front()) {
       bool nest = isa<affine::AffineForOp>(top);
-      if (nest && !regions.back().empty())
+      if (nest && !regions.back().streams.empty())
         regions.emplace_back();
-      top.walk([&](DmaCopyOp dma) {
-        Stream &s = regions.back()[{dma->getBlock(), int(isStore(dma))}];
+      top.walk([&](EngineOpInterface op) {
+        auto dma = dyn_cast<DmaCopyOp>(op.getOperation());
+        if (!dma || isStore(dma)) {
+          regions.back().loadsOnly = false;
+          if (!dma)
+            return;
+        }
+        Stream &s =
+            regions.back().streams[{dma->getBlock(), int(isStore(dma))}];
         s.work += model.nanoseconds(costQueryOf(dma)) * instancesOf(dma);
         s.transfers.push_back(dma);
       });
       if (nest)
         regions.emplace_back();
     }
-    for (Region &streams : regions) {
+    int64_t first = 0;
+    bool atStart = true;
+    for (Region &region : regions) {
       SmallVector<Stream *> ranked;
-      for (auto &entry : streams)
+      for (auto &entry : region.streams)
         ranked.push_back(&entry.second);
       llvm::stable_sort(ranked, [](Stream *a, Stream *b) {
         return a->work > b->work;
       });
       for (auto [rank, stream] : llvm::enumerate(ranked))
         for (DmaCopyOp dma : stream->transfers)
-          dma.setQueue(std::min<int64_t>(rank, queues - 1));
+          dma.setQueue((first + std::min<int64_t>(rank, queues - 1)) %
+                       queues);
+      atStart = atStart && region.loadsOnly;
+      first = atStart && !ranked.empty()
+                  ? (first + std::min<int64_t>(ranked.size(), queues)) % queues
+                  : 0;
     }
   }
 

@@ -334,7 +334,9 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
     runtime's simulator uses) and schedules each kernel:
     - transfers run on DMA queues, one per stream a region of the kernel
       runs side by side (the loads, or the stores, of one loop body or one
-      run of straight-line instructions; busiest first on queue 0): a
+      run of straight-line instructions; busiest first on queue 0, or,
+      after the regions that open the kernel only loading, on the queues
+      after theirs, so its loads never wait behind theirs): a
       queue starts its transfers in program order, each on any free DMA
       engine, so a loop's transfers spread over the engines, while a
       prefetch running ahead or a store waiting for the engines never

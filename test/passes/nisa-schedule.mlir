@@ -123,10 +123,12 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 #tile = affine_map<(d0) -> (d0 * 128)>
 
 // Tests the queues of a kernel's streams and the pipelines of its loops.
-// The prefetch nest is a region of one stream (queue 0). In the matmul
-// nest the stores (two of 256 KiB) outweigh the tile loads (four of 32
-// KiB): stores on queue 0, loads on queue 1, so a store waiting for the
-// engines never holds back the next row's loads. The dependence chain
+// The prefetch nest opens the kernel only loading, one stream (queue 0):
+// the matmul nest's streams take the queues after it, so its tile loads
+// never wait behind the prefetch's. In the matmul nest the stores (two of
+// 256 KiB) outweigh the tile loads (four of 32 KiB): stores on queue 1,
+// loads on queue 2, so a store waiting for the engines never holds back
+// the next row's loads. The dependence chain
 // (a prefetch, a tile load, a matmul, the evacuation and a store, with
 // whole transfers) is longer than the DMA engines' work, so the transfers
 // are cut into short pieces the engines move side by side: the prefetch's
@@ -145,15 +147,72 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 634.08{{[0-9]*}} : f64, latency_ns = 634.08{{[0-9]*}} : f64, predicted_ns = 1268.17{{[0-9]*}} : f64>}
 // CHECK: affine.for
 // CHECK: affine.for
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref<8x128xbf16
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 2 : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 2 : memref<8x128xbf16
 // CHECK: nisa.matmul
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 329.45{{[0-9]*}} : f64, latency_ns = 634.39{{[0-9]*}} : f64, predicted_ns = 963.85{{[0-9]*}} : f64>}
 // CHECK: nisa.activation
-// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 :
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 1 :
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>}
 // expected-remark@+1 {{nisa-schedule: 47 instructions, predicted 4717.4 ns}}
 func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xbf16, #sbuf>
+  affine.for %k = 0 to 2 {
+    %row = affine.apply #tile(%k)
+    %src = memref.subview %b[%row, 0] [128, 512] [1, 1] : memref<256x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+    %dst = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xbf16, #sbuf> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %src, %dst queue 0 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>
+  }
+  affine.for %m = 0 to 2 {
+    %mrow = affine.apply #tile(%m)
+    %p = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #psum>
+    affine.for %k = 0 to 2 {
+      %krow = affine.apply #tile(%k)
+      %t = memref.alloc() {nisa.address = 2048 : i64, nisa.slots = #nisa.slots<count = 4, bytes = 256>} : memref<128x128xbf16, #sbuf>
+      %src = memref.subview %a[%krow, %mrow] [128, 128] [1, 1] : memref<256x256xbf16, #hbm> to memref<128x128xbf16, strided<[256, 1], offset: ?>, #hbm>
+      nisa.dma_copy %src, %t queue 0 : memref<128x128xbf16, strided<[256, 1], offset: ?>, #hbm>, memref<128x128xbf16, #sbuf>
+      %wk = memref.subview %w[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xbf16, #sbuf> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>
+      nisa.matmul %t, %wk, %p accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, strided<[1024, 1], offset: ?>, #sbuf>, memref<128x512xf32, #psum>
+    }
+    %r = memref.alloc() {nisa.address = 3072 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    nisa.activation <identity> %p, %r : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+    %o = memref.subview %out[%mrow, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %r, %o queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#tile = affine_map<(d0) -> (d0 * 128)>
+
+// Tests a region that only loads after one that computes (@streams behind
+// an exp of its own input): the prefetch shares the queues with the nests
+// around it, whose contention for the DMA engines the timeline does not
+// model, so the matmul nest's streams take queues 0 (stores) and 1 (tile
+// loads) again.
+// CHECK-LABEL: func.func @streams_mid_kernel
+// CHECK: nisa.activation <exp>
+// CHECK: affine.for
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 : memref<8x512xbf16
+// CHECK: affine.for
+// CHECK: affine.for
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref<8x128xbf16
+// CHECK: nisa.matmul
+// CHECK: nisa.activation <identity>
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 :
+// expected-remark@+1 {{nisa-schedule: 74 instructions}}
+func.func @streams_mid_kernel(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>, %in: memref<128x64xf32, #hbm>, %res: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %x = memref.alloc() {nisa.address = 8192 : i64} : memref<128x64xf32, #sbuf>
+  %y = memref.alloc() {nisa.address = 8448 : i64} : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %in, %x queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  nisa.activation <exp> %x, %y : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+  nisa.dma_copy %y, %res queue 0 : memref<128x64xf32, #sbuf>, memref<128x64xf32, #hbm>
   %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xbf16, #sbuf>
   affine.for %k = 0 to 2 {
     %row = affine.apply #tile(%k)
