@@ -2,8 +2,9 @@
 //
 // conv2d (nchw_fchw, no bias, no padding: the import pads separately) as
 // shifted matmuls: for each filter tap (kh, kw) and input-channel tile the
-// stationary operand is w[f-tile, c-tile, kh, kw]^T and the moving one the
-// image read at that tap's offset with the stride, [c-tile, pixels]; the
+// stationary operand is w[f-tile, c-tile, kh, kw]^T and the moving one that
+// tap's window [c-tile, rows, columns] of the input rows the output row
+// tile reads, loaded once per channel tile and read with the strides; the
 // taps and channel tiles accumulate in PSUM. The stationary operands of an
 // output-channel tile are made once: its weights load in natural rows and
 // each tap's is transposed on the tensor engine (or moved by a DMA
