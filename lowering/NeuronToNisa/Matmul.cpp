@@ -279,32 +279,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     firstAcc = firstAcc ? firstAcc : acc;
     return acc;
   };
-  // Whether evacuating a sum only copies it (no scale, bias or function of
-  // the epilogue's to apply on the way).
-  bool copies = evacuation.ops.empty() && !evacuation.bias &&
-                evacuation.scale == 1.0 &&
-                evacuation.function == nisa::ActivationFunction::identity;
   // One [M-tile, N-tile] of the result summed in `acc`: the scalar engine
   // evacuates it, applying the epilogue's leading scaled activation on the
-  // way when nothing else reads the raw product, or, `onVector` and it only
-  // copies, the vector engine; then it is stored and the epilogue computed
-  // on it.
+  // way when nothing else reads the raw product, then it is stored and the
+  // epilogue computed on it.
   auto finishTile = [&](OpBuilder &b, Value acc, OpFoldResult bi,
                         OpFoldResult m0, int64_t mt, OpFoldResult n0,
-                        int64_t nt, bool onVector = false) {
+                        int64_t nt) {
     Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, nt},
                              resultType.getElementType());
     DenseMap<Value, Value> tiles;
-    if (onVector && copies) {
-      nisa::TensorScalarOp::create(
-          b, loc, acc, evacuated,
-          nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
-          b.getF64FloatAttr(0.0));
-      tiles[result] = evacuated;
-    } else {
-      emitScaledActivation(b, k, loc, evacuation, result, acc, evacuated,
-                           tiles);
-    }
+    emitScaledActivation(b, k, loc, evacuation, result, acc, evacuated,
+                         tiles);
     if (out)
       k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, nt}));
     if (epilogue) {
@@ -591,9 +577,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                       feed(b, KernelLowering::tileIndex(b, kp, 0, tileK), kt,
                            streamed, first);
                     });
-                // The block's sums all end together: every other one is
-                // copied out by the vector engine, so the next pass's
-                // matmuls into them wait for two engines, not one.
                 Value *acc = accs.begin();
                 for (auto [c, w] : parts) {
                   OpFoldResult p0 =
@@ -601,11 +584,10 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   for (auto [ic, iw] : pieces) {
                     OpFoldResult q0 =
                         KernelLowering::affineSum(b, loc, {{i0, 1}}, ic);
-                    bool onVector = (acc - accs.begin()) % 2 == 1;
                     if (rhsResident)
-                      finishTile(b, *acc++, bi, q0, iw, p0, w, onVector);
+                      finishTile(b, *acc++, bi, q0, iw, p0, w);
                     else
-                      finishTile(b, *acc++, bi, p0, w, q0, iw, onVector);
+                      finishTile(b, *acc++, bi, p0, w, q0, iw);
                   }
                 }
               });
