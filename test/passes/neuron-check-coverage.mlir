@@ -74,3 +74,18 @@ func.func @not_raised(%x: tensor<4xi64>, %y: tensor<4xi64>) -> tensor<4xi64> {
   %0 = arith.addi %x, %y : tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// Tests the not-tiled rule on what the tables allow but the tiler does not
+// take: a pool over a padded image, a convolution with padding, one with a
+// bias (the imports pad and add separately). The host runs them.
+func.func @not_tiled(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xf32>, %b: tensor<4xf32>) -> (tensor<1x8x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>) {
+  // expected-error@+1 {{'neuron.pool2d' (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> is not supported on trn2: pooling with padding is not tiled yet (pad the image with neuron.pad first) [not-tiled]; hint: fallback=host runs it on the host}}
+  %0 = neuron.pool2d max %x layout nchw kernel [3, 3] padding [1, 1, 1, 1] : tensor<1x8x6x6xf32> -> tensor<1x8x6x6xf32>
+  // expected-error@+1 {{is not supported on trn2: only nchw_fchw convolutions without padding or bias are tiled yet (pad the image with neuron.pad first, add the bias after) [not-tiled]; hint: fallback=host runs it on the host}}
+  %1 = neuron.conv2d %x, %w layout nchw_fchw padding [1, 1, 1, 1] : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x6x6xf32>
+  // expected-error@+1 {{only nchw_fchw convolutions without padding or bias are tiled yet}}
+  %2 = neuron.conv2d %x, %w bias %b layout nchw_fchw : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0, %1, %2 : tensor<1x8x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x4x4xf32>
+}
