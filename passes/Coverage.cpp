@@ -199,10 +199,7 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
       !isa<FloatType>(getElementTypeOrSelf(op->getOperand(0).getType())))
     return issue("not-tiled",
                  "integer contractions and pooling are not tiled yet");
-  auto padded = [](ArrayRef<int64_t> padding) {
-    return llvm::any_of(padding, [](int64_t p) { return p != 0; });
-  };
-  if (auto pool = dyn_cast<Pool2DOp>(op); pool && padded(pool.getPadding()))
+  if (auto pool = dyn_cast<Pool2DOp>(op); pool && !isEngineTiled(pool))
     return issue("not-tiled", "pooling with padding is not tiled yet (pad "
                               "the image with neuron.pad first)");
   if (auto conv = dyn_cast<Conv2DOp>(op); conv && !isEngineTiled(conv))

@@ -687,8 +687,7 @@ struct Pool2DToTaps : NisaPattern<Pool2DOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto in = op.getInput().getType(), out = op.getType();
-    if (llvm::any_of(op.getPadding(), [](int64_t p) { return p != 0; }) ||
-        !isa<FloatType>(in.getElementType()))
+    if (!isEngineTiled(op))
       return op.emitError() << "convert-neuron-to-nisa: only float pooling "
                                "without padding is tiled yet";
     // Element strides of (channel, row, column) in NCHW or NHWC.

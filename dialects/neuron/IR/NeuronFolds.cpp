@@ -91,7 +91,7 @@ OpFoldResult SelectOp::fold(FoldAdaptor adaptor) {
 OpFoldResult Pool2DOp::fold(FoldAdaptor) {
   if (getInput().getType() != getType() ||
       !llvm::equal(getKernel(), ArrayRef<int64_t>{1, 1}) ||
-      !llvm::all_of(getPadding(), [](int64_t p) { return p == 0; }))
+      isPadded(getPadding()))
     return {};
   return getInput();
 }
@@ -391,12 +391,10 @@ struct AveragePool : OpRewritePattern<DivOp> {
     ArrayRef<int64_t> kernel = sum.getKernel();
     if (!isConstantSplatOf(op.getRhs(), double(kernel[0] * kernel[1])))
       return failure();
-    bool padded =
-        llvm::any_of(sum.getPadding(), [](int64_t p) { return p != 0; });
     rewriter.replaceOpWithNewOp<Pool2DOp>(
         op, op.getType(), sum.getInput(), PoolKind::avg, sum.getLayout(),
         kernel, sum.getStrides(), sum.getPadding(), sum.getDilations(),
-        padded);
+        /*count_include_pad=*/isPadded(sum.getPadding()));
     return success();
   }
 };

@@ -438,10 +438,19 @@ SmallVector<int64_t> mlir::neuron::broadcastStrides(RankedTensorType input,
   return strides;
 }
 
+bool mlir::neuron::isPadded(ArrayRef<int64_t> padding) {
+  return llvm::any_of(padding, [](int64_t p) { return p != 0; });
+}
+
 bool mlir::neuron::isEngineTiled(Conv2DOp conv) {
   return conv.getLayout() == ConvLayout::nchw_fchw && !conv.getBias() &&
-         llvm::all_of(conv.getPadding(), [](int64_t p) { return p == 0; }) &&
+         !isPadded(conv.getPadding()) &&
          isa<FloatType>(conv.getInput().getType().getElementType());
+}
+
+bool mlir::neuron::isEngineTiled(Pool2DOp pool) {
+  return !isPadded(pool.getPadding()) &&
+         isa<FloatType>(pool.getInput().getType().getElementType());
 }
 
 bool mlir::neuron::isDepthwiseConv(Conv2DOp conv) {

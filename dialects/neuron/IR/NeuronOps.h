@@ -34,9 +34,13 @@ SmallVector<int64_t> broadcastStrides(RankedTensorType input,
                                       RankedTensorType result,
                                       ArrayRef<int64_t> dims);
 
+/// Whether a window op's `padding` ([top, bottom, left, right]) pads at all.
+bool isPadded(ArrayRef<int64_t> padding);
 /// Whether the engines tile `conv`: nchw_fchw, float, no bias and no
 /// padding (the import pads separately).
 bool isEngineTiled(Conv2DOp conv);
+/// Whether the engines tile `pool`: float and no padding.
+bool isEngineTiled(Pool2DOp pool);
 /// Whether `conv` has one input channel per group (depthwise).
 bool isDepthwiseConv(Conv2DOp conv);
 
