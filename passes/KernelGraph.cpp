@@ -144,10 +144,14 @@ rt::CostQuery mlir::neuron::costQueryOf(Operation *instruction) {
     from.strideBytes = std::max(
         from.strideBytes,
         operandShapeOf(cast<MemRefType>(read.getType())).strideBytes);
-  return rt::costQueryFor(
+  rt::CostQuery q = rt::costQueryFor(
       instruction->getName().stripDialect(),
       operandShapeOf(cast<MemRefType>(engine.getWrittenTile().getType())),
       from);
+  if (auto matmul = dyn_cast<MatmulOp>(instruction);
+      matmul && matmul.getDoubleRow())
+    q.rows = 2;
+  return q;
 }
 
 UnitStreams UnitStreams::of(const KernelGraph &g) {

@@ -263,6 +263,27 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         {kt, width}, cast<MemRefType>(resident.getType()), off, sz, one);
     return memref::SubViewOp::create(b, loc, type, resident, off, sz, one);
   };
+  // K tiles `index` and the next of a resident array as one double-row
+  // operand [tileK, 2, width] (row r: K tile index + r).
+  auto residentPair = [&](OpBuilder &b, Value resident, OpFoldResult index,
+                          int64_t col, int64_t width) -> Value {
+    return KernelLowering::view(b, loc, resident,
+                                {b.getIndexAttr(0), index, b.getIndexAttr(col)},
+                                {tileK, 2, width});
+  };
+  // Row `r` [tileK, width] of a double-row tile [tileK, 2, width].
+  auto rowOf = [&](OpBuilder &b, Value pair, int64_t r) -> Value {
+    auto type = cast<MemRefType>(pair.getType());
+    int64_t width = type.getDimSize(2);
+    SmallVector<OpFoldResult> off{b.getIndexAttr(0), b.getIndexAttr(r),
+                                  b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sz{b.getIndexAttr(tileK), b.getIndexAttr(1),
+                                 b.getIndexAttr(width)};
+    SmallVector<OpFoldResult> one(3, b.getIndexAttr(1));
+    MemRefType rowType = memref::SubViewOp::inferRankReducedResultType(
+        {tileK, width}, type, off, sz, one);
+    return memref::SubViewOp::create(b, loc, rowType, pair, off, sz, one);
+  };
   // The K tile index of tile `j` of the panel of `panel` K tiles at `kp`.
   auto panelTile = [&](OpBuilder &b, const TilePosition &kp, int64_t panel,
                        int64_t j) {
@@ -304,8 +325,74 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   auto matmulInto = [&](OpBuilder &b,
                         const KernelLowering::Accumulation &how,
                         Value stationary, Value moving, Value acc) {
+    bool pair = cast<MemRefType>(stationary.getType()).getRank() == 3;
     nisa::MatmulOp::create(b, loc, stationary, moving, acc, how.accumulate,
-                           how.restart);
+                           how.restart, pair);
+  };
+  // FP8 matmuls contract two K tiles per instruction where the target has
+  // the double-row mode: K is walked two tiles at a time, a step of two
+  // full tiles being one pair and any shorter step (K's end) its tiles
+  // one by one.
+  bool doubleRow = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
+                   limits.getFp8Rows() >= 2;
+  int64_t kStep = doubleRow ? 2 * tileK : tileK;
+  struct KUnit {
+    OpFoldResult offset, index;
+    int64_t rows, size;
+    KernelLowering::Accumulation how;
+  };
+  auto unitsOf = [&](OpBuilder &b, const TilePosition &kp) {
+    SmallVector<KUnit> units;
+    OpFoldResult index = KernelLowering::affineSum(
+        b, loc, {{KernelLowering::tileIndex(b, kp, 0, kStep), kStep / tileK}});
+    KernelLowering::Accumulation first = KernelLowering::accumulation(kp, {0});
+    if (doubleRow && kp.sizes[0] == 2 * tileK) {
+      units.push_back({kp.offsets[0], index, 2, tileK, first});
+      return units;
+    }
+    for (int64_t j = 0; j * tileK < kp.sizes[0]; ++j)
+      units.push_back(
+          {KernelLowering::affineSum(b, loc, {{kp.offsets[0], 1}}, j * tileK),
+           KernelLowering::affineSum(b, loc, {{index, 1}}, j),
+           1, std::min(tileK, kp.sizes[0] - j * tileK),
+           j == 0 ? first : KernelLowering::Accumulation{true, {}}});
+    return units;
+  };
+  // A streamed tile of K unit `u` [size, width] or [tileK, 2, width],
+  // `load`ed one K tile at a time.
+  auto streamedTile = [&](OpBuilder &b, const KUnit &u, int64_t width,
+                          function_ref<void(OpFoldResult, int64_t, Value)>
+                              load) {
+    if (u.rows == 1) {
+      Value t = newTile(b, {u.size, width});
+      load(u.offset, u.size, t);
+      return t;
+    }
+    Value t = newTile(b, {tileK, 2, width});
+    for (int64_t r = 0; r < 2; ++r)
+      load(KernelLowering::affineSum(b, loc, {{u.offset, 1}}, r * tileK), tileK,
+           rowOf(b, t, r));
+    return t;
+  };  // The moving tile of K unit `u` at columns [n0, n0 + nt): a pair of
+  // K tiles of a contiguous rhs in one transfer, [tileK, 2, nt] with rows
+  // tileK apart.
+  auto loadMovingUnit = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult n0,
+                            int64_t nt, const KUnit &u) -> Value {
+    auto type = cast<MemRefType>(bm.getType());
+    if (u.rows == 1 || !type.getLayout().isIdentity())
+      return streamedTile(b, u, nt,
+                          [&](OpFoldResult k0, int64_t kt, Value into) {
+                            loadMoving(b, bi, n0, nt, k0, kt, into);
+                          });
+    Value t = newTile(b, {tileK, 2, nt});
+    int64_t cols = type.getDimSize(type.getRank() - 1);
+    OpFoldResult start = KernelLowering::affineSum(
+        b, loc, {{bi, kk * cols}, {u.offset, cols}, {n0, 1}});
+    k.dma(b, loc,
+          KernelLowering::stridedView(b, loc, bm, start, {tileK, 2, nt},
+                                      {cols, tileK * cols, 1}),
+          t);
+    return t;
   };
 
   // Bytes per partition finishing one output tile takes: its evacuated
@@ -341,10 +428,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       double(batches * m * n *
              elementBytes(cast<ShapedType>(result.getType()).getElementType())) /
       costs.hbmBytesPerNs;
+  // Per output tile: a matmul per K tile, or in the double-row mode one
+  // per pair of full K tiles and one per tile of K's end.
+  int64_t pairs = doubleRow ? kk / (2 * tileK) : 0;
+  int64_t singles = llvm::divideCeil(kk - pairs * 2 * tileK, tileK);
+  rt::OperandShape fullPair = full;
+  fullPair.elements *= 2;
+  rt::CostQuery pairQuery = rt::costQueryFor("matmul", full, fullPair);
+  pairQuery.rows = 2;
   costs.matmulNs =
-      double(batches * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN) *
-             llvm::divideCeil(kk, tileK)) *
-      k.costNs("matmul", full, full);
+      double(batches * llvm::divideCeil(m, tileM) * llvm::divideCeil(n, tileN)) *
+      (double(pairs) * k.config.cost.nanoseconds(pairQuery) +
+       double(singles) * k.costNs("matmul", full, full));
   costs.transposeNs = k.costNs("transpose", square, square);
   costs.copyNs = k.costNs("tensor_scalar", square, square);
   // In a kernel launched while inputs it reads are still in flight (a
@@ -516,21 +611,30 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                     accs.push_back(rhsResident ? newAcc(b, iw, w)
                                                : newAcc(b, w, iw));
                 // The block's matmuls of the streamed tile of K tile
-                // `index` (`kt` rows).
+                // `index` (`kt` rows), or of it and the next (a double-row
+                // [tileK, 2, inner] tile).
                 auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
                                 Value streamed,
                                 const KernelLowering::Accumulation &how) {
+                  bool pair =
+                      cast<MemRefType>(streamed.getType()).getRank() == 3;
                   Value *acc = accs.begin();
                   for (auto [c, w] : parts) {
-                    Value held = residentAt(b, resident, index, kt, c, w);
+                    Value held =
+                        pair ? residentPair(b, resident, index, c, w)
+                             : residentAt(b, resident, index, kt, c, w);
                     for (auto [ic, iw] : pieces) {
-                      Value piece =
-                          pieces.size() == 1
-                              ? streamed
-                              : KernelLowering::view(
-                                    b, loc, streamed,
-                                    {b.getIndexAttr(0), b.getIndexAttr(ic)},
-                                    {kt, iw});
+                      Value piece = streamed;
+                      if (pieces.size() > 1 && pair)
+                        piece = KernelLowering::view(
+                            b, loc, streamed,
+                            {b.getIndexAttr(0), b.getIndexAttr(0),
+                             b.getIndexAttr(ic)},
+                            {tileK, 2, iw});
+                      else if (pieces.size() > 1)
+                        piece = KernelLowering::view(
+                            b, loc, streamed,
+                            {b.getIndexAttr(0), b.getIndexAttr(ic)}, {kt, iw});
                       if (rhsResident)
                         matmulInto(b, how, piece, held, *acc++);
                       else
@@ -541,41 +645,61 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                 // Streamed lhs tiles the tensor engine transposes load
                 // `panel` K tiles of their rows per transfer and are all
                 // transposed before their matmuls, which then wait for the
-                // first's copy out of PSUM only.
+                // first's copy out of PSUM only; in the double-row mode
+                // each two full tiles of a panel are transposed into one
+                // pair.
                 int64_t panel = rhsResident && lhsPanel > 1 ? lhsPanel : 1;
                 KernelLowering::forEachTile(
-                    b, loc, {{kk, tileK * panel}},
+                    b, loc, {{kk, panel > 1 ? tileK * panel : kStep}},
                     [&](OpBuilder &b, const TilePosition &kp) {
-                      KernelLowering::Accumulation first =
-                          KernelLowering::accumulation(kp, {0});
                       if (panel > 1) {
+                        KernelLowering::Accumulation first =
+                            KernelLowering::accumulation(kp, {0});
+                        // Tile j is the first of a pair when it and the
+                        // next are full.
+                        auto pairs = [&](int64_t j) {
+                          return doubleRow && j % 2 == 0 &&
+                                 (j + 2) * tileK <= kp.sizes[0];
+                        };
                         SmallVector<Value> tiles;
                         k.loadTransposedPanel(
                             b, loc,
                             matrix(b, a, bi, {i0, kp.offsets[0]},
                                    {it, kp.sizes[0]}),
-                            [&](OpBuilder &b, int64_t, int64_t kt) {
+                            [&](OpBuilder &b, int64_t j, int64_t kt) {
+                              if (pairs(j)) {
+                                tiles.push_back(newTile(b, {tileK, 2, it}));
+                                return rowOf(b, tiles.back(), 0);
+                              }
+                              if (j % 2 == 1 && pairs(j - 1))
+                                return rowOf(b, tiles.back(), 1);
                               tiles.push_back(newTile(b, {kt, it}));
                               return tiles.back();
                             },
                             scratch);
-                        for (auto [j, tile] : llvm::enumerate(tiles))
-                          feed(b, panelTile(b, kp, panel, int64_t(j)),
+                        int64_t j = 0;
+                        for (Value tile : tiles) {
+                          feed(b, panelTile(b, kp, panel, j),
                                cast<MemRefType>(tile.getType()).getDimSize(0),
                                tile,
                                j == 0 ? first
                                       : KernelLowering::Accumulation{true, {}});
+                          j += pairs(j) ? 2 : 1;
+                        }
                         return;
                       }
-                      int64_t kt = kp.sizes[0];
-                      Value streamed = newTile(b, {kt, it});
-                      if (rhsResident)
-                        loadStationary(b, bi, i0, it, kp.offsets[0], kt,
-                                       streamed);
-                      else
-                        loadMoving(b, bi, i0, it, kp.offsets[0], kt, streamed);
-                      feed(b, KernelLowering::tileIndex(b, kp, 0, tileK), kt,
-                           streamed, first);
+                      for (const KUnit &u : unitsOf(b, kp)) {
+                        Value streamed;
+                        if (rhsResident)
+                          streamed = streamedTile(
+                              b, u, it,
+                              [&](OpFoldResult k0, int64_t kt, Value into) {
+                                loadStationary(b, bi, i0, it, k0, kt, into);
+                              });
+                        else
+                          streamed = loadMovingUnit(b, bi, i0, it, u);
+                        feed(b, u.index, u.size, streamed, u.how);
+                      }
                     });
                 Value *acc = accs.begin();
                 for (auto [c, w] : parts) {
@@ -601,14 +725,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           int64_t mt = at.sizes[1], nt = at.sizes[2];
           Value acc = newAcc(b, mt, nt);
           KernelLowering::forEachTile(
-              b, loc, {{kk, tileK}}, [&](OpBuilder &b, const TilePosition &kp) {
-                Value stationary = newTile(b, {kp.sizes[0], mt});
-                loadStationary(b, bi, m0, mt, kp.offsets[0], kp.sizes[0],
-                               stationary);
-                Value moving = newTile(b, {kp.sizes[0], nt});
-                loadMoving(b, bi, n0, nt, kp.offsets[0], kp.sizes[0], moving);
-                matmulInto(b, KernelLowering::accumulation(kp, {0}),
-                           stationary, moving, acc);
+              b, loc, {{kk, kStep}}, [&](OpBuilder &b, const TilePosition &kp) {
+                for (const KUnit &u : unitsOf(b, kp)) {
+                  Value stationary = streamedTile(
+                      b, u, mt, [&](OpFoldResult k0, int64_t kt, Value into) {
+                        loadStationary(b, bi, m0, mt, k0, kt, into);
+                      });
+                  Value moving = loadMovingUnit(b, bi, n0, nt, u);
+                  matmulInto(b, u.how, stationary, moving, acc);
+                }
               });
           finishTile(b, acc, bi, m0, mt, n0, nt);
         });

@@ -200,16 +200,16 @@ struct ConvertNeuronToNisa
     // The systolic array is partitions x partitions, so the stationary
     // operand has at most `partitions` columns; the moving one fills a PSUM
     // bank of fp32.
-    int64_t partitions = resolved.sbufPartitions();
-    config.limits = nisa::LimitsAttr::get(
-        module.getContext(), partitions, resolved.sbufBytesPerPartition(),
-        resolved.psumBytesPerPartition(), resolved.psumBankBytes(), partitions,
-        resolved.psumBankBytes() / 4);
-    config.summary = summary;
     FailureOr<rt::CostModel> model =
         loadCostModel(module, "convert-neuron-to-nisa", resolved);
     if (failed(model))
       return std::nullopt;
+    int64_t partitions = resolved.sbufPartitions();
+    config.limits = nisa::LimitsAttr::get(
+        module.getContext(), partitions, resolved.sbufBytesPerPartition(),
+        resolved.psumBytesPerPartition(), resolved.psumBankBytes(), partitions,
+        resolved.psumBankBytes() / 4, model->fp8PeakRows());
+    config.summary = summary;
     // A queue per DMA engine of a physical core.
     config.dmaQueues = model->dmaEngines();
     config.hbmBytesPerNs = model->hbmBytesPerNs();

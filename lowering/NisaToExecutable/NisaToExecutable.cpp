@@ -306,6 +306,8 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
           })
           .Case([&](MatmulOp o) {
             inst["accumulate"] = o.getAccumulate();
+            if (o.getDoubleRow())
+              inst["double_row"] = true;
             if (failed(addRestart(i, o, inst)))
               return failure();
             return success(succeeded(add("stationary", o.getStationary())) &&
@@ -502,7 +504,8 @@ FailureOr<json> KernelEmitter::emit() {
                 {"psum_bytes", limits.getPsumBytes()},
                 {"psum_bank_bytes", limits.getPsumBankBytes()},
                 {"stationary_free", limits.getStationaryFree()},
-                {"moving_free", limits.getMovingFree()}}},
+                {"moving_free", limits.getMovingFree()},
+                {"fp8_rows", limits.getFp8Rows()}}},
               {"instructions", instructions}};
   if (!loops.empty())
     out["loops"] = std::move(loops);

@@ -609,23 +609,43 @@ static absl::Status sameLayout(ObjectReader &r, std::string_view key,
 static absl::Status readMatmul(ObjectReader &r, const Scope &scope,
                                Instruction &inst) {
   const Limits &limits = scope.kernel.limits;
-  RefRule sbuf2{false, true, false, 2};
-  NEURON_ASSIGN_OR_RETURN(stationary, readRef(r, "stationary", scope, sbuf2));
+  NEURON_ASSIGN_OR_RETURN(doubleRow,
+                          r.field("double_row", "", /*required=*/false));
+  if (doubleRow)
+    NEURON_RETURN_IF_ERROR(r.boolean("double_row", inst.doubleRow));
+  if (inst.doubleRow && limits.fp8Rows < 2)
+    return r.error("double_row",
+                   "false (the kernel's limits have fp8_rows = 1)", "true");
+  // The double-row mode's operands are [K, 2, M] and [K, 2, N].
+  size_t rank = inst.doubleRow ? 3 : 2;
+  NEURON_ASSIGN_OR_RETURN(
+      stationary,
+      readRef(r, "stationary", scope, {false, true, false, int(rank)}));
   // The moving operand: [K, N], or a window [K, rows, columns] of N =
   // rows x columns read with its strides.
   NEURON_ASSIGN_OR_RETURN(moving,
                           readRef(r, "moving", scope, {false, true, false, 0}));
-  if (moving.shape.size() != 2 && moving.shape.size() != 3)
-    return r.error("moving", "a shape [K, N] or [K, rows, columns]",
+  if (inst.doubleRow && stationary.shape[1] != 2)
+    return r.error("stationary", "a shape [K, 2, M] (double_row)",
+                   formatShape(stationary.shape));
+  if (inst.doubleRow ? moving.shape.size() != 3 || moving.shape[1] != 2
+                     : moving.shape.size() != 2 && moving.shape.size() != 3)
+    return r.error("moving",
+                   inst.doubleRow ? "a shape [K, 2, N] (double_row)"
+                                  : "a shape [K, N] or [K, rows, columns]",
                    formatShape(moving.shape));
   NEURON_ASSIGN_OR_RETURN(dst,
                           readRef(r, "dst", scope, {false, false, true, 2}));
-  int64_t k = stationary.shape[0], m = stationary.shape[1];
-  int64_t n = moving.freeElements();
+  int64_t k = stationary.shape[0], m = stationary.shape[rank - 1];
+  int64_t n = inst.doubleRow ? moving.shape[2] : moving.freeElements();
   for (const TileRef *t : {&stationary, &moving})
-    if (!isFloat(t->dtype))
+    if (inst.doubleRow ? t->dtype != DType::F8E4M3FN &&
+                             t->dtype != DType::F8E5M2
+                       : !isFloat(t->dtype))
       return r.error(t == &stationary ? "stationary" : "moving",
-                     "a floating-point operand", dtypeName(t->dtype));
+                     inst.doubleRow ? "an fp8 operand (double_row)"
+                                    : "a floating-point operand",
+                     dtypeName(t->dtype));
   if (m > limits.stationaryFree)
     return r.error("stationary",
                    absl::StrFormat("[K, M] with M <= %d (stationary_free)",
@@ -1056,6 +1076,10 @@ static absl::Status readLimits(ObjectReader &parent, Limits &limits) {
   NEURON_RETURN_IF_ERROR(r.integer("moving_free",
                                    "a positive integer at most 2^20", 1,
                                    1 << 20, limits.movingFree));
+  NEURON_ASSIGN_OR_RETURN(rows, r.field("fp8_rows", "", /*required=*/false));
+  if (rows)
+    NEURON_RETURN_IF_ERROR(r.integer(
+        "fp8_rows", "1 or 2 (the double-row mode)", 1, 2, limits.fp8Rows));
   return r.finish();
 }
 

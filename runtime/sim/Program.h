@@ -73,6 +73,9 @@ struct Limits {
   int64_t psumBankBytes = 0;
   int64_t stationaryFree = 0;
   int64_t movingFree = 0;
+  /// The K rows per partition an fp8 matmul may contract (2: the
+  /// double-row mode).
+  int64_t fp8Rows = 1;
 };
 
 // The instruction set (opcodes, engines, tile operands, the enums
@@ -245,8 +248,11 @@ struct Instruction {
   /// dma_copy, transpose, activation, tensor_scalar, scalar_tensor_tensor,
   /// tensor_reduce.
   TileRef src;
-  /// matmul: stationary [K, M] and moving [K, N].
+  /// matmul: stationary [K, M] and moving [K, N]; in the double-row mode
+  /// [K, 2, M] and [K, 2, N].
   TileRef stationary, moving;
+  /// matmul: the double-row fp8 mode (two K rows per partition).
+  bool doubleRow = false;
   /// tensor_tensor; rhs also scalar_tensor_tensor's tensor operand.
   TileRef lhs, rhs;
   /// gather: an [R, C] HBM table and [P, 1] i32 row indices.

@@ -514,7 +514,31 @@ GemmOperand KernelRunner::gemmOperand(const TileRef &ref,
   return {scratch.data(), row, ref.dtype};
 }
 
+/// Row `row` of a [K, rows, F] on-chip tile: its [K, F] elements.
+static TileRef rowOf(const TileRef &ref, int64_t row) {
+  TileRef r = ref;
+  int64_t rowStride = ref.contiguous() ? ref.shape[2] : ref.strides[0];
+  int64_t step = ref.contiguous() ? 1 : ref.strides[1];
+  r.shape = {ref.shape[0], ref.shape[2]};
+  r.strides = step == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{step};
+  r.offset += row * rowStride * elementBytes(ref.dtype);
+  r.elements = ref.shape[0] * ref.shape[2];
+  return r;
+}
+
 void KernelRunner::matmul(const Instruction &inst) {
+  if (inst.doubleRow) {
+    // Each partition's two rows: the second's products add to the first's.
+    Instruction row = inst;
+    row.doubleRow = false;
+    for (int64_t r = 0; r < 2; ++r) {
+      row.stationary = rowOf(inst.stationary, r);
+      row.moving = rowOf(inst.moving, r);
+      row.accumulate = inst.accumulate || r > 0;
+      matmul(row);
+    }
+    return;
+  }
   int64_t k = inst.stationary.shape[0], m = inst.stationary.shape[1];
   int64_t n = inst.moving.freeElements();
   // The reader keeps both operands in SBUF and dst an f32 PSUM tile, so dst

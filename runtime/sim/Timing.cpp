@@ -71,7 +71,10 @@ CostQuery costQueryOf(const Instruction &inst) {
     if (const TileRef *ref = operandRef(inst, operand.name);
         ref && ref->space != MemorySpace::Hbm)
       from.strideBytes = std::max(from.strideBytes, shapeOf(*ref).strideBytes);
-  return costQueryFor(opName(inst.op), shapeOf(inst.dst), from);
+  CostQuery q = costQueryFor(opName(inst.op), shapeOf(inst.dst), from);
+  if (inst.doubleRow)
+    q.rows = 2;
+  return q;
 }
 
 double durationNs(const Instruction &inst, const CostModel &model) {

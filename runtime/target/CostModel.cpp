@@ -189,6 +189,8 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.cyclesPerColumnF32 = *f32;
   m.cyclesPerColumn16 = cycles("bf16").value_or(*f32);
   m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
+  if (chip.tensor.fp8PeakRows)
+    m.fp8Rows = std::max<int64_t>(1, int64_t(chip.tensor.fp8PeakRows->value));
 
   // A logical core of several physical cores (lnc=2): each physical core
   // runs its own instructions on its own engines and DMA engines; they
@@ -228,8 +230,13 @@ double CostModel::nanoseconds(const CostQuery &q) const {
   case CostQuery::Kind::Matmul:
   case CostQuery::Kind::Transpose: {
     double columns = std::max<double>(q.columns, 1) / rate;
-    return (kTensorFixedCycles + columns * cyclesPerColumn(q.dtype)) /
-           tensorClockGHz;
+    double cycles = cyclesPerColumn(q.dtype);
+    // The FP8 peak may be a mode contracting several rows per partition
+    // (double-row): a pass of fewer streams its columns as much slower.
+    if (peakClass(q.dtype) == "fp8")
+      cycles *= double(fp8Rows) /
+                double(std::clamp<int64_t>(q.rows, 1, fp8Rows));
+    return (kTensorFixedCycles + columns * cycles) / tensorClockGHz;
   }
   case CostQuery::Kind::Elementwise:
     return streaming(q.freeElements, vectorClockGHz);
@@ -282,7 +289,7 @@ double CostModel::cyclesPerColumn(std::string_view dtype) const {
 std::string CostModel::assumptions() const {
   return absl::StrFormat(
       "tensor engine: %g fixed cycles per instruction, %g cycles per moving "
-      "column (fp32), %g (bf16/fp16), %g (fp8/int8), from the published "
+      "column (fp32), %g (bf16/fp16), %g (fp8/int8%s), from the published "
       "peaks\n"
       "vector, scalar, gpsimd: %g fixed cycles per instruction, one element "
       "per partition per cycle\n"
@@ -303,7 +310,14 @@ std::string CostModel::assumptions() const {
       "each way, plus its host compute as measured by a functional run "
       "(none measured: 0)\n",
       kTensorFixedCycles, cyclesPerColumnF32, cyclesPerColumn16,
-      cyclesPerColumn8, kEngineFixedCycles, kWideStrideBytes,
+      cyclesPerColumn8,
+      fp8Rows > 1
+          ? absl::StrFormat(", fp8 contracting %d rows per partition (the "
+                            "double-row mode); %d times as many cycles with "
+                            "one",
+                            fp8Rows, fp8Rows)
+          : std::string(),
+      kEngineFixedCycles, kWideStrideBytes,
       kGatherCyclesPerPartition, engines,
       engineBytesPerNs, dmaFixed, descriptorOverhead,
       transposeBytesPerNs > 0

@@ -45,6 +45,9 @@ struct CostQuery {
   /// ("bf16", "f32", "f8E4M3FN", "i8", ...).
   std::string_view dtype = "f32";
   int64_t columns = 0;
+  /// Matmul: the K rows each partition contracts (2 in the double-row FP8
+  /// mode, whose columns count both rows' moving elements).
+  int64_t rows = 1;
   int64_t partitions = 0;
   int64_t freeElements = 0;
   int64_t bytes = 0;
@@ -158,6 +161,9 @@ public:
   double hostLinkBytesPerNs() const { return hostLinkPerNs; }
   /// Physical cores of the logical core, each with its own engines.
   int physicalCores() const { return cores; }
+  /// The K rows per partition an FP8 matmul contracts at the FP8 peak (2
+  /// where that peak is the double-row mode's, else 1).
+  int64_t fp8PeakRows() const { return fp8Rows; }
   /// Peak tensor-engine operations per ns of one physical core for a
   /// matmul dtype.
   double tensorPeakOpsPerNs(std::string_view dtype) const;
@@ -172,6 +178,9 @@ private:
   int64_t arrayRows = 128;
   /// Tensor-engine cycles per moving column, by dtype class.
   double cyclesPerColumnF32 = 4, cyclesPerColumn16 = 1, cyclesPerColumn8 = 1;
+  /// The K rows per partition of an FP8 matmul at cyclesPerColumn8 (2
+  /// where the FP8 peak is the double-row mode's).
+  int64_t fp8Rows = 1;
   /// Physical cores per logical core.
   int cores = 1;
   int engines = 16;

@@ -57,6 +57,10 @@ struct EngineDesc {
   Figure clock;
   /// Published FP32 rate of the engine alone (vector, scalar), if any.
   std::optional<Figure> peakFp32;
+  /// Tensor engine: the K rows each partition contracts in an FP8 matmul
+  /// at the published FP8 peak (2 where that peak is the double-row mode's,
+  /// trn2); one row streams at the peak divided by it. Absent: 1.
+  std::optional<Figure> fp8PeakRows;
 };
 
 /// The published peak rate of one dtype. Per-core figures are quoted on their

@@ -109,6 +109,14 @@ static absl::Status parseEngines(ObjectReader &chip, ChipDesc &c) {
         figures(e, {{"clock", Quantity::Clock, &engine->clock}}));
     NEURON_RETURN_IF_ERROR(
         optFigure(e, "peak_fp32", Quantity::Throughput, engine->peakFp32));
+    if (engine == &c.tensor) {
+      NEURON_RETURN_IF_ERROR(optFigure(e, "fp8_peak_rows", Quantity::Count,
+                                       engine->fp8PeakRows));
+      if (engine->fp8PeakRows && engine->fp8PeakRows->value != 1 &&
+          engine->fp8PeakRows->value != 2)
+        return e.error("fp8_peak_rows", "1 or 2 (the double-row mode)",
+                       formatNumber(engine->fp8PeakRows->value));
+    }
     NEURON_RETURN_IF_ERROR(e.finish());
   }
   return engines.finish();

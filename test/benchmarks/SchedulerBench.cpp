@@ -49,7 +49,7 @@ OwningOpRef<ModuleOp> streamingKernel(MLIRContext &ctx, int64_t groups) {
       b, loc, "stream", b.getFunctionType({in, weight, out}, {}));
   kernel->setAttr("nisa.limits",
                   nisa::LimitsAttr::get(&ctx, 128, 229376, 16384, 2048, 128,
-                                        512));
+                                        512, 1));
   kernel->setAttr("nisa.num_inputs", b.getI64IntegerAttr(2));
   Block *body = kernel.addEntryBlock();
   b.setInsertionPointToEnd(body);

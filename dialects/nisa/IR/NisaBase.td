@@ -124,8 +124,10 @@ def Nisa_LimitsAttr : AttrDef<Nisa_Dialect, "Limits"> {
   let description = [{
     Written by the tiler from the target description, read by the
     verifiers: partitions of SBUF and PSUM, bytes per partition of each,
-    the PSUM bank size, and the tensor engine's operand limits (stationary
-    free size, moving free size).
+    the PSUM bank size, the tensor engine's operand limits (stationary
+    free size, moving free size) and the K rows per partition an FP8 matmul
+    may contract (`fp8_rows`, 2 where the generation has the double-row
+    mode; omitted when 1).
 
     ```mlir
     func.func @k() attributes {nisa.limits = #nisa.limits<partitions = 128,
@@ -135,7 +137,8 @@ def Nisa_LimitsAttr : AttrDef<Nisa_Dialect, "Limits"> {
   }];
   let parameters = (ins "int64_t":$partitions, "int64_t":$sbuf_bytes,
                         "int64_t":$psum_bytes, "int64_t":$psum_bank_bytes,
-                        "int64_t":$stationary_free, "int64_t":$moving_free);
+                        "int64_t":$stationary_free, "int64_t":$moving_free,
+                        DefaultValuedParameter<"int64_t", "1">:$fp8_rows);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -215,14 +215,15 @@ LogicalResult
 LimitsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                    int64_t partitions, int64_t sbufBytes, int64_t psumBytes,
                    int64_t psumBankBytes, int64_t stationaryFree,
-                   int64_t movingFree) {
+                   int64_t movingFree, int64_t fp8Rows) {
   for (auto [name, value] :
        {std::pair<StringRef, int64_t>{"partitions", partitions},
         {"sbuf_bytes", sbufBytes},
         {"psum_bytes", psumBytes},
         {"psum_bank_bytes", psumBankBytes},
         {"stationary_free", stationaryFree},
-        {"moving_free", movingFree}})
+        {"moving_free", movingFree},
+        {"fp8_rows", fp8Rows}})
     if (value <= 0)
       return emitError() << "expected a positive " << name << ", found "
                          << value;

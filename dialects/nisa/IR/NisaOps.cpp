@@ -103,19 +103,35 @@ LogicalResult MatmulOp::verify() {
     return failure();
   auto s = getStationary().getType(), m = getMoving().getType(),
        d = getDst().getType();
-  if (s.getRank() != 2 || d.getRank() != 2)
-    return emitOpError() << "expected rank-2 stationary and result tiles";
-  if (m.getRank() != 2 && m.getRank() != 3)
-    return emitOpError()
-           << "expected a moving operand [K, N] or [K, rows, columns], found "
-              "rank "
-           << m.getRank();
-  // The moving operand's columns: its free elements in row-major order.
-  int64_t columns =
-      m.getNumElements() / std::max<int64_t>(m.getDimSize(0), 1);
+  if (d.getRank() != 2)
+    return emitOpError() << "expected a rank-2 result tile";
   if (s.getElementType() != m.getElementType())
     return emitOpError() << "expected operands of one element type, found "
                          << s.getElementType() << " and " << m.getElementType();
+  // The moving operand's columns: its free elements in row-major order, or
+  // in the double-row mode one row's.
+  int64_t columns;
+  if (getDoubleRow()) {
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(s.getElementType()))
+      return emitOpError() << "expected fp8 operands in the double-row mode, "
+                              "found "
+                           << s.getElementType();
+    if (s.getRank() != 3 || m.getRank() != 3 || s.getDimSize(1) != 2 ||
+        m.getDimSize(1) != 2)
+      return emitOpError() << "expected a stationary [K, 2, M] and a moving "
+                              "[K, 2, N] in the double-row mode, found "
+                           << s << " and " << m;
+    columns = m.getDimSize(2);
+  } else {
+    if (s.getRank() != 2)
+      return emitOpError() << "expected a rank-2 stationary tile";
+    if (m.getRank() != 2 && m.getRank() != 3)
+      return emitOpError() << "expected a moving operand [K, N] or [K, rows, "
+                              "columns], found rank "
+                           << m.getRank();
+    columns = m.getNumElements() / std::max<int64_t>(m.getDimSize(0), 1);
+  }
+  int64_t stationaryColumns = s.getDimSize(s.getRank() - 1);
   if (!d.getElementType().isF32())
     return emitOpError() << "expected an f32 result (PSUM accumulates in "
                             "fp32), found "
@@ -131,8 +147,8 @@ LogicalResult MatmulOp::verify() {
     return emitOpError() << "expected the operands to share the contracted "
                             "partition dimension, found "
                          << s.getDimSize(0) << " and " << m.getDimSize(0);
-  if (d.getDimSize(0) != s.getDimSize(1) || d.getDimSize(1) != columns)
-    return emitOpError() << "expected a " << s.getDimSize(1) << "x" << columns
+  if (d.getDimSize(0) != stationaryColumns || d.getDimSize(1) != columns)
+    return emitOpError() << "expected a " << stationaryColumns << "x" << columns
                          << " result, found "
                          << d.getDimSize(0) << "x" << d.getDimSize(1);
   if (!getRestart().empty() && !getAccumulate())
@@ -141,10 +157,14 @@ LogicalResult MatmulOp::verify() {
   LimitsAttr limits = getLimits(*this);
   if (!limits)
     return success();
-  if (s.getDimSize(1) > limits.getStationaryFree())
+  if (getDoubleRow() && limits.getFp8Rows() < 2)
+    return emitOpError() << "expected a target with the double-row mode "
+                            "(fp8_rows = 2), found fp8_rows = "
+                         << limits.getFp8Rows();
+  if (stationaryColumns > limits.getStationaryFree())
     return emitOpError() << "expected a stationary free size of at most "
                          << limits.getStationaryFree() << ", found "
-                         << s.getDimSize(1);
+                         << stationaryColumns;
   if (columns > limits.getMovingFree())
     return emitOpError() << "expected a moving free size of at most "
                          << limits.getMovingFree() << ", found " << columns;

@@ -47,6 +47,12 @@ def Nisa_MatmulOp : Nisa_EngineOp<"matmul", "tensor"> {
     access pattern, as a convolution's filter tap reads its window of an
     input tile with the strides), its N = rows x columns in row-major order.
 
+    `double_row` is the FP8 double-row mode (NKI's `perf_mode=double_row`,
+    where the target's `fp8_rows` limit is 2): each partition contracts two
+    K rows, stationary [K, 2, M] and moving [K, 2, N], so one instruction
+    sums 2 x K products per result element in the time a single-row FP8
+    matmul takes for K. Row r of the stationary meets row r of the moving.
+
     ```mlir
     affine.for %k = 0 to 16 {
       nisa.matmul %s, %m, %acc accumulate restart(%k) : memref<128x128xbf16, #nisa.memory<sbuf>>,
@@ -56,9 +62,10 @@ def Nisa_MatmulOp : Nisa_EngineOp<"matmul", "tensor"> {
   }];
   let arguments = (ins Nisa_Tile:$stationary, Nisa_Tile:$moving,
                    Nisa_Tile:$dst, UnitAttr:$accumulate,
-                   Variadic<Index>:$restart);
+                   Variadic<Index>:$restart, UnitAttr:$double_row);
   let assemblyFormat = [{
-    $stationary `,` $moving `,` $dst (`accumulate` $accumulate^)?
+    $stationary `,` $moving `,` $dst (`double_row` $double_row^)?
+    (`accumulate` $accumulate^)?
     (`restart` `(` $restart^ `)`)? attr-dict
     `:` type($stationary) `,` type($moving) `,` type($dst)
   }];

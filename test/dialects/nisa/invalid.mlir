@@ -599,3 +599,49 @@ func.func @dynamic_start_limit(%a: memref<1x8xf32, #sbuf>, %b: memref<1x8xf32, #
   nisa.dma_copy %a, %b queue 0 offset %pos limit 1099511627777 dst_dim 0 : memref<1x8xf32, #sbuf>, memref<1x8xf32, #hbm>, memref<1x1xi32, #sbuf>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests a double-row matmul of bf16 operands (the mode packs fp8 pairs).
+func.func @double_row_bf16(%s: memref<128x2x128xbf16, #sbuf>, %m: memref<128x2x512xbf16, #sbuf>, %acc: memref<128x512xf32, #psum>) {
+  // expected-error@+1 {{'nisa.matmul' op expected fp8 operands in the double-row mode, found 'bf16'}}
+  nisa.matmul %s, %m, %acc double_row : memref<128x2x128xbf16, #sbuf>, memref<128x2x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests a double-row matmul whose stationary holds one row per partition.
+func.func @double_row_one_row(%s: memref<128x128xf8E4M3FN, #sbuf>, %m: memref<128x2x512xf8E4M3FN, #sbuf>, %acc: memref<128x512xf32, #psum>) {
+  // expected-error@+1 {{'nisa.matmul' op expected a stationary [K, 2, M] and a moving [K, 2, N] in the double-row mode}}
+  nisa.matmul %s, %m, %acc double_row : memref<128x128xf8E4M3FN, #sbuf>, memref<128x2x512xf8E4M3FN, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a double-row matmul on a target without the mode (trn1's limits).
+func.func @double_row_unsupported(%s: memref<128x2x128xf8E5M2, #sbuf>, %m: memref<128x2x512xf8E5M2, #sbuf>, %acc: memref<128x512xf32, #psum>)
+    attributes {nisa.limits = #limits} {
+  // expected-error@+1 {{'nisa.matmul' op expected a target with the double-row mode (fp8_rows = 2), found fp8_rows = 1}}
+  nisa.matmul %s, %m, %acc double_row : memref<128x2x128xf8E5M2, #sbuf>, memref<128x2x512xf8E5M2, #sbuf>, memref<128x512xf32, #psum>
+  return
+}
+
+// -----
+
+// Tests limits whose fp8 rows are not positive.
+// expected-error@+1 {{expected a positive fp8_rows, found 0}}
+func.func @fp8_rows_zero() attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512, fp8_rows = 0>} {
+  return
+}

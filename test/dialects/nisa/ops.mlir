@@ -89,3 +89,20 @@ func.func @dynamic_start(%row: memref<1x64xf32, #nisa.memory<sbuf>>,
   nisa.dma_copy %window, %tile queue 2 offset %pos limit 3 src_dim 1 : memref<2x4x8xf32, strided<[64, 8, 1]>, #nisa.memory<hbm>>, memref<2x32xf32, #nisa.memory<sbuf>>, memref<1x1xi32, #nisa.memory<sbuf>>
   return
 }
+
+// -----
+
+// Tests the round trip of a double-row fp8 matmul (two K rows per
+// partition: two K tiles of a resident block side by side) under limits
+// that allow it.
+// CHECK-LABEL: func.func @double_row
+// CHECK-SAME: fp8_rows = 2
+// CHECK: nisa.matmul %{{.*}}, %{{.*}}, %{{.*}} double_row accumulate : memref<128x2x128xf8E4M3FN, strided<[1024, 128, 1], offset: 256>, #nisa.memory<sbuf>>, memref<128x2x512xf8E4M3FN, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<psum>>
+func.func @double_row(%s: memref<128x2x128xf8E4M3FN, strided<[1024, 128, 1], offset: 256>, #nisa.memory<sbuf>>,
+                      %m: memref<128x2x512xf8E4M3FN, #nisa.memory<sbuf>>,
+                      %acc: memref<128x512xf32, #nisa.memory<psum>>)
+    attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376,
+      psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512, fp8_rows = 2>} {
+  nisa.matmul %s, %m, %acc double_row accumulate : memref<128x2x128xf8E4M3FN, strided<[1024, 128, 1], offset: 256>, #nisa.memory<sbuf>>, memref<128x2x512xf8E4M3FN, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<psum>>
+  return
+}

@@ -11,7 +11,7 @@
 // rhs loads both N tiles in one transfer per K tile.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<64x256xbf16, #nisa.memory<hbm>>, %[[B:.*]]: memref<256x640xbf16, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x640xf32, #nisa.memory<hbm>>)
-// CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+// CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512, fp8_rows = 2>
 // CHECK: %[[RES:.*]] = memref.alloc() : memref<128x2x64xbf16, #nisa.memory<sbuf>>
 // CHECK: affine.for %[[K:.*]] = 0 to 2 {
 // CHECK:   %[[SLOT:.*]] = memref.subview %[[RES]][0, %[[K]], 0] [128, 1, 64] [1, 1, 1]

@@ -233,6 +233,42 @@ TEST(ProgramTest, MatmulShapes) {
                         "missing)");
 }
 
+// The double-row mode: fp8 operands of two rows per partition, under
+// limits that allow it.
+TEST(ProgramTest, DoubleRowMatmul) {
+  json m = baseManifest();
+  for (const char *operand : {"stationary", "moving"}) {
+    inst(m, 1)[operand]["shape"] = {4, 2, 4};
+    inst(m, 1)[operand]["dtype"] = "f8E4M3FN";
+  }
+  inst(m, 1)["double_row"] = true;
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].double_row: "
+                        "expected false (the kernel's limits have fp8_rows "
+                        "= 1), found true");
+  m["kernels"][0]["limits"]["fp8_rows"] = 2;
+  absl::StatusOr<Program> program = parseProgram(m);
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_TRUE(program->kernels[0].instructions[1].doubleRow);
+  EXPECT_EQ(program->kernels[0].limits.fp8Rows, 2);
+  inst(m, 1)["moving"]["shape"] = {4, 8};
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].moving: "
+                        "expected a shape [K, 2, N] (double_row), found "
+                        "[4, 8]");
+  inst(m, 1)["moving"]["shape"] = {4, 2, 4};
+  inst(m, 1)["stationary"]["shape"] = {4, 1, 4};
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].stationary: "
+                        "expected a shape [K, 2, M] (double_row), found "
+                        "[4, 1, 4]");
+  inst(m, 1)["stationary"]["shape"] = {4, 2, 4};
+  inst(m, 1)["stationary"]["dtype"] = "bf16";
+  inst(m, 1)["moving"]["dtype"] = "bf16";
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].instructions[1].stationary: "
+                        "expected an fp8 operand (double_row), found bf16");
+  m["kernels"][0]["limits"]["fp8_rows"] = 3;
+  EXPECT_EQ(errorOf(m), "manifest: kernels[0].limits.fp8_rows: expected 1 or "
+                        "2 (the double-row mode), found a number 3");
+}
+
 TEST(ProgramTest, UnknownOpEngineAndField) {
   json m = baseManifest();
   inst(m, 1)["op"] = "conv2d";

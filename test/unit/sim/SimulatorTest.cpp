@@ -697,6 +697,58 @@ TEST(SimulatorTest, MatmulReadsAMovingWindow) {
                         [](int n) { return int64_t(1 + 3 * (n / 2) + 2 * (n % 2)); });
 }
 
+// The double-row fp8 matmul: y[m, n] = sum over k and both rows r of
+// x[k, 8r + m] x[k, 8r + 4 + n], the stationary rows 8 elements apart and
+// the moving ones beside them.
+TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
+  json manifest = parseJson(R"json({
+    "tensors": [
+      {"id": 0, "dtype": "f8E4M3FN", "shape": [4, 16], "kind": "input", "name": "x"},
+      {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],
+    "inputs": [{"tensor": 0, "name": "x"}],
+    "outputs": [{"tensor": 1, "name": "y"}],
+    "kernels": [{"name": "k", "parameters": 2,
+      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
+                 "psum_bank_bytes": 2048, "stationary_free": 128,
+                 "moving_free": 512, "fp8_rows": 2},
+      "instructions": [
+        {"op": "dma_copy", "engine": "dma", "queue": 0,
+         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [4, 16],
+                 "strides": [16, 1], "dtype": "f8E4M3FN"},
+         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
+                 "shape": [4, 16], "dtype": "f8E4M3FN"}},
+        {"op": "matmul", "engine": "tensor", "accumulate": false,
+         "double_row": true,
+         "stationary": {"space": "sbuf", "partition": 0, "offset": 0,
+                        "shape": [4, 2, 4], "strides": [8, 1],
+                        "dtype": "f8E4M3FN"},
+         "moving": {"space": "sbuf", "partition": 0, "offset": 4,
+                    "shape": [4, 2, 4], "strides": [8, 1],
+                    "dtype": "f8E4M3FN"},
+         "dst": {"space": "psum", "partition": 0, "offset": 0,
+                 "shape": [4, 4], "dtype": "f32"}},
+        {"op": "dma_copy", "engine": "dma", "queue": 1,
+         "src": {"space": "psum", "partition": 0, "offset": 0,
+                 "shape": [4, 4], "dtype": "f32"},
+         "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
+                 "strides": [4, 1], "dtype": "f32"}}]}],
+    "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
+  Tensor input = makeTensor(DType::F8E4M3FN, {4, 16}, pseudoRandom(64, 11));
+  std::vector<double> x = valuesOf(input);
+  std::vector<Tensor> out = runManifest(manifest, {input});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> y = valuesOf(out[0]);
+  ASSERT_EQ(y.size(), 16u);
+  for (int m = 0; m < 4; ++m)
+    for (int n = 0; n < 4; ++n) {
+      double want = 0;
+      for (int k = 0; k < 4; ++k)
+        for (int r = 0; r < 2; ++r)
+          want += x[k * 16 + 8 * r + m] * x[k * 16 + 8 * r + 4 + n];
+      EXPECT_NEAR(y[m * 4 + n], want, 1e-5) << m << "," << n;
+    }
+}
+
 TEST(SimulatorTest, TensorScalarPerPartition) {
   // scalars: the first column of b, one value per partition {1, -1, 0, 9}.
   json inst = {{"op", "tensor_scalar"}, {"engine", "vector"},

@@ -42,6 +42,43 @@ TEST(CostModel, MatmulRateMatchesThePublishedPeak) {
   EXPECT_NEAR(model->nanoseconds(q), (32 + 512 * cycles) / 2.4, 1e-9);
 }
 
+// trn2's FP8 peak (158 TFLOPS per core) is the double-row mode's: a matmul
+// contracting two K rows per partition streams its 2 x N columns at that
+// rate, one contracting a single row at half of it (the BF16 rate); trn1
+// publishes its FP8 rate for plain matmuls.
+TEST(CostModel, Fp8PeakIsTheDoubleRowModes) {
+  Models m = resolve("trn2,lnc=1");
+  absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_NEAR(model->tensorPeakOpsPerNs("f8E4M3FN"), 158e3, 1);
+  double fp8 = 2.0 * 128 * 128 * 2.4e9 / 158e12;
+  CostQuery q;
+  q.kind = CostQuery::Kind::Matmul;
+  q.dtype = "f8E4M3FN";
+  q.columns = 512;
+  EXPECT_NEAR(model->nanoseconds(q), (32 + 512 * 2 * fp8) / 2.4, 1e-9);
+  CostQuery bf16 = q;
+  bf16.dtype = "bf16";
+  EXPECT_NEAR(model->nanoseconds(q), model->nanoseconds(bf16), 0.01);
+  q.rows = 2;
+  q.columns = 2 * 512;
+  EXPECT_NEAR(model->nanoseconds(q), (32 + 1024 * fp8) / 2.4, 1e-9);
+  // A transpose is a single-row pass.
+  CostQuery t;
+  t.kind = CostQuery::Kind::Transpose;
+  t.dtype = "f8E5M2";
+  t.columns = 128;
+  EXPECT_NEAR(model->nanoseconds(t), (32 + 128 * 2 * fp8) / 2.4, 1e-9);
+
+  Models v2 = resolve("trn1");
+  absl::StatusOr<CostModel> trn1 = CostModel::forTarget(v2.target);
+  ASSERT_TRUE(trn1.ok()) << trn1.status();
+  q.rows = 1;
+  q.columns = 512;
+  double cycles = 2.0 * 128 * 128 * 2.8e9 / (trn1->tensorPeakOpsPerNs("f8E4M3FN") * 1e9);
+  EXPECT_NEAR(trn1->nanoseconds(q), (32 + 512 * cycles) / 2.8, 1e-9);
+}
+
 TEST(CostModel, DmaAndVectorTimes) {
   Models m = resolve("trn2,lnc=1");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);

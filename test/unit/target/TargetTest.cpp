@@ -243,6 +243,24 @@ TEST(Validation, DmaDescriptorAndTransposeFigures) {
   EXPECT_TRUE(registry.addFromText("ok.json", doc.dump()).ok());
 }
 
+// The FP8 peak's rows per partition are optional (trn1 has no double-row
+// mode), a count, and 1 or 2.
+TEST(Validation, Fp8PeakRows) {
+  json doc = builtinJson("trn2.json");
+  doc["chip"]["engines"]["tensor"]["fp8_peak_rows"]["value"] = 3;
+  EXPECT_EQ(errorFor(doc), "bad.json: chip.engines.tensor.fp8_peak_rows: "
+                           "expected 1 or 2 (the double-row mode), found 3");
+  doc = builtinJson("trn2.json");
+  doc["chip"]["engines"]["tensor"]["fp8_peak_rows"]["unit"] = "GHz";
+  EXPECT_NE(errorFor(doc).find("chip.engines.tensor.fp8_peak_rows.unit"),
+            std::string::npos)
+      << errorFor(doc);
+  doc = builtinJson("trn2.json");
+  doc["chip"]["engines"]["tensor"].erase("fp8_peak_rows");
+  TargetRegistry registry;
+  EXPECT_TRUE(registry.addFromText("ok.json", doc.dump()).ok());
+}
+
 TEST(Validation, WrongType) {
   json doc = builtinJson("trn2.json");
   doc["chip"]["hbm_capacity"] = "96";
