@@ -27,6 +27,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <functional>
+
 namespace mlir::neuron {
 
 /// What the target allows a tile to be, from its description.
@@ -368,6 +370,9 @@ struct MatmulPlan {
   int64_t block = 0;
   int64_t trafficBytes = 0;
   double ns = 0;
+  /// Its estimate is its transfers' time (HBM or DMA engines), not its
+  /// tensor-engine work.
+  bool memoryBound = false;
 };
 
 /// Which matmul operands load transposed on the tensor engine.
@@ -382,7 +387,23 @@ struct MatmulTransposes {
 struct MatmulCosts {
   double hbmBytesPerNs = 1, storeNs = 0, matmulNs = 0, transposeNs = 0,
          copyNs = 0;
+  /// The logical core's DMA engines' time per byte: of lhs as it loads,
+  /// of the result as it is stored, and of rhs loaded in transfers of
+  /// `columns` columns per row (descriptors and fixed costs included).
+  double lhsDmaNsPerByte = 0, storeDmaNs = 0;
+  std::function<double(int64_t columns)> rhsDmaNsPerByte;
+  /// Bytes per partition a transfer needs for peak DMA bandwidth, and the
+  /// PSUM banks the sums may take: how many N tiles a streamed rhs
+  /// transfer spreads over (movingSpread).
+  int64_t dmaPeakBytes = 0, accumulatorBanks = 0;
 };
+
+/// How many N tiles of `tileN` columns a streamed rhs transfer takes for
+/// a block of `parts` resident lhs tiles: as many as make its rows as long
+/// as a transfer needs for peak DMA bandwidth, where the PSUM banks hold
+/// two sets of their sums.
+int64_t movingSpread(int64_t n, int64_t tileN, int64_t elementBytes,
+                     int64_t dmaPeakBytes, int64_t banks, int64_t parts);
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte
 /// elements under `limits`, each output tile taking `finishBytes` per

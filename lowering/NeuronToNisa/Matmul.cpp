@@ -70,6 +70,20 @@ static int64_t accumulatorBanks(nisa::LimitsAttr limits,
          (transposes.lhs || transposes.rhs ? 1 : 0);
 }
 
+int64_t mlir::neuron::movingSpread(int64_t n, int64_t tileN,
+                                  int64_t elementBytes, int64_t dmaPeakBytes,
+                                  int64_t banks, int64_t parts) {
+  int64_t needed = std::min<int64_t>(
+      llvm::divideCeil(dmaPeakBytes, tileN * elementBytes),
+      llvm::divideCeil(n, tileN));
+  return std::clamp<int64_t>(needed, 1,
+                             std::max<int64_t>(banks / (2 * parts), 1));
+}
+
+/// How close a plan's estimate must be to the shortest for the two to be
+/// ranked by the bytes they read instead: about the estimate's accuracy.
+static constexpr double kEstimateTolerance = 0.1;
+
 SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
@@ -107,7 +121,25 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                 1);
     double hbm =
         double((lhs + rhs) * batches) / costs.hbmBytesPerNs + costs.storeNs;
-    plans.push_back({rhsResident, block, lhs + rhs, std::max(hbm, tensor)});
+    // The DMA engines' time: rhs moves in rows as wide as a resident
+    // block, or as the streamed transfers spread over.
+    double dma = 0;
+    if (costs.rhsDmaNsPerByte) {
+      int64_t columns =
+          block == 0    ? tileN
+          : rhsResident ? block * tileN
+                        : movingSpread(n, tileN, elementBytes,
+                                       costs.dmaPeakBytes,
+                                       costs.accumulatorBanks, block) *
+                              tileN;
+      dma = double(lhs * batches) * costs.lhsDmaNsPerByte +
+            double(rhs * batches) *
+                costs.rhsDmaNsPerByte(std::min(columns, n)) +
+            costs.storeDmaNs;
+    }
+    plans.push_back({rhsResident, block, lhs + rhs,
+                     std::max({hbm, dma, tensor}),
+                     std::max(hbm, dma) > tensor});
   };
   // Both streaming: lhs read once per N tile, rhs once per M tile.
   add(false, 0, nTiles, mTiles);
@@ -157,14 +189,26 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   }
   // Shortest first; among equals, the fewest bytes, a resident block
   // before streaming, and the smaller block (it starts computing sooner).
-  llvm::stable_sort(plans, [](const MatmulPlan &a, const MatmulPlan &b) {
-    if (a.ns != b.ns)
-      return a.ns < b.ns;
+  auto fewer = [](const MatmulPlan &a, const MatmulPlan &b) {
     if (a.trafficBytes != b.trafficBytes)
       return a.trafficBytes < b.trafficBytes;
     return (a.block == 0 ? INT64_MAX : a.block) <
            (b.block == 0 ? INT64_MAX : b.block);
+  };
+  llvm::stable_sort(plans, [&](const MatmulPlan &a, const MatmulPlan &b) {
+    if (a.ns != b.ns)
+      return a.ns < b.ns;
+    return fewer(a, b);
   });
+  // Estimates of transfers' time within kEstimateTolerance of the
+  // shortest are as close as the estimate can tell apart (it misses how a
+  // kernel's start and its DMA queues overlap; tensor-engine work it
+  // counts): among those plans the fewest bytes read go first.
+  double limit = plans.front().ns * (1 + kEstimateTolerance);
+  auto close = plans.begin();
+  while (close != plans.end() && close->memoryBound && close->ns <= limit)
+    ++close;
+  std::stable_sort(plans.begin(), close, fewer);
   if (early && (*early ? mTiles : nTiles) == 1)
     std::stable_partition(plans.begin(), plans.end(),
                           [&](const MatmulPlan &p) {
@@ -477,6 +521,53 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                          ? std::min<int64_t>(k.transposePanelTiles(element),
                                              llvm::divideCeil(kk, tileK))
                          : 0;
+  // DMA time per byte of a transfer through `window` (its rows on
+  // partitions) over all the logical core's DMA engines: cut into pieces
+  // the engines move side by side, as where DMA bounds the kernel, each
+  // paying the fixed cost of a transfer.
+  const rt::CostModel &model = k.config.cost;
+  double engines = double(model.dmaEngines() * model.physicalCores());
+  auto dmaNsPerByte = [&](MemRefType window) {
+    rt::OperandShape from = operandShapeOf(window), to = from;
+    to.partitions = window.getDimSize(0);
+    to.run = to.strideBytes = 0;
+    to.transposed = false;
+    double streaming = k.costNs("dma_copy", to, from) - model.dmaFixedNs();
+    double busy = streaming + double(model.transferPieces(streaming, true)) *
+                                  model.dmaFixedNs();
+    return busy / double(from.elements * from.elementBytes) / engines;
+  };
+  // lhs loads in panels of K tiles (or one K tile's rows) where the tensor
+  // engine transposes it, else through the DMA's transposing pattern.
+  int64_t lhsRun = std::min(kk, tileK * std::max<int64_t>(lhsPanel, 1));
+  costs.lhsDmaNsPerByte =
+      transposes.lhs
+          ? dmaNsPerByte(windowType(a, std::min(m, tileM), lhsRun, false))
+          : dmaNsPerByte(windowType(a, std::min(kk, tileK), std::min(m, tileM),
+                                    true));
+  // A transposed rhs loads in its rows where the tensor engine transposes
+  // it, else through the DMA's transposing pattern; any other in rows of
+  // the transfer's columns.
+  std::optional<double> transposedRhs;
+  if (rhsTransposed(bm))
+    transposedRhs = dmaNsPerByte(
+        transposes.rhs
+            ? windowType(bm, std::min(n, tileN), std::min(kk, tileK), true)
+            : windowType(bm, std::min(kk, tileK), std::min(n, tileN), false));
+  costs.rhsDmaNsPerByte = [&](int64_t columns) {
+    return transposedRhs ? *transposedRhs
+                         : dmaNsPerByte(windowType(bm, std::min(kk, tileK),
+                                                   columns, false));
+  };
+  Type resultElement = cast<ShapedType>(result.getType()).getElementType();
+  MemRefType stored = MemRefType::get(
+      {std::min(m, tileM), std::min(n, tileN)}, resultElement,
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {n, 1}),
+      cast<MemRefType>(a.getType()).getMemorySpace());
+  costs.storeDmaNs = double(batches * m * n * elementBytes(resultElement)) *
+                     dmaNsPerByte(stored);
+  costs.dmaPeakBytes = k.config.dmaPeakBytes;
+  costs.accumulatorBanks = accumulatorBanks(limits, transposes);
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
                   lhsPanel, transposes, costs, limits, early);
@@ -528,6 +619,10 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                           : nullptr;
     if (chosen > 0)
       remark << "; tuned (plan " << chosen << " of the estimate's order)";
+    else if (plans.size() > 1 && plans[1].ns < plan.ns)
+      remark << "; fewer bytes or a smaller block than plans estimated up to "
+             << llvm::formatv("{0:F0}", kEstimateTolerance * 100)
+             << "% shorter by their transfers";
     else if (early && plan.block > 0 && plan.rhsResident == *early)
       remark << "; held while the kernel awaits its other operand";
     if (next)
@@ -586,16 +681,13 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           // where one tile's rows are shorter than a transfer needs for
           // peak DMA bandwidth, as the free PSUM banks allow (each N tile
           // sums in its own).
-          int64_t spread = 1;
-          if (!rhsResident && !rhsTransposed(bm)) {
-            int64_t rowBytes = innerTile * elementBytes(element);
-            int64_t needed = llvm::divideCeil(k.config.dmaPeakBytes, rowBytes);
-            int64_t banks = accumulatorBanks(limits, transposes);
-            int64_t room = banks / (2 * int64_t(parts.size()));
-            spread = std::clamp<int64_t>(
-                std::min<int64_t>(needed, llvm::divideCeil(inner, innerTile)), 1,
-                std::max<int64_t>(room, 1));
-          }
+          int64_t spread =
+              rhsResident || rhsTransposed(bm)
+                  ? 1
+                  : movingSpread(inner, innerTile, elementBytes(element),
+                                 k.config.dmaPeakBytes,
+                                 accumulatorBanks(limits, transposes),
+                                 int64_t(parts.size()));
           KernelLowering::forEachTile(
               b, loc, {{inner, innerTile * spread}},
               [&](OpBuilder &b, const TilePosition &in) {

@@ -135,9 +135,9 @@ func.func @scalar_everywhere(%n: tensor<i32>) -> tensor<2x256x256xi32> {
 // CHECK-COUNT-4: nisa.transpose %{{.*}} : memref<128x128xf32, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]{{.*}}>, #nisa.memory<psum>>
 // CHECK: nisa.tensor_scalar <bypass> %{{.*}} : memref<128x256xf32, strided<[512, 1]>, #nisa.memory<psum>>, memref<128x256xf32, strided<[512, 1]>, #nisa.memory<sbuf>>
 // CHECK: nisa.activation <identity> %{{.*}} : memref<128x256xf32, strided<[512, 1], offset: 256>, #nisa.memory<psum>>, memref<128x256xf32, strided<[512, 1], offset: 256>, #nisa.memory<sbuf>>
-func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x2048xf32>) -> tensor<512x2048xf32> {
-  %0 = neuron.matmul %a, %b : (tensor<512x128xf32>, tensor<128x2048xf32>) -> tensor<512x2048xf32>
-  return %0 : tensor<512x2048xf32>
+func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x4096xf32>) -> tensor<512x4096xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<512x128xf32>, tensor<128x4096xf32>) -> tensor<512x4096xf32>
+  return %0 : tensor<512x4096xf32>
 }
 
 // -----
