@@ -258,6 +258,13 @@ std::string formatTargetReport(const ResolvedTarget &t) {
       formatNumber(c.scalar.clock.value), c.scalar.clock.unit,
       formatNumber(c.gpsimd.clock.value), c.gpsimd.clock.unit,
       refs.cite(c.tensor.clock));
+  if (c.tensor.fp8PeakRows && c.tensor.fp8PeakRows->value > 1)
+    out += absl::StrFormat(
+        "FP8 peak: the double-row mode's (%s K rows per partition per "
+        "matmul)%s; one row streams at 1/%s of it\n",
+        formatNumber(c.tensor.fp8PeakRows->value),
+        refs.cite(*c.tensor.fp8PeakRows),
+        formatNumber(c.tensor.fp8PeakRows->value));
 
   if (!inst) {
     out += absl::StrFormat("per instance: (name an instance, e.g. %s)\n",
