@@ -250,7 +250,7 @@ int64_t KernelLowering::transposePanelTiles(Type element) const {
 }
 
 void KernelLowering::loadTransposedPanel(
-    OpBuilder &b, Location loc, Value src,
+    OpBuilder &b, Location loc, Value src, int64_t tileColumns,
     function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch) {
   auto type = cast<MemRefType>(src.getType());
   int64_t r = type.getDimSize(0), w = type.getDimSize(1);
@@ -272,15 +272,16 @@ void KernelLowering::loadTransposedPanel(
   int64_t scratchColumns =
       scratch ? cast<MemRefType>(scratch.getType()).getDimSize(1) : 0;
   int64_t side = scratch ? std::max<int64_t>(1, scratchColumns / r) : 1;
-  for (int64_t j = 0; j * p < w; ++j) {
-    int64_t width = std::min(p, w - j * p);
+  for (int64_t j = 0; j * tileColumns < w; ++j) {
+    int64_t width = std::min(tileColumns, w - j * tileColumns);
     Value into = side > 1 ? view(b, loc, scratch, at(0, (j % side) * r),
-                                 {p, r})
+                                 {width, r})
                           : scratch;
     transposeThroughPsum(
         b, loc,
         [&](int64_t r0, int64_t rows) {
-          return view(b, loc, staged[r0 / p], at(0, j * p), {rows, width});
+          return view(b, loc, staged[r0 / p], at(0, j * tileColumns),
+                      {rows, width});
         },
         r, width, element, dstOf(b, j, width), into);
   }

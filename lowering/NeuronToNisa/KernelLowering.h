@@ -138,12 +138,13 @@ public:
   /// w] (r at most a few blocks of partitions) on the tensor engine: each
   /// `partitions` rows in one transfer of all w columns (runs of w
   /// elements, where loadTransposed's loads run one tile wide), then tile
-  /// j (columns [j * partitions, ...), `width` wide) transposed into
-  /// `dstOf(b, j, width)` [width, r] as loadTransposed does it, into
-  /// columns of `scratch` of its own where several tiles' fit side by side
-  /// (the tensor engine then transposes them back to back).
+  /// j (columns [j * tileColumns, ...), `width` wide; tileColumns at most
+  /// the partitions) transposed into `dstOf(b, j, width)` [width, r] as
+  /// loadTransposed does it, into columns of `scratch` of its own where
+  /// several tiles' fit side by side (the tensor engine then transposes
+  /// them back to back).
   void loadTransposedPanel(
-      OpBuilder &b, Location loc, Value src,
+      OpBuilder &b, Location loc, Value src, int64_t tileColumns,
       function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch);
   /// Column tiles of `element` one transfer of loadTransposedPanel takes:
   /// enough for a transfer's peak bandwidth per partition (dmaPeakBytes).

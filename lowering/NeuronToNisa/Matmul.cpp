@@ -80,6 +80,20 @@ int64_t mlir::neuron::movingSpread(int64_t n, int64_t tileN,
                              std::max<int64_t>(banks / (2 * parts), 1));
 }
 
+/// The K tile height in [partitions / 2, partitions] that covers `k`
+/// with the fewest matmuls when pairs of full tiles take one (double-row)
+/// and the tiles past the last pair one each; the tallest among equals.
+static int64_t pairedTileRows(int64_t k, int64_t partitions) {
+  auto matmuls = [&](int64_t rows) {
+    return k / (2 * rows) + llvm::divideCeil(k % (2 * rows), rows);
+  };
+  int64_t best = partitions;
+  for (int64_t rows = partitions - 1; rows >= partitions / 2; --rows)
+    if (matmuls(rows) < matmuls(best))
+      best = rows;
+  return best;
+}
+
 /// How close a plan's estimate must be to the shortest for the two to be
 /// ranked by the bytes they read instead: about the estimate's accuracy.
 static constexpr double kEstimateTolerance = 0.1;
@@ -257,7 +271,16 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   int64_t m = lhsType.getDimSize(r - 2), kk = lhsType.getDimSize(r - 1),
           n = rhsType.getDimSize(r - 1);
   const nisa::LimitsAttr &limits = k.config.limits;
-  int64_t tileK = k.partitions();
+  // FP8 matmuls contract two K tiles per instruction where the target has
+  // the double-row mode (fp8_rows): K is walked two tiles at a time, a
+  // step of two full tiles being one pair and any shorter step (K's end)
+  // its tiles one by one, and the K tiles are as tall as need the fewest
+  // such matmuls (1000 is 4 pairs of 125 rows, not 3 pairs of 128 and 2
+  // single tiles).
+  bool doubleRow = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
+                   limits.getFp8Rows() >= 2;
+  int64_t tileK = doubleRow ? pairedTileRows(kk, k.partitions())
+                            : k.partitions();
   int64_t tileM = limits.getStationaryFree();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
@@ -373,12 +396,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     nisa::MatmulOp::create(b, loc, stationary, moving, acc, how.accumulate,
                            how.restart, pair);
   };
-  // FP8 matmuls contract two K tiles per instruction where the target has
-  // the double-row mode: K is walked two tiles at a time, a step of two
-  // full tiles being one pair and any shorter step (K's end) its tiles
-  // one by one.
-  bool doubleRow = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
-                   limits.getFp8Rows() >= 2;
   int64_t kStep = doubleRow ? 2 * tileK : tileK;
   struct KUnit {
     OpFoldResult offset, index;
@@ -656,6 +673,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   k.loadTransposedPanel(
                       b, loc,
                       matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
+                      tileK,
                       [&](OpBuilder &b, int64_t j, int64_t kt) {
                         return residentAt(b, resident,
                                           panelTile(b, kp, panel, j), kt, 0,
@@ -758,6 +776,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                             b, loc,
                             matrix(b, a, bi, {i0, kp.offsets[0]},
                                    {it, kp.sizes[0]}),
+                            tileK,
                             [&](OpBuilder &b, int64_t j, int64_t kt) {
                               if (pairs(j)) {
                                 tiles.push_back(newTile(b, {tileK, 2, it}));
