@@ -621,13 +621,12 @@ TEST(SimulatorTest, StridedOnChipOperands) {
         EXPECT_EQ(got[p * 4 + i + 2 * j], kA[p * 6 + i * 2 + j] * 2.5);
 }
 
-/// y = x[:, 0:4]^T x moving, both operands from one [4, 8] f32 tile x
-/// (random values, returned in `x`): `moving` reads the tile from its
-/// element 1 with the given shape and strides.
-static std::vector<double> matmulOfOneTile(const json &shape,
-                                           const json &strides,
-                                           std::vector<double> &x) {
-  json manifest = parseJson(R"json({
+/// A program computing y [4, 4] = stationary^T x moving, both operands
+/// read from one [4, 8] tile of the input x: the stationary from element 0
+/// as [4, 4], the moving from element 1 (each with its shape and strides
+/// to be set).
+static json oneTileMatmul() {
+  return parseJson(R"json({
     "tensors": [
       {"id": 0, "dtype": "f32", "shape": [4, 8], "kind": "input", "name": "x"},
       {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],
@@ -656,6 +655,15 @@ static std::vector<double> matmulOfOneTile(const json &shape,
          "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
                  "strides": [4, 1], "dtype": "f32"}}]}],
     "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
+}
+
+/// y = x[:, 0:4]^T x moving, both operands from one [4, 8] f32 tile x
+/// (random values, returned in `x`): `moving` reads the tile from its
+/// element 1 with the given shape and strides.
+static std::vector<double> matmulOfOneTile(const json &shape,
+                                           const json &strides,
+                                           std::vector<double> &x) {
+  json manifest = oneTileMatmul();
   json &moving = manifest["kernels"][0]["instructions"][1]["moving"];
   moving["shape"] = shape;
   moving["strides"] = strides;
@@ -701,38 +709,24 @@ TEST(SimulatorTest, MatmulReadsAMovingWindow) {
 // x[k, 8r + m] x[k, 8r + 4 + n], the stationary rows 8 elements apart and
 // the moving ones beside them.
 TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
-  json manifest = parseJson(R"json({
-    "tensors": [
-      {"id": 0, "dtype": "f8E4M3FN", "shape": [4, 16], "kind": "input", "name": "x"},
-      {"id": 1, "dtype": "f32", "shape": [4, 4], "kind": "output", "name": "y"}],
-    "inputs": [{"tensor": 0, "name": "x"}],
-    "outputs": [{"tensor": 1, "name": "y"}],
-    "kernels": [{"name": "k", "parameters": 2,
-      "limits": {"partitions": 128, "sbuf_bytes": 196608, "psum_bytes": 16384,
-                 "psum_bank_bytes": 2048, "stationary_free": 128,
-                 "moving_free": 512, "fp8_rows": 2},
-      "instructions": [
-        {"op": "dma_copy", "engine": "dma", "queue": 0,
-         "src": {"space": "hbm", "param": 0, "offset": 0, "shape": [4, 16],
-                 "strides": [16, 1], "dtype": "f8E4M3FN"},
-         "dst": {"space": "sbuf", "partition": 0, "offset": 0,
-                 "shape": [4, 16], "dtype": "f8E4M3FN"}},
-        {"op": "matmul", "engine": "tensor", "accumulate": false,
-         "double_row": true,
-         "stationary": {"space": "sbuf", "partition": 0, "offset": 0,
-                        "shape": [4, 2, 4], "strides": [8, 1],
-                        "dtype": "f8E4M3FN"},
-         "moving": {"space": "sbuf", "partition": 0, "offset": 4,
-                    "shape": [4, 2, 4], "strides": [8, 1],
-                    "dtype": "f8E4M3FN"},
-         "dst": {"space": "psum", "partition": 0, "offset": 0,
-                 "shape": [4, 4], "dtype": "f32"}},
-        {"op": "dma_copy", "engine": "dma", "queue": 1,
-         "src": {"space": "psum", "partition": 0, "offset": 0,
-                 "shape": [4, 4], "dtype": "f32"},
-         "dst": {"space": "hbm", "param": 1, "offset": 0, "shape": [4, 4],
-                 "strides": [4, 1], "dtype": "f32"}}]}],
-    "program": [{"kernel": "k", "bindings": [0, 1]}]})json");
+  // x is [4, 16] fp8: the stationary rows are elements 0-3 and 8-11 of
+  // each partition, the moving ones 4-7 and 12-15.
+  json manifest = oneTileMatmul();
+  json &kernel = manifest["kernels"][0];
+  kernel["limits"]["fp8_rows"] = 2;
+  manifest["tensors"][0]["dtype"] = "f8E4M3FN";
+  manifest["tensors"][0]["shape"] = {4, 16};
+  json &load = kernel["instructions"][0];
+  load["src"]["shape"] = load["dst"]["shape"] = {4, 16};
+  load["src"]["strides"] = {16, 1};
+  load["src"]["dtype"] = load["dst"]["dtype"] = "f8E4M3FN";
+  json &matmul = kernel["instructions"][1];
+  matmul["double_row"] = true;
+  for (const char *operand : {"stationary", "moving"}) {
+    matmul[operand]["shape"] = {4, 2, 4};
+    matmul[operand]["strides"] = {8, 1};
+    matmul[operand]["dtype"] = "f8E4M3FN";
+  }
   Tensor input = makeTensor(DType::F8E4M3FN, {4, 16}, pseudoRandom(64, 11));
   std::vector<double> x = valuesOf(input);
   std::vector<Tensor> out = runManifest(manifest, {input});
