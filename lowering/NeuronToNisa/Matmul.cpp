@@ -434,7 +434,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       load(KernelLowering::affineSum(b, loc, {{u.offset, 1}}, r * tileK), tileK,
            rowOf(b, t, r));
     return t;
-  };  // The moving tile of K unit `u` at columns [n0, n0 + nt): a pair of
+  };
+  // The moving tile of K unit `u` at columns [n0, n0 + nt): a pair of
   // K tiles of a contiguous rhs in one transfer, [tileK, 2, nt] with rows
   // tileK apart.
   auto loadMovingUnit = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult n0,
@@ -636,12 +637,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                           : nullptr;
     if (chosen > 0)
       remark << "; tuned (plan " << chosen << " of the estimate's order)";
+    else if (early && plan.block > 0 && plan.rhsResident == *early)
+      remark << "; held while the kernel awaits its other operand";
     else if (plans.size() > 1 && plans[1].ns < plan.ns)
       remark << "; fewer bytes or a smaller block than plans estimated up to "
              << llvm::formatv("{0:F0}", kEstimateTolerance * 100)
              << "% shorter by their transfers";
-    else if (early && plan.block > 0 && plan.rhsResident == *early)
-      remark << "; held while the kernel awaits its other operand";
     if (next)
       remark << "; runner-up: " << describe(*next) << ", "
              << llvm::formatv("{0:F1}", mib(next->trafficBytes * batches))
