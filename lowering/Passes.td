@@ -120,7 +120,9 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
     Tiled so far: matmul and batch_matmul (K on partitions, accumulation in
     PSUM, evacuation by the scalar engine; a block of one operand's tiles
     resident in SBUF while the other streams, side and block ranked by an
-    estimate of their time: HBM reads against tensor-engine work), conv2d
+    estimate of their time: HBM traffic and the DMA engines' time by access
+    pattern against tensor-engine work; FP8 pairs of K tiles in one matmul
+    where the target has the double-row mode), conv2d
     (shifted matmuls; depthwise on the vector engine, row blocks and
     channels on partitions), pool2d (vector engine), elementwise unary ops
     and casts (scalar engine), elementwise binary ops (vector engine),
@@ -141,9 +143,11 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
 
     `summary` emits a remark per matmul: the plan chosen, the bytes it reads
     from HBM, its estimated time, the operands transposed on the tensor
-    engine, and the runner-up. With `tuning-cache`, each matmul's best few
-    plans are compiled alone, allocated and scheduled (nisa-allocate with
-    `buffers`, nisa-schedule) and the fastest is kept; the choice is written
+    engine, whether it was taken over shorter estimates bound by their
+    transfers (within 10%, ranked by bytes read), and the runner-up. With
+    `tuning-cache`, each matmul's best few plans are compiled alone,
+    allocated and scheduled (nisa-allocate with `buffers`, nisa-schedule)
+    and the fastest is kept; the choice is written
     to a tuning record in that folder, one JSON file per op signature and
     target, which later compiles read instead of searching (a remark says
     so). A record that does not parse, was written for another signature,
