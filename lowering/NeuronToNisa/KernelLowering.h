@@ -393,18 +393,10 @@ struct MatmulCosts {
   /// `columns` columns per row (descriptors and fixed costs included).
   double lhsDmaNsPerByte = 0, storeDmaNs = 0;
   std::function<double(int64_t columns)> rhsDmaNsPerByte;
-  /// Bytes per partition a transfer needs for peak DMA bandwidth, and the
-  /// PSUM banks the sums may take: how many N tiles a streamed rhs
-  /// transfer spreads over (movingSpread).
-  int64_t dmaPeakBytes = 0, accumulatorBanks = 0;
+  /// Bytes per partition a transfer needs for peak DMA bandwidth: how many
+  /// N tiles a streamed rhs transfer spreads over.
+  int64_t dmaPeakBytes = 0;
 };
-
-/// How many N tiles of `tileN` columns a streamed rhs transfer takes for
-/// a block of `parts` resident lhs tiles: as many as make its rows as long
-/// as a transfer needs for peak DMA bandwidth, where the PSUM banks hold
-/// two sets of their sums.
-int64_t movingSpread(int64_t n, int64_t tileN, int64_t elementBytes,
-                     int64_t dmaPeakBytes, int64_t banks, int64_t parts);
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte
 /// elements under `limits`, each output tile taking `finishBytes` per

@@ -70,9 +70,13 @@ static int64_t accumulatorBanks(nisa::LimitsAttr limits,
          (transposes.lhs || transposes.rhs ? 1 : 0);
 }
 
-int64_t mlir::neuron::movingSpread(int64_t n, int64_t tileN,
-                                  int64_t elementBytes, int64_t dmaPeakBytes,
-                                  int64_t banks, int64_t parts) {
+/// How many N tiles of `tileN` columns a streamed rhs transfer takes for
+/// a block of `parts` resident lhs tiles: as many as make its rows as long
+/// as a transfer needs for peak DMA bandwidth, where the PSUM banks hold
+/// two sets of their sums.
+static int64_t movingSpread(int64_t n, int64_t tileN, int64_t elementBytes,
+                            int64_t dmaPeakBytes, int64_t banks,
+                            int64_t parts) {
   int64_t needed = std::min<int64_t>(
       llvm::divideCeil(dmaPeakBytes, tileN * elementBytes),
       llvm::divideCeil(n, tileN));
@@ -117,6 +121,7 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // matmuls then wait for, once per panel of lhs tiles loaded together
   // (the copies of the rest run during the panel's transposes).
   SmallVector<MatmulPlan> plans;
+  int64_t banks = accumulatorBanks(limits, transposes);
   auto add = [&](bool rhsResident, int64_t block, int64_t lhsReads,
                  int64_t rhsReads) {
     int64_t lhs = m * k * lhsReads * elementBytes,
@@ -143,8 +148,7 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
           block == 0    ? tileN
           : rhsResident ? block * tileN
                         : movingSpread(n, tileN, elementBytes,
-                                       costs.dmaPeakBytes,
-                                       costs.accumulatorBanks, block) *
+                                       costs.dmaPeakBytes, banks, block) *
                               tileN;
       dma = double(lhs * batches) * costs.lhsDmaNsPerByte +
             double(rhs * batches) *
@@ -170,7 +174,6 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // Per partition, a panel of lhs rows loaded at once, and (streamed) its
   // transposed tiles.
   int64_t panelBytes = lhsPanel * tileK * elementBytes;
-  int64_t banks = accumulatorBanks(limits, transposes);
   for (bool rhsResident : {false, true}) {
     int64_t width = rhsResident ? tileN : tileM;
     int64_t tiles = rhsResident ? nTiles : mTiles;
@@ -486,10 +489,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       square{dtype, elementBytes(element), tileK, tileK * tileM};
   MatmulCosts costs;
   costs.hbmBytesPerNs = k.config.hbmBytesPerNs;
-  costs.storeNs =
-      double(batches * m * n *
-             elementBytes(cast<ShapedType>(result.getType()).getElementType())) /
-      costs.hbmBytesPerNs;
+  Type resultElement = resultType.getElementType();
+  double storedBytes = double(batches * m * n * elementBytes(resultElement));
+  costs.storeNs = storedBytes / costs.hbmBytesPerNs;
   // Per output tile: a matmul per K tile, or in the double-row mode one
   // per pair of full K tiles and one per tile of K's end.
   int64_t pairs = doubleRow ? kk / (2 * tileK) : 0;
@@ -577,15 +579,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                          : dmaNsPerByte(windowType(bm, std::min(kk, tileK),
                                                    columns, false));
   };
-  Type resultElement = cast<ShapedType>(result.getType()).getElementType();
   MemRefType stored = MemRefType::get(
       {std::min(m, tileM), std::min(n, tileN)}, resultElement,
       StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {n, 1}),
       cast<MemRefType>(a.getType()).getMemorySpace());
-  costs.storeDmaNs = double(batches * m * n * elementBytes(resultElement)) *
-                     dmaNsPerByte(stored);
+  costs.storeDmaNs = storedBytes * dmaNsPerByte(stored);
   costs.dmaPeakBytes = k.config.dmaPeakBytes;
-  costs.accumulatorBanks = accumulatorBanks(limits, transposes);
   SmallVector<MatmulPlan> plans =
       matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
                   lhsPanel, transposes, costs, limits, early);
