@@ -121,8 +121,10 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
     PSUM, evacuation by the scalar engine; a block of one operand's tiles
     resident in SBUF while the other streams, side and block ranked by an
     estimate of their time: HBM traffic and the DMA engines' time by access
-    pattern against tensor-engine work; FP8 pairs of K tiles in one matmul
-    where the target has the double-row mode), conv2d
+    pattern against tensor-engine work; FP8 pairs of K rows in one matmul
+    where the target has the double-row mode, lhs as pairs side by side
+    the DMA transposes as 2-byte elements where it has a DMA transpose and
+    K is even), conv2d
     (shifted matmuls; depthwise on the vector engine, row blocks and
     channels on partitions), pool2d (vector engine), elementwise unary ops
     and casts (scalar engine), elementwise binary ops (vector engine),

@@ -169,6 +169,16 @@ Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
   return t;
 }
 
+/// How the cost model sees an on-chip tile of `partitions` with the
+/// elements of `natural`.
+static rt::OperandShape onChipShape(rt::OperandShape natural,
+                                    int64_t partitions) {
+  natural.partitions = partitions;
+  natural.run = 0;
+  natural.transposed = natural.transposedPairs = false;
+  return natural;
+}
+
 bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
   rt::OperandShape natural = operandShapeOf(type);
@@ -184,33 +194,32 @@ bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
   } else {
     transposed.run = 1;
   }
-  auto onChip = [&](int64_t partitions) {
-    rt::OperandShape s = natural;
-    s.partitions = partitions;
-    s.run = 0;
-    s.transposed = false;
-    return s;
-  };
-  double direct = costNs("dma_copy", onChip(c), transposed);
+  double direct = costNs("dma_copy", onChipShape(natural, c), transposed);
+  return tensorEngineTransposeNs(type) < direct;
+}
+
+double KernelLowering::tensorEngineTransposeNs(MemRefType type) const {
+  int64_t r = type.getDimSize(0), c = type.getDimSize(1);
+  rt::OperandShape natural = operandShapeOf(type);
   // As loadTransposed emits it: per `partitions` rows a load and a
   // transpose, per PSUM chunk a copy.
   double onTensor = 0;
   int64_t p = partitions(), chunk = transposeChunk(type.getElementType());
   for (int64_t c0 = 0; c0 < r; c0 += chunk) {
     int64_t width = std::min(chunk, r - c0);
-    rt::OperandShape flipped = onChip(c);
+    rt::OperandShape flipped = onChipShape(natural, c);
     flipped.elements = width * c;
     onTensor += costNs("tensor_scalar", flipped, flipped);
     for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
       int64_t rows = std::min(p, c0 + width - r0);
-      rt::OperandShape part = natural, staged = onChip(rows),
-                       slice = onChip(c);
+      rt::OperandShape part = natural, staged = onChipShape(natural, rows),
+                       slice = onChipShape(natural, c);
       part.elements = staged.elements = slice.elements = rows * c;
       onTensor += costNs("dma_copy", staged, part) +
                   costNs("transpose", slice, staged);
     }
   }
-  return onTensor < direct;
+  return onTensor;
 }
 
 int64_t KernelLowering::transposeChunk(Type element) const {

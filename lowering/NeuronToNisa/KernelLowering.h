@@ -158,6 +158,9 @@ public:
   /// Whether loadTransposed takes the tensor engine for a window of type
   /// `src`.
   bool transposesOnTensorEngine(MemRefType src) const;
+  /// The engines' time loadTransposed takes on the tensor engine for a
+  /// window of type `src`: its loads, transposes and copies out of PSUM.
+  double tensorEngineTransposeNs(MemRefType src) const;
   /// Nanoseconds the target's cost model gives instruction `op` (an
   /// executable's op name) writing `to` from `from`.
   double costNs(StringRef op, const ::neuron::rt::OperandShape &to,

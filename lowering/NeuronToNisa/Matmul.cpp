@@ -282,9 +282,42 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // single tiles).
   bool doubleRow = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
                    limits.getFp8Rows() >= 2;
-  int64_t tileK = doubleRow ? pairedTileRows(kk, k.partitions())
-                            : k.partitions();
   int64_t tileM = limits.getStationaryFree();
+  // FP8 pairs through the DMA: partition k of a double-row stationary may
+  // hold lhs[m, 2k] and lhs[m, 2k + 1] side by side for each m, so the
+  // DMA's transpose of 2-byte elements moves a pair as one, a transfer per
+  // two K tiles' worth of K, where the tensor engine would transpose two K
+  // tiles and copy both out of PSUM. rhs pairs the same K (its rows 2k and
+  // 2k + 1 in partition k); every K step is then one pair, K's end a pair
+  // of fewer partitions, so K must be even. Both operands contiguous (rhs
+  // K-major), where the DMA takes less time than the tensor engine.
+  auto contiguous = [](Value v) {
+    return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+  };
+  auto memorySpace = cast<MemRefType>(a.getType()).getMemorySpace();
+  // lhs's pairs of `cols` rows from K element `k0` as [rows, cols, 2].
+  auto pairWindowType = [&](int64_t rows, int64_t cols) {
+    return MemRefType::get(
+        {rows, cols, 2}, element,
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                               {2, kk, 1}),
+        memorySpace);
+  };
+  bool dmaPairs = false;
+  if (doubleRow && kk % 2 == 0 && contiguous(a) && contiguous(bm)) {
+    int64_t rows = std::min(kk / 2, k.partitions()), cols = std::min(m, tileM);
+    MemRefType pairs = pairWindowType(rows, cols);
+    rt::OperandShape onChip =
+        operandShapeOf(MemRefType::get({rows, cols, 2}, element));
+    dmaPairs = k.costNs("dma_copy", onChip, operandShapeOf(pairs)) <
+               2 * k.tensorEngineTransposeNs(windowType(a, cols, rows, false));
+  }
+  // With DMA pairs, K steps of two tiles as even as K allows.
+  int64_t tileK =
+      dmaPairs ? llvm::divideCeil(
+                     kk, 2 * llvm::divideCeil(kk, 2 * k.partitions()))
+      : doubleRow ? pairedTileRows(kk, k.partitions())
+                  : k.partitions();
   int64_t tileN =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
   ScaledActivation evacuation = evacuationOf(result, out, epilogue);
@@ -333,13 +366,35 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         {kt, width}, cast<MemRefType>(resident.getType()), off, sz, one);
     return memref::SubViewOp::create(b, loc, type, resident, off, sz, one);
   };
-  // K tiles `index` and the next of a resident array as one double-row
-  // operand [tileK, 2, width] (row r: K tile index + r).
+  // The pairs [kt, width, 2] at element `offset` of each partition of the
+  // on-chip `buffer` (as the DMA fills them), or, `operand`, the same as a
+  // double-row operand [kt, 2, width]: its rows one element apart, its
+  // columns two.
+  auto pairsAt = [&](OpBuilder &b, Value buffer, OpFoldResult offset,
+                     int64_t kt, int64_t width, bool operand) {
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t pitch = type.getNumElements() / type.getDimSize(0);
+    return operand ? KernelLowering::stridedView(b, loc, buffer, offset,
+                                                 {kt, 2, width}, {pitch, 1, 2})
+                   : KernelLowering::stridedView(b, loc, buffer, offset,
+                                                 {kt, width, 2}, {pitch, 2, 1});
+  };
+  // K tiles `index` and the next of a resident [tileK, K tiles, block
+  // width] array as one double-row operand [kt, 2, width] of its columns
+  // from `col`: row r K tile index + r, or, `interleaved` (lhs DMA pairs),
+  // the two tiles' elements holding [block width, 2] pairs.
   auto residentPair = [&](OpBuilder &b, Value resident, OpFoldResult index,
-                          int64_t col, int64_t width) -> Value {
+                          int64_t col, int64_t width, int64_t kt,
+                          bool interleaved) -> Value {
+    if (interleaved) {
+      int64_t ot = cast<MemRefType>(resident.getType()).getDimSize(2);
+      return pairsAt(b, resident,
+                     KernelLowering::affineSum(b, loc, {{index, ot}}, 2 * col),
+                     kt, width, true);
+    }
     return KernelLowering::view(b, loc, resident,
                                 {b.getIndexAttr(0), index, b.getIndexAttr(col)},
-                                {tileK, 2, width});
+                                {kt, 2, width});
   };
   // Row `r` [tileK, width] of a double-row tile [tileK, 2, width].
   auto rowOf = [&](OpBuilder &b, Value pair, int64_t r) -> Value {
@@ -410,8 +465,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     OpFoldResult index = KernelLowering::affineSum(
         b, loc, {{KernelLowering::tileIndex(b, kp, 0, kStep), kStep / tileK}});
     KernelLowering::Accumulation first = KernelLowering::accumulation(kp, {0});
-    if (doubleRow && kp.sizes[0] == 2 * tileK) {
-      units.push_back({kp.offsets[0], index, 2, tileK, first});
+    if (dmaPairs || (doubleRow && kp.sizes[0] == 2 * tileK)) {
+      units.push_back({kp.offsets[0], index, 2, kp.sizes[0] / 2, first});
       return units;
     }
     for (int64_t j = 0; j * tileK < kp.sizes[0]; ++j)
@@ -438,26 +493,59 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
            rowOf(b, t, r));
     return t;
   };
-  // The moving tile of K unit `u` at columns [n0, n0 + nt): a pair of
-  // K tiles of a contiguous rhs in one transfer, [tileK, 2, nt] with rows
-  // tileK apart.
+  // The double-row moving tile [kt, 2, nt] of a contiguous rhs's K pair
+  // from `k0` at columns [n0, n0 + nt), in one transfer into `into`: rows
+  // k0 + 2k + r with DMA pairs, else k0 + r * tileK + k.
+  auto loadMovingPair = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult n0,
+                            int64_t nt, OpFoldResult k0, int64_t kt,
+                            Value into) {
+    OpFoldResult start = KernelLowering::affineSum(
+        b, loc, {{bi, kk * n}, {k0, n}, {n0, 1}});
+    SmallVector<int64_t> strides =
+        dmaPairs ? SmallVector<int64_t>{2 * n, n, 1}
+                 : SmallVector<int64_t>{n, tileK * n, 1};
+    k.dma(b, loc,
+          KernelLowering::stridedView(b, loc, bm, start, {kt, 2, nt}, strides),
+          into);
+  };
+  // The moving tile of K unit `u` at columns [n0, n0 + nt): a pair of a
+  // contiguous rhs in one transfer.
   auto loadMovingUnit = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult n0,
                             int64_t nt, const KUnit &u) -> Value {
-    auto type = cast<MemRefType>(bm.getType());
-    if (u.rows == 1 || !type.getLayout().isIdentity())
+    if (u.rows == 1 || !contiguous(bm))
       return streamedTile(b, u, nt,
                           [&](OpFoldResult k0, int64_t kt, Value into) {
                             loadMoving(b, bi, n0, nt, k0, kt, into);
                           });
-    Value t = newTile(b, {tileK, 2, nt});
-    int64_t cols = type.getDimSize(type.getRank() - 1);
-    OpFoldResult start = KernelLowering::affineSum(
-        b, loc, {{bi, kk * cols}, {u.offset, cols}, {n0, 1}});
-    k.dma(b, loc,
-          KernelLowering::stridedView(b, loc, bm, start, {tileK, 2, nt},
-                                      {cols, tileK * cols, 1}),
-          t);
+    Value t = newTile(b, {u.size, 2, nt});
+    loadMovingPair(b, bi, n0, nt, u.offset, u.size, t);
     return t;
+  };
+  // lhs's K pair from `k0` (`kt` partitions) for rows [m0, m0 + mt) by the
+  // DMA into `into` [kt, mt, 2]: partition k gets lhs[m, k0 + 2k] and
+  // lhs[m, k0 + 2k + 1] side by side.
+  auto loadStationaryPairs = [&](OpBuilder &b, OpFoldResult bi,
+                                 OpFoldResult m0, int64_t mt, OpFoldResult k0,
+                                 int64_t kt, Value into) {
+    OpFoldResult start = KernelLowering::affineSum(
+        b, loc, {{bi, m * kk}, {m0, kk}, {k0, 1}});
+    k.dma(b, loc,
+          KernelLowering::stridedView(b, loc, a, start, {kt, mt, 2},
+                                      {2, kk, 1}),
+          into);
+  };
+  // The stationary tile of K unit `u` for rows [m0, m0 + mt).
+  auto loadStationaryUnit = [&](OpBuilder &b, OpFoldResult bi,
+                                OpFoldResult m0, int64_t mt,
+                                const KUnit &u) -> Value {
+    if (!dmaPairs)
+      return streamedTile(b, u, mt,
+                          [&](OpFoldResult k0, int64_t kt, Value into) {
+                            loadStationary(b, bi, m0, mt, k0, kt, into);
+                          });
+    Value t = newTile(b, {u.size, mt, 2});
+    loadStationaryPairs(b, bi, m0, mt, u.offset, u.size, t);
+    return pairsAt(b, t, b.getIndexAttr(0), u.size, mt, true);
   };
 
   // Bytes per partition finishing one output tile takes: its evacuated
@@ -478,8 +566,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // The operands whose tiles the tensor engine transposes; a bank of PSUM
   // stays free for their transposes.
   transposes = {
-      k.transposesOnTensorEngine(
-          windowType(a, std::min(m, tileM), std::min(kk, tileK), false)),
+      !dmaPairs &&
+          k.transposesOnTensorEngine(
+              windowType(a, std::min(m, tileM), std::min(kk, tileK), false)),
       rhsTransposed(bm) &&
           k.transposesOnTensorEngine(
               windowType(bm, std::min(n, tileN), std::min(kk, tileK), true))};
@@ -494,8 +583,11 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   costs.storeNs = storedBytes / costs.hbmBytesPerNs;
   // Per output tile: a matmul per K tile, or in the double-row mode one
   // per pair of full K tiles and one per tile of K's end.
-  int64_t pairs = doubleRow ? kk / (2 * tileK) : 0;
-  int64_t singles = llvm::divideCeil(kk - pairs * 2 * tileK, tileK);
+  int64_t pairs = dmaPairs    ? llvm::divideCeil(kk, kStep)
+                  : doubleRow ? kk / (2 * tileK)
+                              : 0;
+  int64_t singles =
+      dmaPairs ? 0 : llvm::divideCeil(kk - pairs * 2 * tileK, tileK);
   rt::OperandShape fullPair = full;
   fullPair.elements *= 2;
   rt::CostQuery pairQuery = rt::costQueryFor("matmul", full, fullPair);
@@ -551,7 +643,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     rt::OperandShape from = operandShapeOf(window), to = from;
     to.partitions = window.getDimSize(0);
     to.run = to.strideBytes = 0;
-    to.transposed = false;
+    to.transposed = to.transposedPairs = false;
     double streaming = k.costNs("dma_copy", to, from) - model.dmaFixedNs();
     double busy = streaming + double(model.transferPieces(streaming, true)) *
                                   model.dmaFixedNs();
@@ -561,7 +653,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // engine transposes it, else through the DMA's transposing pattern.
   int64_t lhsRun = std::min(kk, tileK * std::max<int64_t>(lhsPanel, 1));
   costs.lhsDmaNsPerByte =
-      transposes.lhs
+      dmaPairs ? dmaNsPerByte(pairWindowType(tileK, std::min(m, tileM)))
+      : transposes.lhs
           ? dmaNsPerByte(windowType(a, std::min(m, tileM), lhsRun, false))
           : dmaNsPerByte(windowType(a, std::min(kk, tileK), std::min(m, tileM),
                                     true));
@@ -631,6 +724,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       remark << "; " << (transposes.lhs ? "lhs" : "rhs")
              << (transposes.lhs && transposes.rhs ? " and rhs" : "")
              << " transposed on the tensor engine";
+    if (dmaPairs)
+      remark << "; lhs transposed by the DMA in FP8 pairs";
     const MatmulPlan *next = chosen == 0 && plans.size() > 1 ? &plans[1]
                              : chosen > 0 ? &plans[0]
                                           : nullptr;
@@ -655,7 +750,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     bool rhsResident = plan.rhsResident;
     int64_t outer = rhsResident ? n : m, outerTile = rhsResident ? tileN : tileM;
     int64_t inner = rhsResident ? m : n, innerTile = rhsResident ? tileM : tileN;
-    int64_t kTiles = llvm::divideCeil(kk, tileK);
+    int64_t kTiles = dmaPairs ? 2 * llvm::divideCeil(kk, kStep)
+                              : llvm::divideCeil(kk, tileK);
     KernelLowering::forEachTile(
         b, loc, {{batches, 1}, {outer, outerTile * plan.block}},
         [&](OpBuilder &b, const TilePosition &at) {
@@ -664,11 +760,31 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           Value resident = newTile(b, {tileK, kTiles, ot});
           // A block of lhs the tensor engine transposes loads `panel` K
           // tiles of its rows in one transfer (runs of a transfer's peak
-          // bytes per partition rather than one tile's).
+          // bytes per partition rather than one tile's); with DMA pairs
+          // each K step loads one pair of the block's tiles (lhs: the
+          // block's [ot, 2] pairs in their elements).
           int64_t panel = rhsResident || lhsPanel == 0 ? 1 : lhsPanel;
           KernelLowering::forEachTile(
-              b, loc, {{kk, tileK * panel}},
+              b, loc, {{kk, dmaPairs ? kStep : tileK * panel}},
               [&](OpBuilder &b, const TilePosition &kp) {
+                if (dmaPairs) {
+                  int64_t kt = kp.sizes[0] / 2;
+                  OpFoldResult index = KernelLowering::affineSum(
+                      b, loc,
+                      {{KernelLowering::tileIndex(b, kp, 0, kStep), 2}});
+                  if (rhsResident)
+                    loadMovingPair(
+                        b, bi, o0, ot, kp.offsets[0], kt,
+                        residentPair(b, resident, index, 0, ot, kt, false));
+                  else
+                    loadStationaryPairs(
+                        b, bi, o0, ot, kp.offsets[0], kt,
+                        pairsAt(b, resident,
+                                KernelLowering::affineSum(b, loc,
+                                                          {{index, ot}}),
+                                kt, ot, false));
+                  return;
+                }
                 if (panel > 1) {
                   k.loadTransposedPanel(
                       b, loc,
@@ -731,7 +847,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   Value *acc = accs.begin();
                   for (auto [c, w] : parts) {
                     Value held =
-                        pair ? residentPair(b, resident, index, c, w)
+                        pair ? residentPair(b, resident, index, c, w, kt,
+                                            dmaPairs && !rhsResident)
                              : residentAt(b, resident, index, kt, c, w);
                     for (auto [ic, iw] : pieces) {
                       Value piece = streamed;
@@ -740,7 +857,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                             b, loc, streamed,
                             {b.getIndexAttr(0), b.getIndexAttr(0),
                              b.getIndexAttr(ic)},
-                            {tileK, 2, iw});
+                            {kt, 2, iw});
                       else if (pieces.size() > 1)
                         piece = KernelLowering::view(
                             b, loc, streamed,
@@ -802,11 +919,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                       for (const KUnit &u : unitsOf(b, kp)) {
                         Value streamed;
                         if (rhsResident)
-                          streamed = streamedTile(
-                              b, u, it,
-                              [&](OpFoldResult k0, int64_t kt, Value into) {
-                                loadStationary(b, bi, i0, it, k0, kt, into);
-                              });
+                          streamed = loadStationaryUnit(b, bi, i0, it, u);
                         else
                           streamed = loadMovingUnit(b, bi, i0, it, u);
                         feed(b, u.index, u.size, streamed, u.how);
@@ -838,10 +951,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           KernelLowering::forEachTile(
               b, loc, {{kk, kStep}}, [&](OpBuilder &b, const TilePosition &kp) {
                 for (const KUnit &u : unitsOf(b, kp)) {
-                  Value stationary = streamedTile(
-                      b, u, mt, [&](OpFoldResult k0, int64_t kt, Value into) {
-                        loadStationary(b, bi, m0, mt, k0, kt, into);
-                      });
+                  Value stationary = loadStationaryUnit(b, bi, m0, mt, u);
                   Value moving = loadMovingUnit(b, bi, n0, nt, u);
                   matmulInto(b, u.how, stationary, moving, acc);
                 }

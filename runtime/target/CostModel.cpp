@@ -74,6 +74,19 @@ bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
   return steps.size() == 2 && steps[0] == 1 && steps[1] > 1;
 }
 
+bool isPairTransposedPattern(const int64_t *sizes, const int64_t *strides,
+                             size_t rank) {
+  if (rank < 2 || sizes[rank - 1] != 2 || strides[rank - 1] != 1)
+    return false;
+  std::vector<int64_t> units;
+  for (size_t i = 0; i + 1 < rank; ++i) {
+    if (sizes[i] > 1 && strides[i] % 2 != 0)
+      return false;
+    units.push_back(strides[i] / 2);
+  }
+  return isTransposedPattern(sizes, units.data(), rank - 1);
+}
+
 OperandShape operandShapeOf(std::string_view dtype, int64_t elementBytes,
                             const int64_t *shape, size_t rank,
                             const int64_t *strides, bool onChip) {
@@ -87,6 +100,9 @@ OperandShape operandShapeOf(std::string_view dtype, int64_t elementBytes,
   if (!onChip) {
     s.run = contiguousRun(shape, strides, rank);
     s.transposed = isTransposedPattern(shape, strides, rank);
+    if (!s.transposed && elementBytes == 1 &&
+        isPairTransposedPattern(shape, strides, rank))
+      s.transposed = s.transposedPairs = true;
   } else if (strides && rank > 1) {
     s.run = std::min(s.elements / std::max<int64_t>(s.partitions, 1),
                      contiguousRun(shape + 1, strides, rank - 1));
@@ -114,9 +130,11 @@ CostQuery costQueryFor(std::string_view op, const OperandShape &dst,
     };
     int64_t run = std::min(runOf(dst), runOf(source));
     q.descriptors = std::max<int64_t>(1, (dst.elements + run - 1) / run);
-    // The DMA transpose reads HBM into a tile on chip.
-    q.transposes =
-        source.transposed && dst.run == 0 && dst.elementBytes == 2;
+    // The DMA transpose reads HBM into a tile on chip, moving 2-byte
+    // elements, or pairs of 1-byte ones as such.
+    q.transposes = source.transposed && dst.run == 0 &&
+                   (dst.elementBytes == 2 ||
+                    (dst.elementBytes == 1 && source.transposedPairs));
   } else if (op == "matmul") {
     q.kind = Kind::Matmul;
     q.dtype = source.dtype;
@@ -300,7 +318,8 @@ std::string CostModel::assumptions() const {
       "DMA: %d engines per physical core of %.1f B/ns, %g ns fixed per "
       "transfer, each "
       "contiguous run (descriptor) costing its engine as much as %g more "
-      "bytes, a transpose of 2-byte elements %s, serving as "
+      "bytes, a transpose of 2-byte elements (an FP8 pair side by side "
+      "being one) %s, serving as "
       "many queues (each queue's transfers start in order on any free "
       "engine); %.1f B/ns of HBM per logical core shared by its engines\n"
       "logical core: %d physical cores, each running the instructions the "

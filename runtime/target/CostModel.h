@@ -52,9 +52,10 @@ struct CostQuery {
   int64_t freeElements = 0;
   int64_t bytes = 0;
   int64_t descriptors = 1;
-  /// Dma: a 2-D transpose of 2-byte elements from HBM into a tile, which a
-  /// generation with a DMA transpose moves at its transpose bandwidth
-  /// instead of a descriptor per element.
+  /// Dma: a 2-D transpose of 2-byte elements (or of FP8 pairs side by
+  /// side, as such) from HBM into a tile, which a generation with a DMA
+  /// transpose moves at its transpose bandwidth instead of a descriptor
+  /// per element.
   bool transposes = false;
   /// A compute engine's operand steps more than kWideStrideBytes between
   /// elements on chip, which halves the rate the engine streams it.
@@ -86,6 +87,9 @@ struct OperandShape {
   /// In HBM: a transposing pattern, two dimensions (of size > 1), the
   /// inner one strided and the outer one contiguous.
   bool transposed = false;
+  /// That pattern's unit is two 1-byte elements side by side (an FP8
+  /// pair, which a DMA transpose moves as one 2-byte element).
+  bool transposedPairs = false;
 };
 
 /// The elements of each contiguous run of the row-major access pattern
@@ -101,6 +105,11 @@ int64_t innermostStep(const int64_t *sizes, const int64_t *strides,
 /// inner one stepping by more than one element and the outer contiguous.
 bool isTransposedPattern(const int64_t *sizes, const int64_t *strides,
                          size_t rank);
+/// Whether that pattern is a transpose of pairs of elements: an innermost
+/// dimension of 2 contiguous elements, and the dimensions outside it a
+/// transpose (isTransposedPattern) in units of two elements.
+bool isPairTransposedPattern(const int64_t *sizes, const int64_t *strides,
+                             size_t rank);
 
 /// How the cost model sees an operand of `shape` (rank dimensions) and
 /// `dtype` (`elementBytes` each). In HBM `strides` gives every dimension's

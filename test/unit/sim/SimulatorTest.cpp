@@ -743,6 +743,45 @@ TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
     }
 }
 
+// A double-row stationary as the DMA's transpose of FP8 pairs leaves it:
+// partition k holds [M, 2] pairs (elements 0-7), the operand [K, 2, M]
+// stepping 1 between its rows and 2 along M; the moving rows follow
+// (elements 8-11 and 12-15).
+TEST(SimulatorTest, DoubleRowMatmulReadsInterleavedPairs) {
+  json manifest = oneTileMatmul();
+  json &kernel = manifest["kernels"][0];
+  kernel["limits"]["fp8_rows"] = 2;
+  manifest["tensors"][0]["dtype"] = "f8E4M3FN";
+  manifest["tensors"][0]["shape"] = {4, 16};
+  json &load = kernel["instructions"][0];
+  load["src"]["shape"] = load["dst"]["shape"] = {4, 16};
+  load["src"]["strides"] = {16, 1};
+  load["src"]["dtype"] = load["dst"]["dtype"] = "f8E4M3FN";
+  json &matmul = kernel["instructions"][1];
+  matmul["double_row"] = true;
+  for (const char *operand : {"stationary", "moving"}) {
+    matmul[operand]["shape"] = {4, 2, 4};
+    matmul[operand]["dtype"] = "f8E4M3FN";
+  }
+  matmul["stationary"]["strides"] = {1, 2};
+  matmul["moving"]["strides"] = {4, 1};
+  matmul["moving"]["offset"] = matmul["stationary"]["offset"].get<int64_t>() + 8;
+  Tensor input = makeTensor(DType::F8E4M3FN, {4, 16}, pseudoRandom(64, 13));
+  std::vector<double> x = valuesOf(input);
+  std::vector<Tensor> out = runManifest(manifest, {input});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> y = valuesOf(out[0]);
+  ASSERT_EQ(y.size(), 16u);
+  for (int m = 0; m < 4; ++m)
+    for (int n = 0; n < 4; ++n) {
+      double want = 0;
+      for (int k = 0; k < 4; ++k)
+        for (int r = 0; r < 2; ++r)
+          want += x[k * 16 + 2 * m + r] * x[k * 16 + 8 + 4 * r + n];
+      EXPECT_NEAR(y[m * 4 + n], want, 1e-5) << m << "," << n;
+    }
+}
+
 TEST(SimulatorTest, TensorScalarPerPartition) {
   // scalars: the first column of b, one value per partition {1, -1, 0, 9}.
   json inst = {{"op", "tensor_scalar"}, {"engine", "vector"},

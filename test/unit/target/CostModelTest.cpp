@@ -210,6 +210,33 @@ TEST(CostModel, DmaTransposeWhereTheGenerationHasIt) {
   EXPECT_FALSE(costQueryFor("dma_copy", wide, wideStrided).transposes);
 }
 
+// FP8 pairs side by side are 2-byte units: lhs[m, 2k + r] read as
+// [k, m, r] (a double-row stationary's rows) is a DMA transpose of them,
+// timed as the 2-byte transpose of the same bytes; a lone FP8 element
+// (r of size 1) or an odd row stride is not one.
+TEST(CostModel, Fp8PairsTransposeAsTwoByteUnits) {
+  int64_t sizes[] = {128, 128, 2}, pairs[] = {2, 4096, 1};
+  EXPECT_TRUE(isPairTransposedPattern(sizes, pairs, 3));
+  EXPECT_FALSE(isTransposedPattern(sizes, pairs, 3));
+  int64_t odd[] = {2, 4095, 1}, single[] = {128, 128, 1},
+          steps[] = {2, 4096, 1}, apart[] = {2, 4096, 2};
+  EXPECT_FALSE(isPairTransposedPattern(sizes, odd, 3));
+  EXPECT_FALSE(isPairTransposedPattern(single, steps, 3));
+  EXPECT_FALSE(isPairTransposedPattern(sizes, apart, 3));
+  OperandShape hbm = operandShapeOf("f8E4M3FN", 1, sizes, 3, pairs, false);
+  EXPECT_TRUE(hbm.transposed && hbm.transposedPairs);
+  OperandShape tile = operandShapeOf("f8E4M3FN", 1, sizes, 3, nullptr, true);
+  CostQuery q = costQueryFor("dma_copy", tile, hbm);
+  EXPECT_TRUE(q.transposes);
+  Models trn2 = resolve("trn2,lnc=1");
+  absl::StatusOr<CostModel> model = CostModel::forTarget(trn2.target);
+  ASSERT_TRUE(model.ok());
+  EXPECT_NEAR(model->nanoseconds(q), 200 + 32768 / (0.9 * 23), 1.0);
+  // Pairs of 2-byte elements are not a 2-byte transpose.
+  OperandShape wide = operandShapeOf("bf16", 2, sizes, 3, pairs, false);
+  EXPECT_FALSE(wide.transposed);
+}
+
 // The NKI performance guide: strides over 16 bytes halve an engine's
 // bandwidth. A 2x2 pooling window's tap of f32 steps 8 bytes: full rate;
 // one of every fifth element steps 20 bytes: half.
