@@ -27,6 +27,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -444,6 +445,40 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         return matrix(b, buffer, bi, {m0, n0}, {mt, nt});
       });
     }
+  };
+  // Tiles of the result's rows [m0, m0 + mt) side by side from column n0,
+  // `widths` wide, summed in `accs`: where nothing is computed on them,
+  // evacuated into one tile and stored in one transfer (runs as long as
+  // all their columns, a descriptor and a transfer's fixed cost for all);
+  // else each as finishTile does.
+  auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
+                       ArrayRef<int64_t> widths, OpFoldResult bi,
+                       OpFoldResult m0, int64_t mt, OpFoldResult n0) {
+    if (epilogue || !out || accs.size() == 1) {
+      int64_t column = 0;
+      for (auto [acc, width] : llvm::zip(accs, widths)) {
+        finishTile(b, acc, bi, m0, mt,
+                   KernelLowering::affineSum(b, loc, {{n0, 1}}, column),
+                   width);
+        column += width;
+      }
+      return;
+    }
+    int64_t total = std::accumulate(widths.begin(), widths.end(), int64_t(0));
+    Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, total},
+                             resultType.getElementType());
+    int64_t column = 0;
+    for (auto [acc, width] : llvm::zip(accs, widths)) {
+      DenseMap<Value, Value> tiles;
+      emitScaledActivation(
+          b, k, loc, evacuation, result, acc,
+          KernelLowering::view(b, loc, evacuated,
+                               {b.getIndexAttr(0), b.getIndexAttr(column)},
+                               {mt, width}),
+          tiles);
+      column += width;
+    }
+    k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, total}));
   };
   // A matmul into `acc`, starting the sum on the first K tile (`how`:
   // KernelLowering::accumulation of its K position).
@@ -925,18 +960,28 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                         feed(b, u.index, u.size, streamed, u.how);
                       }
                     });
-                Value *acc = accs.begin();
-                for (auto [c, w] : parts) {
-                  OpFoldResult p0 =
-                      KernelLowering::affineSum(b, loc, {{o0, 1}}, c);
-                  for (auto [ic, iw] : pieces) {
-                    OpFoldResult q0 =
-                        KernelLowering::affineSum(b, loc, {{i0, 1}}, ic);
-                    if (rhsResident)
-                      finishTile(b, *acc++, bi, q0, iw, p0, w);
-                    else
-                      finishTile(b, *acc++, bi, p0, w, q0, iw);
+                // The result's rows: per streamed M tile the block's N
+                // tiles (rhs resident), or per block M tile the transfer's
+                // N tiles, side by side.
+                auto accAt = [&](size_t part, size_t piece) {
+                  return accs[part * pieces.size() + piece];
+                };
+                auto [rows, columns] = rhsResident
+                                           ? std::make_pair(pieces, parts)
+                                           : std::make_pair(parts, pieces);
+                OpFoldResult rowStart = rhsResident ? i0 : o0,
+                             columnStart = rhsResident ? o0 : i0;
+                for (auto [r, row] : llvm::enumerate(rows)) {
+                  SmallVector<Value> rowAccs;
+                  SmallVector<int64_t> widths;
+                  for (auto [c, column] : llvm::enumerate(columns)) {
+                    rowAccs.push_back(rhsResident ? accAt(c, r) : accAt(r, c));
+                    widths.push_back(column.second);
                   }
+                  finishRow(b, rowAccs, widths, bi,
+                            KernelLowering::affineSum(b, loc, {{rowStart, 1}},
+                                                      row.first),
+                            row.second, columnStart);
                 }
               });
         });

@@ -8,7 +8,8 @@
 // a loop loads them once into a resident [K tile, K tiles, M] array, and
 // both N tiles read tile k of it. A 512-wide N tile's rows are 1 KiB, less
 // than a transfer needs for peak DMA bandwidth (2 KiB per partition), so
-// rhs loads both N tiles in one transfer per K tile.
+// rhs loads both N tiles in one transfer per K tile, and their sums,
+// evacuated side by side into one tile, are stored in one transfer.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<64x256xbf16, #nisa.memory<hbm>>, %[[B:.*]]: memref<256x640xbf16, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x640xf32, #nisa.memory<hbm>>)
 // CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512, fp8_rows = 2>
@@ -28,11 +29,13 @@
 // CHECK:   %[[M1:.*]] = memref.subview %[[M]][0, 512] [128, 128]
 // CHECK:   nisa.matmul %[[S]], %[[M1]], %[[ACC2]] accumulate restart(%[[K2]]) :
 // CHECK: }
-// CHECK: nisa.activation <identity> %[[ACC]], %[[E:.*]] : memref<64x512xf32, #nisa.memory<psum>>, memref<64x512xf32, #nisa.memory<sbuf>>
-// CHECK: %[[O0:.*]] = memref.subview %[[OUT]][0, 0] [64, 512] [1, 1]
-// CHECK: nisa.dma_copy %[[E]], %[[O0]]
-// CHECK: nisa.activation <identity> %[[ACC2]]
-// CHECK: memref.subview %[[OUT]][0, 512] [64, 128] [1, 1]
+// CHECK: %[[E:.*]] = memref.alloc() : memref<64x640xf32, #nisa.memory<sbuf>>
+// CHECK: %[[E0:.*]] = memref.subview %[[E]][0, 0] [64, 512] [1, 1]
+// CHECK: nisa.activation <identity> %[[ACC]], %[[E0]] : memref<64x512xf32, #nisa.memory<psum>>, memref<64x512xf32, strided<[640, 1]>, #nisa.memory<sbuf>>
+// CHECK: %[[E1:.*]] = memref.subview %[[E]][0, 512] [64, 128] [1, 1]
+// CHECK: nisa.activation <identity> %[[ACC2]], %[[E1]]
+// CHECK: nisa.dma_copy %[[E]], %[[OUT]] queue {{[0-9]+}} : memref<64x640xf32, #nisa.memory<sbuf>>, memref<64x640xf32, #nisa.memory<hbm>>
+// CHECK-NOT: nisa.dma_copy
 // CHECK: return
 func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<64x640xf32> {
   %0 = neuron.matmul %a, %b : (tensor<64x256xbf16>, tensor<256x640xbf16>) -> tensor<64x640xf32>

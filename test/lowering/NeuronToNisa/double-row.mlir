@@ -11,7 +11,8 @@
 
 // A block of rhs resident (its 4 pairs of 4 N tiles), each loaded in one
 // transfer of rows 2k and 2k + 1; lhs streams past in pairs the DMA
-// transposes.
+// transposes. A streamed M tile's four sums are evacuated side by side and
+// stored in one transfer.
 // CHECK-LABEL: func.func @rhs_resident
 // CHECK-SAME: fp8_rows = 2
 // CHECK-NOT: nisa.transpose
@@ -29,6 +30,9 @@
 // CHECK:     nisa.matmul %[[STAT]], %{{.*}}, %{{.*}} double_row accumulate restart(%[[K]]) : memref<125x2x128xf8E4M3FN, strided<[256, 1, 2]>, #nisa.memory<sbuf>>, memref<125x2x512xf8E4M3FN
 // CHECK-COUNT-3: nisa.matmul %[[STAT]], {{.*}} double_row accumulate restart(%[[K]])
 // CHECK:   }
+// CHECK:   %[[ROW:.*]] = memref.alloc() : memref<128x2048xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-4: nisa.activation <identity>
+// CHECK:   nisa.dma_copy %[[ROW]], %{{.*}} : memref<128x2048xf32, #nisa.memory<sbuf>>, memref<128x2048xf32, strided<[4000, 1], offset: ?>, #nisa.memory<hbm>>
 // CHECK: }
 // CHECK-NOT: nisa.matmul {{.*}} : memref<{{[0-9]+}}x{{[0-9]+}}xf8E4M3FN
 // CHECK: return
