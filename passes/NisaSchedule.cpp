@@ -49,6 +49,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <queue>
 
@@ -831,9 +832,10 @@ struct NisaSchedulePass
     // Each piece pays the fixed cost again. Pieces are long, and where the
     // transfers bound the kernel (busier than every engine, and longer than
     // its longest dependence chain) or their loop nest (busier than its
-    // other instructions' engines), a transfer that runs N times gets at
-    // most p pieces where the fill saved, streaming x (1 - 1/p), outweighs
-    // the engine time added, N (p - 1) fixed / engines; but at least as
+    // other instructions' engines), a transfer that runs N times gets the
+    // p pieces whose fill saved, streaming x (1 - 1/p), exceeds the engine
+    // time added, N (p - 1) fixed / engines, by the most (p^2 = streaming x
+    // engines / (N fixed)); but at least as
     // many as the instances its tile's slots let overlap need to keep pace
     // with the nest's DMA work over all engines. Elsewhere they are
     // short (latency) where, by the same measure, the fill saved outweighs
@@ -892,7 +894,8 @@ struct NisaSchedulePass
       Operation *nest = nestOf(dma);
       if (coreDma >= limit || (nest && transferBound(nest))) {
         parts = std::clamp<int64_t>(
-            int64_t(streaming * engines / (instances * fixed)), 1, most);
+            std::lround(std::sqrt(streaming * engines / (instances * fixed))),
+            1, most);
         // But the instances in flight are only as many as the tile's
         // slots: while each is whole, the other engines idle. Enough
         // pieces that `slots` instances keep pace with the nest's DMA work
