@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace neuron::rt;
@@ -705,12 +706,16 @@ TEST(SimulatorTest, MatmulReadsAMovingWindow) {
                         [](int n) { return int64_t(1 + 3 * (n / 2) + 2 * (n % 2)); });
 }
 
-// The double-row fp8 matmul: y[m, n] = sum over k and both rows r of
-// x[k, 8r + m] x[k, 8r + 4 + n], the stationary rows 8 elements apart and
-// the moving ones beside them.
-TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
-  // x is [4, 16] fp8: the stationary rows are elements 0-3 and 8-11 of
-  // each partition, the moving ones 4-7 and 12-15.
+/// A double-row fp8 matmul of one [4, 16] fp8 tile x (random values,
+/// returned in `x`): its [4, 2, 4] stationary and moving operands read x
+/// from the given byte offsets with the given free-dimension strides; y
+/// [4, 4] is checked against sum over k and both rows r of
+/// x[k, stationaryAt(r, m)] x x[k, movingAt(r, n)].
+static void expectDoubleRowMatmul(
+    int64_t stationaryOffset, const json &stationaryStrides,
+    int64_t movingOffset, const json &movingStrides,
+    const std::function<int(int, int)> &stationaryAt,
+    const std::function<int(int, int)> &movingAt) {
   json manifest = oneTileMatmul();
   json &kernel = manifest["kernels"][0];
   kernel["limits"]["fp8_rows"] = 2;
@@ -724,9 +729,12 @@ TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
   matmul["double_row"] = true;
   for (const char *operand : {"stationary", "moving"}) {
     matmul[operand]["shape"] = {4, 2, 4};
-    matmul[operand]["strides"] = {8, 1};
     matmul[operand]["dtype"] = "f8E4M3FN";
   }
+  matmul["stationary"]["offset"] = stationaryOffset;
+  matmul["stationary"]["strides"] = stationaryStrides;
+  matmul["moving"]["offset"] = movingOffset;
+  matmul["moving"]["strides"] = movingStrides;
   Tensor input = makeTensor(DType::F8E4M3FN, {4, 16}, pseudoRandom(64, 11));
   std::vector<double> x = valuesOf(input);
   std::vector<Tensor> out = runManifest(manifest, {input});
@@ -738,9 +746,18 @@ TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
       double want = 0;
       for (int k = 0; k < 4; ++k)
         for (int r = 0; r < 2; ++r)
-          want += x[k * 16 + 8 * r + m] * x[k * 16 + 8 * r + 4 + n];
+          want += x[k * 16 + stationaryAt(r, m)] * x[k * 16 + movingAt(r, n)];
       EXPECT_NEAR(y[m * 4 + n], want, 1e-5) << m << "," << n;
     }
+}
+
+// The double-row fp8 matmul sums both rows of each partition: the
+// stationary rows are elements 0-3 and 8-11 of each partition (8 apart),
+// the moving ones 4-7 and 12-15.
+TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
+  expectDoubleRowMatmul(
+      0, {8, 1}, 4, {8, 1}, [](int r, int m) { return 8 * r + m; },
+      [](int r, int n) { return 8 * r + 4 + n; });
 }
 
 // A double-row stationary as the DMA's transpose of FP8 pairs leaves it:
@@ -748,38 +765,9 @@ TEST(SimulatorTest, DoubleRowMatmulSumsBothRows) {
 // stepping 1 between its rows and 2 along M; the moving rows follow
 // (elements 8-11 and 12-15).
 TEST(SimulatorTest, DoubleRowMatmulReadsInterleavedPairs) {
-  json manifest = oneTileMatmul();
-  json &kernel = manifest["kernels"][0];
-  kernel["limits"]["fp8_rows"] = 2;
-  manifest["tensors"][0]["dtype"] = "f8E4M3FN";
-  manifest["tensors"][0]["shape"] = {4, 16};
-  json &load = kernel["instructions"][0];
-  load["src"]["shape"] = load["dst"]["shape"] = {4, 16};
-  load["src"]["strides"] = {16, 1};
-  load["src"]["dtype"] = load["dst"]["dtype"] = "f8E4M3FN";
-  json &matmul = kernel["instructions"][1];
-  matmul["double_row"] = true;
-  for (const char *operand : {"stationary", "moving"}) {
-    matmul[operand]["shape"] = {4, 2, 4};
-    matmul[operand]["dtype"] = "f8E4M3FN";
-  }
-  matmul["stationary"]["strides"] = {1, 2};
-  matmul["moving"]["strides"] = {4, 1};
-  matmul["moving"]["offset"] = matmul["stationary"]["offset"].get<int64_t>() + 8;
-  Tensor input = makeTensor(DType::F8E4M3FN, {4, 16}, pseudoRandom(64, 13));
-  std::vector<double> x = valuesOf(input);
-  std::vector<Tensor> out = runManifest(manifest, {input});
-  ASSERT_EQ(out.size(), 1u);
-  std::vector<double> y = valuesOf(out[0]);
-  ASSERT_EQ(y.size(), 16u);
-  for (int m = 0; m < 4; ++m)
-    for (int n = 0; n < 4; ++n) {
-      double want = 0;
-      for (int k = 0; k < 4; ++k)
-        for (int r = 0; r < 2; ++r)
-          want += x[k * 16 + 2 * m + r] * x[k * 16 + 8 + 4 * r + n];
-      EXPECT_NEAR(y[m * 4 + n], want, 1e-5) << m << "," << n;
-    }
+  expectDoubleRowMatmul(
+      0, {1, 2}, 8, {4, 1}, [](int r, int m) { return 2 * m + r; },
+      [](int r, int n) { return 8 + 4 * r + n; });
 }
 
 TEST(SimulatorTest, TensorScalarPerPartition) {
