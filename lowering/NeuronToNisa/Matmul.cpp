@@ -452,14 +452,16 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     }
   };
   // Tiles of the result's rows [m0, m0 + mt) side by side from column n0,
-  // `widths` wide, summed in `accs`: where nothing is computed on them,
-  // evacuated into one tile and stored in one transfer (runs as long as
-  // all their columns, a descriptor and a transfer's fixed cost for all);
+  // `widths` wide, summed in `accs`: where transfers bound the plan and
+  // nothing is computed on them, evacuated into one tile and stored in one
+  // transfer (runs as long as all their columns, a descriptor and a
+  // transfer's fixed cost for all, for a later start and a larger tile);
   // else each as finishTile does.
+  bool storeRows = false;
   auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
                        ArrayRef<int64_t> widths, OpFoldResult bi,
                        OpFoldResult m0, int64_t mt, OpFoldResult n0) {
-    if (epilogue || !out || accs.size() == 1) {
+    if (!storeRows || epilogue || !out || accs.size() == 1) {
       int64_t column = 0;
       for (auto [acc, width] : llvm::zip(accs, widths)) {
         finishTile(b, acc, bi, m0, mt,
@@ -740,6 +742,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     }
   }
   const MatmulPlan &plan = plans[chosen];
+  storeRows = plan.memoryBound;
   if (auto kernel = anchor->getParentOfType<func::FuncOp>();
       kernel && anchor->hasAttr(kPlanRank)) {
     SmallVector<Attribute> taken;

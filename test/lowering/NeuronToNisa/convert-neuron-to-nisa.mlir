@@ -8,8 +8,9 @@
 // a loop loads them once into a resident [K tile, K tiles, M] array, and
 // both N tiles read tile k of it. A 512-wide N tile's rows are 1 KiB, less
 // than a transfer needs for peak DMA bandwidth (2 KiB per partition), so
-// rhs loads both N tiles in one transfer per K tile, and their sums,
-// evacuated side by side into one tile, are stored in one transfer.
+// rhs loads both N tiles in one transfer per K tile, and (transfers bound
+// the plan) their sums, evacuated side by side into one tile, are stored
+// in one transfer.
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[A:.*]]: memref<64x256xbf16, #nisa.memory<hbm>>, %[[B:.*]]: memref<256x640xbf16, #nisa.memory<hbm>>, %[[OUT:.*]]: memref<64x640xf32, #nisa.memory<hbm>>)
 // CHECK-SAME: nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512, fp8_rows = 2>
@@ -40,6 +41,24 @@
 func.func @matmul(%a: tensor<64x256xbf16>, %b: tensor<256x640xbf16>) -> tensor<64x640xf32> {
   %0 = neuron.matmul %a, %b : (tensor<64x256xbf16>, tensor<256x640xbf16>) -> tensor<64x640xf32>
   return %0 : tensor<64x640xf32>
+}
+
+// -----
+
+// Tests that where the tensor engine bounds a plan (1024^3 bf16: 128
+// matmuls of 512 columns), a streamed M tile's two N tiles are each
+// evacuated and stored as soon as its sums are done, not side by side in
+// one transfer.
+// CHECK-LABEL: func.func @tensor_bound
+// CHECK: nisa.activation <identity> %{{.*}}, %[[E0:.*]] : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK-NEXT: %[[O0:.*]] = memref.subview
+// CHECK-NEXT: nisa.dma_copy %[[E0]], %[[O0]] {{.*}} : memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK: nisa.activation <identity> %{{.*}}, %[[E1:.*]] : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xbf16, #nisa.memory<sbuf>>
+// CHECK-NEXT: %[[O1:.*]] = memref.subview
+// CHECK-NEXT: nisa.dma_copy %[[E1]], %[[O1]] {{.*}} : memref<128x512xbf16, #nisa.memory<sbuf>>
+func.func @tensor_bound(%a: tensor<1024x1024xbf16>, %b: tensor<1024x1024xbf16>) -> tensor<1024x1024xbf16> {
+  %0 = neuron.matmul %a, %b : (tensor<1024x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<1024x1024xbf16>
+  return %0 : tensor<1024x1024xbf16>
 }
 
 // -----

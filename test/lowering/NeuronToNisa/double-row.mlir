@@ -11,8 +11,8 @@
 
 // A block of rhs resident (its 4 pairs of 4 N tiles), each loaded in one
 // transfer of rows 2k and 2k + 1; lhs streams past in pairs the DMA
-// transposes. A streamed M tile's four sums are evacuated side by side and
-// stored in one transfer.
+// transposes. Transfers bound the plan, so a streamed M tile's four sums
+// are evacuated side by side and stored in one transfer.
 // CHECK-LABEL: func.func @rhs_resident
 // CHECK-SAME: fp8_rows = 2
 // CHECK-NOT: nisa.transpose
