@@ -518,8 +518,9 @@ func.func @throughput(%in: memref<40x128x48xf32, #hbm>) attributes {nisa.limits 
 // of 1 MiB (46.8 us of streaming each, 200 ns fixed per piece, 16
 // engines). p pieces save a fill of 46.8 x (1 - 1/p) us and add 64 (p - 1)
 // x 200 ns / 16 of engine time: 8 pieces save the most (35.4 us; p^2 =
-// 46.8 us x 16 / (64 x 200 ns), 58.5), 16 (where the two about break even)
-// 31.9 us; the 4 slots of the tile keep pace with 5 or more.
+// 46.8 us x 16 / (64 x 200 ns), 58.5), 16 (the most a transfer takes, and
+// what taking the most that still save anything gave: the two break even
+// at 58.5 pieces) 31.9 us; the 4 slots of the tile keep pace with 5.
 // CHECK-LABEL: func.func @most_saved
 // CHECK: affine.for
 // CHECK-COUNT-8: nisa.dma_copy {{.*}} : memref<16x2048xf32
