@@ -14,6 +14,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <array>
+
 using namespace mlir;
 using namespace mlir::neuron;
 namespace rt = ::neuron::rt;
@@ -144,6 +146,19 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
                    ("reshape to rank " + Twine(cap->maxRank) + " or less")
                        .str());
   }
+  // A transpose only contractions read moves nothing (they load their
+  // operand through it): it takes any element type they all take.
+  auto transpose = dyn_cast<TransposeOp>(op);
+  bool view = transpose && transpose.isOperandView();
+  auto viewedByContractions = [&](const std::string &element) {
+    return view && llvm::all_of(std::array<StringRef, 2>{"neuron.matmul",
+                                                        "neuron.batch_matmul"},
+                                [&](StringRef contraction) {
+                                  const rt::OpCapability *c =
+                                      table.find(contraction.str());
+                                  return c && c->allowsDtype(element);
+                                });
+  };
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes())) {
     auto shaped = dyn_cast<RankedTensorType>(type);
     if (!shaped)
@@ -151,6 +166,7 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
     std::string element = typeName(shaped.getElementType());
     bool index = isIndexOperand(op, i);
     bool ok = index ? cap->allowsIndexDtype(element) : cap->allowsDtype(element);
+    ok = ok || (!index && viewedByContractions(element));
     if (!ok) {
       const auto &allowed = index ? cap->indexDtypes : cap->dtypes;
       return issue("dtype",
@@ -167,7 +183,7 @@ CoverageChecker::checkNeuronOp(Operation *op) const {
     if (!shaped)
       continue;
     std::string element = typeName(shaped.getElementType());
-    if (!cap->allowsResultDtype(element)) {
+    if (!cap->allowsResultDtype(element) && !viewedByContractions(element)) {
       const auto &allowed =
           cap->resultDtypes.empty() ? cap->dtypes : cap->resultDtypes;
       return issue("dtype",

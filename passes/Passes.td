@@ -11,7 +11,9 @@ def NeuronCheckCoverage : Pass<"neuron-check-coverage", "::mlir::ModuleOp"> {
     Judges every operation of the module against the capability table of the
     target's generation (runtime/target/data/capabilities): its presence, the
     element types of its operands and results, its rank, dynamic dimensions
-    and attribute limits. Operations the import left in other dialects are
+    and attribute limits (a transpose only matmuls read, which they read
+    through, takes any element type they take). Operations the import left
+    in other dialects are
     unsupported with their own reason. What happens to unsupported ops
     depends on `fallback`:
 

@@ -46,22 +46,6 @@ struct ReshapeToView : NisaPattern<ReshapeOp> {
   }
 };
 
-/// Whether `value` is used, and only as an operand of matmuls and
-/// batch_matmuls (directly or through a fusion's block argument): they
-/// load their tiles through any view.
-static bool onlyContracted(Value value) {
-  for (OpOperand &use : value.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<MatmulOp, BatchMatmulOp>(user))
-      continue;
-    auto fusion = dyn_cast<FusionOp>(user);
-    if (!fusion || !onlyContracted(fusion.getBody().front().getArgument(
-                       use.getOperandNumber())))
-      return false;
-  }
-  return !value.use_empty();
-}
-
 /// A transpose read only by contractions is their operand's view (each
 /// tile's load transposes it); one swapping the last two dimensions of a
 /// floating-point tensor goes through SBUF tile by tile (loadTransposed,
@@ -74,7 +58,7 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    if (isOperandView(op)) {
+    if (op.isOperandView()) {
       rewriter.replaceOp(op, KernelLowering::permutedView(
                                  rewriter, loc, input, op.getPermutation()));
       return success();
@@ -446,10 +430,6 @@ struct DynamicUpdateSliceToDma : NisaPattern<DynamicUpdateSliceOp> {
 };
 
 } // namespace
-
-bool mlir::neuron::isOperandView(TransposeOp transpose) {
-  return onlyContracted(transpose.getResult());
-}
 
 void mlir::neuron::populateDataMovementPatterns(RewritePatternSet &patterns,
                                                 const TypeConverter &converter,

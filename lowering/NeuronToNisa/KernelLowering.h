@@ -250,11 +250,6 @@ private:
   int64_t nextQueue = 0, nextGlobal = 0;
 };
 
-/// Whether `transpose` lowers to a view its users read through (no copy):
-/// it is used, and only as an operand of matmuls and batch_matmuls,
-/// directly or through a fusion's block argument (so never returned).
-bool isOperandView(TransposeOp transpose);
-
 /// Bytes of one element of `element` (a byte for i1 and fp8).
 int64_t elementBytes(Type element);
 

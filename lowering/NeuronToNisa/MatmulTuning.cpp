@@ -74,7 +74,7 @@ Probe makeProbe(Operation *anchor) {
     // A transpose the compile reads as a view (DataMovement.cpp) is one
     // in the probe too.
     auto t = v.getDefiningOp<TransposeOp>();
-    if (t && isOperandView(t)) {
+    if (t && t.isOperandView()) {
       transposes.push_back(t);
       inputs.insert(t.getInput());
     } else {

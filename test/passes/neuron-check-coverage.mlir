@@ -10,6 +10,20 @@ func.func @supported(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16xf
 
 // -----
 
+// Tests an fp8 transpose only a matmul reads (torch's x @ w.T): the matmul
+// loads its operand through it, so it takes the matmul's element types;
+// one whose result is returned moves fp8 elements, which the generation
+// keeps to the tensor engine's inputs.
+func.func @fp8_operand_view(%x: tensor<4x8xf8E4M3FN>, %w: tensor<16x8xf8E4M3FN>) -> (tensor<4x16xf32>, tensor<8x4xf8E4M3FN>) {
+  %t = neuron.transpose %w permutation [1, 0] : tensor<16x8xf8E4M3FN> -> tensor<8x16xf8E4M3FN>
+  %0 = neuron.matmul %x, %t : (tensor<4x8xf8E4M3FN>, tensor<8x16xf8E4M3FN>) -> tensor<4x16xf32>
+  // expected-error@+1 {{'neuron.transpose' (tensor<4x8xf8E4M3FN>) -> tensor<8x4xf8E4M3FN> is not supported on trn2: operand element type f8E4M3FN is not one of f32, bf16, f16, i8, i32, i64, i1 [dtype]}}
+  %1 = neuron.transpose %x permutation [1, 0] : tensor<4x8xf8E4M3FN> -> tensor<8x4xf8E4M3FN>
+  return %0, %1 : tensor<4x16xf32>, tensor<8x4xf8E4M3FN>
+}
+
+// -----
+
 // Tests the op rule: every unsupported op is reported, not just the first.
 func.func @every_op(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4x8xf32>) {
   // expected-error@+1 {{'neuron.reduce_mean' (tensor<4x8xf32>) -> tensor<4xf32> is not supported on trn2: the generation has no such op [op]; hint: fallback=decompose rewrites it into supported ops; fallback=host runs it on the host}}

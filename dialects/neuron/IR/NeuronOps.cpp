@@ -375,6 +375,23 @@ LogicalResult RmsNormOp::verify() {
                     getWeight(), Value());
 }
 
+/// Whether `value` is used, and only as an operand of matmuls and
+/// batch_matmuls (directly or through a fusion's block argument).
+static bool onlyContracted(Value value) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<MatmulOp, BatchMatmulOp>(user))
+      continue;
+    auto fusion = dyn_cast<FusionOp>(user);
+    if (!fusion || !onlyContracted(fusion.getBody().front().getArgument(
+                       use.getOperandNumber())))
+      return false;
+  }
+  return !value.use_empty();
+}
+
+bool TransposeOp::isOperandView() { return onlyContracted(getResult()); }
+
 LogicalResult TransposeOp::verify() {
   ArrayRef<int64_t> perm = getPermutation();
   auto input = getInput().getType();

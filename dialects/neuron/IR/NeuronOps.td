@@ -376,6 +376,13 @@ def Neuron_TransposeOp : Neuron_Op<"transpose", [Pure,
   let assemblyFormat = [{
     $input `permutation` $permutation attr-dict `:` type($input) `->` type($result)
   }];
+  let extraClassDeclaration = [{
+    /// Whether the result is used, and only as an operand of matmuls and
+    /// batch_matmuls, directly or through a fusion's block argument (so
+    /// never returned): they read their operand through the permuted view,
+    /// and the transpose moves nothing.
+    bool isOperandView();
+  }];
   let hasVerifier = 1;
   let hasFolder = 1;
   let hasCanonicalizer = 1;
