@@ -169,10 +169,8 @@ Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
   return t;
 }
 
-/// How the cost model sees an on-chip tile of `partitions` with the
-/// elements of `natural`.
-static rt::OperandShape onChipShape(rt::OperandShape natural,
-                                    int64_t partitions) {
+rt::OperandShape mlir::neuron::onChipShape(rt::OperandShape natural,
+                                           int64_t partitions) {
   natural.partitions = partitions;
   natural.run = 0;
   natural.transposed = natural.transposedPairs = false;

@@ -253,6 +253,11 @@ private:
 /// Bytes of one element of `element` (a byte for i1 and fp8).
 int64_t elementBytes(Type element);
 
+/// How the cost model sees a contiguous on-chip tile of `partitions`
+/// holding the elements of `natural` (an operand's shape in HBM).
+::neuron::rt::OperandShape onChipShape(::neuron::rt::OperandShape natural,
+                                       int64_t partitions);
+
 /// The HBM memref type of a tensor type.
 MemRefType hbmType(RankedTensorType type);
 
@@ -386,9 +391,9 @@ struct MatmulTransposes {
 struct MatmulCosts {
   double hbmBytesPerNs = 1, storeNs = 0, matmulNs = 0, transposeNs = 0,
          copyNs = 0;
-  /// The logical core's DMA engines' time per byte: of lhs as it loads,
-  /// of the result as it is stored, and of rhs loaded in transfers of
-  /// `columns` columns per row (descriptors and fixed costs included).
+  /// The logical core's DMA engines' time per byte of lhs as it loads and
+  /// of rhs loaded in transfers of `columns` columns per row, and their
+  /// time storing the result (descriptors and fixed costs included).
   double lhsDmaNsPerByte = 0, storeDmaNs = 0;
   std::function<double(int64_t columns)> rhsDmaNsPerByte;
   /// Bytes per partition a transfer needs for peak DMA bandwidth: how many

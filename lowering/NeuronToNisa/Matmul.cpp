@@ -283,9 +283,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // FP8 matmuls contract two K tiles per instruction where the target has
   // the double-row mode (fp8_rows): K is walked two tiles at a time, a
   // step of two full tiles being one pair and any shorter step (K's end)
-  // its tiles one by one, and the K tiles are as tall as need the fewest
-  // such matmuls (1000 is 4 pairs of 125 rows, not 3 pairs of 128 and 2
-  // single tiles).
+  // its tiles one by one, and, without DMA pairs (below), the K tiles are
+  // as tall as need the fewest such matmuls (1000 through a strided lhs
+  // is 4 pairs of 125 rows, not 3 pairs of 128 and 2 single tiles).
   bool doubleRow = isa<Float8E4M3FNType, Float8E5M2Type>(element) &&
                    limits.getFp8Rows() >= 2;
   int64_t tileM = limits.getStationaryFree();
@@ -312,10 +312,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   bool dmaPairs = false;
   if (doubleRow && kk % 2 == 0 && contiguous(a) && contiguous(bm)) {
     int64_t rows = std::min(kk / 2, k.partitions()), cols = std::min(m, tileM);
-    MemRefType pairs = pairWindowType(rows, cols);
-    rt::OperandShape onChip =
-        operandShapeOf(MemRefType::get({rows, cols, 2}, element));
-    dmaPairs = k.costNs("dma_copy", onChip, operandShapeOf(pairs)) <
+    rt::OperandShape pairs = operandShapeOf(pairWindowType(rows, cols));
+    dmaPairs = k.costNs("dma_copy", onChipShape(pairs, rows), pairs) <
                2 * k.tensorEngineTransposeNs(windowType(a, cols, rows, false));
   }
   // With DMA pairs, K steps of two tiles as even as K allows.
@@ -450,42 +448,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         return matrix(b, buffer, bi, {m0, n0}, {mt, nt});
       });
     }
-  };
-  // Tiles of the result's rows [m0, m0 + mt) side by side from column n0,
-  // `widths` wide, summed in `accs`: where transfers bound the plan and
-  // nothing is computed on them, evacuated into one tile and stored in one
-  // transfer (runs as long as all their columns, a descriptor and a
-  // transfer's fixed cost for all, for a later start and a larger tile);
-  // else each as finishTile does.
-  bool storeRows = false;
-  auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
-                       ArrayRef<int64_t> widths, OpFoldResult bi,
-                       OpFoldResult m0, int64_t mt, OpFoldResult n0) {
-    if (!storeRows || epilogue || !out || accs.size() == 1) {
-      int64_t column = 0;
-      for (auto [acc, width] : llvm::zip(accs, widths)) {
-        finishTile(b, acc, bi, m0, mt,
-                   KernelLowering::affineSum(b, loc, {{n0, 1}}, column),
-                   width);
-        column += width;
-      }
-      return;
-    }
-    int64_t total = std::accumulate(widths.begin(), widths.end(), int64_t(0));
-    Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, total},
-                             resultType.getElementType());
-    int64_t column = 0;
-    for (auto [acc, width] : llvm::zip(accs, widths)) {
-      DenseMap<Value, Value> tiles;
-      emitScaledActivation(
-          b, k, loc, evacuation, result, acc,
-          KernelLowering::view(b, loc, evacuated,
-                               {b.getIndexAttr(0), b.getIndexAttr(column)},
-                               {mt, width}),
-          tiles);
-      column += width;
-    }
-    k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, total}));
   };
   // A matmul into `acc`, starting the sum on the first K tile (`how`:
   // KernelLowering::accumulation of its K position).
@@ -682,11 +644,10 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   const rt::CostModel &model = k.config.cost;
   double engines = double(model.dmaEngines() * model.physicalCores());
   auto dmaNsPerByte = [&](MemRefType window) {
-    rt::OperandShape from = operandShapeOf(window), to = from;
-    to.partitions = window.getDimSize(0);
-    to.run = to.strideBytes = 0;
-    to.transposed = to.transposedPairs = false;
-    double streaming = k.costNs("dma_copy", to, from) - model.dmaFixedNs();
+    rt::OperandShape from = operandShapeOf(window);
+    double streaming =
+        k.costNs("dma_copy", onChipShape(from, window.getDimSize(0)), from) -
+        model.dmaFixedNs();
     double busy = streaming + double(model.transferPieces(streaming, true)) *
                                   model.dmaFixedNs();
     return busy / double(from.elements * from.elementBytes) / engines;
@@ -742,7 +703,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     }
   }
   const MatmulPlan &plan = plans[chosen];
-  storeRows = plan.memoryBound;
   if (auto kernel = anchor->getParentOfType<func::FuncOp>();
       kernel && anchor->hasAttr(kPlanRank)) {
     SmallVector<Attribute> taken;
@@ -785,6 +745,41 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
              << llvm::formatv("{0:F1}", mib(next->trafficBytes * batches))
              << " MiB, " << llvm::formatv("{0:F1}", next->ns / 1e3) << " us";
   }
+  // Tiles of the result's rows [m0, m0 + mt) side by side from column n0,
+  // `widths` wide, summed in `accs`: where transfers bound the plan and
+  // nothing is computed on them, evacuated into one tile and stored in one
+  // transfer (runs as long as all their columns, a descriptor and a
+  // transfer's fixed cost for all, for a later start and a larger tile);
+  // else each as finishTile does.
+  auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
+                       ArrayRef<int64_t> widths, OpFoldResult bi,
+                       OpFoldResult m0, int64_t mt, OpFoldResult n0) {
+    if (!plan.memoryBound || epilogue || !out || accs.size() == 1) {
+      int64_t column = 0;
+      for (auto [acc, width] : llvm::zip(accs, widths)) {
+        finishTile(b, acc, bi, m0, mt,
+                   KernelLowering::affineSum(b, loc, {{n0, 1}}, column),
+                   width);
+        column += width;
+      }
+      return;
+    }
+    int64_t total = std::accumulate(widths.begin(), widths.end(), int64_t(0));
+    Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, total},
+                             resultType.getElementType());
+    int64_t column = 0;
+    for (auto [acc, width] : llvm::zip(accs, widths)) {
+      DenseMap<Value, Value> tiles;
+      emitScaledActivation(
+          b, k, loc, evacuation, result, acc,
+          KernelLowering::view(b, loc, evacuated,
+                               {b.getIndexAttr(0), b.getIndexAttr(column)},
+                               {mt, width}),
+          tiles);
+      column += width;
+    }
+    k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, total}));
+  };
   if (plan.block > 0) {
     // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles
     // of the stationary width; rhs: N tiles of the moving width), loaded
