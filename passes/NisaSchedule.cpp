@@ -433,12 +433,14 @@ struct NisaSchedulePass
   /// Gives each stream a region of the kernel runs side by side its own
   /// queue. A stream is the loads, or the stores, of one loop body or one
   /// run of straight-line instructions; a region is a top-level loop nest
-  /// or run. Each region's streams, busiest first, take queues 0, 1, ...
-  /// (regions run one after another, so they share them; the last queue
-  /// takes what is left), or, after the regions that open the kernel only
-  /// loading (a block the next region may start on before all of it is
-  /// in), the queues after theirs: those loads must not hold back the next
-  /// region's own. (A region loading mid-kernel shares the queues: its
+  /// or run. Each region's load streams, busiest first, take queues 0, 1,
+  /// ... (regions run one after another, so they share them; the last
+  /// queue takes what is left), or, after the regions that open the kernel
+  /// only loading (a block the next region may start on before all of it
+  /// is in), the queues after theirs: those loads must not hold back the
+  /// next region's own. Its store streams take the last queue, the one
+  /// before, ...: a region's loads never queue behind the stores that end
+  /// the region before it, which wait for its last results. (A region loading mid-kernel shares the queues: its
   /// transfers would contend with the nests around it, which the timeline
   /// does not model.) Apart, a stream ahead of the engines (a prefetch) or
   /// behind them (a store waiting for results) never holds back another's
@@ -482,10 +484,16 @@ struct NisaSchedulePass
       llvm::stable_sort(ranked, [](Stream *a, Stream *b) {
         return a->work > b->work;
       });
-      for (auto [rank, stream] : llvm::enumerate(ranked))
+      int64_t loads = 0, stores = 0;
+      for (Stream *stream : ranked) {
+        bool storing = isStore(stream->transfers.front());
+        int64_t rank = std::min<int64_t>(storing ? stores++ : loads++,
+                                         queues - 1);
+        int64_t queue =
+            storing ? queues - 1 - rank : (first + rank) % queues;
         for (DmaCopyOp dma : stream->transfers)
-          dma.setQueue((first + std::min<int64_t>(rank, queues - 1)) %
-                       queues);
+          dma.setQueue(queue);
+      }
       atStart = atStart && region.loadsOnly;
       first = atStart && !ranked.empty()
                   ? (first + std::min<int64_t>(ranked.size(), queues)) % queues

@@ -20,10 +20,11 @@
 // 429.6 ns. Their 22 pieces on 16 engines end at 817.4 ns: 16 start at 0,
 // six more as the first lhs pieces end. The matmul (64 bf16 columns plus
 // 32 cycles at 2.4 GHz) follows, then the activation (64 + 64 cycles at
-// 1.2 GHz) and the store (queue 1), cut like lhs. The critical path is the
-// longest piece of each step, 429.6 + 39.9 + 106.7 + 408.7 ns; the
-// prediction is longer by the six pieces that wait for an engine. Serial
-// is every piece one after another.
+// 1.2 GHz) and the store (queue 15: stores take the queues from the
+// last), cut like lhs. The critical path is the longest piece of each
+// step, 429.6 + 39.9 + 106.7 + 408.7 ns; the prediction is longer by the
+// six pieces that wait for an engine. Serial is every piece one after
+// another.
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: nisa.schedule = #nisa.schedule<predicted_ns = 1372.63{{[0-9]*}} : f64, bound_ns = 984.8{{[0-9]*}} : f64, critical_path_ns = 984.8{{[0-9]*}} : f64, serial_ns = 14448.1{{[0-9]*}} : f64, busy_ns = [39.87{{[0-9]*}}, 0.000000e+00, 106.66{{[0-9]*}}, 0.000000e+00, 14301.5{{[0-9]*}}], dma_engines = 16
 // CHECK-COUNT-8: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 429.56{{[0-9]*}}>} : memref<15x64xbf16
@@ -33,8 +34,8 @@
 // CHECK-NEXT: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 408.69{{[0-9]*}}, 731.13{{[0-9]*}}>} : memref<8x64xbf16
 // CHECK: nisa.matmul {{.*}} {nisa.time_ns = array<f64: 817.39{{[0-9]*}}, 857.27{{[0-9]*}}>}
 // CHECK: nisa.activation <identity> {{.*}} {nisa.time_ns = array<f64: 857.27{{[0-9]*}}, 963.93{{[0-9]*}}>}
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 963.93{{[0-9]*}}, 1372.63{{[0-9]*}}>} : memref<10x64xf32
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 963.93{{[0-9]*}}, 1330.89{{[0-9]*}}>} : memref<8x64xf32
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 15 {nisa.time_ns = array<f64: 963.93{{[0-9]*}}, 1372.63{{[0-9]*}}>} : memref<10x64xf32
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 15 {nisa.time_ns = array<f64: 963.93{{[0-9]*}}, 1330.89{{[0-9]*}}>} : memref<8x64xf32
 // expected-remark@+1 {{nisa-schedule: 37 instructions, predicted 1372.6 ns, bound 984.8 ns (tensor 39.9, vector 0.0, scalar 106.7, gpsimd 0.0, dma 893.8 over 16 engines, critical path 984.8), predicted/bound 1.394, serial 14448.1 ns}}
 func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x64xbf16, #hbm>, %out: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
@@ -59,17 +60,17 @@ func.func @chain(%a: memref<128x128xbf16, #hbm>, %b: memref<128x64xbf16, #hbm>, 
 // the load and the vector chain, and the issue order follows the start
 // times. The two stores write disjoint rows of one output, so neither
 // waits for the other.
-// The stores (two transfers) are the busier stream: queue 0, the load
-// queue 1. The chain bounds the kernel, so each transfer is cut into 13
+// The load takes queue 0, the stores (two transfers) the last, queue
+// 15. The chain bounds the kernel, so each transfer is cut into 13
 // short pieces of 10 rows (the last 8): the fill's store starts on the
 // three engines the load leaves free.
 // CHECK-LABEL: func.func @independent
 // CHECK: nisa.memset %{{.*}} value 1.0{{.*}} {nisa.time_ns = array<f64: 0.000000e+00, 106.66
-// CHECK-COUNT-13: nisa.dma_copy %{{.*}}, %{{.*}} queue 1 {nisa.time_ns = array<f64: 0.000000e+00,
-// CHECK-COUNT-3: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 106.66
+// CHECK-COUNT-13: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00,
+// CHECK-COUNT-3: nisa.dma_copy %{{.*}}, %{{.*}} queue 15 {nisa.time_ns = array<f64: 106.66
 // CHECK: nisa.tensor_tensor <add> %[[X:.*]], %[[X]], %[[Y:.*]] {nisa.time_ns = array<f64: 408.69
 // CHECK: nisa.tensor_tensor <add> %[[Y]], %[[Y]]
-// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 0 {nisa.time_ns = array<f64: 675.36
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 15 {nisa.time_ns = array<f64: 675.36
 // expected-remark@+1 {{nisa-schedule: 42 instructions, predicted 1226.1 ns}}
 func.func @independent(%in: memref<128x64xf32, #hbm>, %out: memref<256x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x64xf32, #sbuf>
@@ -102,7 +103,7 @@ func.func @independent(%in: memref<128x64xf32, #hbm>, %out: memref<256x64xf32, #
 // CHECK-LABEL: func.func @split
 // CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 {nisa.time_ns = array<f64: 0.000000e+00, 990.26{{[0-9]*}}>} : memref<8x512xf32
 // CHECK-NEXT: nisa.activation <exp> {{.*}} {nisa.time_ns = array<f64: 990.26{{[0-9]*}}, 1470.26{{[0-9]*}}>}
-// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 1 {nisa.time_ns = array<f64: 1470.26{{[0-9]*}}, 2460.52{{[0-9]*}}>}
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 15 {nisa.time_ns = array<f64: 1470.26{{[0-9]*}}, 2460.52{{[0-9]*}}>}
 // CHECK-NEXT: return
 // expected-remark@+1 {{nisa-schedule: 33 instructions, predicted 2460.5 ns}}
 func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
@@ -124,11 +125,10 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 
 // Tests the queues of a kernel's streams and the pipelines of its loops.
 // The prefetch nest opens the kernel only loading, one stream (queue 0):
-// the matmul nest's streams take the queues after it, so its tile loads
-// never wait behind the prefetch's. In the matmul nest the stores (two of
-// 256 KiB) outweigh the tile loads (four of 32 KiB): stores on queue 1,
-// loads on queue 2, so a store waiting for the engines never holds back
-// the next row's loads. The dependence chain
+// the matmul nest's tile loads take the queue after it (1), so they never
+// wait behind the prefetch's, and its stores the last (15), so a store
+// waiting for the engines never holds back the next row's loads. The
+// dependence chain
 // (a prefetch, a tile load, a matmul, the evacuation and a store, with
 // whole transfers) is longer than the DMA engines' work, so the transfers
 // are cut into short pieces the engines move side by side: the prefetch's
@@ -147,12 +147,12 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 634.08{{[0-9]*}} : f64, latency_ns = 634.08{{[0-9]*}} : f64, predicted_ns = 1268.17{{[0-9]*}} : f64>}
 // CHECK: affine.for
 // CHECK: affine.for
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 2 : memref<10x128xbf16
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 2 : memref<8x128xbf16
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref<8x128xbf16
 // CHECK: nisa.matmul
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 329.45{{[0-9]*}} : f64, latency_ns = 634.39{{[0-9]*}} : f64, predicted_ns = 963.85{{[0-9]*}} : f64>}
 // CHECK: nisa.activation
-// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 1 :
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 15 :
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>}
 // expected-remark@+1 {{nisa-schedule: 47 instructions, predicted 4717.4 ns}}
 func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
@@ -193,19 +193,19 @@ func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm
 // Tests a region that only loads after one that computes (@streams behind
 // an exp of its own input): the prefetch shares the queues with the nests
 // around it, whose contention for the DMA engines the timeline does not
-// model, so the matmul nest's streams take queues 0 (stores) and 1 (tile
-// loads) again.
+// model, so the matmul nest's tile loads take queue 0 again (its stores
+// the last, 15).
 // CHECK-LABEL: func.func @streams_mid_kernel
 // CHECK: nisa.activation <exp>
 // CHECK: affine.for
 // CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 : memref<8x512xbf16
 // CHECK: affine.for
 // CHECK: affine.for
-// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
-// CHECK-NEXT: nisa.dma_copy {{.*}} queue 1 : memref<8x128xbf16
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 0 : memref<10x128xbf16
+// CHECK-NEXT: nisa.dma_copy {{.*}} queue 0 : memref<8x128xbf16
 // CHECK: nisa.matmul
 // CHECK: nisa.activation <identity>
-// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 :
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 15 :
 // expected-remark@+1 {{nisa-schedule: 74 instructions}}
 func.func @streams_mid_kernel(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>, %in: memref<128x64xf32, #hbm>, %res: memref<128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %x = memref.alloc() {nisa.address = 8192 : i64} : memref<128x64xf32, #sbuf>
