@@ -703,6 +703,20 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     }
   }
   const MatmulPlan &plan = plans[chosen];
+  // Streamed lhs tiles the first iteration of a held rhs takes together:
+  // two where all of rhs is one block loading longer than one lhs tile's
+  // matmuls take (the tensor engine would wait for each of its K tiles)
+  // and PSUM holds both tiles' sums; the later tiles stream one by one.
+  int64_t leadTiles = 1;
+  if (plan.rhsResident && batches == 1 && n <= tileN * plan.block &&
+      m > 2 * tileM) {
+    int64_t parts = llvm::divideCeil(n, tileN);
+    double blockNs = double(kk * n * elementBytes(element)) /
+                     k.config.hbmBytesPerNs;
+    double tileNs = costs.matmulNs / double(llvm::divideCeil(m, tileM));
+    if (2 * parts <= accumulatorBanks(limits, transposes) && blockNs > tileNs)
+      leadTiles = 2;
+  }
   if (auto kernel = anchor->getParentOfType<func::FuncOp>();
       kernel && anchor->hasAttr(kPlanRank)) {
     SmallVector<Attribute> taken;
@@ -729,6 +743,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
              << " transposed on the tensor engine";
     if (dmaPairs)
       remark << "; lhs transposed by the DMA in FP8 pairs";
+    if (leadTiles > 1)
+      remark << "; the first " << leadTiles
+             << " lhs row tiles stream together while rhs loads";
     const MatmulPlan *next = chosen == 0 && plans.size() > 1 ? &plans[1]
                              : chosen > 0 ? &plans[0]
                                           : nullptr;
@@ -860,133 +877,143 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                  k.config.dmaPeakBytes,
                                  accumulatorBanks(limits, transposes),
                                  int64_t(parts.size()));
-          KernelLowering::forEachTile(
-              b, loc, {{inner, innerTile * spread}},
-              [&](OpBuilder &b, const TilePosition &in) {
-                OpFoldResult i0 = in.offsets[0];
-                int64_t it = in.sizes[0];
-                // The inner tiles of this transfer: [first column, width].
-                SmallVector<std::pair<int64_t, int64_t>> pieces;
-                for (int64_t c = 0; c < it; c += innerTile)
-                  pieces.push_back({c, std::min(innerTile, it - c)});
-                SmallVector<Value> accs;
-                for (auto [c, w] : parts)
-                  for (auto [ic, iw] : pieces)
-                    accs.push_back(rhsResident ? newAcc(b, iw, w)
-                                               : newAcc(b, w, iw));
-                // The block's matmuls of the streamed tile of K tile
-                // `index` (`kt` rows), or of it and the next (a double-row
-                // [tileK, 2, inner] tile).
-                auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
-                                Value streamed,
-                                const KernelLowering::Accumulation &how) {
-                  bool pair =
-                      cast<MemRefType>(streamed.getType()).getRank() == 3;
-                  Value *acc = accs.begin();
-                  for (auto [c, w] : parts) {
-                    Value held =
-                        pair ? residentPair(b, resident, index, c, w, kt,
-                                            dmaPairs && !rhsResident)
-                             : residentAt(b, resident, index, kt, c, w);
-                    for (auto [ic, iw] : pieces) {
-                      Value piece = streamed;
-                      if (pieces.size() > 1 && pair)
-                        piece = KernelLowering::view(
-                            b, loc, streamed,
-                            {b.getIndexAttr(0), b.getIndexAttr(0),
-                             b.getIndexAttr(ic)},
-                            {kt, 2, iw});
-                      else if (pieces.size() > 1)
-                        piece = KernelLowering::view(
-                            b, loc, streamed,
-                            {b.getIndexAttr(0), b.getIndexAttr(ic)}, {kt, iw});
-                      if (rhsResident)
-                        matmulInto(b, how, piece, held, *acc++);
-                      else
-                        matmulInto(b, how, held, piece, *acc++);
-                    }
-                  }
-                };
-                // Streamed lhs tiles the tensor engine transposes load
-                // `panel` K tiles of their rows per transfer and are all
-                // transposed before their matmuls, which then wait for the
-                // first's copy out of PSUM only; in the double-row mode
-                // each two full tiles of a panel are transposed into one
-                // pair.
-                int64_t panel = rhsResident && lhsPanel > 1 ? lhsPanel : 1;
-                KernelLowering::forEachTile(
-                    b, loc, {{kk, panel > 1 ? tileK * panel : kStep}},
-                    [&](OpBuilder &b, const TilePosition &kp) {
-                      if (panel > 1) {
-                        KernelLowering::Accumulation first =
-                            KernelLowering::accumulation(kp, {0});
-                        // Tile j is the first of a pair when it and the
-                        // next are full.
-                        auto pairs = [&](int64_t j) {
-                          return doubleRow && j % 2 == 0 &&
-                                 (j + 2) * tileK <= kp.sizes[0];
-                        };
-                        SmallVector<Value> tiles;
-                        k.loadTransposedPanel(
-                            b, loc,
-                            matrix(b, a, bi, {i0, kp.offsets[0]},
-                                   {it, kp.sizes[0]}),
-                            tileK,
-                            [&](OpBuilder &b, int64_t j, int64_t kt) {
-                              if (pairs(j)) {
-                                tiles.push_back(newTile(b, {tileK, 2, it}));
-                                return rowOf(b, tiles.back(), 0);
-                              }
-                              if (j % 2 == 1 && pairs(j - 1))
-                                return rowOf(b, tiles.back(), 1);
-                              tiles.push_back(newTile(b, {kt, it}));
-                              return tiles.back();
-                            },
-                            scratch);
-                        int64_t j = 0;
-                        for (Value tile : tiles) {
-                          feed(b, panelTile(b, kp, panel, j),
-                               cast<MemRefType>(tile.getType()).getDimSize(0),
-                               tile,
-                               j == 0 ? first
-                                      : KernelLowering::Accumulation{true, {}});
-                          j += pairs(j) ? 2 : 1;
-                        }
-                        return;
-                      }
-                      for (const KUnit &u : unitsOf(b, kp)) {
-                        Value streamed;
-                        if (rhsResident)
-                          streamed = loadStationaryUnit(b, bi, i0, it, u);
-                        else
-                          streamed = loadMovingUnit(b, bi, i0, it, u);
-                        feed(b, u.index, u.size, streamed, u.how);
-                      }
-                    });
-                // The result's rows: per streamed M tile the block's N
-                // tiles (rhs resident), or per block M tile the transfer's
-                // N tiles, side by side.
-                auto accAt = [&](size_t part, size_t piece) {
-                  return accs[part * pieces.size() + piece];
-                };
-                auto [rows, columns] = rhsResident
-                                           ? std::make_pair(pieces, parts)
-                                           : std::make_pair(parts, pieces);
-                OpFoldResult rowStart = rhsResident ? i0 : o0,
-                             columnStart = rhsResident ? o0 : i0;
-                for (auto [r, row] : llvm::enumerate(rows)) {
-                  SmallVector<Value> rowAccs;
-                  SmallVector<int64_t> widths;
-                  for (auto [c, column] : llvm::enumerate(columns)) {
-                    rowAccs.push_back(rhsResident ? accAt(c, r) : accAt(r, c));
-                    widths.push_back(column.second);
-                  }
-                  finishRow(b, rowAccs, widths, bi,
-                            KernelLowering::affineSum(b, loc, {{rowStart, 1}},
-                                                      row.first),
-                            row.second, columnStart);
+          auto streamPast = [&](OpBuilder &b, const TilePosition &in) {
+            OpFoldResult i0 = in.offsets[0];
+            int64_t it = in.sizes[0];
+            // The inner tiles of this transfer: [first column, width].
+            SmallVector<std::pair<int64_t, int64_t>> pieces;
+            for (int64_t c = 0; c < it; c += innerTile)
+              pieces.push_back({c, std::min(innerTile, it - c)});
+            SmallVector<Value> accs;
+            for (auto [c, w] : parts)
+              for (auto [ic, iw] : pieces)
+                accs.push_back(rhsResident ? newAcc(b, iw, w)
+                                           : newAcc(b, w, iw));
+            // The block's matmuls of the streamed tile of K tile
+            // `index` (`kt` rows), or of it and the next (a double-row
+            // [tileK, 2, inner] tile).
+            auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
+                            Value streamed,
+                            const KernelLowering::Accumulation &how) {
+              bool pair =
+                  cast<MemRefType>(streamed.getType()).getRank() == 3;
+              Value *acc = accs.begin();
+              for (auto [c, w] : parts) {
+                Value held =
+                    pair ? residentPair(b, resident, index, c, w, kt,
+                                        dmaPairs && !rhsResident)
+                         : residentAt(b, resident, index, kt, c, w);
+                for (auto [ic, iw] : pieces) {
+                  Value piece = streamed;
+                  if (pieces.size() > 1 && pair)
+                    piece = KernelLowering::view(
+                        b, loc, streamed,
+                        {b.getIndexAttr(0), b.getIndexAttr(0),
+                         b.getIndexAttr(ic)},
+                        {kt, 2, iw});
+                  else if (pieces.size() > 1)
+                    piece = KernelLowering::view(
+                        b, loc, streamed,
+                        {b.getIndexAttr(0), b.getIndexAttr(ic)}, {kt, iw});
+                  if (rhsResident)
+                    matmulInto(b, how, piece, held, *acc++);
+                  else
+                    matmulInto(b, how, held, piece, *acc++);
                 }
-              });
+              }
+            };
+            // Streamed lhs tiles the tensor engine transposes load
+            // `panel` K tiles of their rows per transfer and are all
+            // transposed before their matmuls, which then wait for the
+            // first's copy out of PSUM only; in the double-row mode
+            // each two full tiles of a panel are transposed into one
+            // pair.
+            int64_t panel = rhsResident && lhsPanel > 1 ? lhsPanel : 1;
+            KernelLowering::forEachTile(
+                b, loc, {{kk, panel > 1 ? tileK * panel : kStep}},
+                [&](OpBuilder &b, const TilePosition &kp) {
+                  if (panel > 1) {
+                    KernelLowering::Accumulation first =
+                        KernelLowering::accumulation(kp, {0});
+                    // Tile j is the first of a pair when it and the
+                    // next are full.
+                    auto pairs = [&](int64_t j) {
+                      return doubleRow && j % 2 == 0 &&
+                             (j + 2) * tileK <= kp.sizes[0];
+                    };
+                    SmallVector<Value> tiles;
+                    k.loadTransposedPanel(
+                        b, loc,
+                        matrix(b, a, bi, {i0, kp.offsets[0]},
+                               {it, kp.sizes[0]}),
+                        tileK,
+                        [&](OpBuilder &b, int64_t j, int64_t kt) {
+                          if (pairs(j)) {
+                            tiles.push_back(newTile(b, {tileK, 2, it}));
+                            return rowOf(b, tiles.back(), 0);
+                          }
+                          if (j % 2 == 1 && pairs(j - 1))
+                            return rowOf(b, tiles.back(), 1);
+                          tiles.push_back(newTile(b, {kt, it}));
+                          return tiles.back();
+                        },
+                        scratch);
+                    int64_t j = 0;
+                    for (Value tile : tiles) {
+                      feed(b, panelTile(b, kp, panel, j),
+                           cast<MemRefType>(tile.getType()).getDimSize(0),
+                           tile,
+                           j == 0 ? first
+                                  : KernelLowering::Accumulation{true, {}});
+                      j += pairs(j) ? 2 : 1;
+                    }
+                    return;
+                  }
+                  for (const KUnit &u : unitsOf(b, kp)) {
+                    Value streamed;
+                    if (rhsResident)
+                      streamed = loadStationaryUnit(b, bi, i0, it, u);
+                    else
+                      streamed = loadMovingUnit(b, bi, i0, it, u);
+                    feed(b, u.index, u.size, streamed, u.how);
+                  }
+                });
+            // The result's rows: per streamed M tile the block's N
+            // tiles (rhs resident), or per block M tile the transfer's
+            // N tiles, side by side.
+            auto accAt = [&](size_t part, size_t piece) {
+              return accs[part * pieces.size() + piece];
+            };
+            auto [rows, columns] = rhsResident
+                                       ? std::make_pair(pieces, parts)
+                                       : std::make_pair(parts, pieces);
+            OpFoldResult rowStart = rhsResident ? i0 : o0,
+                         columnStart = rhsResident ? o0 : i0;
+            for (auto [r, row] : llvm::enumerate(rows)) {
+              SmallVector<Value> rowAccs;
+              SmallVector<int64_t> widths;
+              for (auto [c, column] : llvm::enumerate(columns)) {
+                rowAccs.push_back(rhsResident ? accAt(c, r) : accAt(r, c));
+                widths.push_back(column.second);
+              }
+              finishRow(b, rowAccs, widths, bi,
+                        KernelLowering::affineSum(b, loc, {{rowStart, 1}},
+                                                  row.first),
+                        row.second, columnStart);
+            }
+          };
+          // The first `leadTiles` streamed tiles in one iteration.
+          int64_t leadExtent = std::min(inner, leadTiles * innerTile);
+          if (leadTiles > 1) {
+            streamPast(b, TilePosition{{b.getIndexAttr(0)}, {leadExtent},
+                                       {Value()}});
+            KernelLowering::forEachTile(
+                b, loc, {{inner - leadExtent, innerTile * spread, leadExtent}},
+                streamPast);
+          } else {
+            KernelLowering::forEachTile(
+                b, loc, {{inner, innerTile * spread}}, streamPast);
+          }
         });
   } else {
     KernelLowering::forEachTile(
