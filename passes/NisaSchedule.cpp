@@ -51,6 +51,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <queue>
 
 namespace mlir::neuron {
@@ -435,10 +436,10 @@ struct NisaSchedulePass
   /// run of straight-line instructions; a region is a top-level loop nest
   /// or run. Each region's load streams, busiest first, take queues 0, 1,
   /// ... (regions run one after another, so they share them; the last
-  /// queue takes what is left), or, after the regions that open the kernel
-  /// only loading (a block the next region may start on before all of it
-  /// is in), the queues after theirs: those loads must not hold back the
-  /// next region's own. Its store streams take the last queue, the one
+  /// queue takes what is left), or, after the regions that open the
+  /// kernel's work on their physical core only loading (a block the next
+  /// region may start on before all of it is in), the queues after
+  /// theirs: those loads must not hold back the next region's own. Its store streams take the last queue, the one
   /// before, ...: a region's loads never queue behind the stores that end
   /// the region before it, which wait for its last results. (A region loading mid-kernel shares the queues: its
   /// transfers would contend with the nests around it, which the timeline
@@ -454,6 +455,8 @@ struct NisaSchedulePass
     struct Region {
       llvm::MapVector<std::pair<Block *, int>, Stream> streams;
       bool loadsOnly = true;
+      /// The physical core of its first instruction.
+      std::optional<int64_t> core;
     };
     SmallVector<Region> regions(1);
     for (Operation &top : kernel.getBody().front()) {
@@ -461,6 +464,8 @@ struct NisaSchedulePass
       if (nest && !regions.back().streams.empty())
         regions.emplace_back();
       top.walk([&](EngineOpInterface op) {
+        if (!regions.back().core)
+          regions.back().core = coreOf(op);
         auto dma = dyn_cast<DmaCopyOp>(op.getOperation());
         if (!dma || isStore(dma)) {
           regions.back().loadsOnly = false;
@@ -475,9 +480,18 @@ struct NisaSchedulePass
       if (nest)
         regions.emplace_back();
     }
-    int64_t first = 0;
-    bool atStart = true;
+    // Per physical core (each runs its own streams, in program order): the
+    // first queue of the next region's loads, and whether only loading
+    // regions came before it.
+    struct CoreStart {
+      int64_t first = 0;
+      bool atStart = true;
+    };
+    std::map<int64_t, CoreStart> starts;
     for (Region &region : regions) {
+      if (!region.core)
+        continue;
+      auto &[first, atStart] = starts[*region.core];
       SmallVector<Stream *> ranked;
       for (auto &entry : region.streams)
         ranked.push_back(&entry.second);
