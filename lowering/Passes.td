@@ -124,7 +124,8 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
     pattern against tensor-engine work; FP8 pairs of K rows in one matmul
     where the target has the double-row mode, lhs as pairs side by side
     the DMA transposes as 2-byte elements where it has a DMA transpose and
-    K is even), conv2d
+    K is even; where all of a held rhs is one block loading longer than a
+    row tile's matmuls, two lhs row tiles in the first iteration), conv2d
     (shifted matmuls; depthwise on the vector engine, row blocks and
     channels on partitions), pool2d (vector engine), elementwise unary ops
     and casts (scalar engine), elementwise binary ops (vector engine),
@@ -145,7 +146,8 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
 
     `summary` emits a remark per matmul: the plan chosen, the bytes it reads
     from HBM, its estimated time, the operands transposed on the tensor
-    engine, whether it was taken over shorter estimates bound by their
+    engine, whether the first iteration takes two row tiles, whether it
+    was taken over shorter estimates bound by their
     transfers (within 10%, ranked by bytes read), and the runner-up. With
     `tuning-cache`, each matmul's best few plans are compiled alone,
     allocated and scheduled (nisa-allocate with `buffers`, nisa-schedule)

@@ -336,9 +336,11 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
     runtime's simulator uses) and schedules each kernel:
     - transfers run on DMA queues, one per stream a region of the kernel
       runs side by side (the loads, or the stores, of one loop body or one
-      run of straight-line instructions; busiest first on queue 0, or,
-      after the regions that open the kernel only loading, on the queues
-      after theirs, so its loads never wait behind theirs): a
+      run of straight-line instructions; loads busiest first on queue 0,
+      or, after the regions that open a physical core's work only loading,
+      on the queues after theirs, so its loads never wait behind theirs;
+      stores busiest first on the last queue, so the next region's loads
+      never wait behind them): a
       queue starts its transfers in program order, each on any free DMA
       engine, so a loop's transfers spread over the engines, while a
       prefetch running ahead or a store waiting for the engines never
