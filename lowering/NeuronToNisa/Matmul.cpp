@@ -809,61 +809,68 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     int64_t inner = rhsResident ? m : n, innerTile = rhsResident ? tileM : tileN;
     int64_t kTiles = dmaPairs ? 2 * llvm::divideCeil(kk, kStep)
                               : llvm::divideCeil(kk, tileK);
+    // A block of `ot` of one side's tiles from `o0` (rhs: N tiles; lhs: M
+    // tiles), loaded for all of K into a new [tileK, K tiles, ot] array.
+    auto loadHeld = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult o0,
+                        int64_t ot, bool rhsSide) {
+      Value resident = newTile(b, {tileK, kTiles, ot});
+      // A block of lhs the tensor engine transposes loads `panel` K
+      // tiles of its rows in one transfer (runs of a transfer's peak
+      // bytes per partition rather than one tile's); with DMA pairs
+      // each K step loads one pair of the block's tiles (lhs: the
+      // block's [ot, 2] pairs in their elements).
+      int64_t panel = rhsSide || lhsPanel == 0 ? 1 : lhsPanel;
+      KernelLowering::forEachTile(
+          b, loc, {{kk, dmaPairs ? kStep : tileK * panel}},
+          [&](OpBuilder &b, const TilePosition &kp) {
+            if (dmaPairs) {
+              int64_t kt = kp.sizes[0] / 2;
+              OpFoldResult index = KernelLowering::affineSum(
+                  b, loc,
+                  {{KernelLowering::tileIndex(b, kp, 0, kStep), 2}});
+              if (rhsSide)
+                loadMovingPair(
+                    b, bi, o0, ot, kp.offsets[0], kt,
+                    residentPair(b, resident, index, 0, ot, kt, false));
+              else
+                loadStationaryPairs(
+                    b, bi, o0, ot, kp.offsets[0], kt,
+                    pairsAt(b, resident,
+                            KernelLowering::affineSum(b, loc,
+                                                      {{index, ot}}),
+                            kt, ot, false));
+              return;
+            }
+            if (panel > 1) {
+              k.loadTransposedPanel(
+                  b, loc,
+                  matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
+                  tileK,
+                  [&](OpBuilder &b, int64_t j, int64_t kt) {
+                    return residentAt(b, resident,
+                                      panelTile(b, kp, panel, j), kt, 0,
+                                      ot);
+                  },
+                  scratch);
+              return;
+            }
+            int64_t kt = kp.sizes[0];
+            Value slot = residentAt(
+                b, resident, KernelLowering::tileIndex(b, kp, 0, tileK), kt,
+                0, ot);
+            if (rhsSide)
+              loadMoving(b, bi, o0, ot, kp.offsets[0], kt, slot);
+            else
+              loadStationary(b, bi, o0, ot, kp.offsets[0], kt, slot);
+          });
+      return resident;
+    };
     KernelLowering::forEachTile(
         b, loc, {{batches, 1}, {outer, outerTile * plan.block}},
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult bi = at.offsets[0], o0 = at.offsets[1];
           int64_t ot = at.sizes[1];
-          Value resident = newTile(b, {tileK, kTiles, ot});
-          // A block of lhs the tensor engine transposes loads `panel` K
-          // tiles of its rows in one transfer (runs of a transfer's peak
-          // bytes per partition rather than one tile's); with DMA pairs
-          // each K step loads one pair of the block's tiles (lhs: the
-          // block's [ot, 2] pairs in their elements).
-          int64_t panel = rhsResident || lhsPanel == 0 ? 1 : lhsPanel;
-          KernelLowering::forEachTile(
-              b, loc, {{kk, dmaPairs ? kStep : tileK * panel}},
-              [&](OpBuilder &b, const TilePosition &kp) {
-                if (dmaPairs) {
-                  int64_t kt = kp.sizes[0] / 2;
-                  OpFoldResult index = KernelLowering::affineSum(
-                      b, loc,
-                      {{KernelLowering::tileIndex(b, kp, 0, kStep), 2}});
-                  if (rhsResident)
-                    loadMovingPair(
-                        b, bi, o0, ot, kp.offsets[0], kt,
-                        residentPair(b, resident, index, 0, ot, kt, false));
-                  else
-                    loadStationaryPairs(
-                        b, bi, o0, ot, kp.offsets[0], kt,
-                        pairsAt(b, resident,
-                                KernelLowering::affineSum(b, loc,
-                                                          {{index, ot}}),
-                                kt, ot, false));
-                  return;
-                }
-                if (panel > 1) {
-                  k.loadTransposedPanel(
-                      b, loc,
-                      matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
-                      tileK,
-                      [&](OpBuilder &b, int64_t j, int64_t kt) {
-                        return residentAt(b, resident,
-                                          panelTile(b, kp, panel, j), kt, 0,
-                                          ot);
-                      },
-                      scratch);
-                  return;
-                }
-                int64_t kt = kp.sizes[0];
-                Value slot = residentAt(
-                    b, resident, KernelLowering::tileIndex(b, kp, 0, tileK), kt,
-                    0, ot);
-                if (rhsResident)
-                  loadMoving(b, bi, o0, ot, kp.offsets[0], kt, slot);
-                else
-                  loadStationary(b, bi, o0, ot, kp.offsets[0], kt, slot);
-              });
+          Value resident = loadHeld(b, bi, o0, ot, rhsResident);
           // The block's tiles: [first column, width] in the resident array.
           SmallVector<std::pair<int64_t, int64_t>> parts;
           for (int64_t c = 0; c < ot; c += outerTile)
@@ -1004,18 +1011,53 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                         row.second, columnStart);
             }
           };
+          // The last lhs row tile, where all of rhs is one block whose
+          // sums are stored tile by tile: held for all of K first, then
+          // the block's N tiles summed one after another, each stored as
+          // it completes (its copy out of PSUM and its store under the
+          // next one's matmuls, not all after the kernel's last matmul).
+          bool partsOuter = rhsResident && parts.size() > 1 &&
+                            !plan.memoryBound && batches == 1 &&
+                            n <= tileN * plan.block;
+          auto lastTile = [&](OpBuilder &b, OpFoldResult i0, int64_t it) {
+            Value held = loadHeld(b, bi, i0, it, /*rhsSide=*/false);
+            for (auto [c, w] : parts) {
+              Value acc = newAcc(b, it, w);
+              KernelLowering::forEachTile(
+                  b, loc, {{kk, kStep}},
+                  [&](OpBuilder &b, const TilePosition &kp) {
+                    for (const KUnit &u : unitsOf(b, kp)) {
+                      bool pair = u.rows == 2;
+                      Value stationary =
+                          pair ? residentPair(b, held, u.index, 0, it, u.size,
+                                              dmaPairs)
+                               : residentAt(b, held, u.index, u.size, 0, it);
+                      Value moving =
+                          pair ? residentPair(b, resident, u.index, c, w,
+                                              u.size, false)
+                               : residentAt(b, resident, u.index, u.size, c,
+                                            w);
+                      matmulInto(b, u.how, stationary, moving, acc);
+                    }
+                  });
+              finishTile(b, acc, bi, i0, it,
+                         KernelLowering::affineSum(b, loc, {{o0, 1}}, c), w);
+            }
+          };
           // The first `leadTiles` streamed tiles in one iteration.
-          int64_t leadExtent = std::min(inner, leadTiles * innerTile);
+          int64_t from = 0;
           if (leadTiles > 1) {
-            streamPast(b, TilePosition{{b.getIndexAttr(0)}, {leadExtent},
+            from = std::min(inner, leadTiles * innerTile);
+            streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
                                        {Value()}});
-            KernelLowering::forEachTile(
-                b, loc, {{inner - leadExtent, innerTile * spread, leadExtent}},
-                streamPast);
-          } else {
-            KernelLowering::forEachTile(
-                b, loc, {{inner, innerTile * spread}}, streamPast);
           }
+          int64_t to =
+              partsOuter ? (inner - 1) / innerTile * innerTile : inner;
+          if (to > from)
+            KernelLowering::forEachTile(
+                b, loc, {{to - from, innerTile * spread, from}}, streamPast);
+          if (partsOuter)
+            lastTile(b, b.getIndexAttr(to), inner - to);
         });
   } else {
     KernelLowering::forEachTile(

@@ -1,6 +1,8 @@
 // RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2,lnc=1 summary=1" | FileCheck %s
 
-// Tests the first iteration of a held rhs taking two lhs row tiles: all of
+// Tests the first and last lhs row tiles of a held rhs that is one block.
+//
+// The first iteration takes two lhs row tiles: all of
 // rhs (512 KiB, 1.4 us at the core's 362.5 B/ns of HBM) loads longer than
 // one lhs tile's matmuls take (2 K tiles x 2 N tiles of 512 bf16 columns
 // plus 32 cycles at 2.4 GHz, 0.9 us), so the tensor engine would wait for
@@ -73,4 +75,39 @@ func.func @psum(%a: tensor<4096x1024xbf16>, %b: tensor<1024x4096xbf16>) -> tenso
   // expected-remark@+1 {{convert-neuron-to-nisa: 4096x1024x4096: rhs resident in blocks of 8 N tiles, reading 16.0 MiB from HBM (46.3 us at the core's HBM bandwidth), estimated 462.2 us; runner-up: rhs resident in blocks of 4 N tiles, 24.0 MiB, 462.2 us}}
   %0 = neuron.matmul %a, %b : (tensor<4096x1024xbf16>, tensor<1024x4096xbf16>) -> tensor<4096x4096xbf16>
   return %0 : tensor<4096x4096xbf16>
+}
+
+// -----
+
+// Tests the last lhs row tile where all of rhs is one block whose sums are
+// stored tile by tile (the plan bound by its matmuls, not its transfers):
+// after the first two row tiles and a loop over the next five, the last
+// loads all its 8 K tiles first (one [128, 8, 128] array), then sums the
+// first N tile over K, copies it out of PSUM and stores it, and only then
+// sums the second, so the first's copy and store run under the second's
+// matmuls rather than both after the kernel's last matmul.
+// CHECK-LABEL: func.func @last_tile
+// CHECK: memref.alloc() : memref<128x256xbf16, #nisa.memory<sbuf>>
+// CHECK: affine.for %{{.*}} = 0 to 5 {
+// CHECK: %[[HELD:.*]] = memref.alloc() : memref<128x8x128xbf16, #nisa.memory<sbuf>>
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
+// CHECK: nisa.dma_copy {{.*}} : memref<128x128xbf16, strided<[1, 1024], offset: ?>, #nisa.memory<hbm>>, memref<128x128xbf16, strided<[1024, 1], offset: ?>, #nisa.memory<sbuf>>
+// CHECK: %[[ACC0:.*]] = memref.alloc() : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
+// CHECK: memref.subview %[[HELD]]
+// CHECK: nisa.matmul {{.*}}, %[[ACC0]]
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.activation <identity> %[[ACC0]]
+// CHECK: nisa.dma_copy {{.*}} memref<128x512xbf16, strided<[1024, 1], offset: 917504>, #nisa.memory<hbm>>
+// CHECK: %[[ACC1:.*]] = memref.alloc() : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 8 {
+// CHECK: nisa.matmul {{.*}}, %[[ACC1]]
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.activation <identity> %[[ACC1]]
+// CHECK: nisa.dma_copy {{.*}} memref<128x512xbf16, strided<[1024, 1], offset: 918016>, #nisa.memory<hbm>>
+// CHECK-NEXT: return
+func.func @last_tile(%a: tensor<1024x1024xbf16>, %b: tensor<1024x1024xbf16>) -> tensor<1024x1024xbf16> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 1024x1024x1024: rhs resident in blocks of 2 N tiles}}
+  %0 = neuron.matmul %a, %b : (tensor<1024x1024xbf16>, tensor<1024x1024xbf16>) -> tensor<1024x1024xbf16>
+  return %0 : tensor<1024x1024xbf16>
 }
