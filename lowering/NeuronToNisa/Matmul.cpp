@@ -705,13 +705,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     }
   }
   const MatmulPlan &plan = plans[chosen];
+  // Where all of a held rhs is one block, its first and last lhs row
+  // tiles are done apart from the loop over the others. On one physical
+  // core only: at lnc=2 nisa-split-cores shares the loop nests between
+  // the two, and these tiles would all run on one of them.
+  bool oneBlock = plan.rhsResident && batches == 1 &&
+                  n <= tileN * plan.block && model.physicalCores() == 1;
   // Streamed lhs tiles the first iteration of a held rhs takes together:
   // two where all of rhs is one block loading longer than one lhs tile's
   // matmuls take (the tensor engine would wait for each of its K tiles)
   // and PSUM holds both tiles' sums; the later tiles stream one by one.
   int64_t leadTiles = 1;
-  if (plan.rhsResident && batches == 1 && n <= tileN * plan.block &&
-      m > 2 * tileM) {
+  if (oneBlock && m > 2 * tileM) {
     int64_t parts = llvm::divideCeil(n, tileN);
     double blockNs = double(kk * n * elementBytes(element)) /
                      k.config.hbmBytesPerNs;
@@ -1016,9 +1021,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           // the block's N tiles summed one after another, each stored as
           // it completes (its copy out of PSUM and its store under the
           // next one's matmuls, not all after the kernel's last matmul).
-          bool partsOuter = rhsResident && parts.size() > 1 &&
-                            !plan.memoryBound && batches == 1 &&
-                            n <= tileN * plan.block;
+          bool partsOuter = oneBlock && parts.size() > 1 && !plan.memoryBound;
           auto lastTile = [&](OpBuilder &b, OpFoldResult i0, int64_t it) {
             Value held = loadHeld(b, bi, i0, it, /*rhsSide=*/false);
             for (auto [c, w] : parts) {
