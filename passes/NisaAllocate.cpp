@@ -308,57 +308,58 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
 
   /// Places every tile of `group` (the tiles of one top-level op, all live
   /// at once): with their slots if they fit, else with fewer slots (the
-  /// largest rotation in the memory that ran out halved first, but to no
-  /// fewer than two), else with that memory's held-back ranges given up
-  /// and its rotations halved down to one slot, and only then failing with
-  /// the capacity error. Only a memory that runs out gives its held-back
-  /// ranges up: the other's keep the next loads from waiting on the last
-  /// reads of the tiles before them.
+  /// largest rotation halved first, but to no fewer than two), else giving
+  /// up held-back ranges and halving down to one slot, and only then
+  /// failing with the capacity error.
   LogicalResult place(SmallVector<Tile> &group, Memories &memories,
                       const std::multimap<int64_t, Tile> &live) {
     Tile *failedTile = nullptr;
     SmallVector<int64_t> wanted =
         llvm::map_to_vector(group, [](const Tile &t) { return t.slots; });
-    bool givenUp[2] = {false, false}; // by isSbuf
-    for (;;) {
-      // Try the whole group; undo it if a tile does not fit.
-      SmallVector<std::pair<Tile *, int64_t>> placed;
-      failedTile = nullptr;
-      for (Tile &t : group) {
-        RangeAllocator &space = memories.of(t.alloc);
-        std::optional<int64_t> offset = space.allocate(t.size * t.slots);
-        if (!offset) {
-          failedTile = &t;
-          break;
-        }
-        t.alloc->setAttr(NisaDialect::kAddress,
-                         IntegerAttr::get(IntegerType::get(&getContext(), 64),
-                                          *offset));
-        placed.push_back({&t, *offset});
-      }
-      if (!failedTile)
-        return success();
-      for (auto [t, offset] : placed)
-        memories.of(t->alloc).undo(offset, t->size * t->slots);
-      bool inSbuf = isSbuf(failedTile->alloc);
-      Tile *widest = nullptr;
-      for (Tile &t : group)
-        if (isSbuf(t.alloc) == inSbuf && t.slots > 1 &&
-            (!widest || t.size * t.slots > widest->size * widest->slots))
-          widest = &t;
-      if (!givenUp[inSbuf] && (!widest || widest->slots <= 2)) {
+    for (bool flushed : {false, true}) {
+      if (flushed) {
         // Every slot again: held-back ranges cost one wait, fewer slots
         // cost the overlap of every iteration.
-        for (RangeAllocator &space : inSbuf ? memories.sbuf : memories.psum)
+        for (RangeAllocator &space : memories.sbuf)
           space.flush();
-        givenUp[inSbuf] = true;
+        for (RangeAllocator &space : memories.psum)
+          space.flush();
         for (auto [t, slots] : llvm::zip(group, wanted))
           t.slots = slots;
-        continue;
       }
-      if (!widest)
-        break;
-      widest->slots = (widest->slots + 1) / 2;
+      for (;;) {
+        // Try the whole group; undo it if a tile does not fit.
+        SmallVector<std::pair<Tile *, int64_t>> placed;
+        failedTile = nullptr;
+        for (Tile &t : group) {
+          RangeAllocator &space = memories.of(t.alloc);
+          std::optional<int64_t> offset = space.allocate(t.size * t.slots);
+          if (!offset) {
+            failedTile = &t;
+            break;
+          }
+          t.alloc->setAttr(NisaDialect::kAddress,
+                           IntegerAttr::get(IntegerType::get(&getContext(), 64),
+                                            *offset));
+          placed.push_back({&t, *offset});
+        }
+        if (!failedTile)
+          return success();
+        for (auto [t, offset] : placed)
+          memories.of(t->alloc).undo(offset, t->size * t->slots);
+        // Fewer slots for the largest rotation in the full space; down to
+        // one slot (no overlap between iterations at all) only once the
+        // held-back ranges are given up too.
+        bool inSbuf = isSbuf(failedTile->alloc);
+        Tile *widest = nullptr;
+        for (Tile &t : group)
+          if (isSbuf(t.alloc) == inSbuf && t.slots > 1 &&
+              (!widest || t.size * t.slots > widest->size * widest->slots))
+            widest = &t;
+        if (!widest || (!flushed && widest->slots <= 2))
+          break;
+        widest->slots = (widest->slots + 1) / 2;
+      }
     }
     // The tiles before it take their bytes again, so the error says what
     // is left beside them.

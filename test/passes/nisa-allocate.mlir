@@ -109,48 +109,6 @@ func.func @fewer_slots() attributes {nisa.limits = #limits} {
 // -----
 
 #sbuf = #nisa.memory<sbuf>
-#psum = #nisa.memory<psum>
-#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
-
-// Tests that only the memory that runs out gives its held-back ranges up.
-// Before the nest, an SBUF tile and a PSUM bank die and are held back; six
-// banks stay live across it. The nest's PSUM tile needs two banks, one of
-// them the held-back one, so PSUM gives it up (12288); its SBUF tile fits
-// beside the held-back range (1024) and leaves it held, so the nest's
-// first writes need not wait for the reads before it.
-// CHECK-LABEL: func.func @psum_runs_out
-// CHECK: affine.for
-// CHECK-NEXT: memref.alloc() {nisa.address = 1024 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 1024>} : memref<128x256xf32, #nisa.memory<sbuf>>
-// CHECK: memref.alloc() {nisa.address = 12288 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #nisa.memory<psum>>
-func.func @psum_runs_out() attributes {nisa.limits = #limits} {
-  %s = memref.alloc() : memref<128x256xf32, #sbuf>
-  nisa.memset %s value 1.0 : memref<128x256xf32, #sbuf>
-  %p0 = memref.alloc() : memref<128x512xf32, #psum>
-  %p1 = memref.alloc() : memref<128x512xf32, #psum>
-  %p2 = memref.alloc() : memref<128x512xf32, #psum>
-  %p3 = memref.alloc() : memref<128x512xf32, #psum>
-  %p4 = memref.alloc() : memref<128x512xf32, #psum>
-  %p5 = memref.alloc() : memref<128x512xf32, #psum>
-  %p6 = memref.alloc() : memref<128x512xf32, #psum>
-  nisa.memset %p6 value 0.0 : memref<128x512xf32, #psum>
-  affine.for %i = 0 to 4 {
-    %t = memref.alloc() : memref<128x256xf32, #sbuf>
-    nisa.memset %t value 1.0 : memref<128x256xf32, #sbuf>
-    %q = memref.alloc() : memref<128x512xf32, #psum>
-    nisa.memset %q value 0.0 : memref<128x512xf32, #psum>
-  }
-  nisa.memset %p0 value 0.0 : memref<128x512xf32, #psum>
-  nisa.memset %p1 value 0.0 : memref<128x512xf32, #psum>
-  nisa.memset %p2 value 0.0 : memref<128x512xf32, #psum>
-  nisa.memset %p3 value 0.0 : memref<128x512xf32, #psum>
-  nisa.memset %p4 value 0.0 : memref<128x512xf32, #psum>
-  nisa.memset %p5 value 0.0 : memref<128x512xf32, #psum>
-  return
-}
-
-// -----
-
-#sbuf = #nisa.memory<sbuf>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
 // Tests the capacity error inside a loop nest: even with one slot each its
