@@ -124,8 +124,10 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
     pattern against tensor-engine work; FP8 pairs of K rows in one matmul
     where the target has the double-row mode, lhs as pairs side by side
     the DMA transposes as 2-byte elements where it has a DMA transpose and
-    K is even; where all of a held rhs is one block loading longer than a
-    row tile's matmuls, two lhs row tiles in the first iteration), conv2d
+    K is even; where all of a held rhs is one block, on one physical core,
+    two lhs row tiles in the first iteration if it loads longer than a row
+    tile's matmuls, and the last row tile's N tiles summed and stored one
+    after another), conv2d
     (shifted matmuls; depthwise on the vector engine, row blocks and
     channels on partitions), pool2d (vector engine), elementwise unary ops
     and casts (scalar engine), elementwise binary ops (vector engine),

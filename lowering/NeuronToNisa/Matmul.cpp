@@ -9,9 +9,11 @@
 // operand's tiles stream past it, each streamed K tile feeding the block's
 // matmuls into one PSUM bank each; the side and block are ranked by an
 // estimate of their time (matmulPlans), or chosen by scheduling the best
-// few alone (MatmulTuning.cpp). Where all of a held rhs is one block that
-// loads longer than one lhs row tile's matmuls take, the first iteration
-// streams two row tiles. An operand whose K is not on its rows in
+// few alone (MatmulTuning.cpp). Where all of a held rhs is one block (on
+// one physical core), the first iteration streams two lhs row tiles if
+// the block loads longer than one row tile's matmuls take, and the last
+// row tile sums the block's N tiles one after another, each stored while
+// the next is summed. An operand whose K is not on its rows in
 // HBM (lhs, a transposed rhs) is transposed on its way on chip
 // (KernelLowering::loadTransposed); lhs tiles the tensor engine transposes,
 // resident or streamed, load several K tiles of their rows per transfer
