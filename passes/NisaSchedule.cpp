@@ -439,11 +439,12 @@ struct NisaSchedulePass
   /// queue takes what is left), or, after the regions that open the
   /// kernel's work on their physical core only loading (a block the next
   /// region may start on before all of it is in), the queues after
-  /// theirs: those loads must not hold back the next region's own. Its store streams take the last queue, the one
-  /// before, ...: a region's loads never queue behind the stores that end
-  /// the region before it, which wait for its last results. (A region loading mid-kernel shares the queues: its
-  /// transfers would contend with the nests around it, which the timeline
-  /// does not model.) Apart, a stream ahead of the engines (a prefetch) or
+  /// theirs: those loads must not hold back the next region's own. Its
+  /// store streams take the last queue, the one before, ...: a region's
+  /// loads never queue behind the stores that end the region before it,
+  /// which wait for its last results. (A region loading mid-kernel shares
+  /// the queues: its transfers would contend with the nests around it,
+  /// which the timeline does not model.) Apart, a stream ahead of the engines (a prefetch) or
   /// behind them (a store waiting for results) never holds back another's
   /// transfers, while all share the DMA engines.
   static void assignQueues(func::FuncOp kernel, const rt::CostModel &model,
