@@ -404,6 +404,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                 {b.getIndexAttr(0), index, b.getIndexAttr(col)},
                                 {kt, 2, width});
   };
+  // K tile `index` of a held [tileK, K tiles, block width] array, its
+  // columns [col, col + width): [kt, width], or, `pair`, it and the next
+  // as one double-row operand (`interleaved`: lhs DMA pairs).
+  auto heldUnit = [&](OpBuilder &b, Value held, OpFoldResult index,
+                      int64_t kt, int64_t col, int64_t width, bool pair,
+                      bool interleaved) -> Value {
+    return pair ? residentPair(b, held, index, col, width, kt, interleaved)
+                : residentAt(b, held, index, kt, col, width);
+  };
   // Row `r` [tileK, width] of a double-row tile [tileK, 2, width].
   auto rowOf = [&](OpBuilder &b, Value pair, int64_t r) -> Value {
     auto type = cast<MemRefType>(pair.getType());
@@ -915,10 +924,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   cast<MemRefType>(streamed.getType()).getRank() == 3;
               Value *acc = accs.begin();
               for (auto [c, w] : parts) {
-                Value held =
-                    pair ? residentPair(b, resident, index, c, w, kt,
-                                        dmaPairs && !rhsResident)
-                         : residentAt(b, resident, index, kt, c, w);
+                Value held = heldUnit(b, resident, index, kt, c, w, pair,
+                                      dmaPairs && !rhsResident);
                 for (auto [ic, iw] : pieces) {
                   Value piece = streamed;
                   if (pieces.size() > 1 && pair)
@@ -1033,16 +1040,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   [&](OpBuilder &b, const TilePosition &kp) {
                     for (const KUnit &u : unitsOf(b, kp)) {
                       bool pair = u.rows == 2;
-                      Value stationary =
-                          pair ? residentPair(b, held, u.index, 0, it, u.size,
-                                              dmaPairs)
-                               : residentAt(b, held, u.index, u.size, 0, it);
-                      Value moving =
-                          pair ? residentPair(b, resident, u.index, c, w,
-                                              u.size, false)
-                               : residentAt(b, resident, u.index, u.size, c,
-                                            w);
-                      matmulInto(b, u.how, stationary, moving, acc);
+                      matmulInto(b, u.how,
+                                 heldUnit(b, held, u.index, u.size, 0, it,
+                                          pair, dmaPairs),
+                                 heldUnit(b, resident, u.index, u.size, c, w,
+                                          pair, false),
+                                 acc);
                     }
                   });
               finishTile(b, acc, bi, i0, it,
