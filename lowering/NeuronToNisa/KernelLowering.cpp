@@ -258,7 +258,8 @@ int64_t KernelLowering::transposePanelTiles(Type element) const {
 
 void KernelLowering::loadTransposedPanel(
     OpBuilder &b, Location loc, Value src, int64_t tileColumns,
-    function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch) {
+    function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
+    ChunkCallback afterChunk) {
   auto type = cast<MemRefType>(src.getType());
   int64_t r = type.getDimSize(0), w = type.getDimSize(1);
   Type element = type.getElementType();
@@ -290,13 +291,18 @@ void KernelLowering::loadTransposedPanel(
           return view(b, loc, staged[r0 / p], at(0, j * tileColumns),
                       {rows, width});
         },
-        r, width, element, dstOf(b, j, width), into);
+        r, width, element, dstOf(b, j, width), into,
+        [&](int64_t c0, int64_t chunk) {
+          if (afterChunk)
+            afterChunk(b, j, width, c0, chunk);
+        });
   }
 }
 
 void KernelLowering::transposeThroughPsum(
     OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
-    int64_t r, int64_t c, Type element, Value dst, Value scratch) {
+    int64_t r, int64_t c, Type element, Value dst, Value scratch,
+    function_ref<void(int64_t, int64_t)> afterChunk) {
   int64_t p = partitions();
   // The transposes fill up to a PSUM bank's columns, copied out at once.
   int64_t chunk = transposeChunk(element);
@@ -332,6 +338,8 @@ void KernelLowering::transposeThroughPsum(
       activation(b, loc, cols(flipped, half, width - half),
                  cols(out, half, width - half),
                  nisa::ActivationFunction::identity);
+    if (afterChunk)
+      afterChunk(c0, width);
   }
 }
 

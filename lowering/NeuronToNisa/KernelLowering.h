@@ -142,10 +142,16 @@ public:
   /// the partitions) transposed into `dstOf(b, j, width)` [width, r] as
   /// loadTransposed does it, into columns of `scratch` of its own where
   /// several tiles' fit side by side (the tensor engine then transposes
-  /// them back to back).
+  /// them back to back). `afterChunk`, when given, is called after each
+  /// PSUM chunk's transposes and copies: tile j, `width` wide, its columns
+  /// [c0, c0 + chunk) of dstOf's tile.
+  using ChunkCallback = function_ref<void(OpBuilder &, int64_t j,
+                                          int64_t width, int64_t c0,
+                                          int64_t chunk)>;
   void loadTransposedPanel(
       OpBuilder &b, Location loc, Value src, int64_t tileColumns,
-      function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch);
+      function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
+      ChunkCallback afterChunk = {});
   /// Column tiles of `element` one transfer of loadTransposedPanel takes:
   /// enough for a transfer's peak bandwidth per partition (dmaPeakBytes).
   int64_t transposePanelTiles(Type element) const;
@@ -236,10 +242,12 @@ private:
   /// `dst` [c, r] on the tensor engine, a PSUM bank's worth of columns at a
   /// time (in `scratch` when given), copied out by the vector engine, with
   /// the scalar engine when the chunk is two tiles wide or more.
-  void transposeThroughPsum(OpBuilder &b, Location loc,
-                            function_ref<Value(int64_t, int64_t)> rowsAt,
-                            int64_t r, int64_t c, Type element, Value dst,
-                            Value scratch);
+  /// `afterChunk` is called after each chunk [c0, c0 + width) of dst's
+  /// columns is copied out.
+  void transposeThroughPsum(
+      OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
+      int64_t r, int64_t c, Type element, Value dst, Value scratch,
+      function_ref<void(int64_t c0, int64_t width)> afterChunk = {});
 
   ModuleOp module;
   DenseMap<Value, unsigned> outputs;
