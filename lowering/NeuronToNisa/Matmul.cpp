@@ -442,18 +442,42 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     firstAcc = firstAcc ? firstAcc : acc;
     return acc;
   };
+  // Where a block's transfers all sum in the same accumulators (see
+  // fuseTransposes), each plain copy out of PSUM goes to whichever of the
+  // scalar and vector engines the cost model says frees its bank first
+  // (the next transfer's matmuls wait for it): their time assigned so far
+  // in the transfer, reset per transfer.
+  std::optional<std::array<double, 2>> copiesNs;
   // One [M-tile, N-tile] of the result summed in `acc`: the scalar engine
   // evacuates it, applying the epilogue's leading scaled activation on the
-  // way when nothing else reads the raw product, then it is stored and the
-  // epilogue computed on it.
+  // way when nothing else reads the raw product (or, copiesNs, the vector
+  // engine copies it), then it is stored and the epilogue computed on it.
   auto finishTile = [&](OpBuilder &b, Value acc, OpFoldResult bi,
                         OpFoldResult m0, int64_t mt, OpFoldResult n0,
                         int64_t nt) {
     Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, nt},
                              resultType.getElementType());
     DenseMap<Value, Value> tiles;
-    emitScaledActivation(b, k, loc, evacuation, result, acc, evacuated,
-                         tiles);
+    bool onVector = false;
+    if (copiesNs && evacuation.ops.empty()) {
+      rt::OperandShape to =
+          operandShapeOf(cast<MemRefType>(evacuated.getType()));
+      rt::OperandShape from = operandShapeOf(cast<MemRefType>(acc.getType()));
+      double scalar = (*copiesNs)[0] + k.costNs("activation", to, from),
+             vector = (*copiesNs)[1] + k.costNs("tensor_scalar", to, from);
+      onVector = vector < scalar;
+      (*copiesNs)[onVector] = onVector ? vector : scalar;
+    }
+    if (onVector) {
+      nisa::TensorScalarOp::create(
+          b, loc, acc, evacuated,
+          nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
+          b.getF64FloatAttr(0.0));
+      tiles[result] = evacuated;
+    } else {
+      emitScaledActivation(b, k, loc, evacuation, result, acc, evacuated,
+                           tiles);
+    }
     if (out)
       k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, nt}));
     if (epilogue) {
@@ -825,6 +849,19 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     int64_t inner = rhsResident ? m : n, innerTile = rhsResident ? tileM : tileN;
     int64_t kTiles = dmaPairs ? 2 * llvm::divideCeil(kk, kStep)
                               : llvm::divideCeil(kk, tileK);
+    // A held lhs the tensor engine transposes, panel by panel: each PSUM
+    // chunk of its transposes is followed by the first streamed
+    // transfer's matmuls of the chunk before, so the tensor engine never
+    // waits for a chunk's copy out of PSUM (the chunks share one bank),
+    // nor does the block's first matmul wait for all its transposes. The
+    // block's later transfers then sum in the first one's accumulators
+    // (PSUM holds all of a loop nest's tiles at once), copied out by the
+    // scalar and vector engines in turn (copiesNs); their sums no longer
+    // rotate through spare banks, which costs less than the waits saved
+    // on most shapes (trn1 bf16 3000x2000x1500, blocks of 3 M tiles and
+    // 3 transfers, is 1.8% slower).
+    bool fuseTransposes = !rhsResident && lhsPanel > 1 && !doubleRow &&
+                          !dmaPairs && !transposes.rhs;
     // A block of `ot` of one side's tiles from `o0` (rhs: N tiles; lhs: M
     // tiles), loaded for all of K into a new [tileK, K tiles, ot] array.
     auto loadHeld = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult o0,
@@ -886,7 +923,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         [&](OpBuilder &b, const TilePosition &at) {
           OpFoldResult bi = at.offsets[0], o0 = at.offsets[1];
           int64_t ot = at.sizes[1];
-          Value resident = loadHeld(b, bi, o0, ot, rhsResident);
           // The block's tiles: [first column, width] in the resident array.
           SmallVector<std::pair<int64_t, int64_t>> parts;
           for (int64_t c = 0; c < ot; c += outerTile)
@@ -902,28 +938,63 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                  k.config.dmaPeakBytes,
                                  accumulatorBanks(limits, transposes),
                                  int64_t(parts.size()));
-          auto streamPast = [&](OpBuilder &b, const TilePosition &in) {
+          // The block's transposes go with the first transfer's matmuls
+          // (fuseTransposes). At lnc=2 only for a block of a loop:
+          // nisa-split-cores shares the block loop between the physical
+          // cores, and a block apart from it (the partial last one, or the
+          // only one) would keep its transfers on one core (they read
+          // tiles computed on chip) where it shares them unfused.
+          bool fuse = fuseTransposes &&
+                      (model.physicalCores() == 1 ||
+                       llvm::any_of(at.ivs, [](Value iv) { return bool(iv); }));
+          int64_t firstWidth = std::min(inner, innerTile * spread);
+          Value resident = fuse ? newTile(b, {tileK, kTiles, ot})
+                                : loadHeld(b, bi, o0, ot, rhsResident);
+          SmallVector<Value> blockAccs;
+          // The transfers past the block, the first one's K loop with the
+          // block's transposes (`transposing`: a held lhs the tensor engine
+          // transposes, see fuseTransposes).
+          auto streamPast = [&](OpBuilder &b, const TilePosition &in,
+                                bool transposing = false) {
             OpFoldResult i0 = in.offsets[0];
             int64_t it = in.sizes[0];
+            copiesNs.reset();
+            if (!blockAccs.empty())
+              copiesNs.emplace();
             // The inner tiles of this transfer: [first column, width].
             SmallVector<std::pair<int64_t, int64_t>> pieces;
             for (int64_t c = 0; c < it; c += innerTile)
               pieces.push_back({c, std::min(innerTile, it - c)});
             SmallVector<Value> accs;
             for (auto [c, w] : parts)
-              for (auto [ic, iw] : pieces)
-                accs.push_back(rhsResident ? newAcc(b, iw, w)
-                                           : newAcc(b, w, iw));
+              for (auto [ic, iw] : pieces) {
+                int64_t rows = rhsResident ? iw : w,
+                        cols = rhsResident ? w : iw;
+                accs.push_back(
+                    blockAccs.empty()
+                        ? newAcc(b, rows, cols)
+                        : KernelLowering::view(
+                              b, loc, blockAccs[accs.size()],
+                              {b.getIndexAttr(0), b.getIndexAttr(0)},
+                              {rows, cols}));
+              }
             // The block's matmuls of the streamed tile of K tile
             // `index` (`kt` rows), or of it and the next (a double-row
-            // [tileK, 2, inner] tile).
+            // [tileK, 2, inner] tile); those of the block's tiles in its
+            // columns [from, to) only, when given.
             auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
                             Value streamed,
-                            const KernelLowering::Accumulation &how) {
+                            const KernelLowering::Accumulation &how,
+                            int64_t from = 0,
+                            int64_t to = std::numeric_limits<int64_t>::max()) {
               bool pair =
                   cast<MemRefType>(streamed.getType()).getRank() == 3;
               Value *acc = accs.begin();
               for (auto [c, w] : parts) {
+                if (c < from || c >= to) {
+                  acc += pieces.size();
+                  continue;
+                }
                 Value held = heldUnit(b, resident, index, kt, c, w, pair,
                                       dmaPairs && !rhsResident);
                 for (auto [ic, iw] : pieces) {
@@ -951,10 +1022,53 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
             // first's copy out of PSUM only; in the double-row mode
             // each two full tiles of a panel are transposed into one
             // pair.
-            int64_t panel = rhsResident && lhsPanel > 1 ? lhsPanel : 1;
+            int64_t panel =
+                (rhsResident || transposing) && lhsPanel > 1 ? lhsPanel : 1;
             KernelLowering::forEachTile(
                 b, loc, {{kk, panel > 1 ? tileK * panel : kStep}},
                 [&](OpBuilder &b, const TilePosition &kp) {
+                  if (transposing) {
+                    // Each PSUM chunk of the held block's transposes, then
+                    // the matmuls of the chunk before it (copied out of
+                    // PSUM meanwhile), the panel's last after the panel.
+                    KernelLowering::Accumulation first =
+                        KernelLowering::accumulation(kp, {0});
+                    std::function<void(OpBuilder &)> pending;
+                    Value streamed;
+                    k.loadTransposedPanel(
+                        b, loc,
+                        matrix(b, a, bi, {o0, kp.offsets[0]},
+                               {ot, kp.sizes[0]}),
+                        tileK,
+                        [&](OpBuilder &b, int64_t j, int64_t kt) {
+                          return residentAt(b, resident,
+                                            panelTile(b, kp, panel, j), kt, 0,
+                                            ot);
+                        },
+                        scratch,
+                        [&](OpBuilder &b, int64_t j, int64_t kt, int64_t c0,
+                            int64_t chunk) {
+                          if (c0 == 0) {
+                            streamed = newTile(b, {kt, it});
+                            loadMoving(
+                                b, bi, i0, it,
+                                KernelLowering::affineSum(
+                                    b, loc, {{kp.offsets[0], 1}}, j * tileK),
+                                kt, streamed);
+                          }
+                          if (pending)
+                            pending(b);
+                          OpFoldResult index = panelTile(b, kp, panel, j);
+                          KernelLowering::Accumulation how =
+                              j == 0 ? first
+                                     : KernelLowering::Accumulation{true, {}};
+                          pending = [=, &feed](OpBuilder &b) {
+                            feed(b, index, kt, streamed, how, c0, c0 + chunk);
+                          };
+                        });
+                    pending(b);
+                    return;
+                  }
                   if (panel > 1) {
                     KernelLowering::Accumulation first =
                         KernelLowering::accumulation(kp, {0});
@@ -1052,8 +1166,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                          KernelLowering::affineSum(b, loc, {{o0, 1}}, c), w);
             }
           };
-          // The first `leadTiles` streamed tiles in one iteration.
+          // The first `leadTiles` streamed tiles in one iteration, or the
+          // first transfer with the block's transposes.
           int64_t from = 0;
+          if (fuse) {
+            from = firstWidth;
+            for (auto [c, w] : parts)
+              for (int64_t ic = 0; ic < from; ic += innerTile)
+                blockAccs.push_back(newAcc(b, w, innerTile));
+            streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
+                                       {Value()}},
+                       /*transposing=*/true);
+          }
           if (leadTiles > 1) {
             from = std::min(inner, leadTiles * innerTile);
             streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},

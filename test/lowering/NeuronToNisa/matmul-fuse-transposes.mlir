@@ -1,0 +1,71 @@
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn1" | FileCheck %s
+// RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s --check-prefix=LNC2
+
+// Tests a held lhs block the tensor engine transposes: its transposes go
+// with the first streamed rhs transfer's matmuls, a K tile behind them.
+// 512x512x1024 f32 on trn1 holds all of lhs as one block of 4 M tiles (4
+// K tiles, one PSUM bank of 512 f32 columns each); rhs streams in two
+// transfers of 512 columns. The four transposes of K tile 1 come before
+// the matmuls of K tile 0 (whose copies out of PSUM run meanwhile), and
+// so on; the last K tile's matmuls follow their own transposes. The
+// block's sums are copied out by the scalar and vector engines in turn
+// (the second transfer sums in the same banks), then the second transfer
+// streams in a loop over K.
+// CHECK-LABEL: func.func @first_transfer
+// CHECK-COUNT-4: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[512, 1]{{.*}}#nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-4: nisa.transpose
+// CHECK: nisa.tensor_scalar <bypass>
+// CHECK: nisa.activation <identity>
+// CHECK-COUNT-4: nisa.transpose
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: 131072>, #nisa.memory<hbm>>
+// CHECK-COUNT-4: nisa.matmul %{{.*}} : memref<128x128xf32, strided<[2048, 1]{{.*}}>
+// CHECK-NOT: nisa.matmul
+// CHECK-COUNT-4: nisa.transpose
+// CHECK-NOT: nisa.transpose
+// CHECK-COUNT-4: nisa.matmul {{.*}} accumulate
+// CHECK-NOT: nisa.matmul
+// CHECK-COUNT-4: nisa.transpose
+// CHECK-NOT: nisa.transpose
+// CHECK-COUNT-8: nisa.matmul {{.*}} accumulate
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.activation <identity> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_scalar <bypass> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.activation <identity> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_scalar <bypass> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for %{{.*}} = 0 to 4 {
+// CHECK-NOT: nisa.transpose
+// CHECK-COUNT-4: nisa.matmul {{.*}} accumulate restart
+// CHECK: return
+
+// The same block at lnc=2 is the kernel's only one, apart from any loop:
+// nisa-split-cores shares its transfers between the physical cores where
+// its transposes all come first (unfused).
+// LNC2-LABEL: func.func @first_transfer
+// LNC2-COUNT-16: nisa.transpose
+// LNC2-NOT: nisa.transpose
+// LNC2: return
+func.func @first_transfer(%a: tensor<512x512xf32>, %b: tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<512x512xf32>, tensor<512x1024xf32>) -> tensor<512x1024xf32>
+  return %0 : tensor<512x1024xf32>
+}
+
+// -----
+
+// Tests blocks in a loop at lnc=2 (1024x512x1024 f32 on trn2: two blocks
+// of 4 M tiles, which nisa-split-cores shares between the physical
+// cores): each block's transposes go with its first transfer's matmuls.
+// LNC2-LABEL: func.func @blocks
+// LNC2: affine.for %{{.*}} = 0 to 2 {
+// LNC2-COUNT-4: nisa.transpose
+// LNC2-NOT: nisa.matmul
+// LNC2-COUNT-4: nisa.transpose
+// LNC2-NOT: nisa.transpose
+// LNC2-COUNT-4: nisa.matmul
+// LNC2-NOT: nisa.matmul
+// LNC2: nisa.transpose
+// LNC2: return
+func.func @blocks(%a: tensor<1024x512xf32>, %b: tensor<512x1024xf32>) -> tensor<1024x1024xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<1024x512xf32>, tensor<512x1024xf32>) -> tensor<1024x1024xf32>
+  return %0 : tensor<1024x1024xf32>
+}
