@@ -862,6 +862,22 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     // 3 transfers, is 1.8% slower).
     bool fuseTransposes = !rhsResident && lhsPanel > 1 && !doubleRow &&
                           !dmaPairs && !transposes.rhs;
+    // Panel `kp` (`panel` K tiles) of a held block of lhs's `ot` rows from
+    // `o0`, loaded in rows and transposed on the tensor engine into the
+    // block's array `resident` (loadTransposedPanel, with `afterChunk`).
+    auto transposeHeldPanel = [&](OpBuilder &b, OpFoldResult bi,
+                                  OpFoldResult o0, int64_t ot, Value resident,
+                                  const TilePosition &kp, int64_t panel,
+                                  KernelLowering::ChunkCallback afterChunk) {
+      k.loadTransposedPanel(
+          b, loc, matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
+          tileK,
+          [&](OpBuilder &b, int64_t j, int64_t kt) {
+            return residentAt(b, resident, panelTile(b, kp, panel, j), kt, 0,
+                              ot);
+          },
+          scratch, afterChunk);
+    };
     // A block of `ot` of one side's tiles from `o0` (rhs: N tiles; lhs: M
     // tiles), loaded for all of K into a new [tileK, K tiles, ot] array.
     auto loadHeld = [&](OpBuilder &b, OpFoldResult bi, OpFoldResult o0,
@@ -895,16 +911,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
               return;
             }
             if (panel > 1) {
-              k.loadTransposedPanel(
-                  b, loc,
-                  matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
-                  tileK,
-                  [&](OpBuilder &b, int64_t j, int64_t kt) {
-                    return residentAt(b, resident,
-                                      panelTile(b, kp, panel, j), kt, 0,
-                                      ot);
-                  },
-                  scratch);
+              transposeHeldPanel(b, bi, o0, ot, resident, kp, panel, {});
               return;
             }
             int64_t kt = kp.sizes[0];
@@ -1035,17 +1042,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                         KernelLowering::accumulation(kp, {0});
                     std::function<void(OpBuilder &)> pending;
                     Value streamed;
-                    k.loadTransposedPanel(
-                        b, loc,
-                        matrix(b, a, bi, {o0, kp.offsets[0]},
-                               {ot, kp.sizes[0]}),
-                        tileK,
-                        [&](OpBuilder &b, int64_t j, int64_t kt) {
-                          return residentAt(b, resident,
-                                            panelTile(b, kp, panel, j), kt, 0,
-                                            ot);
-                        },
-                        scratch,
+                    transposeHeldPanel(
+                        b, bi, o0, ot, resident, kp, panel,
                         [&](OpBuilder &b, int64_t j, int64_t kt, int64_t c0,
                             int64_t chunk) {
                           if (c0 == 0) {
