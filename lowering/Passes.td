@@ -127,7 +127,9 @@ def ConvertNeuronToNisa : Pass<"convert-neuron-to-nisa", "::mlir::ModuleOp"> {
     K is even; where all of a held rhs is one block, on one physical core,
     two lhs row tiles in the first iteration if it loads longer than a row
     tile's matmuls, and the last row tile's N tiles summed and stored one
-    after another), conv2d
+    after another; a held lhs block the tensor engine transposes, its
+    transposes interleaved with its first streamed transfer's matmuls, at
+    lnc=2 for blocks of a loop), conv2d
     (shifted matmuls; depthwise on the vector engine, row blocks and
     channels on partitions), pool2d (vector engine), elementwise unary ops
     and casts (scalar engine), elementwise binary ops (vector engine),

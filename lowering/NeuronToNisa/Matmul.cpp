@@ -17,7 +17,10 @@
 // HBM (lhs, a transposed rhs) is transposed on its way on chip
 // (KernelLowering::loadTransposed); lhs tiles the tensor engine transposes,
 // resident or streamed, load several K tiles of their rows per transfer
-// (KernelLowering::loadTransposedPanel). FP8 matmuls in the double-row
+// (KernelLowering::loadTransposedPanel); a held lhs block's transposes go
+// with its first streamed transfer's matmuls, a PSUM chunk behind, and its
+// transfers share one set of accumulators, copied out of PSUM by the
+// scalar and vector engines in turn. FP8 matmuls in the double-row
 // mode take two rows of K per partition: two K tiles apart, or, where the
 // DMA transposes 2-byte elements, adjacent K elements, lhs's pairs moved
 // as one by the DMA's transpose. A row of a block's output tiles with no
