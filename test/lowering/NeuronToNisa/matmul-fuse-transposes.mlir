@@ -69,3 +69,22 @@ func.func @blocks(%a: tensor<1024x512xf32>, %b: tensor<512x1024xf32>) -> tensor<
   %0 = neuron.matmul %a, %b : (tensor<1024x512xf32>, tensor<512x1024xf32>) -> tensor<1024x1024xf32>
   return %0 : tensor<1024x1024xf32>
 }
+
+// -----
+
+// Tests an epilogue the scalar engine applies while copying the sums out
+// of PSUM (a ReLU): every copy stays an activation, none goes to the
+// vector engine.
+// CHECK-LABEL: func.func @relu
+// CHECK-COUNT-8: nisa.activation <relu> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.tensor_scalar <bypass> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK: return
+func.func @relu(%x: tensor<512x512xf32>, %w: tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  %0 = neuron.fusion(%x, %w) : (tensor<512x512xf32>, tensor<512x1024xf32>) -> tensor<512x1024xf32> {
+  ^bb0(%a: tensor<512x512xf32>, %b: tensor<512x1024xf32>):
+    %m = neuron.matmul %a, %b : (tensor<512x512xf32>, tensor<512x1024xf32>) -> tensor<512x1024xf32>
+    %y = neuron.relu %m : tensor<512x1024xf32>
+    neuron.yield %y : tensor<512x1024xf32>
+  }
+  return %0 : tensor<512x1024xf32>
+}
