@@ -39,6 +39,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -957,7 +958,6 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           bool fuse = fuseTransposes &&
                       (model.physicalCores() == 1 ||
                        llvm::any_of(at.ivs, [](Value iv) { return bool(iv); }));
-          int64_t firstWidth = std::min(inner, innerTile * spread);
           Value resident = fuse ? newTile(b, {tileK, kTiles, ot})
                                 : loadHeld(b, bi, o0, ot, rhsResident);
           SmallVector<Value> blockAccs;
@@ -1171,7 +1171,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           // first transfer with the block's transposes.
           int64_t from = 0;
           if (fuse) {
-            from = firstWidth;
+            from = std::min(inner, innerTile * spread);
             for (auto [c, w] : parts)
               for (int64_t ic = 0; ic < from; ic += innerTile)
                 blockAccs.push_back(newAcc(b, w, innerTile));
