@@ -446,19 +446,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     firstAcc = firstAcc ? firstAcc : acc;
     return acc;
   };
-  // Where a block's transfers all sum in the same accumulators (see
-  // fuseTransposes), each plain copy out of PSUM goes to whichever of the
-  // scalar and vector engines the cost model says frees its bank first
-  // (the next transfer's matmuls wait for it): their time assigned so far
-  // in the transfer, reset per transfer.
-  std::optional<std::array<double, 2>> copiesNs;
   // One [M-tile, N-tile] of the result summed in `acc`: the scalar engine
   // evacuates it, applying the epilogue's leading scaled activation on the
-  // way when nothing else reads the raw product (or, copiesNs, the vector
-  // engine copies it), then it is stored and the epilogue computed on it.
+  // way when nothing else reads the raw product, then it is stored and the
+  // epilogue computed on it. With `copiesNs` (the time of the copies out
+  // of PSUM given so far to the scalar and the vector engine), a plain
+  // copy goes to whichever the cost model says frees its bank first.
   auto finishTile = [&](OpBuilder &b, Value acc, OpFoldResult bi,
                         OpFoldResult m0, int64_t mt, OpFoldResult n0,
-                        int64_t nt) {
+                        int64_t nt, std::array<double, 2> *copiesNs) {
     Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, nt},
                              resultType.getElementType());
     DenseMap<Value, Value> tiles;
@@ -816,13 +812,14 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // else each as finishTile does.
   auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
                        ArrayRef<int64_t> widths, OpFoldResult bi,
-                       OpFoldResult m0, int64_t mt, OpFoldResult n0) {
+                       OpFoldResult m0, int64_t mt, OpFoldResult n0,
+                       std::array<double, 2> *copiesNs) {
     if (!plan.memoryBound || epilogue || !out || accs.size() == 1) {
       int64_t column = 0;
       for (auto [acc, width] : llvm::zip(accs, widths)) {
         finishTile(b, acc, bi, m0, mt,
                    KernelLowering::affineSum(b, loc, {{n0, 1}}, column),
-                   width);
+                   width, copiesNs);
         column += width;
       }
       return;
@@ -860,7 +857,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     // nor does the block's first matmul wait for all its transposes. The
     // block's later transfers then sum in the first one's accumulators
     // (PSUM holds all of a loop nest's tiles at once), copied out by the
-    // scalar and vector engines in turn (copiesNs); their sums no longer
+    // scalar and vector engines in turn (finishTile's copiesNs, per
+    // transfer: the next one's matmuls wait for them); their sums no longer
     // rotate through spare banks, which costs less than the waits saved
     // on most shapes (trn1 bf16 3000x2000x1500, blocks of 3 M tiles and
     // 3 transfers, is 1.8% slower).
@@ -968,9 +966,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                 bool transposing = false) {
             OpFoldResult i0 = in.offsets[0];
             int64_t it = in.sizes[0];
-            copiesNs.reset();
-            if (!blockAccs.empty())
-              copiesNs.emplace();
+            std::array<double, 2> copiesNs{};
             // The inner tiles of this transfer: [first column, width].
             SmallVector<std::pair<int64_t, int64_t>> pieces;
             for (int64_t c = 0; c < it; c += innerTile)
@@ -1137,7 +1133,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
               finishRow(b, rowAccs, widths, bi,
                         KernelLowering::affineSum(b, loc, {{rowStart, 1}},
                                                   row.first),
-                        row.second, columnStart);
+                        row.second, columnStart,
+                        blockAccs.empty() ? nullptr : &copiesNs);
             }
           };
           // The last lhs row tile, where all of rhs is one block whose
@@ -1164,7 +1161,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                     }
                   });
               finishTile(b, acc, bi, i0, it,
-                         KernelLowering::affineSum(b, loc, {{o0, 1}}, c), w);
+                         KernelLowering::affineSum(b, loc, {{o0, 1}}, c), w,
+                         nullptr);
             }
           };
           // The first `leadTiles` streamed tiles in one iteration, or the
@@ -1208,7 +1206,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   matmulInto(b, u.how, stationary, moving, acc);
                 }
               });
-          finishTile(b, acc, bi, m0, mt, n0, nt);
+          finishTile(b, acc, bi, m0, mt, n0, nt, nullptr);
         });
   }
   k.markTiling(firstAcc, fusion ? fusion : op,
