@@ -61,27 +61,42 @@ public:
     free[0] = capacity;
   }
 
-  /// An offset for `size` bytes, or nothing if no free range holds them.
-  std::optional<int64_t> allocate(int64_t size) {
+  /// An offset for `size` bytes, or nothing if no free range holds them:
+  /// the lowest, or (`oldest`) the one whose bytes were last used
+  /// longest ago, the lowest among those.
+  std::optional<int64_t> allocate(int64_t size, bool oldest = false) {
     size = llvm::alignTo(size, alignment);
-    for (auto it = free.begin(); it != free.end(); ++it) {
-      auto [offset, length] = *it;
+    std::optional<std::pair<int64_t, int64_t>> best; // {last use, offset}
+    for (auto [offset, length] : free) {
       if (length < size)
         continue;
-      free.erase(it);
-      if (length > size)
-        free[offset + size] = length - size;
-      used += size;
-      peak = std::max(peak, used);
-      return offset;
+      if (!oldest) {
+        best = {0, offset};
+        break;
+      }
+      // Where a range's bytes change their last use, or it ends.
+      SmallVector<int64_t> starts{offset, offset + length - size};
+      for (auto it = lastUse.upper_bound(offset);
+           it != lastUse.end() && it->first <= offset + length - size; ++it)
+        starts.push_back(it->first);
+      for (int64_t at : starts) {
+        std::pair<int64_t, int64_t> candidate{lastUseIn(at, size), at};
+        if (!best || candidate < *best)
+          best = candidate;
+      }
     }
-    return std::nullopt;
+    if (!best)
+      return std::nullopt;
+    take(best->second, size);
+    return best->second;
   }
 
   /// Frees a range once `delay` more ranges of its size have been freed
-  /// (it stays in use, for the peak, until then).
-  void release(int64_t offset, int64_t size) {
+  /// (it stays in use, for the peak, until then); its bytes were last
+  /// used at `position`.
+  void release(int64_t offset, int64_t size, int64_t position) {
     size = llvm::alignTo(size, alignment);
+    setLastUse(offset, size, position);
     std::deque<int64_t> &held = pending[size];
     held.push_back(offset);
     while (held.size() > delay) {
@@ -114,6 +129,42 @@ public:
   }
 
 private:
+  /// Takes [at, at + size) out of the free range holding it.
+  void take(int64_t at, int64_t size) {
+    auto it = std::prev(free.upper_bound(at));
+    auto [offset, length] = *it;
+    free.erase(it);
+    if (at > offset)
+      free[offset] = at - offset;
+    if (offset + length > at + size)
+      free[at + size] = offset + length - (at + size);
+    used += size;
+    peak = std::max(peak, used);
+  }
+
+  /// The latest last use of a byte in [at, at + size) (-1: never used).
+  int64_t lastUseIn(int64_t at, int64_t size) const {
+    int64_t latest = -1;
+    auto it = lastUse.upper_bound(at);
+    if (it != lastUse.begin())
+      --it;
+    for (; it != lastUse.end() && it->first < at + size; ++it)
+      latest = std::max(latest, it->second);
+    return latest;
+  }
+
+  void setLastUse(int64_t offset, int64_t size, int64_t position) {
+    // The step after the range keeps its value; the steps inside go.
+    int64_t after = -1;
+    auto end = lastUse.upper_bound(offset + size);
+    if (end != lastUse.begin())
+      after = std::prev(end)->second;
+    lastUse.erase(lastUse.lower_bound(offset), end);
+    lastUse[offset] = position;
+    if (offset + size < capacity && !lastUse.count(offset + size))
+      lastUse[offset + size] = after;
+  }
+
   void makeFree(int64_t offset, int64_t size) {
     used -= size;
     insertFree(offset, size);
@@ -140,8 +191,25 @@ private:
   std::map<int64_t, int64_t> free;
   /// Held-back offsets by size, oldest first.
   std::map<int64_t, std::deque<int64_t>> pending;
+  /// A step function over the bytes: from each key to the next, the
+  /// position of their last use (-1: never used; bytes before the first
+  /// key neither).
+  std::map<int64_t, int64_t> lastUse;
   int64_t used = 0, peak = 0;
 };
+
+/// Calls `f` with every op that uses `buffer` (or a view of it) other
+/// than a view, and the buffer or view it uses.
+static void forEachAccess(Value buffer,
+                          function_ref<void(Operation *, Value)> f) {
+  for (Operation *user : buffer.getUsers()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(user);
+    if (view && view.getViewSource() == buffer)
+      forEachAccess(user->getResult(0), f);
+    else if (!view)
+      f(user, buffer);
+  }
+}
 
 /// Loops enclosing `op` up to its function, and their trips' product.
 static std::pair<int64_t, int64_t> loopsAround(Operation *op) {
@@ -209,6 +277,11 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
     memref::AllocOp alloc;
     int64_t size = 0, slots = 1;
     int64_t first = 0, last = 0;
+    /// A DMA transfer fills it: it takes the range used longest ago, so
+    /// it can load long before the engines reach it.
+    bool loaded = false;
+    /// The last op accessing it, in the kernel's program order.
+    int64_t lastAccess = 0;
   };
 
   LogicalResult allocate(func::FuncOp func, LimitsAttr limits, json &tiles) {
@@ -222,6 +295,10 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
     DenseMap<Operation *, int64_t> position;
     for (auto [i, op] : llvm::enumerate(block))
       position[&op] = i;
+    // Every op's place in program order (a loop body's once).
+    DenseMap<Operation *, int64_t> order;
+    func.walk<WalkOrder::PreOrder>(
+        [&](Operation *op) { order[op] = int64_t(order.size()); });
     // Per top-level op: the tiles allocated at it, in order.
     llvm::MapVector<int64_t, SmallVector<Tile>> at;
     unsigned delay = std::max<int64_t>(buffers, 1) - 1;
@@ -237,6 +314,11 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
       Tile t;
       t.alloc = alloc;
       t.size = sizeOf(alloc);
+      forEachAccess(alloc, [&](Operation *op, Value buffer) {
+        auto copy = dyn_cast<DmaCopyOp>(op);
+        t.loaded |= copy && copy.getDst() == buffer;
+        t.lastAccess = std::max(t.lastAccess, order.lookup(op));
+      });
       Operation *top = block.findAncestorOpInBlock(*alloc);
       t.first = position[top];
       t.last = t.first;
@@ -267,7 +349,8 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
     for (auto &[pos, group] : at) {
       while (!live.empty() && live.begin()->first < pos) {
         const Tile &t = live.begin()->second;
-        memories.of(t.alloc).release(addressOf(t.alloc), t.size * t.slots);
+        memories.of(t.alloc).release(addressOf(t.alloc), t.size * t.slots,
+                                     t.lastAccess);
         live.erase(live.begin());
       }
       if (failed(place(group, memories, live)))
@@ -333,7 +416,8 @@ struct NisaAllocate : mlir::neuron::impl::NisaAllocateBase<NisaAllocate> {
         failedTile = nullptr;
         for (Tile &t : group) {
           RangeAllocator &space = memories.of(t.alloc);
-          std::optional<int64_t> offset = space.allocate(t.size * t.slots);
+          std::optional<int64_t> offset =
+              space.allocate(t.size * t.slots, t.loaded);
           if (!offset) {
             failedTile = &t;
             break;

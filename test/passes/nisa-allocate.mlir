@@ -148,6 +148,46 @@ func.func @two_cores() attributes {nisa.limits = #limits, nisa.cores = 2 : i64} 
 
 // -----
 
+#hbm = #nisa.memory<hbm>
+#sbuf = #nisa.memory<sbuf>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 4096, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests where a tile the DMA fills goes: into the free range whose bytes
+// were last used longest ago (%b's, last read before %a's), so its load
+// waits for the fewest reads before it; a tile an engine computes takes
+// the lowest (%a's: on the in-order engines it follows those reads
+// anyway). Double buffered, %a's range is held back at first, and %d
+// takes it once SBUF is full.
+// CHECK-LABEL: func.func @loads_oldest
+// CHECK-COUNT-4: memref.alloc() {nisa.address = {{[0-9]+}} : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK: memref.alloc() {nisa.address = 1024 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.dma_copy
+// CHECK: memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// SINGLE-LABEL: func.func @loads_oldest
+// SINGLE-COUNT-4: memref.alloc() {nisa.address = {{[0-9]+}} : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// SINGLE: memref.alloc() {nisa.address = 1024 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+// SINGLE-NEXT: nisa.dma_copy
+// SINGLE: memref.alloc() {nisa.address = 0 : i64} : memref<128x256xf32, #nisa.memory<sbuf>>
+func.func @loads_oldest(%in: memref<128x256xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %a = memref.alloc() : memref<128x256xf32, #sbuf>
+  %b = memref.alloc() : memref<128x256xf32, #sbuf>
+  %x = memref.alloc() : memref<128x256xf32, #sbuf>
+  %y = memref.alloc() : memref<128x256xf32, #sbuf>
+  nisa.memset %b value 1.0 : memref<128x256xf32, #sbuf>
+  nisa.memset %a value 2.0 : memref<128x256xf32, #sbuf>
+  nisa.memset %x value 3.0 : memref<128x256xf32, #sbuf>
+  nisa.memset %y value 4.0 : memref<128x256xf32, #sbuf>
+  %c = memref.alloc() : memref<128x256xf32, #sbuf>
+  nisa.dma_copy %in, %c queue 0 : memref<128x256xf32, #hbm>, memref<128x256xf32, #sbuf>
+  %d = memref.alloc() : memref<128x256xf32, #sbuf>
+  nisa.memset %d value 5.0 : memref<128x256xf32, #sbuf>
+  nisa.tensor_tensor <add> %c, %d, %x : memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>, memref<128x256xf32, #sbuf>
+  nisa.memset %y value 6.0 : memref<128x256xf32, #sbuf>
+  return
+}
+
+// -----
+
 // Tests the memory timeline: each tile's space, offset, size per partition
 // and live range, and the kernel's peaks.
 // RUN: rm -f %t.json
