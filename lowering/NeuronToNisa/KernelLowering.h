@@ -413,9 +413,10 @@ struct MatmulCosts {
 /// elements under `limits`, each output tile taking `finishBytes` per
 /// partition to finish, lhs tiles the tensor engine transposes loaded
 /// `lhsPanel` K tiles at a time (KernelLowering::loadTransposedPanel; 0
-/// when it transposes none), and a PSUM bank kept for the `transposes`,
-/// the shortest under `costs` first (never empty: streaming both always
-/// fits).
+/// when it transposes none), a PSUM bank kept for the `transposes`, and
+/// whether a held lhs block's transfers all sum in one set of accumulators
+/// (`sharedSums`), the shortest under `costs` first (never empty:
+/// streaming both always fits).
 /// `early` names the operand (rhs when true) the kernel receives while it
 /// awaits or computes the other: a block of it held for the other's single
 /// tile is then a plan too, and the shortest such plan comes first (its
@@ -425,6 +426,7 @@ SmallVector<MatmulPlan> matmulPlans(int64_t m, int64_t k, int64_t n,
                                     int64_t finishBytes,
                                     int64_t lhsPanel,
                                     MatmulTransposes transposes,
+                                    bool sharedSums,
                                     const MatmulCosts &costs,
                                     nisa::LimitsAttr limits,
                                     std::optional<bool> early = std::nullopt);

@@ -112,6 +112,10 @@ static int64_t pairedTileRows(int64_t k, int64_t partitions) {
   return best;
 }
 
+/// The share of its tensor-engine time a plan's transfers must take for a
+/// larger block than separate sums fit to be a plan (matmulPlans).
+static constexpr double kSharedSumsLoad = 0.5;
+
 /// How close a plan's estimate must be to the shortest for the two to be
 /// ranked by the bytes they read instead: about the estimate's accuracy.
 static constexpr double kEstimateTolerance = 0.1;
@@ -120,7 +124,7 @@ SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                           int64_t elementBytes, int64_t finishBytes,
                           int64_t lhsPanel, MatmulTransposes transposes,
-                          const MatmulCosts &costs,
+                          bool sharedSums, const MatmulCosts &costs,
                           nisa::LimitsAttr limits, std::optional<bool> early) {
   int64_t tileK = limits.getPartitions(), tileM = limits.getStationaryFree();
   int64_t tileN =
@@ -136,8 +140,11 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // (the copies of the rest run during the panel's transposes).
   SmallVector<MatmulPlan> plans;
   int64_t banks = accumulatorBanks(limits, transposes);
+  // Per plan: its transfers' share of its tensor-engine time, and whether
+  // its block fits PSUM only with its transfers' sums shared.
+  SmallVector<std::pair<double, bool>> loads;
   auto add = [&](bool rhsResident, int64_t block, int64_t lhsReads,
-                 int64_t rhsReads) {
+                 int64_t rhsReads, bool sharedOnly = false) {
     int64_t lhs = m * k * lhsReads * elementBytes,
             rhs = k * n * rhsReads * elementBytes;
     double tensor = costs.matmulNs;
@@ -172,6 +179,7 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
     plans.push_back({rhsResident, block, lhs + rhs,
                      std::max({hbm, dma, tensor}),
                      std::max(hbm, dma) > tensor});
+    loads.push_back({std::max(hbm, dma) / tensor, sharedOnly});
   };
   // Both streaming: lhs read once per N tile, rhs once per M tile.
   add(false, 0, nTiles, mTiles);
@@ -181,8 +189,9 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // slots of the streamed tile it must fit in SBUF at all (the allocator
   // gives rotating tiles fewer slots as needed). Its sums take one PSUM bank
   // per tile, and the allocator holds every accumulator of a loop nest at
-  // once: the full inner tiles' and the partial last one's (if any), and,
-  // in a loop over batches, those of the partial last block too (if any).
+  // once: the full inner tiles' and the partial last one's (if any; not
+  // where the block's transfers share their sums), and, in a loop over
+  // batches, those of the partial last block too (if any).
   int64_t budget = limits.getSbufBytes() / 3;
   int64_t streamedBytes = std::max(tileM, tileN) * elementBytes;
   // Per partition, a panel of lhs rows loaded at once, and (streamed) its
@@ -201,8 +210,11 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
       bool outerPartial =
           batches > 1 && ((rhsResident ? n : m) % (block * width)) != 0;
       int64_t variants = (innerPartial ? 2 : 1) * (outerPartial ? 2 : 1);
-      if (block * variants > banks)
+      int64_t sets = !rhsResident && sharedSums ? (outerPartial ? 2 : 1)
+                                                : variants;
+      if (block * sets > banks)
         continue;
+      bool sharedOnly = block * variants > banks;
       int64_t resident = kTiles * block * width * elementBytes;
       int64_t staging = rhsResident ? 2 * 2 * panelBytes : block * panelBytes;
       if (resident > budget ||
@@ -215,8 +227,30 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
       if (rhsResident)
         add(true, block, blocks, 1);
       else
-        add(false, block, 1, blocks);
+        add(false, block, 1, blocks, sharedOnly);
     }
+  }
+  // A block only shared sums fit reads the streamed operand fewer times,
+  // which pays where transfers take much of the tensor engine's time and K
+  // spans at least two panels of lhs loads. Else it only lengthens what
+  // the estimate leaves out: the kernel's start (the first block's tiles
+  // load their first panels while the other streams share the DMA
+  // engines) and the partial last block apart from the block loop; on the
+  // shapes measured such blocks lose there, so they are no plans.
+  std::optional<size_t> separate; // the first of the others, as ranked below
+  for (size_t i = 0; i < plans.size(); ++i)
+    if (!loads[i].second &&
+        (!separate || std::make_pair(plans[i].ns, plans[i].trafficBytes) <
+                          std::make_pair(plans[*separate].ns,
+                                         plans[*separate].trafficBytes)))
+      separate = i;
+  if (separate && (loads[*separate].first < kSharedSumsLoad ||
+                   kTiles < 2 * lhsPanel)) {
+    SmallVector<MatmulPlan> kept;
+    for (auto [plan, load] : llvm::zip(plans, loads))
+      if (!load.second)
+        kept.push_back(plan);
+    plans = std::move(kept);
   }
   // Shortest first; among equals, the fewest bytes, a resident block
   // before streaming, and the smaller block (it starts computing sooner).
@@ -718,9 +752,16 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       cast<MemRefType>(a.getType()).getMemorySpace());
   costs.storeDmaNs = storedBytes * dmaNsPerByte(stored);
   costs.dmaPeakBytes = k.config.dmaPeakBytes;
-  SmallVector<MatmulPlan> plans =
-      matmulPlans(m, kk, n, batches, elementBytes(element), finishBytes,
-                  lhsPanel, transposes, costs, limits, early);
+  // Whether a held lhs block's transposes go with its first transfer's
+  // matmuls, its transfers summing in one set of accumulators (see
+  // fuseTransposes below): where the tensor engine transposes it in
+  // panels. At lnc=2 only a block of a loop does, and the plans keep a
+  // set of sums for each transfer shape: larger blocks, fewer for the two
+  // physical cores to share, measured slower there.
+  bool fusable = lhsPanel > 1 && !doubleRow && !dmaPairs && !transposes.rhs;
+  SmallVector<MatmulPlan> plans = matmulPlans(
+      m, kk, n, batches, elementBytes(element), finishBytes, lhsPanel,
+      transposes, fusable && model.physicalCores() == 1, costs, limits, early);
   if (transposes.lhs || transposes.rhs)
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
                      {tileK, k.transposeChunk(element)}, element);
@@ -862,8 +903,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     // rotate through spare banks, which costs less than the waits saved
     // on most shapes (trn1 bf16 3000x2000x1500, blocks of 3 M tiles and
     // 3 transfers, is 1.8% slower).
-    bool fuseTransposes = !rhsResident && lhsPanel > 1 && !doubleRow &&
-                          !dmaPairs && !transposes.rhs;
+    bool fuseTransposes = !rhsResident && fusable;
     // Panel `kp` (`panel` K tiles) of a held block of lhs's `ot` rows from
     // `o0`, loaded in rows and transposed on the tensor engine into the
     // block's array `resident` (loadTransposedPanel, with `afterChunk`).
