@@ -4,7 +4,9 @@
 // partitions (`nisa.address`), by a linear scan over the kernel's top-level
 // ops. A straight-line tile is live from its allocation to its last use; a
 // freed range is reused only after `buffers - 1` further ranges of its size
-// are freed, so tiles streaming through are N-way buffered. A tile
+// are freed, so tiles streaming through are N-way buffered. Of the free
+// ranges a tile the DMA fills takes the one last accessed longest ago (its
+// load then waits for the fewest reads), any other the lowest. A tile
 // allocated in a loop rotates through `buffers` slots (`nisa.slots`; fewer
 // when the loops run fewer times or the nest would not fit, the largest
 // rotation halved first), all of them live over its whole loop nest, so
@@ -50,7 +52,8 @@ static int64_t bytesPerPartition(MemRefType type) {
 
 namespace {
 
-/// First-fit allocation of byte ranges in [0, capacity). A freed range is
+/// Allocation of byte ranges in [0, capacity): the lowest free range, or
+/// the one whose bytes were last used longest ago. A freed range is
 /// held back until `delay` more ranges of its size have been freed, so each
 /// kind of streaming tile rotates through `delay + 1` buffers however many
 /// tiles of other sizes stream beside it.

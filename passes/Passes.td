@@ -304,7 +304,9 @@ def NisaAllocate : Pass<"nisa-allocate", "::mlir::ModuleOp"> {
     use). A freed range is reused only after `buffers - 1` further ranges
     of its size are freed, so each kind of tile that streams through is
     N-way buffered, whatever streams beside it; when a tile does not fit,
-    the held-back ranges are released first. PSUM tiles
+    the held-back ranges are released first. A tile a DMA transfer fills
+    takes the free range whose bytes were last accessed longest ago, so its
+    load waits for the fewest reads; others take the lowest. PSUM tiles
     take whole banks. The kernel gets `nisa.peak_sbuf_bytes` and
     `nisa.peak_psum_bytes` (per partition); `timeline=PATH` writes, per
     kernel, every tile's space, offset, bytes per partition and live range
