@@ -112,8 +112,9 @@ static int64_t pairedTileRows(int64_t k, int64_t partitions) {
   return best;
 }
 
-/// The share of its tensor-engine time a plan's transfers must take for a
-/// larger block than separate sums fit to be a plan (matmulPlans).
+/// The share of its tensor-engine time the first plan of separate sums
+/// must spend on transfers for a block only shared sums fit to be a plan
+/// (matmulPlans).
 static constexpr double kSharedSumsLoad = 0.5;
 
 /// How close a plan's estimate must be to the shortest for the two to be
