@@ -220,10 +220,7 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
                                                        {b.getIndexAttr(0), t},
                                                        {ft, ct}, {1, taps}),
                                   flipped);
-        nisa::TensorScalarOp::create(
-            b, loc, flipped, out,
-            nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
-            b.getF64FloatAttr(0.0));
+        k.vectorCopy(b, loc, flipped, out);
       });
 }
 

@@ -330,10 +330,7 @@ void KernelLowering::transposeThroughPsum(
     auto cols = [&](Value v, int64_t from, int64_t n) {
       return from == 0 && n == width ? v : view(b, loc, v, at(0, from), {c, n});
     };
-    nisa::TensorScalarOp::create(
-        b, loc, cols(flipped, 0, half), cols(out, 0, half),
-        nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
-        b.getF64FloatAttr(0.0));
+    vectorCopy(b, loc, cols(flipped, 0, half), cols(out, 0, half));
     if (half < width)
       activation(b, loc, cols(flipped, half, width - half),
                  cols(out, half, width - half),
@@ -350,6 +347,14 @@ void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
       b, loc, src, dst, bias,
       nisa::ActivationFunctionAttr::get(b.getContext(), function),
       b.getF64FloatAttr(scale));
+}
+
+void KernelLowering::vectorCopy(OpBuilder &b, Location loc, Value src,
+                                Value dst) {
+  nisa::TensorScalarOp::create(
+      b, loc, src, dst,
+      nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
+      b.getF64FloatAttr(0.0));
 }
 
 bool KernelLowering::isReceived(Value buffer) const {

@@ -111,6 +111,9 @@ public:
   void activation(OpBuilder &b, Location loc, Value src, Value dst,
                   nisa::ActivationFunction function, Value bias = {},
                   double scale = 1.0);
+  /// `src` copied into `dst` on the vector engine (a tensor_scalar passing
+  /// the values through).
+  void vectorCopy(OpBuilder &b, Location loc, Value src, Value dst);
   /// Whether the HBM buffer (or view) `buffer` is there when the kernel
   /// starts and nothing in it writes it: an input not written in place
   /// and not arriving later (kInputArrivalsAttr), or a constant.

@@ -504,10 +504,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       (*copiesNs)[onVector] = onVector ? vector : scalar;
     }
     if (onVector) {
-      nisa::TensorScalarOp::create(
-          b, loc, acc, evacuated,
-          nisa::AluOpAttr::get(b.getContext(), nisa::AluOp::bypass),
-          b.getF64FloatAttr(0.0));
+      k.vectorCopy(b, loc, acc, evacuated);
       tiles[result] = evacuated;
     } else {
       emitScaledActivation(b, k, loc, evacuation, result, acc, evacuated,
