@@ -9,6 +9,10 @@
 // induction variables (passes/Semaphores.h). Of several waits on one unit
 // only those no other dominates at every iteration stay.
 //
+// With hold-back-loads, a load's first instance also waits for the loads
+// the engine reading it first needs before it (passes/Passes.td), so that
+// prefetches do not share the DMA engines with those at a kernel's start.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/KernelGraph.h"
@@ -36,6 +40,76 @@ using namespace mlir::nisa;
 static bool dominates(const AffineIndex &a, const AffineIndex &b,
                       ArrayRef<int64_t> trips) {
   return minimumOver(difference(a, b), trips).first >= 0;
+}
+
+/// Whether `op` copies HBM into a tile on chip.
+static bool isLoad(Operation *op) {
+  auto dma = dyn_cast<DmaCopyOp>(op);
+  return dma && getMemorySpace(cast<MemRefType>(dma.getSrc().getType())) ==
+                    MemorySpace::hbm;
+}
+
+/// The loops instructions `i` and `j` share.
+static int32_t sharedLoops(const KernelGraph &g, size_t i, size_t j) {
+  ArrayRef<int32_t> a = g.nestOf(i), b = g.nestOf(j);
+  int32_t common = 0;
+  while (common < int32_t(std::min(a.size(), b.size())) &&
+         a[common] == b[common])
+    ++common;
+  return common;
+}
+
+/// Per load, the loads its first instance is held back for, at most one
+/// per other queue of its physical core: of the loads the unit of its
+/// first reader needs before that reader and that come before it in
+/// program order, the queue's latest if the instances the load would wait
+/// for wait for no engine (`waitsForEngine(i, common)`: instruction `i`'s
+/// instances at iteration 0 of its first `common` loops), else the latest
+/// none of whose instances do.
+std::vector<SmallVector<uint32_t, 2>>
+heldBackFor(const KernelGraph &g, const UnitStreams &units,
+            function_ref<bool(uint32_t, int32_t)> waitsForEngine) {
+  size_t n = g.size();
+  std::vector<uint32_t> firstReader(n, uint32_t(n));
+  for (size_t to = 0; to < n; ++to)
+    for (const Dependence &d : g.predecessors(to))
+      if (d.hazard == Hazard::ReadAfterWrite)
+        firstReader[d.from] = std::min(firstReader[d.from], uint32_t(to));
+  // The loads each instruction reads first.
+  std::vector<SmallVector<uint32_t, 1>> readFirst(n);
+  for (size_t j = 0; j < n; ++j)
+    if (firstReader[j] < n && isLoad(g.instruction(j)))
+      readFirst[firstReader[j]].push_back(j);
+  std::vector<SmallVector<uint32_t, 2>> out(n);
+  for (ArrayRef<uint32_t> stream : units.streams) {
+    // Per queue, the latest load the unit has needed so far, and the
+    // latest of those never waiting for an engine.
+    std::map<uint32_t, std::pair<uint32_t, std::optional<uint32_t>>> needed;
+    for (uint32_t x : stream) {
+      for (uint32_t j : readFirst[x])
+        for (auto &[queue, loads] : needed) {
+          auto [latest, free] = loads;
+          uint32_t i = latest < j && !waitsForEngine(latest,
+                                                     sharedLoops(g, latest, j))
+                           ? latest
+                           : free.value_or(j);
+          if (queue != units.unit[j] && i < j &&
+              coreOf(g.instruction(i)) == coreOf(g.instruction(j)))
+            out[j].push_back(i);
+        }
+      for (const Dependence &d : g.predecessors(x)) {
+        uint32_t i = d.from;
+        if (!isLoad(g.instruction(i)))
+          continue;
+        auto &[latest, free] =
+            needed.try_emplace(units.unit[i], i, std::nullopt).first->second;
+        latest = std::max(latest, i);
+        if (!waitsForEngine(i, 0))
+          free = std::max(free.value_or(i), i);
+      }
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -75,28 +149,80 @@ struct NisaInsertSyncPass
                  .first;
       return it->second;
     };
+    // The count dependence `d` of instruction `j` waits for, or nullopt
+    // where it is met at once at every iteration.
+    auto waitFor = [&](const Dependence &d,
+                       size_t j) -> std::optional<AffineIndex> {
+      std::optional<AffineIndex> t =
+          thresholdOf(g, countsOf(units.unit[d.from]), d, j);
+      if (!t ||
+          minimumOver(difference(AffineIndex(), *t), g.tripsOf(j)).first >= 0)
+        return std::nullopt;
+      return t;
+    };
+    auto isQueue = [&](uint32_t unit) {
+      return StringRef(units.names[unit]).starts_with("dma");
+    };
+
+    // Loads held back, and what for. The engines' counts do not change
+    // with the loads signalling for it; the queues' are counted after.
+    std::vector<SmallVector<uint32_t, 2>> heldBack(n);
+    if (holdBackLoads) {
+      // Each load's waits for engines.
+      DenseMap<uint32_t, SmallVector<AffineIndex, 1>> engineWaits;
+      for (size_t i = 0; i < n; ++i)
+        if (isLoad(g.instruction(i)))
+          for (const Dependence &d : g.predecessors(i))
+            if (units.mustWait(d.from, i) && !isQueue(units.unit[d.from]))
+              if (std::optional<AffineIndex> t = waitFor(d, i))
+                engineWaits[i].push_back(*t);
+      heldBack = heldBackFor(g, units, [&](uint32_t i, int32_t common) {
+        SmallVector<int64_t, 4> trips = g.tripsOf(i);
+        return llvm::any_of(engineWaits.lookup(i), [&](const AffineIndex &t) {
+          // Its largest count over those instances.
+          int64_t most = t.constant;
+          for (size_t l = common; l < trips.size(); ++l)
+            most += std::max<int64_t>(0, t.coeff(l) * (trips[l] - 1));
+          return most > 0;
+        });
+      });
+      for (ArrayRef<uint32_t> loads : heldBack)
+        for (uint32_t i : loads)
+          signals[i] = true;
+    }
 
     Builder b(kernel.getContext());
     for (size_t j = 0; j < n; ++j) {
       SmallVector<int64_t, 4> trips = g.tripsOf(j);
       // Per unit waited for, the thresholds no other one dominates.
       std::map<uint32_t, SmallVector<AffineIndex, 1>> waits;
-      for (const Dependence &d : g.predecessors(j)) {
-        uint32_t unit = units.unit[d.from];
-        if (!units.mustWait(d.from, j))
-          continue;
-        std::optional<AffineIndex> t = thresholdOf(g, countsOf(unit), d, j);
-        if (!t || minimumOver(difference(AffineIndex(), *t), trips).first >= 0)
-          continue; // met at once at every iteration
+      auto keep = [&](uint32_t unit, const AffineIndex &t) {
         SmallVector<AffineIndex, 1> &kept = waits[unit];
         if (llvm::any_of(kept, [&](const AffineIndex &k) {
-              return dominates(k, *t, trips);
+              return dominates(k, t, trips);
             }))
-          continue;
+          return;
         llvm::erase_if(kept, [&](const AffineIndex &k) {
-          return dominates(*t, k, trips);
+          return dominates(t, k, trips);
         });
-        kept.push_back(*t);
+        kept.push_back(t);
+      };
+      for (const Dependence &d : g.predecessors(j))
+        if (units.mustWait(d.from, j))
+          if (std::optional<AffineIndex> t = waitFor(d, j))
+            keep(units.unit[d.from], *t);
+      // A held-back load's first instance waits for each load's instances
+      // in the first iteration of the loops they share: a count the later
+      // instances have passed.
+      for (uint32_t i : heldBack[j]) {
+        Dependence d;
+        d.from = i;
+        d.common = sharedLoops(g, i, j);
+        if (std::optional<AffineIndex> t = waitFor(d, j)) {
+          AffineIndex once;
+          once.constant = t->constant;
+          keep(units.unit[i], once);
+        }
       }
       Operation *op = g.instruction(j);
       op->removeAttr(NisaDialect::kWait);
