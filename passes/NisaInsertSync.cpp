@@ -9,9 +9,10 @@
 // induction variables (passes/Semaphores.h). Of several waits on one unit
 // only those no other dominates at every iteration stay.
 //
-// With hold-back-loads, a load's first instance also waits for the loads
-// the engine reading it first needs before it (passes/Passes.td), so that
-// prefetches do not share the DMA engines with those at a kernel's start.
+// With hold-back-loads, a load's first instance in a loop nest also waits
+// for the nest's loads the engine reading it first needs before it
+// (passes/Passes.td), so that prefetches do not share the DMA engines with
+// those at the nest's start.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,14 +60,14 @@ static int32_t sharedLoops(const KernelGraph &g, size_t i, size_t j) {
   return common;
 }
 
-/// Per load, the loads its first instance is held back for, at most one
-/// per other queue of its physical core: of the loads the unit of its
-/// first reader needs before that reader and that come before it in
-/// program order, the queue's latest if the instances the load would wait
-/// for wait for no engine (`waitsForEngine(i, common)`: instruction `i`'s
-/// instances at iteration 0 of its first `common` loops), else the latest
-/// none of whose instances do.
-std::vector<SmallVector<uint32_t, 2>>
+/// Per load in a loop nest, the loads its first instance is held back for,
+/// at most one per other queue of its physical core: of the loads of its
+/// nest before it in program order that the unit of its first reader needs
+/// before that reader, the queue's latest if the instances the load would
+/// wait for wait for no engine (`waitsForEngine(i, common)`: instruction
+/// `i`'s instances at iteration 0 of its first `common` loops), else the
+/// latest none of whose instances do.
+static std::vector<SmallVector<uint32_t, 2>>
 heldBackFor(const KernelGraph &g, const UnitStreams &units,
             function_ref<bool(uint32_t, int32_t)> waitsForEngine) {
   size_t n = g.size();
@@ -75,25 +76,27 @@ heldBackFor(const KernelGraph &g, const UnitStreams &units,
     for (const Dependence &d : g.predecessors(to))
       if (d.hazard == Hazard::ReadAfterWrite)
         firstReader[d.from] = std::min(firstReader[d.from], uint32_t(to));
-  // The loads each instruction reads first.
+  // The loads in loops each instruction reads first.
   std::vector<SmallVector<uint32_t, 1>> readFirst(n);
   for (size_t j = 0; j < n; ++j)
-    if (firstReader[j] < n && isLoad(g.instruction(j)))
+    if (firstReader[j] < n && isLoad(g.instruction(j)) &&
+        !g.nestOf(j).empty())
       readFirst[firstReader[j]].push_back(j);
   std::vector<SmallVector<uint32_t, 2>> out(n);
   for (ArrayRef<uint32_t> stream : units.streams) {
     // Per queue, the latest load the unit has needed so far, and the
-    // latest of those never waiting for an engine.
+    // latest of those none of whose instances waits for an engine.
     std::map<uint32_t, std::pair<uint32_t, std::optional<uint32_t>>> needed;
     for (uint32_t x : stream) {
       for (uint32_t j : readFirst[x])
         for (auto &[queue, loads] : needed) {
           auto [latest, free] = loads;
-          uint32_t i = latest < j && !waitsForEngine(latest,
-                                                     sharedLoops(g, latest, j))
-                           ? latest
-                           : free.value_or(j);
-          if (queue != units.unit[j] && i < j &&
+          uint32_t i =
+              latest < j && !waitsForEngine(latest, sharedLoops(g, latest, j))
+                  ? latest
+                  : free.value_or(j);
+          if (i < j && queue != units.unit[j] &&
+              g.topLevelOf(i) == g.topLevelOf(j) &&
               coreOf(g.instruction(i)) == coreOf(g.instruction(j)))
             out[j].push_back(i);
         }
@@ -168,15 +171,45 @@ struct NisaInsertSyncPass
     // with the loads signalling for it; the queues' are counted after.
     std::vector<SmallVector<uint32_t, 2>> heldBack(n);
     if (holdBackLoads) {
-      // Each load's waits for engines.
+      // Each transfer's waits for engines, and those waiting for one
+      // through the transfers they wait for (a load of what a store
+      // wrote). The queues' counts are taken apart: they change below.
       DenseMap<uint32_t, SmallVector<AffineIndex, 1>> engineWaits;
-      for (size_t i = 0; i < n; ++i)
-        if (isLoad(g.instruction(i)))
-          for (const Dependence &d : g.predecessors(i))
-            if (units.mustWait(d.from, i) && !isQueue(units.unit[d.from]))
-              if (std::optional<AffineIndex> t = waitFor(d, i))
-                engineWaits[i].push_back(*t);
+      std::map<uint32_t, SignalCounts> queueCounts;
+      DenseMap<uint32_t, SmallVector<uint32_t, 2>> queueWaits;
+      for (size_t i = 0; i < n; ++i) {
+        if (!isa<DmaCopyOp>(g.instruction(i)))
+          continue;
+        for (const Dependence &d : g.predecessors(i)) {
+          uint32_t unit = units.unit[d.from];
+          if (!units.mustWait(d.from, i))
+            continue;
+          if (!isQueue(unit)) {
+            if (std::optional<AffineIndex> t = waitFor(d, i))
+              engineWaits[i].push_back(*t);
+            continue;
+          }
+          const SignalCounts &counts =
+              queueCounts.try_emplace(unit, g, units.unit, signals, unit)
+                  .first->second;
+          std::optional<AffineIndex> t = thresholdOf(g, counts, d, i);
+          if (t && minimumOver(difference(AffineIndex(), *t), g.tripsOf(i))
+                           .first < 0)
+            queueWaits[i].push_back(d.from);
+        }
+      }
+      std::vector<bool> throughQueue(n, false);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (auto &[i, froms] : queueWaits)
+          if (!throughQueue[i] && llvm::any_of(froms, [&](uint32_t from) {
+                return engineWaits.count(from) || throughQueue[from];
+              }))
+            throughQueue[i] = changed = true;
+      }
       heldBack = heldBackFor(g, units, [&](uint32_t i, int32_t common) {
+        if (throughQueue[i])
+          return true;
         SmallVector<int64_t, 4> trips = g.tripsOf(i);
         return llvm::any_of(engineWaits.lookup(i), [&](const AffineIndex &t) {
           // Its largest count over those instances.

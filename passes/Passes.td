@@ -422,19 +422,21 @@ def NisaInsertSync : Pass<"nisa-insert-sync", "::mlir::ModuleOp"> {
     // nisa.matmul %t, %m, %p {nisa.wait = {dma0 = 1 : i64}} : ...
     ```
 
-    With `hold-back-loads` (the default), a load's first instance also
-    waits for the loads on the other queues of its physical core that the
-    unit of its first reader needs before that reader, earlier in program
-    order and not themselves waiting for an engine: the DMA engines serve
-    the queues in turn, so a stream prefetching what the engines read later
-    (the next block, the later N tiles) would otherwise take as large a
-    share of them at a kernel's start as the loads the engines wait for
-    first. Its later instances pass at once.
+    With `hold-back-loads` (the default), the first instance of a load in
+    a loop nest also waits for the nest's loads on the other queues of its
+    physical core that the unit of its first reader needs before that
+    reader: those earlier in program order that wait for no engine
+    themselves (directly, or through a transfer they wait for), each
+    queue's latest. The DMA engines serve the queues in turn, so a stream
+    prefetching what the engines read later (the next block, the later N
+    tiles) would otherwise take as large a share of them at the nest's
+    start as the loads the engines wait for first. Its later instances pass
+    at once, and a nest's loads still start under the nests before it.
   }];
   let options = [
     Option<"holdBackLoads", "hold-back-loads", "bool", /*default=*/"true",
-           "Hold a load's first instance back for the loads its first "
-           "reader's unit needs before it">,
+           "Hold the first instance of a load in a loop nest back for the "
+           "nest's loads its first reader's unit needs before it">,
   ];
   let dependentDialects = ["::mlir::nisa::NisaDialect"];
 }

@@ -428,33 +428,36 @@ func.func @two_cores(%out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 #k = affine_map<(d0) -> (d0 * 128)>
 
-// Tests holding a load back: the loop's rhs loads (queue 1) are first read
-// by the loop's matmul, and the tensor engine needs both loads on queue 0
-// before it (the first matmul's operands), so their first instance waits
-// for those (a count the later ones have passed); the loads on queue 0
-// wait for nothing. Without hold-back-loads the rhs loads wait only for
-// their slot's last reader.
+// Tests holding a load back: the inner loop's rhs loads (queue 1) are
+// first read by its matmul, and the tensor engine needs the nest's two
+// loads on queue 0 before it (the first matmul's operands), so their first
+// instance waits for those (a count the later ones have passed); the loads
+// on queue 0 wait for nothing. Without hold-back-loads the rhs loads wait
+// only for their slot's last reader.
 // CHECK-LABEL: func.func @held_back
+// CHECK: affine.for
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
 // CHECK: affine.for
-// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 2>, #nisa.wait<unit = "tensor", count = 0, per_iteration = [1]>]}
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 2>, #nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1]>]}
 // OFF-LABEL: func.func @held_back
-// OFF: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 0, per_iteration = [1]>]}
+// OFF: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1]>]}
 func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
-  %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
-  %m = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
-  %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
-  %first = memref.subview %b[0, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1]>, #hbm>
-  nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
-  nisa.dma_copy %first, %m queue 0 : memref<128x512xbf16, strided<[512, 1]>, #hbm>, memref<128x512xbf16, #sbuf>
-  nisa.matmul %s, %m, %p : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
-  affine.for %i = 0 to 4 {
-    %t = memref.alloc() {nisa.address = 1280 : i64} : memref<128x512xbf16, #sbuf>
-    %r = affine.apply #k(%i)
-    %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
-    nisa.dma_copy %src, %t queue 1 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
-    nisa.matmul %s, %t, %p accumulate : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  affine.for %o = 0 to 1 {
+    %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+    %m = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+    %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+    %first = memref.subview %b[0, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1]>, #hbm>
+    nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.dma_copy %first, %m queue 0 : memref<128x512xbf16, strided<[512, 1]>, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %s, %m, %p : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    affine.for %i = 0 to 2 {
+      %t = memref.alloc() {nisa.address = 1280 : i64} : memref<128x512xbf16, #sbuf>
+      %r = affine.apply #k(%i)
+      %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<512x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+      nisa.dma_copy %src, %t queue 1 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+      nisa.matmul %s, %t, %p accumulate : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    }
   }
   return
 }
@@ -467,33 +470,57 @@ func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #h
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 
 // Tests what a load is not held back for: the tensor engine needs the
-// reload on queue 2 before the matmul, but the reload waits for the engine
-// itself (the first transpose reads the tile it overwrites), so the load on
-// queue 1 waits only for the first load (queue 0); on the other physical
-// core, its own queue 0 only.
+// reload on queue 2 and the load on queue 4 before the matmul, but the
+// reload waits for the engine itself (the first transpose reads the tile
+// it overwrites) and the other for a store of what the scalar engine
+// computed (queue 3), so the load on queue 1 waits only for the first load
+// (queue 0); on the other physical core, its own queue 0 only; and a load
+// outside a loop nest, none.
 // CHECK-LABEL: func.func @not_held_back
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
-// CHECK: nisa.dma_copy {{.*}} queue 2 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "tensor", count = 1>]}
+// CHECK: nisa.dma_copy {{.*}} queue 2 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1, per_iteration = [1]>, #nisa.wait<unit = "tensor", count = 1, per_iteration = [4]>]}
+// CHECK: nisa.dma_copy {{.*}} queue 3 {nisa.signal, nisa.wait = [#nisa.wait<unit = "scalar", count = 1, per_iteration = [1]>]}
+// CHECK: nisa.dma_copy {{.*}} queue 4 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "dma3", count = 1, per_iteration = [1]>]}
 // CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>]}
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.core = 1 : i64, nisa.signal} :
 // CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.core = 1 : i64, nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0@1", count = 1>]}
-func.func @not_held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
-  %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
-  %m = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
-  %c = memref.alloc() {nisa.address = 256 : i64, nisa.core = 1 : i64} : memref<128x512xbf16, #sbuf>
-  %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
-  %q = memref.alloc() {nisa.address = 0 : i64, nisa.core = 1 : i64} : memref<128x512xf32, #psum>
-  %t = memref.alloc() {nisa.address = 1024 : i64} : memref<128x128xbf16, #psum>
-  nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
-  nisa.transpose %s, %t : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
-  nisa.dma_copy %a, %s queue 2 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
-  nisa.transpose %s, %t : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
-  nisa.dma_copy %b, %m queue 1 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
-  nisa.matmul %s, %m, %p : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
-  %d = memref.alloc() {nisa.address = 0 : i64, nisa.core = 1 : i64} : memref<128x128xbf16, #sbuf>
-  %u = memref.alloc() {nisa.address = 1024 : i64, nisa.core = 1 : i64} : memref<128x128xbf16, #psum>
-  nisa.dma_copy %a, %d queue 0 {nisa.core = 1 : i64} : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
-  nisa.transpose %d, %u {nisa.core = 1 : i64} : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
-  nisa.dma_copy %b, %c queue 1 {nisa.core = 1 : i64} : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
-  nisa.matmul %d, %c, %q {nisa.core = 1 : i64} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+// CHECK: }
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "tensor", count = 4>, #nisa.wait<unit = "dma2", count = 1>, #nisa.wait<unit = "scalar", count = 1>]}
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 4>, #nisa.wait<unit = "dma1", count = 1>]}
+func.func @not_held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16, #hbm>, %h: memref<128x128xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %o = 0 to 1 {
+    %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+    %m = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+    %c = memref.alloc() {nisa.address = 256 : i64, nisa.core = 1 : i64} : memref<128x512xbf16, #sbuf>
+    %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+    %q = memref.alloc() {nisa.address = 0 : i64, nisa.core = 1 : i64} : memref<128x512xf32, #psum>
+    %t = memref.alloc() {nisa.address = 1024 : i64} : memref<128x128xbf16, #psum>
+    nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.transpose %s, %t : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
+    nisa.dma_copy %a, %s queue 2 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.transpose %s, %t : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
+    %z = memref.alloc() {nisa.address = 2304 : i64} : memref<128x128xbf16, #sbuf>
+    %l = memref.alloc() {nisa.address = 2560 : i64} : memref<128x128xbf16, #sbuf>
+    nisa.activation <identity> %s, %z : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #sbuf>
+    nisa.dma_copy %z, %h queue 3 : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #hbm>
+    nisa.dma_copy %h, %l queue 4 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.transpose %l, %t : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
+    nisa.dma_copy %b, %m queue 1 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %s, %m, %p : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    %d = memref.alloc() {nisa.address = 0 : i64, nisa.core = 1 : i64} : memref<128x128xbf16, #sbuf>
+    %u = memref.alloc() {nisa.address = 1024 : i64, nisa.core = 1 : i64} : memref<128x128xbf16, #psum>
+    nisa.dma_copy %a, %d queue 0 {nisa.core = 1 : i64} : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.transpose %d, %u {nisa.core = 1 : i64} : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
+    nisa.dma_copy %b, %c queue 1 {nisa.core = 1 : i64} : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %d, %c, %q {nisa.core = 1 : i64} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  }
+  %x = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+  %y = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+  %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+  %v = memref.alloc() {nisa.address = 1024 : i64} : memref<128x128xbf16, #psum>
+  nisa.dma_copy %a, %x queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  nisa.transpose %x, %v : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
+  nisa.dma_copy %b, %y queue 1 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
+  nisa.matmul %x, %y, %w : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
   return
 }
