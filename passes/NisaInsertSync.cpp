@@ -80,7 +80,8 @@ heldBackFor(const KernelGraph &g, const UnitStreams &units,
   std::vector<SmallVector<uint32_t, 1>> readFirst(n);
   for (size_t j = 0; j < n; ++j)
     if (firstReader[j] < n && isLoad(g.instruction(j)) &&
-        !g.nestOf(j).empty())
+        !g.nestOf(j).empty() &&
+        !g.topLevelOf(j)->hasAttr(NisaDialect::kTransferBound))
       readFirst[firstReader[j]].push_back(j);
   std::vector<SmallVector<uint32_t, 2>> out(n);
   for (ArrayRef<uint32_t> stream : units.streams) {

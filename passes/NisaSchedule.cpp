@@ -897,6 +897,16 @@ struct NisaSchedulePass
         engineWork = std::max(engineWork, b[c]);
       return b[int(rt::EngineClass::Dma)] / engines >= engineWork;
     };
+    // For nisa-insert-sync, which holds a nest's loads back only where
+    // they do not bound it.
+    for (Operation &op : body) {
+      if (!isa<affine::AffineForOp>(op))
+        continue;
+      if (transferBound(&op))
+        op.setAttr(NisaDialect::kTransferBound, UnitAttr::get(op.getContext()));
+      else
+        op.removeAttr(NisaDialect::kTransferBound);
+    }
     for (const auto &core : busy)
       for (int c = 0; c < int(rt::EngineClass::Dma); ++c)
         limit = std::max(limit, core[c]);

@@ -361,7 +361,10 @@ def NisaSchedule : Pass<"nisa-schedule", "::mlir::ModuleOp"> {
       one iteration's latency, the steady-state interval (the busiest
       engine, the DMA engines, HBM bandwidth, or a recurrence through a
       dependence reaching back iterations) and the loop's time, latency +
-      (trips - 1) x interval;
+      (trips - 1) x interval; a top-level nest whose transfers take the
+      DMA engines longer than any engine its other instructions run on is
+      marked `nisa.transfer_bound` (nisa-insert-sync holds none of its
+      loads back);
     - an instruction reading an input that arrives while the kernel runs
       (`neuron.input_arrivals_ns` on the kernel: per input, nanoseconds
       after the kernel starts; neuron-place-collectives sets it on a kernel
@@ -423,7 +426,9 @@ def NisaInsertSync : Pass<"nisa-insert-sync", "::mlir::ModuleOp"> {
     ```
 
     With `hold-back-loads` (the default), the first instance of a load in
-    a loop nest also waits for the nest's loads on the other queues of its
+    a loop nest not marked `nisa.transfer_bound` (nisa-schedule: there,
+    every DMA engine-second counts) also waits for the nest's loads on the
+    other queues of its
     physical core that the unit of its first reader needs before that
     reader: those earlier in program order that wait for no engine
     themselves (directly, or through a transfer they wait for), each

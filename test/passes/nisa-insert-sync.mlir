@@ -475,7 +475,7 @@ func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #h
 // it overwrites) and the other for a store of what the scalar engine
 // computed (queue 3), so the load on queue 1 waits only for the first load
 // (queue 0); on the other physical core, its own queue 0 only; and a load
-// outside a loop nest, none.
+// outside a loop nest, or in one its transfers bound, none.
 // CHECK-LABEL: func.func @not_held_back
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
 // CHECK: nisa.dma_copy {{.*}} queue 2 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1, per_iteration = [1]>, #nisa.wait<unit = "tensor", count = 1, per_iteration = [4]>]}
@@ -487,6 +487,10 @@ func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #h
 // CHECK: }
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "tensor", count = 4>, #nisa.wait<unit = "dma2", count = 1>, #nisa.wait<unit = "scalar", count = 1>]}
 // CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 4>, #nisa.wait<unit = "dma1", count = 1>]}
+// CHECK: affine.for
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal} :
+// CHECK: } {nisa.transfer_bound}
 func.func @not_held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16, #hbm>, %h: memref<128x128xbf16, #hbm>) attributes {nisa.limits = #limits} {
   affine.for %o = 0 to 1 {
     %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
@@ -522,5 +526,13 @@ func.func @not_held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16
   nisa.transpose %x, %v : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
   nisa.dma_copy %b, %y queue 1 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
   nisa.matmul %x, %y, %w : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  affine.for %o = 0 to 1 {
+    %x2 = memref.alloc() {nisa.address = 4096 : i64} : memref<128x128xbf16, #sbuf>
+    %y2 = memref.alloc() {nisa.address = 4352 : i64} : memref<128x512xbf16, #sbuf>
+    nisa.dma_copy %a, %x2 queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+    nisa.transpose %x2, %v : memref<128x128xbf16, #sbuf>, memref<128x128xbf16, #psum>
+    nisa.dma_copy %b, %y2 queue 1 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %x2, %y2, %w : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  } {nisa.transfer_bound}
   return
 }

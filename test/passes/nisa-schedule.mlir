@@ -144,7 +144,7 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // CHECK-LABEL: func.func @streams
 // CHECK: affine.for
 // CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 : memref<8x512xbf16
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 634.08{{[0-9]*}} : f64, latency_ns = 634.08{{[0-9]*}} : f64, predicted_ns = 1268.17{{[0-9]*}} : f64>}
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 634.08{{[0-9]*}} : f64, latency_ns = 634.08{{[0-9]*}} : f64, predicted_ns = 1268.17{{[0-9]*}} : f64>, nisa.transfer_bound}
 // CHECK: affine.for
 // CHECK: affine.for
 // CHECK-COUNT-12: nisa.dma_copy {{.*}} queue 1 : memref<10x128xbf16
@@ -153,7 +153,7 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 // CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 329.45{{[0-9]*}} : f64, latency_ns = 634.39{{[0-9]*}} : f64, predicted_ns = 963.85{{[0-9]*}} : f64>}
 // CHECK: nisa.activation
 // CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 15 :
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>}
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = {{[0-9.e+]+}} : f64, latency_ns = {{[0-9.e+]+}} : f64, predicted_ns = {{[0-9.e+]+}} : f64>, nisa.transfer_bound}
 // expected-remark@+1 {{nisa-schedule: 47 instructions, predicted 4717.4 ns}}
 func.func @streams(%a: memref<256x256xbf16, #hbm>, %b: memref<256x512xbf16, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %w = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xbf16, #sbuf>
@@ -492,11 +492,14 @@ func.func @arriving(%late: memref<1x64xf32, #hbm>, %early: memref<1x64xf32, #hbm
 // the 16 DMA engines busy for 6.3 us, longer than the dependence chain
 // (one load and its activation, 2.6 us), so each load is cut into two
 // pieces of 64 rows, each streaming four times its fixed cost or more,
-// not the eleven short ones a chain-bound kernel would take.
+// not the eleven short ones a chain-bound kernel would take; the nest is
+// marked transfer-bound (nisa-insert-sync then holds none of its loads
+// back).
 // CHECK-LABEL: func.func @throughput
 // CHECK: affine.for
 // CHECK-COUNT-2: nisa.dma_copy {{.*}} : memref<64x48xf32
 // CHECK-NEXT: nisa.activation
+// CHECK-NEXT: } {nisa.pipeline = {{.*}}, nisa.transfer_bound}
 // expected-remark@+1 {{nisa-schedule: 3 instructions}}
 func.func @throughput(%in: memref<40x128x48xf32, #hbm>) attributes {nisa.limits = #limits} {
   affine.for %i = 0 to 40 {
@@ -549,7 +552,7 @@ func.func @most_saved(%in: memref<64x128x2048xf32, #hbm>) attributes {nisa.limit
 // iteration's latency is 2 x 990.3 + 600 ns, not one piece and the add;
 // the interval is the pieces' engine time over the engines.
 // CHECK-LABEL: func.func @crowded_body
-// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 1980.52{{[0-9]*}} : f64, latency_ns = 2580.52{{[0-9]*}} : f64, predicted_ns = 4561.04{{[0-9]*}} : f64>}
+// CHECK: } {nisa.pipeline = #nisa.pipeline<interval_ns = 1980.52{{[0-9]*}} : f64, latency_ns = 2580.52{{[0-9]*}} : f64, predicted_ns = 4561.04{{[0-9]*}} : f64>, nisa.transfer_bound}
 // expected-remark@+1 {{nisa-schedule: 33 instructions, predicted 4561.0 ns}}
 func.func @crowded_body(%x: memref<256x512xf32, #hbm>, %y: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   affine.for %k = 0 to 2 {
@@ -738,11 +741,14 @@ func.func @one_tile(%out: memref<128x32768xf32, #hbm>) attributes {nisa.limits =
 // activations of 4096 elements (13.9 us of scalar engine) beside one load
 // of 256 KiB (12.6 us of streaming, 0.8 us on each of the 16 engines), so
 // an iteration's load is on its critical path, not the engines' pace, and
-// is cut into 15 pieces of at least four fixed costs of streaming each.
+// is cut into 15 pieces of at least four fixed costs of streaming each;
+// the nest is not marked transfer-bound.
 // CHECK-LABEL: func.func @engine_bound_nest
 // CHECK: affine.for
 // CHECK-COUNT-14: nisa.dma_copy {{.*}} : memref<9x512xf32
 // CHECK-NEXT: nisa.dma_copy {{.*}} : memref<2x512xf32
+// CHECK-NOT: nisa.transfer_bound
+// CHECK: return
 // expected-remark@+1 {{nisa-schedule: 21 instructions}}
 func.func @engine_bound_nest(%in: memref<128x128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
   %a = memref.alloc() {nisa.address = 0 : i64} : memref<128x4096xf32, #sbuf>

@@ -57,6 +57,10 @@ def Nisa_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTimeNs = "nisa.time_ns";
     static constexpr ::llvm::StringLiteral kLimits = "nisa.limits";
     static constexpr ::llvm::StringLiteral kPipeline = "nisa.pipeline";
+    /// A top-level loop nest whose transfers take the DMA engines longer
+    /// than any engine its other instructions run on (nisa-schedule).
+    static constexpr ::llvm::StringLiteral kTransferBound =
+        "nisa.transfer_bound";
     static constexpr ::llvm::StringLiteral kSchedule = "nisa.schedule";
     static constexpr ::llvm::StringLiteral kSemaphores = "nisa.semaphores";
     static constexpr ::llvm::StringLiteral kTiling = "nisa.tiling";

@@ -133,6 +133,9 @@ LogicalResult NisaDialect::verifyOperationAttribute(Operation *op,
   if (name == kPipeline)
     return expect(isa<affine::AffineForOp>(op) && isa<PipelineAttr>(value),
                   "a #nisa.pipeline on an affine.for");
+  if (name == kTransferBound)
+    return expect(isa<affine::AffineForOp>(op) && isa<UnitAttr>(value),
+                  "a unit attribute on an affine.for");
   if (name == "nisa.num_inputs" || name == "nisa.peak_sbuf_bytes" ||
       name == "nisa.peak_psum_bytes")
     return expect(nonNegative(), "a non-negative i64");

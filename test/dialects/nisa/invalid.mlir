@@ -447,6 +447,23 @@ func.func @pipeline_on_function() attributes {nisa.pipeline = #nisa.pipeline<int
 
 // -----
 
+// A loop nest is transfer-bound, not a function.
+// expected-error@+1 {{expected 'nisa.transfer_bound' to be a unit attribute on an affine.for}}
+func.func @transfer_bound_on_function() attributes {nisa.transfer_bound} {
+  return
+}
+
+// -----
+
+func.func @transfer_bound_not_unit() {
+  // expected-error@+1 {{expected 'nisa.transfer_bound' to be a unit attribute on an affine.for, found true}}
+  affine.for %i = 0 to 2 {
+  } {nisa.transfer_bound = true}
+  return
+}
+
+// -----
+
 // expected-error@+1 {{expected 'nisa.schedule' to be a #nisa.schedule on a kernel, found {predicted_ns = 1.000000e+00 : f64}}}
 func.func @schedule_as_dictionary() attributes {nisa.schedule = {predicted_ns = 1.0 : f64}} {
   return
