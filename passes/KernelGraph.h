@@ -271,7 +271,11 @@ struct UnitStreams {
   /// both run on one engine, which finishes each instruction before it
   /// starts the next (a DMA queue moves several transfers at once).
   bool mustWait(uint32_t from, uint32_t to) const {
-    return unit[from] != unit[to] || StringRef(names[unit[to]]).starts_with("dma");
+    return unit[from] != unit[to] || isQueue(unit[to]);
+  }
+  /// Whether unit `u` is a DMA queue.
+  bool isQueue(uint32_t u) const {
+    return StringRef(names[u]).starts_with("dma");
   }
 };
 

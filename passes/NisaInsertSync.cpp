@@ -60,23 +60,89 @@ static int32_t sharedLoops(const KernelGraph &g, size_t i, size_t j) {
   return common;
 }
 
-/// Per load in a loop nest, the loads its first instance is held back for,
-/// at most one per other queue of its physical core: of the loads of its
-/// nest before it in program order that the unit of its first reader needs
-/// before that reader, the queue's latest if the instances the load would
-/// wait for wait for no engine (`waitsForEngine(i, common)`: instruction
-/// `i`'s instances at iteration 0 of its first `common` loops), else the
-/// latest none of whose instances do.
+/// Which instances of a kernel's transfers wait for an engine: directly
+/// (each transfer's waits on engines), or through a transfer they wait for
+/// that does (a load of what a store wrote).
+class EngineWaits {
+public:
+  /// `waitFor` gives the count an engine dependence waits for (nullopt
+  /// where met at once); the queues' counts are taken from `signals`.
+  EngineWaits(const KernelGraph &g, const UnitStreams &units,
+              const std::vector<bool> &signals,
+              function_ref<std::optional<AffineIndex>(const Dependence &,
+                                                      size_t)>
+                  waitFor)
+      : g(g), throughQueue(g.size(), false) {
+    std::map<uint32_t, SignalCounts> queueCounts;
+    DenseMap<uint32_t, SmallVector<uint32_t, 2>> queueWaits;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (!isa<DmaCopyOp>(g.instruction(i)))
+        continue;
+      for (const Dependence &d : g.predecessors(i)) {
+        uint32_t unit = units.unit[d.from];
+        if (!units.mustWait(d.from, i))
+          continue;
+        if (!units.isQueue(unit)) {
+          if (std::optional<AffineIndex> t = waitFor(d, i))
+            direct[i].push_back(*t);
+          continue;
+        }
+        const SignalCounts &counts =
+            queueCounts.try_emplace(unit, g, units.unit, signals, unit)
+                .first->second;
+        std::optional<AffineIndex> t = thresholdOf(g, counts, d, i);
+        if (t &&
+            minimumOver(difference(AffineIndex(), *t), g.tripsOf(i)).first < 0)
+          queueWaits[i].push_back(d.from);
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (auto &[i, froms] : queueWaits)
+        if (!throughQueue[i] && llvm::any_of(froms, [&](uint32_t from) {
+              return direct.count(from) || throughQueue[from];
+            }))
+          throughQueue[i] = changed = true;
+    }
+  }
+
+  /// Whether any instance of transfer `i` at iteration 0 of its first
+  /// `common` loops waits for an engine.
+  bool at(uint32_t i, int32_t common) const {
+    if (throughQueue[i])
+      return true;
+    SmallVector<int64_t, 4> trips = g.tripsOf(i);
+    return llvm::any_of(direct.lookup(i), [&](const AffineIndex &t) {
+      // Its largest count over those instances.
+      int64_t most = t.constant;
+      for (size_t l = common; l < trips.size(); ++l)
+        most += std::max<int64_t>(0, t.coeff(l) * (trips[l] - 1));
+      return most > 0;
+    });
+  }
+
+private:
+  const KernelGraph &g;
+  DenseMap<uint32_t, SmallVector<AffineIndex, 1>> direct;
+  std::vector<bool> throughQueue;
+};
+
+/// Per load in a loop nest not marked transfer-bound, the loads its first
+/// instance is held back for, at most one per other queue of its physical
+/// core: of the loads of its nest before it in program order that the unit
+/// of its first reader needs before that reader, the queue's latest if the
+/// instances the load would wait for wait for no engine, else the latest
+/// none of whose instances do.
 static std::vector<SmallVector<uint32_t, 2>>
 heldBackFor(const KernelGraph &g, const UnitStreams &units,
-            function_ref<bool(uint32_t, int32_t)> waitsForEngine) {
+            const EngineWaits &engineWaits) {
   size_t n = g.size();
   std::vector<uint32_t> firstReader(n, uint32_t(n));
   for (size_t to = 0; to < n; ++to)
     for (const Dependence &d : g.predecessors(to))
       if (d.hazard == Hazard::ReadAfterWrite)
         firstReader[d.from] = std::min(firstReader[d.from], uint32_t(to));
-  // The loads in loops each instruction reads first.
+  // The loads in such nests each instruction reads first.
   std::vector<SmallVector<uint32_t, 1>> readFirst(n);
   for (size_t j = 0; j < n; ++j)
     if (firstReader[j] < n && isLoad(g.instruction(j)) &&
@@ -93,7 +159,7 @@ heldBackFor(const KernelGraph &g, const UnitStreams &units,
         for (auto &[queue, loads] : needed) {
           auto [latest, free] = loads;
           uint32_t i =
-              latest < j && !waitsForEngine(latest, sharedLoops(g, latest, j))
+              latest < j && !engineWaits.at(latest, sharedLoops(g, latest, j))
                   ? latest
                   : free.value_or(j);
           if (i < j && queue != units.unit[j] &&
@@ -108,7 +174,7 @@ heldBackFor(const KernelGraph &g, const UnitStreams &units,
         auto &[latest, free] =
             needed.try_emplace(units.unit[i], i, std::nullopt).first->second;
         latest = std::max(latest, i);
-        if (!waitsForEngine(i, 0))
+        if (!engineWaits.at(i, 0))
           free = std::max(free.value_or(i), i);
       }
     }
@@ -164,62 +230,12 @@ struct NisaInsertSyncPass
         return std::nullopt;
       return t;
     };
-    auto isQueue = [&](uint32_t unit) {
-      return StringRef(units.names[unit]).starts_with("dma");
-    };
 
     // Loads held back, and what for. The engines' counts do not change
     // with the loads signalling for it; the queues' are counted after.
     std::vector<SmallVector<uint32_t, 2>> heldBack(n);
     if (holdBackLoads) {
-      // Each transfer's waits for engines, and those waiting for one
-      // through the transfers they wait for (a load of what a store
-      // wrote). The queues' counts are taken apart: they change below.
-      DenseMap<uint32_t, SmallVector<AffineIndex, 1>> engineWaits;
-      std::map<uint32_t, SignalCounts> queueCounts;
-      DenseMap<uint32_t, SmallVector<uint32_t, 2>> queueWaits;
-      for (size_t i = 0; i < n; ++i) {
-        if (!isa<DmaCopyOp>(g.instruction(i)))
-          continue;
-        for (const Dependence &d : g.predecessors(i)) {
-          uint32_t unit = units.unit[d.from];
-          if (!units.mustWait(d.from, i))
-            continue;
-          if (!isQueue(unit)) {
-            if (std::optional<AffineIndex> t = waitFor(d, i))
-              engineWaits[i].push_back(*t);
-            continue;
-          }
-          const SignalCounts &counts =
-              queueCounts.try_emplace(unit, g, units.unit, signals, unit)
-                  .first->second;
-          std::optional<AffineIndex> t = thresholdOf(g, counts, d, i);
-          if (t && minimumOver(difference(AffineIndex(), *t), g.tripsOf(i))
-                           .first < 0)
-            queueWaits[i].push_back(d.from);
-        }
-      }
-      std::vector<bool> throughQueue(n, false);
-      for (bool changed = true; changed;) {
-        changed = false;
-        for (auto &[i, froms] : queueWaits)
-          if (!throughQueue[i] && llvm::any_of(froms, [&](uint32_t from) {
-                return engineWaits.count(from) || throughQueue[from];
-              }))
-            throughQueue[i] = changed = true;
-      }
-      heldBack = heldBackFor(g, units, [&](uint32_t i, int32_t common) {
-        if (throughQueue[i])
-          return true;
-        SmallVector<int64_t, 4> trips = g.tripsOf(i);
-        return llvm::any_of(engineWaits.lookup(i), [&](const AffineIndex &t) {
-          // Its largest count over those instances.
-          int64_t most = t.constant;
-          for (size_t l = common; l < trips.size(); ++l)
-            most += std::max<int64_t>(0, t.coeff(l) * (trips[l] - 1));
-          return most > 0;
-        });
-      });
+      heldBack = heldBackFor(g, units, EngineWaits(g, units, signals, waitFor));
       for (ArrayRef<uint32_t> loads : heldBack)
         for (uint32_t i : loads)
           signals[i] = true;
