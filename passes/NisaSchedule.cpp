@@ -903,7 +903,8 @@ struct NisaSchedulePass
       if (!isa<affine::AffineForOp>(op))
         continue;
       if (transferBound(&op))
-        op.setAttr(NisaDialect::kTransferBound, UnitAttr::get(op.getContext()));
+        op.setAttr(NisaDialect::kTransferBound,
+                   UnitAttr::get(op.getContext()));
       else
         op.removeAttr(NisaDialect::kTransferBound);
     }

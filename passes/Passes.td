@@ -428,15 +428,15 @@ def NisaInsertSync : Pass<"nisa-insert-sync", "::mlir::ModuleOp"> {
     With `hold-back-loads` (the default), the first instance of a load in
     a loop nest not marked `nisa.transfer_bound` (nisa-schedule: there,
     every DMA engine-second counts) also waits for the nest's loads on the
-    other queues of its
-    physical core that the unit of its first reader needs before that
-    reader: those earlier in program order that wait for no engine
-    themselves (directly, or through a transfer they wait for), each
-    queue's latest. The DMA engines serve the queues in turn, so a stream
-    prefetching what the engines read later (the next block, the later N
-    tiles) would otherwise take as large a share of them at the nest's
-    start as the loads the engines wait for first. Its later instances pass
-    at once, and a nest's loads still start under the nests before it.
+    other queues of its physical core that the unit of its first reader
+    needs before that reader: those earlier in program order that wait for
+    no engine themselves (directly, or through a transfer they wait for),
+    each queue's latest. The DMA engines serve the queues in turn, so a
+    stream prefetching what the engines read later (the next block, the
+    later N tiles) would otherwise take as large a share of them at the
+    nest's start as the loads the engines wait for first. Its later
+    instances pass at once, and a nest's loads still start under the nests
+    before it.
   }];
   let options = [
     Option<"holdBackLoads", "hold-back-loads", "bool", /*default=*/"true",

@@ -442,7 +442,7 @@ func.func @two_cores(%out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #
 // CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 2>, #nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1]>]}
 // OFF-LABEL: func.func @held_back
 // OFF: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1]>]}
-func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #hbm>, %out: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
   affine.for %o = 0 to 1 {
     %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
     %m = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
