@@ -56,6 +56,11 @@ int64_t mlir::neuron::coreOf(Operation *op) {
   return 0;
 }
 
+bool mlir::neuron::isStore(Operation *transfer) {
+  return getMemorySpace(cast<DmaCopyOp>(transfer).getSrc().getType()) !=
+         MemorySpace::hbm;
+}
+
 std::string mlir::neuron::unitName(Operation *instruction) {
   std::string name =
       isa<DmaCopyOp>(instruction)
@@ -1128,17 +1133,21 @@ static bool apartAcrossIterations(const TileAccess &a, ArrayRef<int64_t> ta,
   return true;
 }
 
+int32_t KernelGraph::sharedLoops(size_t i, size_t j) const {
+  int32_t common = 0;
+  while (common < int32_t(std::min(nests[i].size(), nests[j].size())) &&
+         nests[i][common] == nests[j][common])
+    ++common;
+  return common;
+}
+
 void KernelGraph::addNestDependences(uint32_t first, uint32_t end,
                                      std::vector<std::vector<Dependence>> &out) {
   for (uint32_t x = first; x < end; ++x) {
     SmallVector<int64_t, 4> tx = tripsOf(x);
     for (uint32_t y = x + 1; y < end; ++y) {
       SmallVector<int64_t, 4> ty = tripsOf(y);
-      int32_t common = 0;
-      while (common < int32_t(nests[x].size()) &&
-             common < int32_t(nests[y].size()) &&
-             nests[x][common] == nests[y][common])
-        ++common;
+      int32_t common = sharedLoops(x, y);
       for (const TileAccess &ax : accesses[x])
         for (const TileAccess &ay : accesses[y]) {
           if (!ax.write && !ay.write)

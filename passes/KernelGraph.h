@@ -175,6 +175,8 @@ public:
   ArrayRef<LoopInfo> getLoops() const { return loops; }
   /// The loops enclosing instruction `i`, outermost first.
   ArrayRef<int32_t> nestOf(size_t i) const { return nests[i]; }
+  /// How many of those loops instructions `i` and `j` share.
+  int32_t sharedLoops(size_t i, size_t j) const;
   /// Their trip counts.
   SmallVector<int64_t, 4> tripsOf(size_t i) const;
   /// How many times instruction `i` runs.
@@ -250,6 +252,10 @@ StringRef dtypeNameOf(Type type);
 /// or a loop nest): `nisa.core` on it or on the nearest loop around it
 /// that has one, else 0.
 int64_t coreOf(Operation *op);
+
+/// Whether the `nisa.dma_copy` `transfer` stores what the engines computed
+/// (its source is on chip), rather than loading.
+bool isStore(Operation *transfer);
 
 /// The unit an instruction runs on: "tensor", "vector", "scalar", "gpsimd"
 /// or "dmaQ" for a dma_copy on queue Q, then "@C" on physical core C > 0.

@@ -45,19 +45,7 @@ static bool dominates(const AffineIndex &a, const AffineIndex &b,
 
 /// Whether `op` copies HBM into a tile on chip.
 static bool isLoad(Operation *op) {
-  auto dma = dyn_cast<DmaCopyOp>(op);
-  return dma && getMemorySpace(cast<MemRefType>(dma.getSrc().getType())) ==
-                    MemorySpace::hbm;
-}
-
-/// The loops instructions `i` and `j` share.
-static int32_t sharedLoops(const KernelGraph &g, size_t i, size_t j) {
-  ArrayRef<int32_t> a = g.nestOf(i), b = g.nestOf(j);
-  int32_t common = 0;
-  while (common < int32_t(std::min(a.size(), b.size())) &&
-         a[common] == b[common])
-    ++common;
-  return common;
+  return isa<DmaCopyOp>(op) && !isStore(op);
 }
 
 /// Which instances of a kernel's transfers wait for an engine: directly
@@ -159,7 +147,7 @@ heldBackFor(const KernelGraph &g, const UnitStreams &units,
         for (auto &[queue, loads] : needed) {
           auto [latest, free] = loads;
           uint32_t i =
-              latest < j && !engineWaits.at(latest, sharedLoops(g, latest, j))
+              latest < j && !engineWaits.at(latest, g.sharedLoops(latest, j))
                   ? latest
                   : free.value_or(j);
           if (i < j && queue != units.unit[j] &&
@@ -267,7 +255,7 @@ struct NisaInsertSyncPass
       for (uint32_t i : heldBack[j]) {
         Dependence d;
         d.from = i;
-        d.common = sharedLoops(g, i, j);
+        d.common = g.sharedLoops(i, j);
         if (std::optional<AffineIndex> t = waitFor(d, j)) {
           AffineIndex once;
           once.constant = t->constant;

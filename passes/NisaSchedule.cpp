@@ -104,11 +104,6 @@ struct Layout {
   }
 };
 
-/// A transfer storing what the engines computed, rather than loading.
-static bool isStore(DmaCopyOp dma) {
-  return getMemorySpace(dma.getSrc().getType()) != MemorySpace::hbm;
-}
-
 /// How many instances of loop transfer `dma` may be in flight at once: the
 /// slots its on-chip tile rotates through; none bound where each instance
 /// has its own part of a tile made outside the loop (the view moves with

@@ -238,7 +238,10 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // load their first panels while the other streams share the DMA
   // engines) and the partial last block apart from the block loop; on the
   // shapes measured such blocks lose there, so they are no plans.
-  std::optional<size_t> separate; // the first of the others, as ranked below
+  // The shortest of the others, the fewest bytes among equals (the
+  // ranking below breaks ties further and reorders close estimates; this
+  // rule does not).
+  std::optional<size_t> separate;
   for (size_t i = 0; i < plans.size(); ++i)
     if (!loads[i].second &&
         (!separate || std::make_pair(plans[i].ns, plans[i].trafficBytes) <
