@@ -199,23 +199,17 @@ bool KernelLowering::transposesOnTensorEngine(MemRefType type) const {
 double KernelLowering::tensorEngineTransposeNs(MemRefType type) const {
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
   rt::OperandShape natural = operandShapeOf(type);
-  // As loadTransposed emits it: per `partitions` rows a load and a
-  // transpose, per PSUM chunk a copy.
+  // As loadTransposed emits it: per `partitions` rows a load, a
+  // transpose and a copy out of PSUM.
   double onTensor = 0;
-  int64_t p = partitions(), chunk = transposeChunk(type.getElementType());
-  for (int64_t c0 = 0; c0 < r; c0 += chunk) {
-    int64_t width = std::min(chunk, r - c0);
-    rt::OperandShape flipped = onChipShape(natural, c);
-    flipped.elements = width * c;
-    onTensor += costNs("tensor_scalar", flipped, flipped);
-    for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
-      int64_t rows = std::min(p, c0 + width - r0);
-      rt::OperandShape part = natural, staged = onChipShape(natural, rows),
-                       slice = onChipShape(natural, c);
-      part.elements = staged.elements = slice.elements = rows * c;
-      onTensor += costNs("dma_copy", staged, part) +
-                  costNs("transpose", slice, staged);
-    }
+  for (int64_t r0 = 0; r0 < r; r0 += partitions()) {
+    int64_t rows = std::min(partitions(), r - r0);
+    rt::OperandShape part = natural, staged = onChipShape(natural, rows),
+                     slice = onChipShape(natural, c);
+    part.elements = staged.elements = slice.elements = rows * c;
+    onTensor += costNs("dma_copy", staged, part) +
+                costNs("transpose", slice, staged) +
+                costNs("tensor_scalar", slice, slice);
   }
   return onTensor;
 }
@@ -323,18 +317,22 @@ void KernelLowering::transposeThroughPsum(
           rows == width ? flipped
                         : view(b, loc, flipped, at(0, r0 - c0), {c, rows}));
     }
-    // Two engines copy out of PSUM side by side: the vector engine the
-    // first half, the scalar engine the second.
+    // Each tile's columns are copied out of PSUM on their own, by the
+    // vector and scalar engines in turn: a chunk's first columns are free
+    // again soonest, which the next chunk's transposes into the same
+    // scratch write first.
     Value out = width == r ? dst : view(b, loc, dst, at(0, c0), {c, width});
-    int64_t half = width >= 2 * p ? width / 2 : width;
     auto cols = [&](Value v, int64_t from, int64_t n) {
       return from == 0 && n == width ? v : view(b, loc, v, at(0, from), {c, n});
     };
-    vectorCopy(b, loc, cols(flipped, 0, half), cols(out, 0, half));
-    if (half < width)
-      activation(b, loc, cols(flipped, half, width - half),
-                 cols(out, half, width - half),
-                 nisa::ActivationFunction::identity);
+    for (int64_t from = 0; from < width; from += p) {
+      int64_t n = std::min(p, width - from);
+      if (from / p % 2 == 0)
+        vectorCopy(b, loc, cols(flipped, from, n), cols(out, from, n));
+      else
+        activation(b, loc, cols(flipped, from, n), cols(out, from, n),
+                   nisa::ActivationFunction::identity);
+    }
     if (afterChunk)
       afterChunk(c0, width);
   }

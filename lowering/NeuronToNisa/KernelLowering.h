@@ -243,8 +243,8 @@ private:
   /// Transposes the [r, c] matrix whose rows [r0, r0 + rows) `rowsAt`
   /// gives as an SBUF tile (at most `partitions` rows) into the SBUF tile
   /// `dst` [c, r] on the tensor engine, a PSUM bank's worth of columns at a
-  /// time (in `scratch` when given), copied out by the vector engine, with
-  /// the scalar engine when the chunk is two tiles wide or more.
+  /// time (in `scratch` when given), each tile's columns copied out by the
+  /// vector and scalar engines in turn.
   /// `afterChunk` is called after each chunk [c0, c0 + width) of dst's
   /// columns is copied out.
   void transposeThroughPsum(

@@ -130,11 +130,14 @@ func.func @scalar_everywhere(%n: tensor<i32>) -> tensor<2x256x256xi32> {
 
 // Tests a resident block of 4 lhs tiles transposed on the tensor engine
 // (f32: no DMA transpose): the 4 transposes fill one PSUM bank, and the
-// vector and scalar engines copy its two halves out side by side.
+// vector and scalar engines copy its tiles out in turn, each on its own
+// (the first tile's columns free for the next chunk's transposes soonest).
 // CHECK-LABEL: func.func @split_copy
 // CHECK-COUNT-4: nisa.transpose %{{.*}} : memref<128x128xf32, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]{{.*}}>, #nisa.memory<psum>>
-// CHECK: nisa.tensor_scalar <bypass> %{{.*}} : memref<128x256xf32, strided<[512, 1]>, #nisa.memory<psum>>, memref<128x256xf32, strided<[512, 1]>, #nisa.memory<sbuf>>
-// CHECK: nisa.activation <identity> %{{.*}} : memref<128x256xf32, strided<[512, 1], offset: 256>, #nisa.memory<psum>>, memref<128x256xf32, strided<[512, 1], offset: 256>, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_scalar <bypass> %{{.*}} : memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<sbuf>>
+// CHECK: nisa.activation <identity> %{{.*}} : memref<128x128xf32, strided<[512, 1], offset: 128>, #nisa.memory<psum>>, memref<128x128xf32, strided<[512, 1], offset: 128>, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_scalar <bypass> %{{.*}} : memref<128x128xf32, strided<[512, 1], offset: 256>, #nisa.memory<psum>>, memref<128x128xf32, strided<[512, 1], offset: 256>, #nisa.memory<sbuf>>
+// CHECK: nisa.activation <identity> %{{.*}} : memref<128x128xf32, strided<[512, 1], offset: 384>, #nisa.memory<psum>>, memref<128x128xf32, strided<[512, 1], offset: 384>, #nisa.memory<sbuf>>
 func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x4096xf32>) -> tensor<512x4096xf32> {
   %0 = neuron.matmul %a, %b : (tensor<512x128xf32>, tensor<128x4096xf32>) -> tensor<512x4096xf32>
   return %0 : tensor<512x4096xf32>
