@@ -38,9 +38,9 @@ using namespace mlir::neuron;
 using namespace mlir::nisa;
 
 /// Whether `a >= b` at every iteration of loops of `trips`.
-static bool dominates(const AffineIndex &a, const AffineIndex &b,
+static bool dominates(const Threshold &a, const Threshold &b,
                       ArrayRef<int64_t> trips) {
-  return minimumOver(difference(a, b), trips).first >= 0;
+  return minimumOver(a, b, trips).first >= 0;
 }
 
 /// Whether `op` copies HBM into a tile on chip.
@@ -57,8 +57,8 @@ public:
   /// where met at once); the queues' counts are taken from `signals`.
   EngineWaits(const KernelGraph &g, const UnitStreams &units,
               const std::vector<bool> &signals,
-              function_ref<std::optional<AffineIndex>(const Dependence &,
-                                                      size_t)>
+              function_ref<std::optional<Threshold>(const Dependence &,
+                                                    size_t)>
                   waitFor)
       : g(g), throughQueue(g.size(), false) {
     std::map<uint32_t, SignalCounts> queueCounts;
@@ -71,16 +71,15 @@ public:
         if (!units.mustWait(d.from, i))
           continue;
         if (!units.isQueue(unit)) {
-          if (std::optional<AffineIndex> t = waitFor(d, i))
-            direct[i].push_back(*t);
+          if (std::optional<Threshold> t = waitFor(d, i))
+            direct[i].push_back(t->count);
           continue;
         }
         const SignalCounts &counts =
             queueCounts.try_emplace(unit, g, units.unit, signals, unit)
                 .first->second;
-        std::optional<AffineIndex> t = thresholdOf(g, counts, d, i);
-        if (t &&
-            minimumOver(difference(AffineIndex(), *t), g.tripsOf(i)).first < 0)
+        std::optional<Threshold> t = thresholdOf(g, counts, d, i);
+        if (t && minimumOver(Threshold(), *t, g.tripsOf(i)).first < 0)
           queueWaits[i].push_back(d.from);
       }
     }
@@ -101,7 +100,8 @@ public:
       return true;
     SmallVector<int64_t, 4> trips = g.tripsOf(i);
     return llvm::any_of(direct.lookup(i), [&](const AffineIndex &t) {
-      // Its largest count over those instances.
+      // Its largest count over those instances (at least, where the count
+      // is lower in some first iterations).
       int64_t most = t.constant;
       for (size_t l = common; l < trips.size(); ++l)
         most += std::max<int64_t>(0, t.coeff(l) * (trips[l] - 1));
@@ -210,11 +210,10 @@ struct NisaInsertSyncPass
     // The count dependence `d` of instruction `j` waits for, or nullopt
     // where it is met at once at every iteration.
     auto waitFor = [&](const Dependence &d,
-                       size_t j) -> std::optional<AffineIndex> {
-      std::optional<AffineIndex> t =
+                       size_t j) -> std::optional<Threshold> {
+      std::optional<Threshold> t =
           thresholdOf(g, countsOf(units.unit[d.from]), d, j);
-      if (!t ||
-          minimumOver(difference(AffineIndex(), *t), g.tripsOf(j)).first >= 0)
+      if (!t || minimumOver(Threshold(), *t, g.tripsOf(j)).first >= 0)
         return std::nullopt;
       return t;
     };
@@ -233,21 +232,21 @@ struct NisaInsertSyncPass
     for (size_t j = 0; j < n; ++j) {
       SmallVector<int64_t, 4> trips = g.tripsOf(j);
       // Per unit waited for, the thresholds no other one dominates.
-      std::map<uint32_t, SmallVector<AffineIndex, 1>> waits;
-      auto keep = [&](uint32_t unit, const AffineIndex &t) {
-        SmallVector<AffineIndex, 1> &kept = waits[unit];
-        if (llvm::any_of(kept, [&](const AffineIndex &k) {
+      std::map<uint32_t, SmallVector<Threshold, 1>> waits;
+      auto keep = [&](uint32_t unit, const Threshold &t) {
+        SmallVector<Threshold, 1> &kept = waits[unit];
+        if (llvm::any_of(kept, [&](const Threshold &k) {
               return dominates(k, t, trips);
             }))
           return;
-        llvm::erase_if(kept, [&](const AffineIndex &k) {
+        llvm::erase_if(kept, [&](const Threshold &k) {
           return dominates(t, k, trips);
         });
         kept.push_back(t);
       };
       for (const Dependence &d : g.predecessors(j))
         if (units.mustWait(d.from, j))
-          if (std::optional<AffineIndex> t = waitFor(d, j))
+          if (std::optional<Threshold> t = waitFor(d, j))
             keep(units.unit[d.from], *t);
       // A held-back load's first instance waits for each load's instances
       // in the first iteration of the loops they share: a count the later
@@ -256,9 +255,9 @@ struct NisaInsertSyncPass
         Dependence d;
         d.from = i;
         d.common = g.sharedLoops(i, j);
-        if (std::optional<AffineIndex> t = waitFor(d, j)) {
+        if (std::optional<Threshold> t = waitFor(d, j)) {
           AffineIndex once;
-          once.constant = t->constant;
+          once.constant = t->count.constant;
           keep(units.unit[i], once);
         }
       }
@@ -269,12 +268,17 @@ struct NisaInsertSyncPass
         op->setAttr(NisaDialect::kSignal, b.getUnitAttr());
       SmallVector<Attribute> entries;
       for (auto &[unit, thresholds] : waits)
-        for (const AffineIndex &t : thresholds) {
-          SmallVector<int64_t> perIteration(t.coeffs.begin(), t.coeffs.end());
+        for (const Threshold &t : thresholds) {
+          SmallVector<int64_t> perIteration(t.count.coeffs.begin(),
+                                            t.count.coeffs.end());
           while (!perIteration.empty() && perIteration.back() == 0)
             perIteration.pop_back();
+          SmallVector<int64_t> fewerFirst;
+          if (t.fewer)
+            fewerFirst = {t.loop, t.iterations, t.fewer};
           entries.push_back(WaitAttr::get(b.getContext(), units.names[unit],
-                                          t.constant, perIteration));
+                                          t.count.constant, perIteration,
+                                          fewerFirst));
         }
       if (!entries.empty())
         op->setAttr(NisaDialect::kWait, b.getArrayAttr(entries));

@@ -92,7 +92,7 @@ struct NisaVerifySyncPass
     };
 
     // Every wait, as a unit and a count over the instruction's loops.
-    std::vector<SmallVector<std::pair<uint32_t, AffineIndex>, 2>> waits(n);
+    std::vector<SmallVector<std::pair<uint32_t, Threshold>, 2>> waits(n);
     for (size_t j = 0; j < n; ++j) {
       Operation *op = g.instruction(j);
       auto list = op->getAttrOfType<ArrayAttr>(NisaDialect::kWait);
@@ -100,27 +100,38 @@ struct NisaVerifySyncPass
         continue;
       SmallVector<int64_t, 4> trips = g.tripsOf(j);
       for (auto w : list.getAsRange<WaitAttr>()) {
-        AffineIndex count;
-        count.constant = w.getCount();
-        count.coeffs.assign(w.getPerIteration().begin(),
-                            w.getPerIteration().end());
-        if (count.coeffs.size() > trips.size())
+        Threshold count;
+        count.count.constant = w.getCount();
+        count.count.coeffs.assign(w.getPerIteration().begin(),
+                                  w.getPerIteration().end());
+        if (count.count.coeffs.size() > trips.size())
           return op->emitError()
                  << "nisa-verify-sync: expected at most " << trips.size()
                  << " counts per iteration (one per enclosing loop), found "
-                 << count.coeffs.size();
+                 << count.count.coeffs.size();
+        if (ArrayRef<int64_t> fewer = w.getFewerFirst(); !fewer.empty()) {
+          if (size_t(fewer[0]) >= trips.size())
+            return op->emitError()
+                   << "nisa-verify-sync: expected fewer_first's loop below "
+                   << trips.size() << " (the enclosing loops), found "
+                   << fewer[0];
+          count.loop = fewer[0];
+          count.iterations = fewer[1];
+          count.fewer = fewer[2];
+        }
         int unit = units.find(w.getUnit());
         // Reachable before this instance in program order, at every
-        // iteration: the largest excess is at a corner.
+        // iteration: the largest excess is at a corner of a part of the
+        // box.
         AffineIndex reached = unit < 0 ? AffineIndex() : countsOf(unit).before(j);
-        auto [excess, at] = minimumOver(difference(reached, count), trips);
+        auto [excess, at] = minimumOver(reached, count, trips);
         if (excess < 0)
           return op->emitError()
                  << "nisa-verify-sync: deadlock: this " << describe(j)
                  << (trips.empty() ? std::string()
                                    : " at iteration " + iterationText(at))
                  << " waits for " << w.getUnit() << " to reach "
-                 << valueAt(count, at) << ", but " << w.getUnit()
+                 << count.at(at) << ", but " << w.getUnit()
                  << " signals only " << valueAt(reached, at)
                  << " times before it in program order";
         if (unit >= 0)
@@ -134,13 +145,13 @@ struct NisaVerifySyncPass
         uint32_t unit = units.unit[d.from];
         if (!units.mustWait(d.from, j))
           continue;
-        std::optional<AffineIndex> needed =
+        std::optional<Threshold> needed =
             thresholdOf(g, countsOf(unit), d, j);
         if (!needed)
           continue;
         // A wait on that unit reaching it wherever it is positive.
         std::optional<SmallVector<int64_t, 4>> where =
-            shortfall(AffineIndex(), *needed, trips);
+            shortfall(Threshold(), *needed, trips);
         for (auto &[waited, count] : waits[j])
           if (where && waited == unit)
             where = shortfall(count, *needed, trips);
@@ -160,7 +171,7 @@ struct NisaVerifySyncPass
                           : std::string())
             << (d.hazard == Hazard::WriteAfterRead ? " reads" : " writes")
             << ", and no wait orders them (it needs " << units.names[unit]
-            << " at " << valueAt(*needed, *where) << ")";
+            << " at " << needed->at(*where) << ")";
         diag.attachNote(g.instruction(d.from)->getLoc())
             << "the earlier access";
         return failure();

@@ -38,6 +38,85 @@ AffineIndex SignalCounts::before(size_t i) const {
   return a;
 }
 
+/// `f` at `iv`.
+static int64_t evaluate(const AffineIndex &f, ArrayRef<int64_t> iv) {
+  int64_t v = f.constant;
+  for (size_t l = 0; l < iv.size(); ++l)
+    v += f.coeff(l) * iv[l];
+  return v;
+}
+
+int64_t Threshold::at(ArrayRef<int64_t> iv) const {
+  int64_t v = evaluate(count, iv);
+  if (fewer && size_t(loop) < iv.size() && iv[loop] < iterations)
+    v -= fewer;
+  return v;
+}
+
+/// Calls `f` on each part of the box of `trips` that the fewer first
+/// iterations of `ts` cut it into: its lowest corner `lo`, its trips, and
+/// each threshold as an affine count over the part's own iterations (from
+/// `lo`). Stops at the first part `f` returns true for, and says so.
+static bool
+forEachPart(ArrayRef<const Threshold *> ts, ArrayRef<int64_t> trips,
+            function_ref<bool(ArrayRef<AffineIndex>, ArrayRef<int64_t>,
+                              ArrayRef<int64_t>)>
+                f) {
+  size_t depth = trips.size();
+  SmallVector<SmallVector<int64_t, 3>, 4> starts(depth, {0});
+  for (const Threshold *t : ts)
+    if (t->fewer && size_t(t->loop) < depth && t->iterations > 0 &&
+        t->iterations < trips[t->loop])
+      starts[t->loop].push_back(t->iterations);
+  for (SmallVector<int64_t, 3> &s : starts) {
+    llvm::sort(s);
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  SmallVector<size_t, 4> pick(depth, 0);
+  SmallVector<int64_t, 4> lo(depth), size(depth);
+  SmallVector<AffineIndex, 2> counts;
+  while (true) {
+    for (size_t l = 0; l < depth; ++l) {
+      lo[l] = starts[l][pick[l]];
+      size[l] = (pick[l] + 1 < starts[l].size() ? starts[l][pick[l] + 1]
+                                                : trips[l]) -
+                lo[l];
+    }
+    counts.clear();
+    for (const Threshold *t : ts) {
+      counts.push_back(t->count);
+      counts.back().constant = t->at(lo);
+    }
+    if (f(counts, lo, size))
+      return true;
+    size_t l = 0;
+    while (l < depth && ++pick[l] == starts[l].size())
+      pick[l++] = 0;
+    if (l == depth)
+      return false;
+  }
+}
+
+std::pair<int64_t, SmallVector<int64_t, 4>>
+mlir::neuron::minimumOver(const Threshold &a, const Threshold &b,
+                          ArrayRef<int64_t> trips) {
+  if (!a.fewer && !b.fewer)
+    return minimumOver(difference(a.count, b.count), trips);
+  std::optional<std::pair<int64_t, SmallVector<int64_t, 4>>> lowest;
+  forEachPart({&a, &b}, trips,
+              [&](ArrayRef<AffineIndex> c, ArrayRef<int64_t> lo,
+                  ArrayRef<int64_t> size) {
+                auto [value, at] = minimumOver(difference(c[0], c[1]), size);
+                if (!lowest || value < lowest->first) {
+                  for (size_t l = 0; l < at.size(); ++l)
+                    at[l] += lo[l];
+                  lowest = {value, at};
+                }
+                return false;
+              });
+  return *lowest;
+}
+
 AffineIndex mlir::neuron::difference(const AffineIndex &a,
                                      const AffineIndex &b) {
   AffineIndex d;
@@ -60,18 +139,11 @@ mlir::neuron::minimumOver(const AffineIndex &f, ArrayRef<int64_t> trips) {
   return {value, at};
 }
 
-/// `f` at `iv`.
-static int64_t evaluate(const AffineIndex &f, ArrayRef<int64_t> iv) {
-  int64_t v = f.constant;
-  for (size_t l = 0; l < iv.size(); ++l)
-    v += f.coeff(l) * iv[l];
-  return v;
-}
 
-std::optional<AffineIndex> mlir::neuron::thresholdOf(const KernelGraph &g,
-                                                     const SignalCounts &counts,
-                                                     const Dependence &d,
-                                                     size_t to) {
+std::optional<Threshold> mlir::neuron::thresholdOf(const KernelGraph &g,
+                                                   const SignalCounts &counts,
+                                                   const Dependence &d,
+                                                   size_t to) {
   SmallVector<int64_t, 4> fromTrips = g.tripsOf(d.from),
                           toTrips = g.tripsOf(to);
   AffineIndex fromBefore = counts.before(d.from);
@@ -115,16 +187,28 @@ std::optional<AffineIndex> mlir::neuron::thresholdOf(const KernelGraph &g,
   AffineIndex toBefore = counts.before(to);
   int64_t slack =
       evaluate(toBefore, toAt) - (evaluate(fromBefore, fromAt) + 1);
-  AffineIndex t;
-  t.constant = toBefore.constant - slack;
+  Threshold t;
+  t.count.constant = toBefore.constant - slack;
   for (int32_t l = 0; l < d.carried; ++l)
-    t.coeffs.push_back(toBefore.coeff(l));
+    t.count.coeffs.push_back(toBefore.coeff(l));
+  // That window crosses no boundary of the loop around the innermost
+  // carried one; in that loop's first `distance` iterations it crosses
+  // one, and holds the signals the outer loop's body gives outside the
+  // inner loop too.
+  int32_t inner = d.carried - 1;
+  if (inner >= 1 && d.distance < toTrips[inner]) {
+    t.fewer = toBefore.coeff(inner - 1) -
+              toTrips[inner] * toBefore.coeff(inner);
+    t.loop = inner;
+    t.iterations = d.distance;
+  }
   return t;
 }
 
-std::optional<SmallVector<int64_t, 4>>
-mlir::neuron::shortfall(const AffineIndex &wait, const AffineIndex &needed,
-                        ArrayRef<int64_t> trips) {
+/// shortfall for affine counts.
+static std::optional<SmallVector<int64_t, 4>>
+affineShortfall(const AffineIndex &wait, const AffineIndex &needed,
+                ArrayRef<int64_t> trips) {
   AffineIndex margin = difference(wait, needed);
   if (minimumOver(margin, trips).first >= 0)
     return std::nullopt;
@@ -155,4 +239,22 @@ mlir::neuron::shortfall(const AffineIndex &wait, const AffineIndex &needed,
     }
   }
   return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t, 4>>
+mlir::neuron::shortfall(const Threshold &wait, const Threshold &needed,
+                        ArrayRef<int64_t> trips) {
+  if (!wait.fewer && !needed.fewer)
+    return affineShortfall(wait.count, needed.count, trips);
+  std::optional<SmallVector<int64_t, 4>> where;
+  forEachPart({&wait, &needed}, trips,
+              [&](ArrayRef<AffineIndex> c, ArrayRef<int64_t> lo,
+                  ArrayRef<int64_t> size) {
+                where = affineShortfall(c[0], c[1], size);
+                if (where)
+                  for (size_t l = 0; l < where->size(); ++l)
+                    (*where)[l] += lo[l];
+                return where.has_value();
+              });
+  return where;
 }

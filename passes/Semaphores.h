@@ -52,13 +52,33 @@ private:
   int64_t all = 0;
 };
 
+/// A count to wait for over an instruction's loops: `count`, less `fewer`
+/// in the first `iterations` iterations of its loop `loop` (0 the
+/// outermost; none where `fewer` is 0): #nisa.wait's `fewer_first`.
+struct Threshold {
+  Threshold(AffineIndex count = {}) : count(std::move(count)) {}
+
+  AffineIndex count;
+  int64_t loop = 0, iterations = 0, fewer = 0;
+
+  /// Its value at `iv`.
+  int64_t at(ArrayRef<int64_t> iv) const;
+};
+
 /// The count of `from`'s unit (counted by `counts`) that proves the
 /// instance of `d.from` that dependence `d` of instruction `to` names
 /// complete, over `to`'s loops; nullopt when no iteration of `to` has such
-/// an instance (a slot never reused).
-std::optional<AffineIndex> thresholdOf(const KernelGraph &g,
-                                       const SignalCounts &counts,
-                                       const Dependence &d, size_t to);
+/// an instance (a slot never reused). Exact but where a dependence carried
+/// by several loops reaches back over boundaries of more than the loop
+/// around the innermost of them (docs/loops.md).
+std::optional<Threshold> thresholdOf(const KernelGraph &g,
+                                     const SignalCounts &counts,
+                                     const Dependence &d, size_t to);
+
+/// The lowest value of `a - b` over loops of `trips`, and the iteration
+/// where it is reached.
+std::pair<int64_t, SmallVector<int64_t, 4>>
+minimumOver(const Threshold &a, const Threshold &b, ArrayRef<int64_t> trips);
 
 /// The lowest value of `f` over loops of `trips`, and the iteration where
 /// it is reached.
@@ -71,9 +91,11 @@ AffineIndex difference(const AffineIndex &a, const AffineIndex &b);
 /// An iteration of loops of `trips` where `needed` is positive (a count to
 /// wait for) and `wait` falls short of it, or nullopt when there is none.
 /// The lowest `wait - needed` over the part of the box where `needed` is
-/// positive lies at a corner of the box or where an edge enters that part.
+/// positive lies at a corner of the box or where an edge enters that part;
+/// thresholds with fewer first iterations are affine on each part of the
+/// box their `iterations` cut it into.
 std::optional<SmallVector<int64_t, 4>>
-shortfall(const AffineIndex &wait, const AffineIndex &needed,
+shortfall(const Threshold &wait, const Threshold &needed,
           ArrayRef<int64_t> trips);
 
 } // namespace mlir::neuron

@@ -395,6 +395,8 @@ void KernelEmitter::addSchedule(size_t i, json &inst) {
       json entry = {{"unit", w.getUnit().str()}, {"count", w.getCount()}};
       if (!w.getPerIteration().empty())
         entry["iv"] = perLoop(i, w.getPerIteration());
+      if (!w.getFewerFirst().empty())
+        entry["fewer_first"] = w.getFewerFirst();
       list.push_back(std::move(entry));
     }
     inst["wait"] = std::move(list);

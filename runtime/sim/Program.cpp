@@ -877,6 +877,30 @@ static absl::Status readSelect(ObjectReader &r, const Scope &scope,
   return absl::OkStatus();
 }
 
+/// A wait's optional `fewer_first`: [loop level, iterations, fewer], the
+/// count `fewer` lower in the loop's first `iterations` iterations.
+static absl::Status readFewerFirst(ObjectReader &w, const Scope &scope,
+                                   UnitWait &entry) {
+  NEURON_ASSIGN_OR_RETURN(v, w.field("fewer_first", "", /*required=*/false));
+  if (!v)
+    return absl::OkStatus();
+  int64_t depth = int64_t(scope.trips.size());
+  NEURON_ASSIGN_OR_RETURN(f, readIntArray(w, "fewer_first", 0, kMaxElements,
+                                          /*anyLength=*/true));
+  if (f.size() != 3 || f[0] >= depth || f[1] < 1 || f[1] > scope.trips[f[0]] ||
+      f[2] < 1)
+    return w.error("fewer_first",
+                   absl::StrFormat("[loop, iterations, fewer]: a loop level "
+                                   "in [0, %d], iterations within its trips "
+                                   "and fewer at least 1",
+                                   depth - 1),
+                   absl::StrFormat("[%s]", absl::StrJoin(f, ", ")));
+  entry.loop = f[0];
+  entry.iterations = f[1];
+  entry.fewer = f[2];
+  return absl::OkStatus();
+}
+
 static constexpr std::string_view kUnitNames =
     "one of tensor vector scalar gpsimd dmaQ (Q in [0, 1023]), then "
     "@C on physical core C in [1, 7]";
@@ -906,6 +930,7 @@ static absl::Status readSync(ObjectReader &r, const Scope &scope,
       NEURON_ASSIGN_OR_RETURN(
           counts, readIvCoefficients(w, scope, "counts per iteration"));
       entry.ivCounts = std::move(counts);
+      NEURON_RETURN_IF_ERROR(readFewerFirst(w, scope, entry));
       NEURON_RETURN_IF_ERROR(w.finish());
       inst.waits.push_back(entry);
     }

@@ -217,6 +217,9 @@ struct UnitWait {
   /// Per loop level of the instruction, outermost first; empty outside
   /// loops.
   std::vector<int64_t> ivCounts;
+  /// The count is `fewer` lower in the first `iterations` iterations of
+  /// loop level `loop` (none where `fewer` is 0).
+  int64_t loop = 0, iterations = 0, fewer = 0;
 };
 
 /// `#nisa.activation` functions.

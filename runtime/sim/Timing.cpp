@@ -232,6 +232,8 @@ static int64_t waitCount(const UnitWait &w, const int64_t *iv) {
   int64_t count = w.count;
   for (size_t l = 0; l < w.ivCounts.size(); ++l)
     count += w.ivCounts[l] * iv[l];
+  if (w.fewer && iv[w.loop] < w.iterations)
+    count -= w.fewer;
   return count;
 }
 

@@ -439,9 +439,9 @@ func.func @two_cores(%out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
 // CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} :
 // CHECK: affine.for
-// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 2>, #nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1]>]}
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 2>, #nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1], fewer_first = [1, 1, 1]>]}
 // OFF-LABEL: func.func @held_back
-// OFF: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1]>]}
+// OFF: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 1, per_iteration = [3, 1], fewer_first = [1, 1, 1]>]}
 func.func @held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<512x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
   affine.for %o = 0 to 1 {
     %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
@@ -534,5 +534,43 @@ func.func @not_held_back(%a: memref<128x128xbf16, #hbm>, %b: memref<128x512xbf16
     nisa.dma_copy %b, %y2 queue 1 : memref<128x512xbf16, #hbm>, memref<128x512xbf16, #sbuf>
     nisa.matmul %x2, %y2, %w : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
   } {nisa.transfer_bound}
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#k = affine_map<(d0, d1) -> (d0 * 256 + d1 * 128)>
+
+// Tests a wait reaching back over the outer loop's boundary: the rhs load
+// of inner iteration i waits for the matmul that read its tile in
+// iteration i - 1, which in the inner loop's first iteration is the outer
+// loop's previous iteration's last, before its own matmul outside the inner
+// loop: one tensor signal fewer there (the outer matmul of the iteration
+// before is not waited for).
+// CHECK-LABEL: func.func @fewer_first
+// CHECK: affine.for
+// CHECK: affine.for
+// CHECK: nisa.dma_copy {{.*}} queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 0, per_iteration = [3, 1], fewer_first = [1, 1, 1]>]}
+func.func @fewer_first(%a: memref<128x128xbf16, #hbm>, %b: memref<768x512xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %a, %s queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  affine.for %o = 0 to 3 {
+    %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+    %q = memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #psum>
+    %e = memref.alloc() {nisa.address = 1280 : i64} : memref<128x512xbf16, #sbuf>
+    affine.for %i = 0 to 2 {
+      %t = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+      %r = affine.apply #k(%o, %i)
+      %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<768x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+      nisa.dma_copy %src, %t queue 1 : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+      nisa.matmul %s, %t, %p accumulate : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    }
+    nisa.matmul %s, %e, %q : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    nisa.activation <identity> %q, %e : memref<128x512xf32, #psum>, memref<128x512xbf16, #sbuf>
+  }
   return
 }

@@ -189,3 +189,95 @@ func.func @too_few_slots(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32,
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#k = affine_map<(d0, d1) -> (d0 * 256 + d1 * 128)>
+
+// Tests a wait lower in the inner loop's first iteration: by the one
+// tensor signal the outer loop's body gives outside the inner loop (the
+// matmul the previous iteration's last reader of the tile comes before),
+// it is exact; one more and the load overwrites the tile that matmul reads.
+// CHECK-LABEL: func.func @fewer_first
+func.func @fewer_first(%a: memref<128x128xbf16, #hbm>, %b: memref<768x512xbf16, #hbm>) attributes {nisa.limits = #limits, nisa.semaphores = {dma0 = 1 : i64, dma1 = 6 : i64, scalar = 3 : i64, tensor = 9 : i64}} {
+  %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %a, %s queue 0 {nisa.signal} : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  affine.for %o = 0 to 3 {
+    %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+    %q = memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #psum>
+    %e = memref.alloc() {nisa.address = 1280 : i64} : memref<128x512xbf16, #sbuf>
+    affine.for %i = 0 to 2 {
+      %t = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+      %r = affine.apply #k(%o, %i)
+      %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<768x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+      nisa.dma_copy %src, %t queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 0, per_iteration = [3, 1], fewer_first = [1, 1, 1]>]} : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+      nisa.matmul %s, %t, %p accumulate {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "dma1", count = 1, per_iteration = [2, 1]>]} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    }
+    nisa.matmul %s, %e, %q {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "scalar", count = 0, per_iteration = [1]>]} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    nisa.activation <identity> %q, %e {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 3, per_iteration = [3]>]} : memref<128x512xf32, #psum>, memref<128x512xbf16, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#k = affine_map<(d0, d1) -> (d0 * 256 + d1 * 128)>
+
+func.func @fewer_first_too_many(%a: memref<128x128xbf16, #hbm>, %b: memref<768x512xbf16, #hbm>) attributes {nisa.limits = #limits, nisa.semaphores = {dma0 = 1 : i64, dma1 = 6 : i64, scalar = 3 : i64, tensor = 9 : i64}} {
+  %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %a, %s queue 0 {nisa.signal} : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  affine.for %o = 0 to 3 {
+    %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+    %q = memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #psum>
+    %e = memref.alloc() {nisa.address = 1280 : i64} : memref<128x512xbf16, #sbuf>
+    affine.for %i = 0 to 2 {
+      %t = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+      %r = affine.apply #k(%o, %i)
+      %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<768x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+      // expected-error@+1 {{nisa-verify-sync: write-after-read race on SBUF bytes [256, 1280) of each partition: this 'nisa.dma_copy' (dma1) at iteration [1, 0] writes what 'nisa.matmul' (tensor) 1 iteration(s) earlier reads, and no wait orders them (it needs tensor at 2)}}
+      nisa.dma_copy %src, %t queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 0, per_iteration = [3, 1], fewer_first = [1, 1, 2]>]} : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+      // expected-note@+1 {{the earlier access}}
+      nisa.matmul %s, %t, %p accumulate {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "dma1", count = 1, per_iteration = [2, 1]>]} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    }
+    nisa.matmul %s, %e, %q {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "scalar", count = 0, per_iteration = [1]>]} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    nisa.activation <identity> %q, %e {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 3, per_iteration = [3]>]} : memref<128x512xf32, #psum>, memref<128x512xbf16, #sbuf>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#k = affine_map<(d0, d1) -> (d0 * 256 + d1 * 128)>
+
+func.func @fewer_first_loop(%a: memref<128x128xbf16, #hbm>, %b: memref<768x512xbf16, #hbm>) attributes {nisa.limits = #limits, nisa.semaphores = {dma0 = 1 : i64, dma1 = 6 : i64, scalar = 3 : i64, tensor = 9 : i64}} {
+  %s = memref.alloc() {nisa.address = 0 : i64} : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %a, %s queue 0 {nisa.signal} : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  affine.for %o = 0 to 3 {
+    %p = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #psum>
+    %q = memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #psum>
+    %e = memref.alloc() {nisa.address = 1280 : i64} : memref<128x512xbf16, #sbuf>
+    affine.for %i = 0 to 2 {
+      %t = memref.alloc() {nisa.address = 256 : i64} : memref<128x512xbf16, #sbuf>
+      %r = affine.apply #k(%o, %i)
+      %src = memref.subview %b[%r, 0] [128, 512] [1, 1] : memref<768x512xbf16, #hbm> to memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>
+      // expected-error@+1 {{nisa-verify-sync: expected fewer_first's loop below 2 (the enclosing loops), found 2}}
+      nisa.dma_copy %src, %t queue 1 {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 0, per_iteration = [3, 1], fewer_first = [2, 1, 1]>]} : memref<128x512xbf16, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+      nisa.matmul %s, %t, %p accumulate {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "dma1", count = 1, per_iteration = [2, 1]>]} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    }
+    nisa.matmul %s, %e, %q {nisa.signal, nisa.wait = [#nisa.wait<unit = "dma0", count = 1>, #nisa.wait<unit = "scalar", count = 0, per_iteration = [1]>]} : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+    nisa.activation <identity> %q, %e {nisa.signal, nisa.wait = [#nisa.wait<unit = "tensor", count = 3, per_iteration = [3]>]} : memref<128x512xf32, #psum>, memref<128x512xbf16, #sbuf>
+  }
+  return
+}

@@ -178,20 +178,27 @@ def Nisa_WaitAttr : AttrDef<Nisa_Dialect, "Wait"> {
     `unit` (an engine, or DMA queue `dmaQ`) has reached
     `count + sum(iv[l] * per_iteration[l])` over the induction variables of
     the loops enclosing it, outermost first; a count of 0 or less is met
-    at once (a loop's first iterations).
+    at once (a loop's first iterations). With `fewer_first = [l, n, f]`
+    the count is `f` lower in the first `n` iterations of loop `l` (0 the
+    outermost): where the awaited instance lies before a boundary of the
+    loop around loop `l`, whose body signals `f` more outside it.
 
     ```mlir
     nisa.matmul %s, %m, %acc {nisa.wait = [#nisa.wait<unit = "dma3",
         count = 1, per_iteration = [2]>]} : ...
+    nisa.transpose %a, %b {nisa.wait = [#nisa.wait<unit = "vector",
+        count = 0, per_iteration = [60, 24], fewer_first = [1, 1, 12]>]} : ...
     ```
   }];
   let parameters = (ins StringRefParameter<"the unit waited for">:$unit,
                         "int64_t":$count,
-                        OptionalArrayRefParameter<"int64_t">:$per_iteration);
-  let assemblyFormat = [{
-    `<` `unit` `=` $unit `,` `count` `=` $count
-    (`,` `per_iteration` `=` `[` $per_iteration^ `]`)? `>`
-  }];
+                        OptionalArrayRefParameter<"int64_t">:$per_iteration,
+                        OptionalArrayRefParameter<"int64_t">:$fewer_first);
+  // `<unit = U, count = N[, per_iteration = [..]][, fewer_first = [..]]>`:
+  // two optional lists after a comma each, which the declarative format
+  // cannot tell apart.
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 def Nisa_PipelineAttr : AttrDef<Nisa_Dialect, "Pipeline"> {

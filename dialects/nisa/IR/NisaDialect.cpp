@@ -59,6 +59,68 @@ LogicalResult SlotsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+Attribute WaitAttr::parse(AsmParser &parser, Type) {
+  std::string unit;
+  int64_t count = 0;
+  SmallVector<int64_t> lists[2];
+  const StringRef names[2] = {"per_iteration", "fewer_first"};
+  if (parser.parseLess() || parser.parseKeyword("unit") ||
+      parser.parseEqual() || parser.parseString(&unit) ||
+      parser.parseComma() || parser.parseKeyword("count") ||
+      parser.parseEqual() || parser.parseInteger(count))
+    return {};
+  // Each optional list at most once, in this order.
+  for (int next = 0; succeeded(parser.parseOptionalComma());) {
+    StringRef name;
+    if (parser.parseKeyword(&name))
+      return {};
+    int which = next;
+    while (which < 2 && name != names[which])
+      ++which;
+    if (which == 2) {
+      parser.emitError(parser.getCurrentLocation())
+          << "expected "
+          << (next == 0 ? "'per_iteration' or 'fewer_first'" : "'fewer_first'")
+          << ", found '" << name << "'";
+      return {};
+    }
+    next = which + 1;
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(
+            AsmParser::Delimiter::Square, [&]() -> ParseResult {
+              return parser.parseInteger(lists[which].emplace_back());
+            }))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<WaitAttr>(parser.getContext(), unit, count,
+                                     lists[0], lists[1]);
+}
+
+void WaitAttr::print(AsmPrinter &printer) const {
+  printer << "<unit = \"" << getUnit() << "\", count = " << getCount();
+  if (!getPerIteration().empty())
+    printer << ", per_iteration = [" << getPerIteration() << "]";
+  if (!getFewerFirst().empty())
+    printer << ", fewer_first = [" << getFewerFirst() << "]";
+  printer << ">";
+}
+
+LogicalResult WaitAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               StringRef unit, int64_t count,
+                               ArrayRef<int64_t> perIteration,
+                               ArrayRef<int64_t> fewerFirst) {
+  if (fewerFirst.empty())
+    return success();
+  if (fewerFirst.size() != 3 || fewerFirst[0] < 0 || fewerFirst[1] < 1 ||
+      fewerFirst[2] < 1)
+    return emitError() << "expected fewer_first to be [loop, iterations, "
+                          "fewer]: a loop index of 0 or more, at least one "
+                          "iteration and one signal";
+  return success();
+}
+
 /// Where a discardable nisa attribute may sit and what it holds.
 /// "tensor", "vector", "scalar", "gpsimd" or "dma" and a queue number,
 /// then "@" and a physical core above 0 for another core's unit.

@@ -662,3 +662,19 @@ func.func @double_row_unsupported(%s: memref<128x2x128xf8E5M2, #sbuf>, %m: memre
 func.func @fp8_rows_zero() attributes {nisa.limits = #nisa.limits<partitions = 128, sbuf_bytes = 196608, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512, fp8_rows = 0>} {
   return
 }
+
+// -----
+
+func.func @fewer_first_not_three(%a: memref<4x4xf32, #nisa.memory<sbuf>>) {
+  // expected-error@+1 {{expected fewer_first to be [loop, iterations, fewer]: a loop index of 0 or more, at least one iteration and one signal}}
+  nisa.memset %a value 0.0 {nisa.wait = [#nisa.wait<unit = "dma0", count = 1, fewer_first = [0, 1]>]} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}
+
+// -----
+
+func.func @wait_unknown_list(%a: memref<4x4xf32, #nisa.memory<sbuf>>) {
+  // expected-error@+1 {{expected 'per_iteration' or 'fewer_first', found 'fewer'}}
+  nisa.memset %a value 0.0 {nisa.wait = [#nisa.wait<unit = "dma0", count = 1, fewer = [1]>]} : memref<4x4xf32, #nisa.memory<sbuf>>
+  return
+}

@@ -122,6 +122,38 @@ json scaleKernel() {
           {"schedule", schedule()}};
 }
 
+/// scaleKernel's four row tiles in two loops of two, each tile in one slot,
+/// the outer loop's body also loading a row tile on the store queue (which
+/// so signals once more outside the inner loop). A load refills the slot
+/// the store of the inner iteration before read: in the inner loop's first
+/// iteration, that is the outer loop's previous iteration, before its extra
+/// load, so the load waits for one signal fewer there.
+json nestedScaleKernel() {
+  json k = scaleKernel();
+  k["loops"] = {{{"trips", 2}}, {{"trips", 2}, {"parent", 0}}};
+  for (json &inst : k["instructions"]) {
+    inst["loop"] = 1;
+    for (const char *key : {"src", "dst"})
+      if (inst[key].contains("slots"))
+        inst[key]["slots"] = {{"count", 1}, {"bytes", 256}, {"depth", 2}};
+      else
+        inst[key]["iv"] = {2 * 128 * 64, 128 * 64};
+    inst["wait"][0]["iv"] = {2, 1};
+  }
+  // Per outer iteration the store queue signals three times.
+  k["instructions"][0]["wait"][0] = {{"unit", "dma1"},
+                                     {"count", 0},
+                                     {"iv", {3, 1}},
+                                     {"fewer_first", {1, 1, 1}}};
+  json extra = dma(1, hbm(0, 0, {128, 64}, {64, 1}, {2 * 128 * 64}),
+                   onChip("sbuf", 4096, {128, 64}));
+  extra["loop"] = 0;
+  extra["signal"] = true;
+  extra["wait"] = {{{"unit", "dma1"}, {"count", 2}, {"iv", {3}}}};
+  k["instructions"].push_back(extra);
+  return k;
+}
+
 json manifestOf(json kernel) {
   auto tensor = [](int64_t id, const char *kind) {
     return json{{"id", id},
@@ -207,8 +239,13 @@ json unrolled(const json &kernel) {
               if (w.contains("iv"))
                 for (size_t l = 0; l < iv.size(); ++l)
                   count += w["iv"][l].get<int64_t>() * iv[l];
+              if (w.contains("fewer_first") &&
+                  iv[w["fewer_first"][0].get<size_t>()] <
+                      w["fewer_first"][1].get<int64_t>())
+                count -= w["fewer_first"][2].get<int64_t>();
               w["count"] = count;
               w.erase("iv");
+              w.erase("fewer_first");
             }
           if (inst.contains("restart")) {
             bool first = true;
@@ -572,6 +609,51 @@ TEST(LoopTest, OlderExecutablesAreRefused) {
             "runtime's format: on-chip access patterns; recompile an older "
             "executable with this neuron-compile), found a string "
             "\"neuron-executable/3\"");
+}
+
+TEST(LoopTest, FewerFirstLowersALoopsFirstIterationsCounts) {
+  json kernel = nestedScaleKernel();
+  std::vector<double> x = iota(512 * 64);
+  Tensor in = makeTensor(DType::F32, {512, 64}, x);
+  std::vector<double> looped = run(manifestOf(kernel), {in});
+  ASSERT_EQ(looped.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_EQ(looped[i], x[i] * 2 + 1) << i;
+  Program rolled = parse(manifestOf(kernel));
+  Program flat = parse(manifestOf(unrolled(kernel)));
+  absl::StatusOr<KernelTiming> a =
+      simulateKernelTiming(rolled.kernels.at(0), trn2());
+  absl::StatusOr<KernelTiming> b =
+      simulateKernelTiming(flat.kernels.at(0), trn2());
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_DOUBLE_EQ(a->observedNs, b->observedNs);
+  ASSERT_EQ(a->recorded.size(), b->recorded.size());
+  for (size_t k = 0; k < a->recorded.size(); ++k)
+    EXPECT_DOUBLE_EQ(a->recorded[k].startNs, b->recorded[k].startNs);
+  EXPECT_EQ(orderError(kernel), "");
+  // One fewer still: load [1, 0] refills the slot scale [0, 1] reads.
+  kernel["instructions"][0]["wait"][0]["fewer_first"] = {1, 1, 2};
+  std::string error = orderError(kernel);
+  EXPECT_NE(error.find("instruction 0 (dma_copy) at iteration [1, 0]"),
+            std::string::npos)
+      << error;
+}
+
+TEST(LoopTest, FewerFirstNamesALoopAndItsFirstIterations) {
+  auto errorOfWait = [](json fewer) {
+    json kernel = nestedScaleKernel();
+    kernel["instructions"][0]["wait"][0]["fewer_first"] = std::move(fewer);
+    return errorOf(manifestOf(kernel));
+  };
+  const std::string expected =
+      at + "instructions[0].wait[0].fewer_first: expected [loop, "
+           "iterations, fewer]: a loop level in [0, 1], iterations within "
+           "its trips and fewer at least 1, found ";
+  EXPECT_EQ(errorOfWait({2, 1, 1}), expected + "[2, 1, 1]");
+  EXPECT_EQ(errorOfWait({1, 3, 1}), expected + "[1, 3, 1]");
+  EXPECT_EQ(errorOfWait({1, 1, 0}), expected + "[1, 1, 0]");
+  EXPECT_EQ(errorOfWait({1, 1}), expected + "[1, 1]");
 }
 
 } // namespace
