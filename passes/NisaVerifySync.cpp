@@ -100,42 +100,42 @@ struct NisaVerifySyncPass
         continue;
       SmallVector<int64_t, 4> trips = g.tripsOf(j);
       for (auto w : list.getAsRange<WaitAttr>()) {
-        Threshold count;
-        count.count.constant = w.getCount();
-        count.count.coeffs.assign(w.getPerIteration().begin(),
+        Threshold wait;
+        wait.count.constant = w.getCount();
+        wait.count.coeffs.assign(w.getPerIteration().begin(),
                                   w.getPerIteration().end());
-        if (count.count.coeffs.size() > trips.size())
+        if (wait.count.coeffs.size() > trips.size())
           return op->emitError()
                  << "nisa-verify-sync: expected at most " << trips.size()
                  << " counts per iteration (one per enclosing loop), found "
-                 << count.count.coeffs.size();
+                 << wait.count.coeffs.size();
         if (ArrayRef<int64_t> fewer = w.getFewerFirst(); !fewer.empty()) {
           if (size_t(fewer[0]) >= trips.size())
             return op->emitError()
                    << "nisa-verify-sync: expected fewer_first's loop below "
                    << trips.size() << " (the enclosing loops), found "
                    << fewer[0];
-          count.loop = fewer[0];
-          count.iterations = fewer[1];
-          count.fewer = fewer[2];
+          wait.loop = fewer[0];
+          wait.iterations = fewer[1];
+          wait.fewer = fewer[2];
         }
         int unit = units.find(w.getUnit());
         // Reachable before this instance in program order, at every
         // iteration: the largest excess is at a corner of a part of the
         // box.
         AffineIndex reached = unit < 0 ? AffineIndex() : countsOf(unit).before(j);
-        auto [excess, at] = minimumOver(reached, count, trips);
+        auto [excess, at] = minimumOver(reached, wait, trips);
         if (excess < 0)
           return op->emitError()
                  << "nisa-verify-sync: deadlock: this " << describe(j)
                  << (trips.empty() ? std::string()
                                    : " at iteration " + iterationText(at))
                  << " waits for " << w.getUnit() << " to reach "
-                 << count.at(at) << ", but " << w.getUnit()
+                 << wait.at(at) << ", but " << w.getUnit()
                  << " signals only " << valueAt(reached, at)
                  << " times before it in program order";
         if (unit >= 0)
-          waits[j].push_back({uint32_t(unit), count});
+          waits[j].push_back({uint32_t(unit), wait});
       }
     }
 
