@@ -78,6 +78,13 @@ struct AffineIndex {
   }
   /// The lowest and highest value over loops of `trips` (outermost first).
   std::pair<int64_t, int64_t> range(ArrayRef<int64_t> trips) const;
+  /// Its value at induction variables `iv` (outermost first).
+  int64_t at(ArrayRef<int64_t> iv) const {
+    int64_t v = constant;
+    for (size_t l = 0; l < iv.size(); ++l)
+      v += coeff(l) * iv[l];
+    return v;
+  }
 
   friend bool operator==(const AffineIndex &a, const AffineIndex &b) {
     if (a.constant != b.constant)

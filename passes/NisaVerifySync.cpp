@@ -45,14 +45,6 @@ static std::string iterationText(ArrayRef<int64_t> iv) {
          "]";
 }
 
-/// `f` at `iv`.
-static int64_t valueAt(const AffineIndex &f, ArrayRef<int64_t> iv) {
-  int64_t v = f.constant;
-  for (size_t l = 0; l < iv.size(); ++l)
-    v += f.coeff(l) * iv[l];
-  return v;
-}
-
 namespace {
 
 struct NisaVerifySyncPass
@@ -132,7 +124,7 @@ struct NisaVerifySyncPass
                                    : " at iteration " + iterationText(at))
                  << " waits for " << w.getUnit() << " to reach "
                  << wait.at(at) << ", but " << w.getUnit()
-                 << " signals only " << valueAt(reached, at)
+                 << " signals only " << reached.at(at)
                  << " times before it in program order";
         if (unit >= 0)
           waits[j].push_back({uint32_t(unit), wait});

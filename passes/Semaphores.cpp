@@ -38,16 +38,8 @@ AffineIndex SignalCounts::before(size_t i) const {
   return a;
 }
 
-/// `f` at `iv`.
-static int64_t evaluate(const AffineIndex &f, ArrayRef<int64_t> iv) {
-  int64_t v = f.constant;
-  for (size_t l = 0; l < iv.size(); ++l)
-    v += f.coeff(l) * iv[l];
-  return v;
-}
-
 int64_t Threshold::at(ArrayRef<int64_t> iv) const {
-  int64_t v = evaluate(count, iv);
+  int64_t v = count.at(iv);
   if (fewer && size_t(loop) < iv.size() && iv[loop] < iterations)
     v -= fewer;
   return v;
@@ -139,7 +131,6 @@ mlir::neuron::minimumOver(const AffineIndex &f, ArrayRef<int64_t> trips) {
   return {value, at};
 }
 
-
 std::optional<Threshold> mlir::neuron::thresholdOf(const KernelGraph &g,
                                                    const SignalCounts &counts,
                                                    const Dependence &d,
@@ -186,7 +177,7 @@ std::optional<Threshold> mlir::neuron::thresholdOf(const KernelGraph &g,
     fromAt[l] = fromTrips[l] - 1;
   AffineIndex toBefore = counts.before(to);
   int64_t slack =
-      evaluate(toBefore, toAt) - (evaluate(fromBefore, fromAt) + 1);
+      toBefore.at(toAt) - (fromBefore.at(fromAt) + 1);
   Threshold t;
   t.count.constant = toBefore.constant - slack;
   for (int32_t l = 0; l < d.carried; ++l)
@@ -213,7 +204,7 @@ affineShortfall(const AffineIndex &wait, const AffineIndex &needed,
   if (minimumOver(margin, trips).first >= 0)
     return std::nullopt;
   auto fails = [&](ArrayRef<int64_t> iv) {
-    return evaluate(needed, iv) > 0 && evaluate(margin, iv) < 0;
+    return needed.at(iv) > 0 && margin.at(iv) < 0;
   };
   size_t d = trips.size();
   SmallVector<int64_t, 4> iv(d);
@@ -228,7 +219,7 @@ affineShortfall(const AffineIndex &wait, const AffineIndex &needed,
       int64_t c = needed.coeff(l);
       if (iv[l] != 0 || c <= 0)
         continue;
-      int64_t at = evaluate(needed, iv);
+      int64_t at = needed.at(iv);
       int64_t steps = at > 0 ? 0 : (1 - at + c - 1) / c;
       if (steps >= trips[l])
         continue;
