@@ -209,6 +209,8 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
   if (chip.tensor.fp8PeakRows)
     m.fp8Rows = std::max<int64_t>(1, int64_t(chip.tensor.fp8PeakRows->value));
+  if (chip.tensor.fp32TransposeSpeedup)
+    m.f32TransposeSpeedup = std::max(1.0, chip.tensor.fp32TransposeSpeedup->value);
 
   // A logical core of several physical cores (lnc=2): each physical core
   // runs its own instructions on its own engines and DMA engines; they
@@ -254,6 +256,10 @@ double CostModel::nanoseconds(const CostQuery &q) const {
     if (peakClass(q.dtype) == "fp8")
       cycles *= double(fp8Rows) /
                 double(std::clamp<int64_t>(q.rows, 1, fp8Rows));
+    // A transpose mode may stream FP32 faster than a matmul with the
+    // identity would.
+    if (q.kind == CostQuery::Kind::Transpose && peakClass(q.dtype) == "fp32")
+      cycles /= f32TransposeSpeedup;
     return (kTensorFixedCycles + columns * cycles) / tensorClockGHz;
   }
   case CostQuery::Kind::Elementwise:
@@ -308,7 +314,7 @@ std::string CostModel::assumptions() const {
   return absl::StrFormat(
       "tensor engine: %g fixed cycles per instruction, %g cycles per moving "
       "column (fp32), %g (bf16/fp16), %g (fp8/int8%s), from the published "
-      "peaks\n"
+      "peaks; a transpose as a matmul with the identity%s\n"
       "vector, scalar, gpsimd: %g fixed cycles per instruction, one element "
       "per partition per cycle\n"
       "every engine: half its rate on an on-chip operand whose elements are "
@@ -335,6 +341,11 @@ std::string CostModel::assumptions() const {
                             "double-row mode); %d times as many cycles with "
                             "one",
                             fp8Rows, fp8Rows)
+          : std::string(),
+      f32TransposeSpeedup > 1
+          ? absl::StrFormat(", an fp32 one in the transpose mode at %g "
+                            "times its rate",
+                            f32TransposeSpeedup)
           : std::string(),
       kEngineFixedCycles, kWideStrideBytes,
       kGatherCyclesPerPartition, engines,

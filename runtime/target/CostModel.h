@@ -190,6 +190,9 @@ private:
   /// The K rows per partition of an FP8 matmul at cyclesPerColumn8 (2
   /// where the FP8 peak is the double-row mode's).
   int64_t fp8Rows = 1;
+  /// How many times faster than an FP32 matmul's an FP32 transpose streams
+  /// its columns (NeuronCore-v3's transpose mode).
+  double f32TransposeSpeedup = 1;
   /// Physical cores per logical core.
   int cores = 1;
   int engines = 16;

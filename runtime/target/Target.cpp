@@ -40,6 +40,7 @@ static constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
 // The unit labels the sources print, grouped by quantity, in the order error
 // messages list them.
 static constexpr UnitEntry kUnits[] = {{Quantity::Count, "count", 1},
+                                       {Quantity::Ratio, "x", 1},
                                        {Quantity::Capacity, "bytes", 1},
                                        {Quantity::Capacity, "KiB", kKiB},
                                        {Quantity::Capacity, "MiB", kMiB},

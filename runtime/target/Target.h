@@ -22,7 +22,7 @@
 namespace neuron::rt {
 
 /// What a figure measures; decides which unit labels it may carry.
-enum class Quantity { Count, Capacity, Bandwidth, Clock, Throughput };
+enum class Quantity { Count, Ratio, Capacity, Bandwidth, Clock, Throughput };
 
 /// The factor from `unit` to the canonical unit of `q` (1, bytes, bytes/s, Hz,
 /// op/s), or nullopt when `unit` is not a unit of `q`. Capacities are binary
@@ -61,6 +61,10 @@ struct EngineDesc {
   /// at the published FP8 peak (2 where that peak is the double-row mode's,
   /// trn2); one row streams at the peak divided by it. Absent: 1.
   std::optional<Figure> fp8PeakRows;
+  /// Tensor engine: how many times faster than an FP32 matmul's columns an
+  /// FP32 transpose streams its columns (NeuronCore-v3's transpose mode: 2).
+  /// Absent: 1, a transpose being a matmul with the identity.
+  std::optional<Figure> fp32TransposeSpeedup;
 };
 
 /// The published peak rate of one dtype. Per-core figures are quoted on their

@@ -20,8 +20,8 @@ static constexpr std::string_view kFigureShape =
     "an object {value, unit, source}";
 
 static std::string_view quantityName(Quantity q) {
-  constexpr std::string_view names[] = {"count", "capacity", "bandwidth",
-                                        "clock", "throughput"};
+  constexpr std::string_view names[] = {"count",     "ratio", "capacity",
+                                        "bandwidth", "clock", "throughput"};
   return names[static_cast<int>(q)];
 }
 
@@ -116,6 +116,13 @@ static absl::Status parseEngines(ObjectReader &chip, ChipDesc &c) {
           engine->fp8PeakRows->value != 2)
         return e.error("fp8_peak_rows", "1 or 2 (the double-row mode)",
                        formatNumber(engine->fp8PeakRows->value));
+      NEURON_RETURN_IF_ERROR(optFigure(e, "fp32_transpose_speedup",
+                                       Quantity::Ratio,
+                                       engine->fp32TransposeSpeedup));
+      if (engine->fp32TransposeSpeedup &&
+          !(engine->fp32TransposeSpeedup->value >= 1))
+        return e.error("fp32_transpose_speedup", "a ratio of at least 1",
+                       formatNumber(engine->fp32TransposeSpeedup->value));
     }
     NEURON_RETURN_IF_ERROR(e.finish());
   }

@@ -265,6 +265,12 @@ std::string formatTargetReport(const ResolvedTarget &t) {
         formatNumber(c.tensor.fp8PeakRows->value),
         refs.cite(*c.tensor.fp8PeakRows),
         formatNumber(c.tensor.fp8PeakRows->value));
+  if (c.tensor.fp32TransposeSpeedup && c.tensor.fp32TransposeSpeedup->value > 1)
+    out += absl::StrFormat(
+        "FP32 transposes: the tensor engine's transpose mode, %sx an FP32 "
+        "matmul's column rate%s\n",
+        formatNumber(c.tensor.fp32TransposeSpeedup->value),
+        refs.cite(*c.tensor.fp32TransposeSpeedup));
 
   if (!inst) {
     out += absl::StrFormat("per instance: (name an instance, e.g. %s)\n",

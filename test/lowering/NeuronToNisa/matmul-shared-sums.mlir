@@ -31,11 +31,12 @@ func.func @one_panel(%a: tensor<2500x1024xbf16>, %b: tensor<1024x1300xbf16>) -> 
 
 // -----
 
-// Tests f32, whose matmuls take four times as long: on trn1 and trn2 the
-// transfers of blocks of 3 take less than half their time, so the blocks
-// stay at 3 M tiles.
+// Tests f32, whose matmuls take four times as long: on trn1 the transfers
+// of blocks of 3 take less than half the tensor engine's time, so the
+// blocks stay at 3 M tiles; on trn2, whose FP32 transposes take half as
+// long (the transpose mode), more than half, and blocks of 6 share sums.
 // TRN1: 3000x2000x1500: lhs resident in blocks of 3 M tiles
-// LNC1: 3000x2000x1500: lhs resident in blocks of 3 M tiles
+// LNC1: 3000x2000x1500: lhs resident in blocks of 6 M tiles
 func.func @compute_bound(%a: tensor<3000x2000xf32>, %b: tensor<2000x1500xf32>) -> tensor<3000x1500xf32> {
   %0 = neuron.matmul %a, %b : (tensor<3000x2000xf32>, tensor<2000x1500xf32>) -> tensor<3000x1500xf32>
   return %0 : tensor<3000x1500xf32>

@@ -79,6 +79,35 @@ TEST(CostModel, Fp8PeakIsTheDoubleRowModes) {
   EXPECT_NEAR(trn1->nanoseconds(q), (32 + 512 * cycles) / 2.8, 1e-9);
 }
 
+// NeuronCore-v3's tensor engine has a transpose mode, "2x speedup in FP32
+// transpose" (NKI Trainium2 architecture guide): an FP32 transpose streams
+// its columns at twice the FP32 matmul's rate there; NeuronCore-v2 (trn1)
+// transposes as a matmul with the identity, at the FP32 rate.
+TEST(CostModel, Fp32TransposeModeHalvesItsColumnsFromNeuronCoreV3) {
+  CostQuery t;
+  t.kind = CostQuery::Kind::Transpose;
+  t.dtype = "f32";
+  t.columns = 128;
+  CostQuery matmul = t;
+  matmul.kind = CostQuery::Kind::Matmul;
+
+  Models v3 = resolve("trn2,lnc=1");
+  absl::StatusOr<CostModel> trn2 = CostModel::forTarget(v3.target);
+  ASSERT_TRUE(trn2.ok()) << trn2.status();
+  double f32 = 2.0 * 128 * 128 * 2.4e9 / 20e12;
+  EXPECT_NEAR(trn2->nanoseconds(matmul), (32 + 128 * f32) / 2.4, 1e-9);
+  EXPECT_NEAR(trn2->nanoseconds(t), (32 + 128 * f32 / 2) / 2.4, 1e-9);
+  // Other dtypes transpose at their matmul rate (one row for FP8).
+  t.dtype = matmul.dtype = "bf16";
+  EXPECT_NEAR(trn2->nanoseconds(t), trn2->nanoseconds(matmul), 1e-9);
+
+  Models v2 = resolve("trn1");
+  absl::StatusOr<CostModel> trn1 = CostModel::forTarget(v2.target);
+  ASSERT_TRUE(trn1.ok()) << trn1.status();
+  t.dtype = matmul.dtype = "f32";
+  EXPECT_NEAR(trn1->nanoseconds(t), trn1->nanoseconds(matmul), 1e-9);
+}
+
 TEST(CostModel, DmaAndVectorTimes) {
   Models m = resolve("trn2,lnc=1");
   absl::StatusOr<CostModel> model = CostModel::forTarget(m.target);

@@ -261,6 +261,25 @@ TEST(Validation, Fp8PeakRows) {
   EXPECT_TRUE(registry.addFromText("ok.json", doc.dump()).ok());
 }
 
+// The FP32 transpose speedup is optional (NeuronCore-v2 has no transpose
+// mode), a ratio ("x"), and at least 1.
+TEST(Validation, Fp32TransposeSpeedup) {
+  json doc = builtinJson("trn2.json");
+  doc["chip"]["engines"]["tensor"]["fp32_transpose_speedup"]["value"] = 0.5;
+  EXPECT_EQ(errorFor(doc),
+            "bad.json: chip.engines.tensor.fp32_transpose_speedup: expected a "
+            "ratio of at least 1, found 0.5");
+  doc = builtinJson("trn2.json");
+  doc["chip"]["engines"]["tensor"]["fp32_transpose_speedup"]["unit"] = "count";
+  EXPECT_EQ(errorFor(doc),
+            "bad.json: chip.engines.tensor.fp32_transpose_speedup.unit: "
+            "expected a ratio unit (x), found a string \"count\"");
+  doc = builtinJson("trn2.json");
+  doc["chip"]["engines"]["tensor"].erase("fp32_transpose_speedup");
+  TargetRegistry registry;
+  EXPECT_TRUE(registry.addFromText("ok.json", doc.dump()).ok());
+}
+
 TEST(Validation, WrongType) {
   json doc = builtinJson("trn2.json");
   doc["chip"]["hbm_capacity"] = "96";
