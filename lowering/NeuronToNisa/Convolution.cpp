@@ -214,7 +214,8 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
           return;
         }
         Value flipped =
-            k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft}, element);
+            k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft},
+                   k.transposedType(element));
         nisa::TransposeOp::create(b, loc,
                                   KernelLowering::view(b, loc, natural,
                                                        {b.getIndexAttr(0), t},

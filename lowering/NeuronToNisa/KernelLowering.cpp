@@ -214,9 +214,19 @@ double KernelLowering::tensorEngineTransposeNs(MemRefType type) const {
   return onTensor;
 }
 
+Type KernelLowering::transposedType(Type element) const {
+  MLIRContext *context = element.getContext();
+  if (!config.cost.transposeMode())
+    return Float32Type::get(context);
+  if (elementBytes(element) != 1)
+    return element;
+  return isa<FloatType>(element) ? Type(BFloat16Type::get(context))
+                                 : Type(IntegerType::get(context, 16));
+}
+
 int64_t KernelLowering::transposeChunk(Type element) const {
-  return std::max(partitions(),
-                  config.limits.getPsumBankBytes() / elementBytes(element));
+  return std::max(partitions(), config.limits.getPsumBankBytes() /
+                                    elementBytes(transposedType(element)));
 }
 
 bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
@@ -309,7 +319,8 @@ void KernelLowering::transposeThroughPsum(
     int64_t width = std::min(chunk, r - c0);
     Value flipped =
         scratch ? view(b, loc, scratch, at(0, 0), {c, width})
-                : tile(b, loc, nisa::MemorySpace::psum, {c, width}, element);
+                : tile(b, loc, nisa::MemorySpace::psum, {c, width},
+                       transposedType(element));
     for (int64_t r0 = c0; r0 < c0 + width; r0 += p) {
       int64_t rows = std::min(p, c0 + width - r0);
       nisa::TransposeOp::create(

@@ -176,8 +176,15 @@ public:
                 const ::neuron::rt::OperandShape &from) const {
     return config.cost.nanoseconds(::neuron::rt::costQueryFor(op, to, from));
   }
-  /// The columns of `element` one PSUM bank holds (at least a tile's
-  /// partitions): how many transposed rows one copy out of PSUM takes.
+  /// The element type a tensor-engine transpose of `element` writes to
+  /// PSUM: in the transpose mode (NeuronCore-v3 on) its own, 16 bits wide
+  /// for 1-byte elements (the NKI Trainium2 guide: FP8 transposes write
+  /// 16-bit elements); else a matmul's accumulator, f32 (the transpose a
+  /// matmul with the identity).
+  Type transposedType(Type element) const;
+  /// The columns of transposed `element`s one PSUM bank holds (at least a
+  /// tile's partitions): how many transposed rows one copy out of PSUM
+  /// takes.
   int64_t transposeChunk(Type element) const;
   /// Records how `op` was tiled on its first tile (for people reading IR).
   void markTiling(Value firstTile, Operation *op, StringRef partition,

@@ -765,7 +765,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       transposes, fusable && model.physicalCores() == 1, costs, limits, early);
   if (transposes.lhs || transposes.rhs)
     scratch = k.tile(b, loc, nisa::MemorySpace::psum,
-                     {tileK, k.transposeChunk(element)}, element);
+                     {tileK, k.transposeChunk(element)},
+                     k.transposedType(element));
   // A tuned plan, by its rank.
   size_t chosen = 0;
   if (rank) {

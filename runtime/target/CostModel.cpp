@@ -209,8 +209,11 @@ absl::StatusOr<CostModel> CostModel::forTarget(const ResolvedTarget &target) {
   m.cyclesPerColumn8 = cycles("fp8").value_or(m.cyclesPerColumn16);
   if (chip.tensor.fp8PeakRows)
     m.fp8Rows = std::max<int64_t>(1, int64_t(chip.tensor.fp8PeakRows->value));
-  if (chip.tensor.fp32TransposeSpeedup)
-    m.f32TransposeSpeedup = std::max(1.0, chip.tensor.fp32TransposeSpeedup->value);
+  if (chip.tensor.fp32TransposeSpeedup) {
+    m.hasTransposeMode = true;
+    m.f32TransposeSpeedup =
+        std::max(1.0, chip.tensor.fp32TransposeSpeedup->value);
+  }
 
   // A logical core of several physical cores (lnc=2): each physical core
   // runs its own instructions on its own engines and DMA engines; they

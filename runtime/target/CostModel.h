@@ -173,6 +173,10 @@ public:
   /// The K rows per partition an FP8 matmul contracts at the FP8 peak (2
   /// where that peak is the double-row mode's, else 1).
   int64_t fp8PeakRows() const { return fp8Rows; }
+  /// Whether the tensor engine has a transpose mode (NeuronCore-v3 on):
+  /// a transpose writes its source's dtype to PSUM; without it a transpose
+  /// is a matmul with the identity, writing a matmul's FP32 (INT32).
+  bool transposeMode() const { return hasTransposeMode; }
   /// Peak tensor-engine operations per ns of one physical core for a
   /// matmul dtype.
   double tensorPeakOpsPerNs(std::string_view dtype) const;
@@ -193,6 +197,7 @@ private:
   /// How many times faster than an FP32 matmul's an FP32 transpose streams
   /// its columns (NeuronCore-v3's transpose mode).
   double f32TransposeSpeedup = 1;
+  bool hasTransposeMode = false;
   /// Physical cores per logical core.
   int cores = 1;
   int engines = 16;

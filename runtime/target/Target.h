@@ -61,9 +61,11 @@ struct EngineDesc {
   /// at the published FP8 peak (2 where that peak is the double-row mode's,
   /// trn2); one row streams at the peak divided by it. Absent: 1.
   std::optional<Figure> fp8PeakRows;
-  /// Tensor engine: how many times faster than an FP32 matmul's columns an
-  /// FP32 transpose streams its columns (NeuronCore-v3's transpose mode: 2).
-  /// Absent: 1, a transpose being a matmul with the identity.
+  /// Tensor engine: present where it has a transpose mode (NeuronCore-v3
+  /// on), whose transposes write their source's dtype to PSUM: how many
+  /// times faster than an FP32 matmul's columns an FP32 transpose streams
+  /// its columns there (2). Absent: a transpose is a matmul with the
+  /// identity, at the matmul's rate, writing FP32 (INT32) to PSUM.
   std::optional<Figure> fp32TransposeSpeedup;
 };
 

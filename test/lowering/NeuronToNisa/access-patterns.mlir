@@ -10,15 +10,17 @@
 
 // Tests a bf16 matmul: lhs^T tiles load by DMA transpose on trn2 and
 // through the tensor engine on trn1 (each a slice of one load of both K
-// tiles of its rows); rhs loads as it is.
+// tiles of its rows), whose transposes, matmuls with the identity (no
+// transpose mode), write f32 to PSUM, a bank holding 512 columns; rhs
+// loads as it is.
 // CHECK-LABEL: func.func @matmul_bf16
 // TRN2-NOT: nisa.transpose
 // TRN2: memref.transpose %{{.*}} (d0, d1) -> (d1, d0) : memref<128x128xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>> to memref<128x128xbf16, strided<[1, 256], offset: ?>, #nisa.memory<hbm>>
 // TRN2-NOT: nisa.transpose
 // TRN1: nisa.dma_copy %{{.*}}, %[[N:.*]] queue {{.*}} : memref<128x256xbf16, strided<[256, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x256xbf16, #nisa.memory<sbuf>>
 // TRN1: %[[T:.*]] = memref.subview %[[N]][0, 0] [128, 128]
-// TRN1: nisa.transpose %[[T]], %{{.*}} : memref<128x128xbf16, strided<[256, 1]>, #nisa.memory<sbuf>>, memref<128x128xbf16, strided<[1024, 1]>, #nisa.memory<psum>>
-// TRN1: nisa.tensor_scalar <bypass>
+// TRN1: nisa.transpose %[[T]], %{{.*}} : memref<128x128xbf16, strided<[256, 1]>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
+// TRN1: nisa.tensor_scalar <bypass> {{.*}} : memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>, memref<128x128xbf16, #nisa.memory<sbuf>>
 // CHECK: nisa.matmul
 func.func @matmul_bf16(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<256x256xf32> {
   %0 = neuron.matmul %a, %b : (tensor<256x256xbf16>, tensor<256x256xbf16>) -> tensor<256x256xf32>
@@ -141,6 +143,21 @@ func.func @scalar_everywhere(%n: tensor<i32>) -> tensor<2x256x256xi32> {
 func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x4096xf32>) -> tensor<512x4096xf32> {
   %0 = neuron.matmul %a, %b : (tensor<512x128xf32>, tensor<128x4096xf32>) -> tensor<512x4096xf32>
   return %0 : tensor<512x4096xf32>
+}
+
+// -----
+
+// Tests an fp8 matmul of odd K: lhs is transposed on the tensor engine on
+// both generations. trn2's transpose mode writes FP8 as 16-bit elements
+// to PSUM (a bank holds 1024 columns); trn1's transposes write f32.
+// CHECK-LABEL: func.func @fp8_odd_k
+// TRN2: nisa.transpose %{{.*}} : memref<128x128xf8E4M3FN, strided<[383, 1]>, #nisa.memory<sbuf>>, memref<128x128xbf16, strided<[1024, 1]>, #nisa.memory<psum>>
+// TRN2: nisa.tensor_scalar <bypass> {{.*}} : memref<128x128xbf16, strided<[1024, 1]>, #nisa.memory<psum>>, memref<128x128xf8E4M3FN, strided<[256, 1]>, #nisa.memory<sbuf>>
+// TRN1: nisa.transpose %{{.*}} : memref<128x128xf8E4M3FN, strided<[383, 1]>, #nisa.memory<sbuf>>, memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
+// TRN1: nisa.tensor_scalar <bypass> {{.*}} : memref<128x128xf32, strided<[512, 1]>, #nisa.memory<psum>>
+func.func @fp8_odd_k(%a: tensor<256x383xf8E4M3FN>, %b: tensor<383x512xf8E4M3FN>) -> tensor<256x512xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<256x383xf8E4M3FN>, tensor<383x512xf8E4M3FN>) -> tensor<256x512xf32>
+  return %0 : tensor<256x512xf32>
 }
 
 // -----

@@ -106,6 +106,10 @@ TEST(CostModel, Fp32TransposeModeHalvesItsColumnsFromNeuronCoreV3) {
   ASSERT_TRUE(trn1.ok()) << trn1.status();
   t.dtype = matmul.dtype = "f32";
   EXPECT_NEAR(trn1->nanoseconds(t), trn1->nanoseconds(matmul), 1e-9);
+  // The mode also writes a transpose's own dtype to PSUM (the lowering's
+  // transposedType); without it, a matmul's FP32.
+  EXPECT_TRUE(trn2->transposeMode());
+  EXPECT_FALSE(trn1->transposeMode());
 }
 
 TEST(CostModel, DmaAndVectorTimes) {
