@@ -397,17 +397,18 @@ static void cloneOutsideViews(OpBuilder &b, Operation *op, IRMapping &map) {
 }
 
 /// Each core's iterations of a nest of `trips` iterations of `each` ns,
-/// none starting before `ready`: one at a time to the core that would end
-/// it first (on a tie, the lowest), core 0 keeping at least one (the
-/// nest's own). Advances `free`, when each core's work so far ends, for
-/// the cores that get any.
-static SmallVector<int64_t> shareOut(int64_t trips, double each, double ready,
+/// none on core c starting before `ready[c]`: one at a time to the core
+/// that would end it first (on a tie, the lowest), core 0 keeping at least
+/// one (the nest's own). Advances `free`, when each core's work so far
+/// ends, for the cores that get any.
+static SmallVector<int64_t> shareOut(int64_t trips, double each,
+                                     ArrayRef<double> ready,
                                      SmallVectorImpl<double> &free) {
   int cores = int(free.size());
   SmallVector<int64_t> count(cores, 0);
   SmallVector<double> ends;
-  for (double f : free)
-    ends.push_back(std::max(f, ready));
+  for (auto [f, r] : llvm::zip(free, ready))
+    ends.push_back(std::max(f, r));
   for (int64_t t = 0; t < trips; ++t) {
     int c = int(llvm::min_element(ends) - ends.begin());
     ++count[c];
@@ -465,6 +466,42 @@ static void addSum(OpBuilder &b, Value partial, Value sum) {
                          AluOpAttr::get(b.getContext(), AluOp::add));
 }
 
+/// Whether a dependence's two instructions touch the same HBM elements,
+/// compared run by run over all iterations of their loops (on-chip ones,
+/// and patterns of too many runs, are taken to).
+class HbmOverlap {
+public:
+  explicit HbmOverlap(const KernelGraph &g) : g(g) {}
+
+  bool meets(const Dependence &d, size_t to) {
+    const TileAccess *a = access(d.from, d.buffer),
+                     *b = access(to, d.buffer);
+    if (!a || !b)
+      return true;
+    const std::optional<Intervals> &x = runsOf(d.from, *a),
+                                   &y = runsOf(to, *b);
+    return !x || !y || meet(*x, *y, 0);
+  }
+
+private:
+  /// The HBM access of instruction `i` to `buffer`, if it has one.
+  const TileAccess *access(size_t i, uint32_t buffer) const {
+    for (const TileAccess &a : g.accessesOf(i))
+      if (a.buffer == buffer && !a.onChip)
+        return &a;
+    return nullptr;
+  }
+  const std::optional<Intervals> &runsOf(size_t i, const TileAccess &a) {
+    auto [it, fresh] = runs.try_emplace({i, a.buffer});
+    if (fresh)
+      it->second = hbmRuns(a, g.tripsOf(i), 0, kMaxRuns);
+    return it->second;
+  }
+
+  const KernelGraph &g;
+  std::map<std::pair<size_t, uint32_t>, std::optional<Intervals>> runs;
+};
+
 /// A nest to split: the tiles its copies get their own of, and each core's
 /// share of its iterations.
 struct Nest {
@@ -489,12 +526,21 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
   // iterations out so that its cores end as early as they can.
   DenseMap<Operation *, double> end;
   SmallVector<double> free(cores, 0.0);
-  auto readyOf = [&](size_t first, size_t last, Operation *top) {
+  // When all the top-level ops instructions [first, last) of `top` depend
+  // on have ended, but for those in `skipped`; an HBM dependence counts
+  // only where the two touch the same elements over all their loops' runs
+  // (the graph's bounding range of a large pattern may order transfers of
+  // disjoint windows, as a nest's stores and the next nest's).
+  HbmOverlap overlap(g);
+  auto readyOf = [&](size_t first, size_t last, Operation *top,
+                     const DenseSet<Operation *> &skipped = {}) {
     double ready = 0;
     for (size_t i = first; i < last; ++i)
       for (const Dependence &d : g.predecessors(i))
-        if (Operation *from = g.topLevelOf(d.from); from != top)
-          ready = std::max(ready, end.lookup(from));
+        if (Operation *from = g.topLevelOf(d.from);
+            from != top && !skipped.contains(from) &&
+            end.lookup(from) > ready && overlap.meets(d, i))
+          ready = end.lookup(from);
     return ready;
   };
   DenseMap<Operation *, const LoopInfo *> loops;
@@ -537,8 +583,26 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
                               << why;
       continue;
     }
+    // Core 0 starts once what the nest depends on has ended; the other
+    // cores load their own copies of its inputs (on their own DMA queues,
+    // beside their work), so they wait for the ops loading those on core 0
+    // only through what those depend on.
+    DenseSet<Operation *> loaders;
+    for (const Input &in : inputs)
+      loaders.insert(in.loaders.begin(), in.loaders.end());
+    SmallVector<double> readyAt(cores, ready);
+    if (!loaders.empty()) {
+      double others = readyOf(loop.first, loop.end, top, loaders);
+      for (Operation *op : loaders)
+        if (auto l = loops.find(op); l != loops.end())
+          others = std::max(others, readyOf(l->second->first,
+                                            l->second->end, op));
+      for (int c = 1; c < cores; ++c)
+        readyAt[c] = others;
+    }
     SmallVector<int64_t> count =
-        shareOut(loop.trips, ns / double(loop.trips), ready, free);
+        shareOut(loop.trips, ns / double(loop.trips), readyAt, free);
+
     end[top] = *llvm::max_element(free) + sending;
     if (!sums.empty())
       free[0] = end[top];

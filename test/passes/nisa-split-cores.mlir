@@ -445,6 +445,96 @@ func.func @shared_out(%in: memref<384x64xf32, #hbm>, %mid: memref<384x64xf32, #h
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 #rows = affine_map<(d0) -> (d0 * 128)>
+#cols = affine_map<(d0) -> (d0 * 64)>
+
+// Tests two nests storing disjoint windows of one result whose spans
+// overlap (column blocks of its first rows, then row tiles of its last
+// columns, as a matmul's full blocks and its partial last block): the
+// second does not wait for the first, whose 3 blocks leave core 1 free
+// first, so core 1 takes 2 of the second's 3 row tiles.
+// CHECK-LABEL: func.func @disjoint_windows
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.split = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 1 : i64}
+// expected-remark@+1 {{nisa-split-cores: 2 of 2 loop nests split over 2 physical cores}}
+func.func @disjoint_windows(%in: memref<384x256xf32, #hbm>, %out: memref<384x256xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %c = affine.apply #cols(%i)
+    %src = memref.subview %in[0, %c] [128, 64] [1, 1] : memref<384x256xf32, #hbm> to memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[0, %c] [128, 64] [1, 1] : memref<384x256xf32, #hbm> to memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>
+  }
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 192] [128, 64] [1, 1] : memref<384x256xf32, #hbm> to memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 192] [128, 64] [1, 1] : memref<384x256xf32, #hbm> to memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[256, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests an input loaded after a split nest (a matmul's partial last block
+// loading its own resident tile): its loader stays on core 0 after that
+// core's share, but core 1 loads its own copy, so it starts the second
+// nest when its own share of the first ends and takes 2 of its 3 tiles.
+// CHECK-LABEL: func.func @loaded_late
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.split = 1 : i64}
+// CHECK: nisa.dma_copy %{{.*}} queue 0 {nisa.core = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 1 : i64}
+// expected-remark@+1 {{nisa-split-cores: 2 of 2 loop nests split over 2 physical cores}}
+func.func @loaded_late(%w: memref<128x64xf32, #hbm>, %in: memref<384x64xf32, #hbm>, %a: memref<384x64xf32, #hbm>, %b: memref<384x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %a[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.activation <exp> %x, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  %wt = memref.alloc() : memref<128x64xf32, #sbuf>
+  nisa.dma_copy %w, %wt queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %b[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.tensor_tensor <add> %x, %wt, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.activation <exp> %x, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
 
 // Tests an input two nests read (the same weights for two products): core
 // 1 loads its copy once, and both its copies read it.
