@@ -525,6 +525,10 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
   // far: a nest starts once what it depends on has ended, and shares its
   // iterations out so that its cores end as early as they can.
   DenseMap<Operation *, double> end;
+  // The time of each top-level op kept on core 0, and the input loaders
+  // each core c > 0 has run its copy of (for a nest split before).
+  DenseMap<Operation *, double> own;
+  SmallVector<DenseSet<Operation *>> copied(cores);
   SmallVector<double> free(cores, 0.0);
   // When all the top-level ops instructions [first, last) of `top` depend
   // on have ended, but for those in `skipped`; an HBM dependence counts
@@ -551,8 +555,8 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     Operation *top = g.topLevelOf(i);
     auto found = loops.find(top);
     if (found == loops.end()) {
-      end[top] = readyOf(i, i + 1, top) +
-                 model.nanoseconds(costQueryOf(g.instruction(i)));
+      own[top] = model.nanoseconds(costQueryOf(g.instruction(i)));
+      end[top] = readyOf(i, i + 1, top) + own[top];
       ++i;
       continue;
     }
@@ -578,15 +582,16 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     if (!why.empty()) {
       free[0] = std::max(free[0], ready) + ns;
       end[top] = free[0];
+      own[top] = ns;
       if (summary)
         loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
                               << why;
       continue;
     }
     // Core 0 starts once what the nest depends on has ended; the other
-    // cores load their own copies of its inputs (on their own DMA queues,
-    // beside their work), so they wait for the ops loading those on core 0
-    // only through what those depend on.
+    // cores run their own copies of the ops loading its inputs (those they
+    // have not run for a nest before), so they wait for those on core 0
+    // only through what those depend on, and take their time.
     DenseSet<Operation *> loaders;
     for (const Input &in : inputs)
       loaders.insert(in.loaders.begin(), in.loaders.end());
@@ -597,12 +602,18 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
         if (auto l = loops.find(op); l != loops.end())
           others = std::max(others, readyOf(l->second->first,
                                             l->second->end, op));
-      for (int c = 1; c < cores; ++c)
-        readyAt[c] = others;
+      for (int c = 1; c < cores; ++c) {
+        readyAt[c] = std::max(free[c], others);
+        for (Operation *op : loaders)
+          if (!copied[c].contains(op))
+            readyAt[c] += own.lookup(op);
+      }
     }
     SmallVector<int64_t> count =
         shareOut(loop.trips, ns / double(loop.trips), readyAt, free);
-
+    for (int c = 1; c < cores; ++c)
+      if (count[c] > 0)
+        copied[c].insert(loaders.begin(), loaders.end());
     end[top] = *llvm::max_element(free) + sending;
     if (!sums.empty())
       free[0] = end[top];

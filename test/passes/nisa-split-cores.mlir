@@ -491,8 +491,9 @@ func.func @disjoint_windows(%in: memref<384x256xf32, #hbm>, %out: memref<384x256
 
 // Tests an input loaded after a split nest (a matmul's partial last block
 // loading its own resident tile): its loader stays on core 0 after that
-// core's share, but core 1 loads its own copy, so it starts the second
-// nest when its own share of the first ends and takes 2 of its 3 tiles.
+// core's share, but core 1 loads its own copy when its own share of the
+// first nest ends, not after core 0's load, and takes 2 of the second
+// nest's 3 row tiles.
 // CHECK-LABEL: func.func @loaded_late
 // CHECK: affine.for %{{.*}} = 0 to 2 {
 // CHECK: } {nisa.split = 0 : i64}
@@ -500,31 +501,91 @@ func.func @disjoint_windows(%in: memref<384x256xf32, #hbm>, %out: memref<384x256
 // CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
 // CHECK: affine.for %{{.*}} = 0 to 1 {
 // CHECK: } {nisa.split = 1 : i64}
-// CHECK: nisa.dma_copy %{{.*}} queue 0 {nisa.core = 1 : i64}
+// CHECK: memref.alloc() {nisa.core = 1 : i64} : memref<128x2xf32, #nisa.memory<sbuf>>
+// CHECK: } {nisa.core = 1 : i64}
 // CHECK: affine.for %{{.*}} = 0 to 2 {
 // CHECK: } {nisa.core = 1 : i64, nisa.split = 1 : i64}
-// expected-remark@+1 {{nisa-split-cores: 2 of 2 loop nests split over 2 physical cores}}
-func.func @loaded_late(%w: memref<128x64xf32, #hbm>, %in: memref<384x64xf32, #hbm>, %a: memref<384x64xf32, #hbm>, %b: memref<384x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+// expected-remark@+1 {{nisa-split-cores: 2 of 3 loop nests split over 2 physical cores}}
+func.func @loaded_late(%w: memref<128x2xf32, #hbm>, %in: memref<384x1024xf32, #hbm>, %a: memref<384x1024xf32, #hbm>, %b: memref<384x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
   affine.for %i = 0 to 3 {
-    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %x = memref.alloc() : memref<128x1024xf32, #sbuf>
     %r = affine.apply #rows(%i)
-    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
-    %dst = memref.subview %a[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
-    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
-    nisa.activation <exp> %x, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
-    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %src = memref.subview %in[%r, 0] [128, 1024] [1, 1] : memref<384x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    %dst = memref.subview %a[%r, 0] [128, 1024] [1, 1] : memref<384x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>, memref<128x1024xf32, #sbuf>
+    nisa.activation <exp> %x, %x : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
   }
-  %wt = memref.alloc() : memref<128x64xf32, #sbuf>
-  nisa.dma_copy %w, %wt queue 0 : memref<128x64xf32, #hbm>, memref<128x64xf32, #sbuf>
+  %wt = memref.alloc() : memref<128x2xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %j = 0 to 2 {
+    %wj = memref.subview %w[0, %j] [128, 1] [1, 1] : memref<128x2xf32, #hbm> to memref<128x1xf32, strided<[2, 1], offset: ?>, #hbm>
+    %tj = memref.subview %wt[0, %j] [128, 1] [1, 1] : memref<128x2xf32, #sbuf> to memref<128x1xf32, strided<[2, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %wj, %tj queue 0 : memref<128x1xf32, strided<[2, 1], offset: ?>, #hbm>, memref<128x1xf32, strided<[2, 1], offset: ?>, #sbuf>
+  }
+  %bias = memref.subview %wt[0, 0] [128, 1] [1, 1] : memref<128x2xf32, #sbuf> to memref<128x1xf32, strided<[2, 1]>, #sbuf>
   affine.for %i = 0 to 3 {
-    %x = memref.alloc() : memref<128x64xf32, #sbuf>
+    %x = memref.alloc() : memref<128x1024xf32, #sbuf>
     %r = affine.apply #rows(%i)
-    %src = memref.subview %in[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
-    %dst = memref.subview %b[%r, 0] [128, 64] [1, 1] : memref<384x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
-    nisa.dma_copy %src, %x queue 1 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
-    nisa.tensor_tensor <add> %x, %wt, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
-    nisa.activation <exp> %x, %x : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
-    nisa.dma_copy %x, %dst queue 2 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %src = memref.subview %in[%r, 0] [128, 1024] [1, 1] : memref<384x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    %dst = memref.subview %b[%r, 0] [128, 1024] [1, 1] : memref<384x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>, memref<128x1024xf32, #sbuf>
+    nisa.activation <exp> %x, %x bias %bias : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, #sbuf>, memref<128x1xf32, strided<[2, 1]>, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+#half = affine_map<(d0) -> (d0 * 2048)>
+
+// Tests the same with an input whose load takes much longer than the
+// nests' row tiles: core 1 pays for its own copy, so the second nest's 6
+// row tiles are shared 3 and 3, not mostly to core 1.
+// CHECK-LABEL: func.func @loaded_copy_costs
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK: } {nisa.split = 1 : i64}
+// CHECK: memref.alloc() {nisa.core = 1 : i64} : memref<128x4096xf32, #nisa.memory<sbuf>>
+// CHECK: } {nisa.core = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 1 : i64}
+// expected-remark@+1 {{nisa-split-cores: 2 of 3 loop nests split over 2 physical cores}}
+func.func @loaded_copy_costs(%w: memref<128x4096xf32, #hbm>, %in: memref<768x1024xf32, #hbm>, %a: memref<768x1024xf32, #hbm>, %b: memref<768x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x1024xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 1024] [1, 1] : memref<768x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    %dst = memref.subview %a[%r, 0] [128, 1024] [1, 1] : memref<768x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>, memref<128x1024xf32, #sbuf>
+    nisa.activation <exp> %x, %x : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+  }
+  %wt = memref.alloc() : memref<128x4096xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %j = 0 to 2 {
+    %jc = affine.apply #half(%j)
+    %wj = memref.subview %w[0, %jc] [128, 2048] [1, 1] : memref<128x4096xf32, #hbm> to memref<128x2048xf32, strided<[4096, 1], offset: ?>, #hbm>
+    %tj = memref.subview %wt[0, %jc] [128, 2048] [1, 1] : memref<128x4096xf32, #sbuf> to memref<128x2048xf32, strided<[4096, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %wj, %tj queue 0 : memref<128x2048xf32, strided<[4096, 1], offset: ?>, #hbm>, memref<128x2048xf32, strided<[4096, 1], offset: ?>, #sbuf>
+  }
+  %bias = memref.subview %wt[0, 0] [128, 1] [1, 1] : memref<128x4096xf32, #sbuf> to memref<128x1xf32, strided<[4096, 1]>, #sbuf>
+  affine.for %i = 0 to 6 {
+    %x = memref.alloc() : memref<128x1024xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 1024] [1, 1] : memref<768x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    %dst = memref.subview %b[%r, 0] [128, 1024] [1, 1] : memref<768x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>, memref<128x1024xf32, #sbuf>
+    nisa.activation <exp> %x, %x bias %bias : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, #sbuf>, memref<128x1xf32, strided<[4096, 1]>, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
   }
   return
 }
