@@ -525,7 +525,7 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
   // far: a nest starts once what it depends on has ended, and shares its
   // iterations out so that its cores end as early as they can.
   DenseMap<Operation *, double> end;
-  // The time of each top-level op kept on core 0, and the input loaders
+  // The time of each nest kept on core 0, and the nests loading inputs
   // each core c > 0 has run its copy of (for a nest split before).
   DenseMap<Operation *, double> own;
   SmallVector<DenseSet<Operation *>> copied(cores);
@@ -555,8 +555,8 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     Operation *top = g.topLevelOf(i);
     auto found = loops.find(top);
     if (found == loops.end()) {
-      own[top] = model.nanoseconds(costQueryOf(g.instruction(i)));
-      end[top] = readyOf(i, i + 1, top) + own[top];
+      end[top] = readyOf(i, i + 1, top) +
+                 model.nanoseconds(costQueryOf(g.instruction(i)));
       ++i;
       continue;
     }
@@ -588,20 +588,24 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
                               << why;
       continue;
     }
-    // Core 0 starts once what the nest depends on has ended; the other
-    // cores run their own copies of the ops loading its inputs (those they
-    // have not run for a nest before), so they wait for those on core 0
-    // only through what those depend on, and take their time.
+    // Core 0 starts once what the nest depends on has ended. The other
+    // cores run their own copies of the nests loading its inputs (those
+    // they have not run for a nest before), which core 0 runs after its
+    // own work: they wait for those only through what those depend on,
+    // and take their time after their own work. (A straight-line loader
+    // is timed apart from the cores' work, on each alike.)
     DenseSet<Operation *> loaders;
     for (const Input &in : inputs)
-      loaders.insert(in.loaders.begin(), in.loaders.end());
+      for (Operation *op : in.loaders)
+        if (loops.contains(op))
+          loaders.insert(op);
     SmallVector<double> readyAt(cores, ready);
     if (!loaders.empty()) {
       double others = readyOf(loop.first, loop.end, top, loaders);
-      for (Operation *op : loaders)
-        if (auto l = loops.find(op); l != loops.end())
-          others = std::max(others, readyOf(l->second->first,
-                                            l->second->end, op));
+      for (Operation *op : loaders) {
+        const LoopInfo &l = *loops.lookup(op);
+        others = std::max(others, readyOf(l.first, l.end, op));
+      }
       for (int c = 1; c < cores; ++c) {
         readyAt[c] = std::max(free[c], others);
         for (Operation *op : loaders)
