@@ -591,9 +591,10 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     // Core 0 starts once what the nest depends on has ended. The other
     // cores run their own copies of the nests loading its inputs (those
     // they have not run for a nest before), which core 0 runs after its
-    // own work: they wait for those only through what those depend on,
-    // and take their time after their own work. (A straight-line loader
-    // is timed apart from the cores' work, on each alike.)
+    // own work: on core c they start once its own work and what they
+    // depend on have ended, and the nest once they and what else it
+    // depends on have. (A straight-line loader is timed apart from the
+    // cores' work, on each alike.)
     DenseSet<Operation *> loaders;
     for (const Input &in : inputs)
       for (Operation *op : in.loaders)
@@ -601,16 +602,18 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
           loaders.insert(op);
     SmallVector<double> readyAt(cores, ready);
     if (!loaders.empty()) {
-      double others = readyOf(loop.first, loop.end, top, loaders);
+      double others = readyOf(loop.first, loop.end, top, loaders),
+             loadable = 0;
       for (Operation *op : loaders) {
         const LoopInfo &l = *loops.lookup(op);
-        others = std::max(others, readyOf(l.first, l.end, op));
+        loadable = std::max(loadable, readyOf(l.first, l.end, op));
       }
       for (int c = 1; c < cores; ++c) {
-        readyAt[c] = std::max(free[c], others);
+        double loaded = std::max(free[c], loadable);
         for (Operation *op : loaders)
           if (!copied[c].contains(op))
-            readyAt[c] += own.lookup(op);
+            loaded += own.lookup(op);
+        readyAt[c] = std::max(others, loaded);
       }
     }
     SmallVector<int64_t> count =

@@ -596,6 +596,53 @@ func.func @loaded_copy_costs(%w: memref<128x4096xf32, #hbm>, %in: memref<768x102
 #hbm = #nisa.memory<hbm>
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 #rows = affine_map<(d0) -> (d0 * 128)>
+#cols = affine_map<(d0) -> (d0 * 128)>
+#half = affine_map<(d0) -> (d0 * 2048)>
+
+// Tests a nest waiting for a long straight-line load and for a short
+// loading nest: core 1 runs its copy of the loading nest while the long
+// load is in flight, not after it, so both cores start together and
+// share the 4 row tiles 2 and 2.
+// CHECK-LABEL: func.func @loaded_beside
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: memref.alloc() {nisa.core = 1 : i64} : memref<128x4096xf32, #nisa.memory<sbuf>>
+// CHECK: } {nisa.core = 1 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// expected-remark@+1 {{nisa-split-cores: 1 of 2 loop nests split over 2 physical cores}}
+func.func @loaded_beside(%big: memref<128x8192xf32, #hbm>, %w: memref<128x4096xf32, #hbm>, %in: memref<512x1024xf32, #hbm>, %out: memref<512x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %bt = memref.alloc() : memref<128x8192xf32, #sbuf>
+  nisa.dma_copy %big, %bt queue 3 : memref<128x8192xf32, #hbm>, memref<128x8192xf32, #sbuf>
+  %wt = memref.alloc() : memref<128x4096xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
+  affine.for %j = 0 to 2 {
+    %c = affine.apply #half(%j)
+    %wj = memref.subview %w[0, %c] [128, 2048] [1, 1] : memref<128x4096xf32, #hbm> to memref<128x2048xf32, strided<[4096, 1], offset: ?>, #hbm>
+    %tj = memref.subview %wt[0, %c] [128, 2048] [1, 1] : memref<128x4096xf32, #sbuf> to memref<128x2048xf32, strided<[4096, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %wj, %tj queue 0 : memref<128x2048xf32, strided<[4096, 1], offset: ?>, #hbm>, memref<128x2048xf32, strided<[4096, 1], offset: ?>, #sbuf>
+  }
+  %bias = memref.subview %wt[0, 0] [128, 1] [1, 1] : memref<128x4096xf32, #sbuf> to memref<128x1xf32, strided<[4096, 1]>, #sbuf>
+  %add = memref.subview %bt[0, 0] [128, 1024] [1, 1] : memref<128x8192xf32, #sbuf> to memref<128x1024xf32, strided<[8192, 1]>, #sbuf>
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x1024xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 1024] [1, 1] : memref<512x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 0] [128, 1024] [1, 1] : memref<512x1024xf32, #hbm> to memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %x queue 1 : memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>, memref<128x1024xf32, #sbuf>
+    nisa.tensor_tensor <add> %x, %add, %x : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, strided<[8192, 1]>, #sbuf>, memref<128x1024xf32, #sbuf>
+    nisa.activation <exp> %x, %x bias %bias : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, #sbuf>, memref<128x1xf32, strided<[4096, 1]>, #sbuf>
+    nisa.dma_copy %x, %dst queue 2 : memref<128x1024xf32, #sbuf>, memref<128x1024xf32, strided<[1024, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
 
 // Tests an input two nests read (the same weights for two products): core
 // 1 loads its copy once, and both its copies read it.
