@@ -474,32 +474,35 @@ public:
   explicit HbmOverlap(const KernelGraph &g) : g(g) {}
 
   bool meets(const Dependence &d, size_t to) {
-    const TileAccess *a = access(d.from, d.buffer),
-                     *b = access(to, d.buffer);
-    if (!a || !b)
-      return true;
-    const std::optional<Intervals> &x = runsOf(d.from, *a),
-                                   &y = runsOf(to, *b);
-    return !x || !y || meet(*x, *y, 0);
+    ArrayRef<TileAccess> from = g.accessesOf(d.from),
+                         at = g.accessesOf(to);
+    bool compared = false;
+    for (auto [x, a] : llvm::enumerate(from))
+      for (auto [y, b] : llvm::enumerate(at)) {
+        if (a.buffer != d.buffer || b.buffer != d.buffer)
+          continue;
+        if (a.onChip || b.onChip)
+          return true;
+        const std::optional<Intervals> &p = runsOf(d.from, x),
+                                       &q = runsOf(to, y);
+        if (!p || !q || meet(*p, *q, 0))
+          return true;
+        compared = true;
+      }
+    return !compared;
   }
 
 private:
-  /// The HBM access of instruction `i` to `buffer`, if it has one.
-  const TileAccess *access(size_t i, uint32_t buffer) const {
-    for (const TileAccess &a : g.accessesOf(i))
-      if (a.buffer == buffer && !a.onChip)
-        return &a;
-    return nullptr;
-  }
-  const std::optional<Intervals> &runsOf(size_t i, const TileAccess &a) {
-    auto [it, fresh] = runs.try_emplace({i, a.buffer});
+  /// The runs of access `x` of instruction `i` over all its loops.
+  const std::optional<Intervals> &runsOf(size_t i, size_t x) {
+    auto [it, fresh] = runs.try_emplace({i, x});
     if (fresh)
-      it->second = hbmRuns(a, g.tripsOf(i), 0, kMaxRuns);
+      it->second = hbmRuns(g.accessesOf(i)[x], g.tripsOf(i), 0, kMaxRuns);
     return it->second;
   }
 
   const KernelGraph &g;
-  std::map<std::pair<size_t, uint32_t>, std::optional<Intervals>> runs;
+  std::map<std::pair<size_t, size_t>, std::optional<Intervals>> runs;
 };
 
 /// A nest to split: the tiles its copies get their own of, and each core's

@@ -197,6 +197,7 @@ private:
   /// How many times faster than an FP32 matmul's an FP32 transpose streams
   /// its columns (NeuronCore-v3's transpose mode).
   double f32TransposeSpeedup = 1;
+  /// Whether the tensor engine has a transpose mode (transposeMode()).
   bool hasTransposeMode = false;
   /// Physical cores per logical core.
   int cores = 1;
