@@ -654,6 +654,22 @@ TEST(LoopTest, FewerFirstNamesALoopAndItsFirstIterations) {
   EXPECT_EQ(errorOfWait({1, 3, 1}), expected + "[1, 3, 1]");
   EXPECT_EQ(errorOfWait({1, 1, 0}), expected + "[1, 1, 0]");
   EXPECT_EQ(errorOfWait({1, 1}), expected + "[1, 1]");
+  EXPECT_EQ(errorOfWait({-1, 1, 1}),
+            at + "instructions[0].wait[0].fewer_first[0]: expected an "
+                 "integer in [0, 1099511627776], found a number -1");
+}
+
+TEST(LoopTest, FewerFirstOutsideLoopsIsAnError) {
+  json kernel = scaleKernel();
+  json &store = kernel["instructions"][3];
+  store.erase("loop");
+  store["src"].erase("slots");
+  store["dst"].erase("iv");
+  store["wait"][0] = {
+      {"unit", "vector"}, {"count", 4}, {"fewer_first", {0, 1, 1}}};
+  EXPECT_EQ(errorOf(manifestOf(kernel)),
+            at + "instructions[3].wait[0].fewer_first: expected none: the "
+                 "instruction is in no loop, found [0, 1, 1]");
 }
 
 } // namespace
