@@ -340,7 +340,11 @@ def NeuronDecomposeCollectives : Pass<"neuron-decompose-collectives",
     matmul, for its predicted time; each chunk's all-reduce is timed with
     the collective model (`neuron-place-collectives`' algorithm choice);
     the all-reduces run one at a time on the core's collective engine, as
-    the simulator runs them. Among `K` in 2, 4, 8, 16 giving chunks of at
+    the simulator runs them. A chunk's matmul is taken at its share of the
+    whole one at least (timed alone, a smaller matmul may schedule better,
+    but in the program the whole one shares its kernel with the work around
+    it and the chunks lose that), so only the all-reduce time the chunks
+    hide is a gain. Among `K` in 2, 4, 8, 16 giving chunks of at
     least 128 rows (a tensor-engine tile's moving columns), the fastest is
     taken when it is predicted at least 10% faster than the whole matmul
     followed by its whole all-reduce; otherwise the pair is kept whole. The

@@ -38,10 +38,12 @@ namespace rt = ::neuron::rt;
 namespace {
 
 /// The predicted gain a split must reach. The prediction times each
-/// chunk's matmul alone, so it misses the overlap the whole matmul gets
-/// with the work merged around it in its kernel: on the LLaMA-2-7B prefill
-/// layer (run_multicore.py) splits predicted 2.6-6.6% faster ran slower,
-/// and those predicted 12-21% faster gained a fifth to four fifths of it.
+/// chunk's matmul alone (at its share of the whole one at least), so it
+/// misses the overlap the whole matmul gets with the work merged around it
+/// in its kernel: on the LLaMA-2-7B prefill layer (run_multicore.py)
+/// splits predicted 2.5-6.6% faster ran slower (with a 5% margin: TP=2
+/// 7064.8 -> 7094.2 us, TP=4 4273.2 -> 4377.0), and those predicted 14-25%
+/// faster gained a small part of it (TP=8 5298.3 -> 5282.7 us).
 constexpr double kMinGain = 0.10;
 
 /// A row-parallel matmul `lhs [rows, K] x rhs [K, cols]` and the all-reduce
@@ -245,14 +247,19 @@ private:
     FailureOr<double> matmulNs = failure();
     if (k == 1) {
       matmulNs = scheduledAloneNs(pair.matmul, context.probes);
-    } else {
-      // Chunk 0 stands for all.
+    } else if (std::optional<Prediction> whole = predict(pair, 1, context)) {
+      // Chunk 0 stands for all. It is not taken to run faster than its
+      // share of the whole matmul: timed alone, a smaller matmul may
+      // schedule better, but in the program the whole one shares its
+      // kernel with the work around it, and the chunks lose that.
       OpBuilder b(pair.allReduce);
       MatmulOp product = buildChunkMatmul(b, pair, k, 0);
       Operation *slice = product.getLhs().getDefiningOp();
       matmulNs = scheduledAloneNs(product, context.probes);
       product.erase();
       slice->erase();
+      if (succeeded(matmulNs))
+        matmulNs = std::max(*matmulNs, whole->matmulNs / double(k));
     }
     std::optional<Prediction> out;
     if (succeeded(matmulNs))
