@@ -239,7 +239,6 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
     dma(b, loc, permutedView(b, loc, src, {1, 0}), dst);
     return false;
   }
-  int64_t copies = 0;
   transposeThroughPsum(
       b, loc,
       [&](int64_t r0, int64_t rows) {
@@ -251,7 +250,7 @@ bool KernelLowering::loadTransposed(OpBuilder &b, Location loc, Value src,
             staged);
         return staged;
       },
-      r, c, element, dst, scratch, copies);
+      r, c, element, dst, scratch);
   return true;
 }
 
@@ -285,7 +284,6 @@ void KernelLowering::loadTransposedPanel(
   int64_t scratchColumns =
       scratch ? cast<MemRefType>(scratch.getType()).getDimSize(1) : 0;
   int64_t side = scratch ? std::max<int64_t>(1, scratchColumns / r) : 1;
-  int64_t copies = 0;
   for (int64_t j = 0; j * tileColumns < w; ++j) {
     int64_t width = std::min(tileColumns, w - j * tileColumns);
     Value into = side > 1 ? view(b, loc, scratch, at(0, (j % side) * r),
@@ -297,7 +295,7 @@ void KernelLowering::loadTransposedPanel(
           return view(b, loc, staged[r0 / p], at(0, j * tileColumns),
                       {rows, width});
         },
-        r, width, element, dstOf(b, j, width), into, copies,
+        r, width, element, dstOf(b, j, width), into,
         [&](int64_t c0, int64_t chunk) {
           if (afterChunk)
             afterChunk(b, j, width, c0, chunk);
@@ -308,7 +306,7 @@ void KernelLowering::loadTransposedPanel(
 void KernelLowering::transposeThroughPsum(
     OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
     int64_t r, int64_t c, Type element, Value dst, Value scratch,
-    int64_t &copies, function_ref<void(int64_t, int64_t)> afterChunk) {
+    function_ref<void(int64_t, int64_t)> afterChunk) {
   int64_t p = partitions();
   // The transposes fill up to a PSUM bank's columns, copied out at once.
   int64_t chunk = transposeChunk(element);
@@ -340,7 +338,7 @@ void KernelLowering::transposeThroughPsum(
     };
     for (int64_t from = 0; from < width; from += p) {
       int64_t n = std::min(p, width - from);
-      if (copies++ % 2 == 0)
+      if (from / p % 2 == 0)
         vectorCopy(b, loc, cols(flipped, from, n), cols(out, from, n));
       else
         activation(b, loc, cols(flipped, from, n), cols(out, from, n),

@@ -251,14 +251,12 @@ private:
   /// gives as an SBUF tile (at most `partitions` rows) into the SBUF tile
   /// `dst` [c, r] on the tensor engine, a PSUM bank's worth of columns at a
   /// time (in `scratch` when given), each tile's columns copied out by the
-  /// vector and scalar engines in turn, counted in `copies` (the caller's
-  /// copies so far, so its transposes alternate from one call to the next).
+  /// vector and scalar engines in turn.
   /// `afterChunk` is called after each chunk [c0, c0 + width) of dst's
   /// columns is copied out.
   void transposeThroughPsum(
       OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
       int64_t r, int64_t c, Type element, Value dst, Value scratch,
-      int64_t &copies,
       function_ref<void(int64_t c0, int64_t width)> afterChunk = {});
 
   ModuleOp module;
