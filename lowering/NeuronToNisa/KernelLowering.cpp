@@ -263,7 +263,7 @@ int64_t KernelLowering::transposePanelTiles(Type element) const {
 void KernelLowering::loadTransposedPanel(
     OpBuilder &b, Location loc, Value src, int64_t tileColumns,
     function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
-    ChunkCallback afterChunk) {
+    ChunkCallback afterChunk, bool alternate) {
   auto type = cast<MemRefType>(src.getType());
   int64_t r = type.getDimSize(0), w = type.getDimSize(1);
   Type element = type.getElementType();
@@ -284,6 +284,7 @@ void KernelLowering::loadTransposedPanel(
   int64_t scratchColumns =
       scratch ? cast<MemRefType>(scratch.getType()).getDimSize(1) : 0;
   int64_t side = scratch ? std::max<int64_t>(1, scratchColumns / r) : 1;
+  int64_t copies = 0;
   for (int64_t j = 0; j * tileColumns < w; ++j) {
     int64_t width = std::min(tileColumns, w - j * tileColumns);
     Value into = side > 1 ? view(b, loc, scratch, at(0, (j % side) * r),
@@ -299,14 +300,15 @@ void KernelLowering::loadTransposedPanel(
         [&](int64_t c0, int64_t chunk) {
           if (afterChunk)
             afterChunk(b, j, width, c0, chunk);
-        });
+        },
+        alternate ? &copies : nullptr);
   }
 }
 
 void KernelLowering::transposeThroughPsum(
     OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
     int64_t r, int64_t c, Type element, Value dst, Value scratch,
-    function_ref<void(int64_t, int64_t)> afterChunk) {
+    function_ref<void(int64_t, int64_t)> afterChunk, int64_t *copies) {
   int64_t p = partitions();
   // The transposes fill up to a PSUM bank's columns, copied out at once.
   int64_t chunk = transposeChunk(element);
@@ -338,7 +340,7 @@ void KernelLowering::transposeThroughPsum(
     };
     for (int64_t from = 0; from < width; from += p) {
       int64_t n = std::min(p, width - from);
-      if (from / p % 2 == 0)
+      if ((copies ? (*copies)++ : from / p) % 2 == 0)
         vectorCopy(b, loc, cols(flipped, from, n), cols(out, from, n));
       else
         activation(b, loc, cols(flipped, from, n), cols(out, from, n),

@@ -147,14 +147,16 @@ public:
   /// several tiles' fit side by side (the tensor engine then transposes
   /// them back to back). `afterChunk`, when given, is called after each
   /// PSUM chunk's transposes and copies: tile j, `width` wide, its columns
-  /// [c0, c0 + chunk) of dstOf's tile.
+  /// [c0, c0 + chunk) of dstOf's tile. With `alternate`, the copies out of
+  /// PSUM take the vector and scalar engines in turn across the panel's
+  /// chunks, not from the vector engine in each.
   using ChunkCallback = function_ref<void(OpBuilder &, int64_t j,
                                           int64_t width, int64_t c0,
                                           int64_t chunk)>;
   void loadTransposedPanel(
       OpBuilder &b, Location loc, Value src, int64_t tileColumns,
       function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
-      ChunkCallback afterChunk = {});
+      ChunkCallback afterChunk = {}, bool alternate = false);
   /// Column tiles of `element` one transfer of loadTransposedPanel takes:
   /// enough for a transfer's peak bandwidth per partition (dmaPeakBytes).
   int64_t transposePanelTiles(Type element) const;
@@ -251,13 +253,15 @@ private:
   /// gives as an SBUF tile (at most `partitions` rows) into the SBUF tile
   /// `dst` [c, r] on the tensor engine, a PSUM bank's worth of columns at a
   /// time (in `scratch` when given), each tile's columns copied out by the
-  /// vector and scalar engines in turn.
+  /// vector and scalar engines in turn (from the vector engine in each
+  /// chunk, or where `copies` counts the copies so far, continuing it).
   /// `afterChunk` is called after each chunk [c0, c0 + width) of dst's
   /// columns is copied out.
   void transposeThroughPsum(
       OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
       int64_t r, int64_t c, Type element, Value dst, Value scratch,
-      function_ref<void(int64_t c0, int64_t width)> afterChunk = {});
+      function_ref<void(int64_t c0, int64_t width)> afterChunk = {},
+      int64_t *copies = nullptr);
 
   ModuleOp module;
   DenseMap<Value, unsigned> outputs;

@@ -1118,6 +1118,14 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                              (j + 2) * tileK <= kp.sizes[0];
                     };
                     SmallVector<Value> tiles;
+                    // Each of its K tiles' transposes is copied out of
+                    // PSUM on its own where the streamed tile is one M
+                    // tile; the copies take the vector and scalar engines
+                    // in turn where the scalar engine, evacuating the
+                    // tile's sums (one copy's time per 128 columns), stays
+                    // no busier than the vector engine with all of them.
+                    bool alternate = 2 * llvm::divideCeil(ot, tileM) <=
+                                     llvm::divideCeil(kk, tileK);
                     k.loadTransposedPanel(
                         b, loc,
                         matrix(b, a, bi, {i0, kp.offsets[0]},
@@ -1133,7 +1141,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                           tiles.push_back(newTile(b, {kt, it}));
                           return tiles.back();
                         },
-                        scratch);
+                        scratch, {}, alternate);
                     int64_t j = 0;
                     for (Value tile : tiles) {
                       feed(b, panelTile(b, kp, panel, j),

@@ -147,6 +147,42 @@ func.func @split_copy(%a: tensor<512x128xf32>, %b: tensor<128x4096xf32>) -> tens
 
 // -----
 
+// Tests a panel of streamed lhs tiles transposed on trn1's tensor engine,
+// one K tile to a PSUM chunk: the copies out of PSUM take the vector and
+// scalar engines in turn from one chunk to the next, not the vector
+// engine each time (the scalar engine evacuates 256 columns a row tile,
+// two copies' time, half of the four copies).
+// CHECK-LABEL: func.func @one_tile_chunks
+// TRN1: nisa.transpose
+// TRN1: nisa.tensor_scalar <bypass>
+// TRN1: nisa.transpose
+// TRN1: nisa.activation <identity>
+// TRN1: nisa.transpose
+// TRN1: nisa.tensor_scalar <bypass>
+// TRN1: nisa.transpose
+// TRN1: nisa.activation <identity>
+// TRN1: nisa.matmul
+func.func @one_tile_chunks(%a: tensor<1024x512xbf16>, %b: tensor<512x256xbf16>) -> tensor<1024x256xbf16> {
+  %0 = neuron.matmul %a, %b : (tensor<1024x512xbf16>, tensor<512x256xbf16>) -> tensor<1024x256xbf16>
+  return %0 : tensor<1024x256xbf16>
+}
+
+// -----
+
+// Tests the same with a row tile's sums 1536 columns wide: the scalar
+// engine, evacuating them, would be busier than the vector engine with all
+// the copies, so they all stay on the vector engine.
+// CHECK-LABEL: func.func @wide_rows
+// TRN1: affine.for %{{.*}} = 0 to 5 {
+// TRN1-NOT: nisa.activation
+// TRN1: nisa.matmul
+func.func @wide_rows(%a: tensor<1024x512xbf16>, %b: tensor<512x1536xbf16>) -> tensor<1024x1536xbf16> {
+  %0 = neuron.matmul %a, %b : (tensor<1024x512xbf16>, tensor<512x1536xbf16>) -> tensor<1024x1536xbf16>
+  return %0 : tensor<1024x1536xbf16>
+}
+
+// -----
+
 // Tests an fp8 matmul of odd K: lhs is transposed on the tensor engine on
 // both generations. trn2's transpose mode writes FP8 as 16-bit elements
 // to PSUM (a bank holds 1024 columns); trn1's transposes write f32.

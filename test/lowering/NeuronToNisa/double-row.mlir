@@ -92,9 +92,10 @@ func.func @streamed(%a: tensor<128x640xf8E4M3FN>, %b: tensor<640x96xf8E4M3FN>) -
 
 // An odd K has no FP8 pairs: rhs resident, lhs streamed in panels of 4 K
 // tiles the tensor engine transposes; the first two transposes fill the
-// rows of one [128, 2, 128] stationary, which meets the pair of resident
-// rhs K tiles (128 apart); the last two tiles (128 and 127 rows) are
-// single-row matmuls.
+// rows of one [128, 2, 128] stationary (copied out of PSUM by the vector
+// and scalar engines in turn), which meets the pair of resident rhs K
+// tiles (128 apart); the last two tiles (128 and 127 rows) are single-row
+// matmuls.
 // CHECK-LABEL: func.func @streamed_panel
 // CHECK: affine.for %{{.*}} = 0 to 8 {
 // CHECK:   %[[S0:.*]] = memref.alloc() : memref<128x2x128xf8E4M3FN, #nisa.memory<sbuf>>
@@ -103,7 +104,7 @@ func.func @streamed(%a: tensor<128x640xf8E4M3FN>, %b: tensor<640x96xf8E4M3FN>) -
 // CHECK:   nisa.tensor_scalar <bypass> %{{.*}}, %[[R0]]
 // CHECK:   %[[R1:.*]] = memref.subview %[[S0]][0, 1, 0] [128, 1, 128]
 // CHECK:   nisa.transpose
-// CHECK:   nisa.tensor_scalar <bypass> %{{.*}}, %[[R1]]
+// CHECK:   nisa.activation <identity> %{{.*}}, %[[R1]]
 // CHECK:   nisa.matmul %[[S0]], %{{.*}}, %[[ACC:.*]] double_row : memref<128x2x128xf8E4M3FN, #nisa.memory<sbuf>>, memref<128x2x256xf8E4M3FN, strided<[1024, 256, 1]>, #nisa.memory<sbuf>>
 // CHECK:   nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate : memref<128x128xf8E4M3FN, #nisa.memory<sbuf>>
 // CHECK:   nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate : memref<127x128xf8E4M3FN, #nisa.memory<sbuf>>
