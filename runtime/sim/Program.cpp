@@ -887,10 +887,10 @@ static absl::Status readFewerFirst(ObjectReader &w, const Scope &scope,
   int64_t depth = int64_t(scope.trips.size());
   NEURON_ASSIGN_OR_RETURN(f, readIntArray(w, "fewer_first", 0, kMaxElements,
                                           /*anyLength=*/true));
-  std::string found = absl::StrFormat("[%s]", absl::StrJoin(f, ", "));
+  auto found = [&] { return absl::StrFormat("[%s]", absl::StrJoin(f, ", ")); };
   if (depth == 0)
     return w.error("fewer_first", "none: the instruction is in no loop",
-                   found);
+                   found());
   if (f.size() != 3 || f[0] >= depth || f[1] < 1 || f[1] > scope.trips[f[0]] ||
       f[2] < 1)
     return w.error("fewer_first",
@@ -898,7 +898,7 @@ static absl::Status readFewerFirst(ObjectReader &w, const Scope &scope,
                                    "in [0, %d], iterations within its trips "
                                    "and fewer at least 1",
                                    depth - 1),
-                   found);
+                   found());
   entry.loop = f[0];
   entry.iterations = f[1];
   entry.fewer = f[2];
