@@ -263,20 +263,31 @@ int64_t KernelLowering::transposePanelTiles(Type element) const {
 void KernelLowering::loadTransposedPanel(
     OpBuilder &b, Location loc, Value src, int64_t tileColumns,
     function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
-    ChunkCallback afterChunk, bool alternate) {
+    ChunkCallback afterChunk, bool alternate, int64_t interleave) {
   auto type = cast<MemRefType>(src.getType());
-  int64_t r = type.getDimSize(0), w = type.getDimSize(1);
+  int64_t r = type.getDimSize(0) * interleave,
+          w = type.getDimSize(1) / interleave;
   Type element = type.getElementType();
   int64_t p = partitions();
   auto at = [&](int64_t row, int64_t col) {
     return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(col)};
   };
-  SmallVector<Value> staged;
-  for (int64_t r0 = 0; r0 < r; r0 += p) {
-    int64_t rows = std::min(p, r - r0);
-    staged.push_back(
-        tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element));
-    dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}), staged.back());
+  // Per `p` rows (interleaved: per row q of each partition) the staged
+  // tile holding them and the column they start at.
+  SmallVector<std::pair<Value, int64_t>> staged;
+  if (interleave > 1) {
+    Value all = tile(b, loc, nisa::MemorySpace::sbuf, type.getShape(), element);
+    dma(b, loc, src, all);
+    for (int64_t q = 0; q < interleave; ++q)
+      staged.push_back({all, q * w});
+  } else {
+    for (int64_t r0 = 0; r0 < r; r0 += p) {
+      int64_t rows = std::min(p, r - r0);
+      staged.push_back(
+          {tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element), 0});
+      dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}),
+          staged.back().first);
+    }
   }
   // Tiles whose transposes fit side by side in `scratch` take columns of
   // their own, so the tensor engine transposes them back to back, never
@@ -293,7 +304,8 @@ void KernelLowering::loadTransposedPanel(
     transposeThroughPsum(
         b, loc,
         [&](int64_t r0, int64_t rows) {
-          return view(b, loc, staged[r0 / p], at(0, j * tileColumns),
+          auto [rowsTile, column] = staged[r0 / p];
+          return view(b, loc, rowsTile, at(0, column + j * tileColumns),
                       {rows, width});
         },
         r, width, element, dstOf(b, j, width), into,

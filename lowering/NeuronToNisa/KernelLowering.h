@@ -149,14 +149,20 @@ public:
   /// PSUM chunk's transposes and copies: tile j, `width` wide, its columns
   /// [c0, c0 + chunk) of dstOf's tile. With `alternate`, the copies out of
   /// PSUM take the vector and scalar engines in turn across the panel's
-  /// chunks, not from the vector engine in each.
+  /// chunks, not from the vector engine in each. With `interleave` g > 1,
+  /// `src` is [partitions, g * w] instead: partition p holding g rows side
+  /// by side (rows g * p .. g * p + g - 1 of a matrix, one run per
+  /// partition where w is the whole row), loaded in one transfer; column
+  /// q * partitions + p of dstOf's tiles is then the transpose of row
+  /// g * p + q.
   using ChunkCallback = function_ref<void(OpBuilder &, int64_t j,
                                           int64_t width, int64_t c0,
                                           int64_t chunk)>;
   void loadTransposedPanel(
       OpBuilder &b, Location loc, Value src, int64_t tileColumns,
       function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
-      ChunkCallback afterChunk = {}, bool alternate = false);
+      ChunkCallback afterChunk = {}, bool alternate = false,
+      int64_t interleave = 1);
   /// Column tiles of `element` one transfer of loadTransposedPanel takes:
   /// enough for a transfer's peak bandwidth per partition (dmaPeakBytes).
   int64_t transposePanelTiles(Type element) const;

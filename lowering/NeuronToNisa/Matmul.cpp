@@ -802,6 +802,39 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     if (2 * parts <= accumulatorBanks(limits, transposes) && blockNs > tileNs)
       leadTiles = 2;
   }
+  // Streamed lhs row tiles in groups of `interleave` (g), their rows
+  // interleaved: M tile q of a group from row r0 holds rows r0 + g * p + q
+  // (p its partition), so a partition's g rows of lhs load in one run and
+  // its g rows of the result store in one. Where the tensor engine
+  // transposes lhs in one panel of all of K, all of a held rhs (one tile of
+  // N) is one block and nothing is computed on the result, as large as
+  // - two sets of the group's sums fit the free PSUM banks (each tile's in
+  //   a slot of `perBank` to a bank),
+  // - its runs stay within four times a transfer's peak bytes per
+  //   partition (the DMA model's transfers of 8 KiB per partition move at
+  //   93% of trn2's HBM share; a group's first transfer delays the
+  //   kernel's start),
+  // - the transposes of two of its K tiles fit a PSUM chunk side by side
+  //   (the tensor engine transposes one while the other is copied out;
+  //   trn1 bf16 16384x512x256: groups of 2 109.7 -> 97.9 us, of 3 103.4),
+  // - at least two groups (one loads while the other computes).
+  // Both matrices contiguous. Where the DMA transposes lhs, groups would
+  // lengthen only the stores' runs; measured over random shapes on trn2
+  // they were as often slower (2582x212x452 bf16 15.2 -> 16.7 us, fp8
+  // 4288x848x117 24.2 -> 29.2) as faster (16384x512x256 bf16 98.3 -> 86.7),
+  // so they are not formed there.
+  int64_t interleave = 1, perBank = 1;
+  if (oneBlock && transposes.lhs && lhsPanel > 1 && kk <= lhsPanel * tileK && !epilogue && out &&
+      contiguous(out) && contiguous(a) && n <= tileN) {
+    perBank = limits.getPsumBankBytes() / 4 / n;
+    int64_t rowBytes = std::max(kk * elementBytes(element),
+                                n * elementBytes(resultType.getElementType()));
+    interleave = std::max<int64_t>(
+        std::min({accumulatorBanks(limits, transposes) / 2 * perBank,
+                  4 * k.config.dmaPeakBytes / rowBytes,
+                  k.transposeChunk(element) / (2 * tileM), m / (2 * tileM)}),
+        1);
+  }
   if (auto kernel = anchor->getParentOfType<func::FuncOp>();
       kernel && anchor->hasAttr(kPlanRank)) {
     SmallVector<Attribute> taken;
@@ -828,6 +861,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
              << " transposed on the tensor engine";
     if (dmaPairs)
       remark << "; lhs transposed by the DMA in FP8 pairs";
+    if (interleave > 1)
+      remark << "; lhs row tiles in groups of " << interleave
+             << ", their rows interleaved";
     if (leadTiles > 1)
       remark << "; the first " << leadTiles
              << " lhs row tiles stream together while rhs loads";
@@ -852,12 +888,16 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // nothing is computed on them, evacuated into one tile and stored in one
   // transfer (runs as long as all their columns, a descriptor and a
   // transfer's fixed cost for all, for a later start and a larger tile);
-  // else each as finishTile does.
+  // else each as finishTile does. With `interleave` g > 1, `accs` holds g
+  // such rows of all n columns, row q's tiles summing rows g * p + q of
+  // [m0, m0 + g * mt), stored in one transfer of g rows per partition.
   auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
                        ArrayRef<int64_t> widths, OpFoldResult bi,
                        OpFoldResult m0, int64_t mt, OpFoldResult n0,
-                       std::array<double, 2> *copiesNs) {
-    if (!plan.memoryBound || epilogue || !out || accs.size() == 1) {
+                       std::array<double, 2> *copiesNs,
+                       int64_t interleave = 1) {
+    if (interleave == 1 &&
+        (!plan.memoryBound || epilogue || !out || accs.size() == 1)) {
       int64_t column = 0;
       for (auto [acc, width] : llvm::zip(accs, widths)) {
         finishTile(b, acc, bi, m0, mt,
@@ -868,10 +908,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       return;
     }
     int64_t total = std::accumulate(widths.begin(), widths.end(), int64_t(0));
-    Value evacuated = k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, total},
-                             resultType.getElementType());
+    Value evacuated =
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, interleave * total},
+               resultType.getElementType());
     int64_t column = 0;
-    for (auto [acc, width] : llvm::zip(accs, widths)) {
+    for (auto [i, acc] : llvm::enumerate(accs)) {
+      int64_t width = widths[i % widths.size()];
       DenseMap<Value, Value> tiles;
       emitScaledActivation(
           b, k, loc, evacuation, result, acc,
@@ -881,7 +923,14 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           tiles);
       column += width;
     }
-    k.dma(b, loc, evacuated, matrix(b, out, bi, {m0, n0}, {mt, total}));
+    k.dma(b, loc, evacuated,
+          interleave == 1
+              ? matrix(b, out, bi, {m0, n0}, {mt, total})
+              : KernelLowering::stridedView(
+                    b, loc, out,
+                    KernelLowering::affineSum(b, loc,
+                                              {{bi, m * n}, {m0, n}}),
+                    {mt, interleave * n}, {interleave * n, 1}));
   };
   if (plan.block > 0) {
     // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles
@@ -983,8 +1032,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           // peak DMA bandwidth, as the free PSUM banks allow (each N tile
           // sums in its own).
           int64_t spread =
-              rhsResident || rhsTransposed(bm)
-                  ? 1
+              rhsResident        ? interleave
+              : rhsTransposed(bm) ? 1
                   : movingSpread(inner, innerTile, elementBytes(element),
                                  k.config.dmaPeakBytes,
                                  accumulatorBanks(limits, transposes),
@@ -1008,24 +1057,43 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                 bool transposing = false) {
             OpFoldResult i0 = in.offsets[0];
             int64_t it = in.sizes[0];
+            // A whole group of row tiles, their rows interleaved (see
+            // `interleave`).
+            bool rowGroup = rhsResident && !transposing && interleave > 1 &&
+                            it == interleave * innerTile;
             std::array<double, 2> copiesNs{};
             // The inner tiles of this transfer: [first column, width].
             SmallVector<std::pair<int64_t, int64_t>> pieces;
             for (int64_t c = 0; c < it; c += innerTile)
               pieces.push_back({c, std::min(innerTile, it - c)});
             SmallVector<Value> accs;
-            for (auto [c, w] : parts)
-              for (auto [ic, iw] : pieces) {
-                int64_t rows = rhsResident ? iw : w,
-                        cols = rhsResident ? w : iw;
-                accs.push_back(
-                    blockAccs.empty()
-                        ? newAcc(b, rows, cols)
-                        : KernelLowering::view(
-                              b, loc, blockAccs[accs.size()],
-                              {b.getIndexAttr(0), b.getIndexAttr(0)},
-                              {rows, cols}));
-              }
+            if (rowGroup) {
+              // The group's sums share one PSUM tile, each in a slot of a
+              // bank (see `interleave`).
+              int64_t bank = limits.getPsumBankBytes() / 4;
+              Value group = newAcc(
+                  b, innerTile, llvm::divideCeil(interleave, perBank) * bank);
+              for (int64_t q = 0; q < interleave; ++q)
+                accs.push_back(KernelLowering::view(
+                    b, loc, group,
+                    {b.getIndexAttr(0),
+                     b.getIndexAttr(q / perBank * bank +
+                                    q % perBank * (bank / perBank))},
+                    {innerTile, n}));
+            } else {
+              for (auto [c, w] : parts)
+                for (auto [ic, iw] : pieces) {
+                  int64_t rows = rhsResident ? iw : w,
+                          cols = rhsResident ? w : iw;
+                  accs.push_back(
+                      blockAccs.empty()
+                          ? newAcc(b, rows, cols)
+                          : KernelLowering::view(
+                                b, loc, blockAccs[accs.size()],
+                                {b.getIndexAttr(0), b.getIndexAttr(0)},
+                                {rows, cols}));
+                }
+            }
             // The block's matmuls of the streamed tile of K tile
             // `index` (`kt` rows), or of it and the next (a double-row
             // [tileK, 2, inner] tile); those of the block's tiles in its
@@ -1126,10 +1194,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                     // no busier than the vector engine with all of them.
                     bool alternate = 2 * llvm::divideCeil(ot, tileM) <=
                                      llvm::divideCeil(kk, tileK);
+                    Value rows =
+                        rowGroup
+                            ? KernelLowering::stridedView(
+                                  b, loc, a,
+                                  KernelLowering::affineSum(
+                                      b, loc, {{bi, m * kk}, {i0, kk}}),
+                                  {tileM, interleave * kk},
+                                  {interleave * kk, 1})
+                            : matrix(b, a, bi, {i0, kp.offsets[0]},
+                                     {it, kp.sizes[0]});
                     k.loadTransposedPanel(
-                        b, loc,
-                        matrix(b, a, bi, {i0, kp.offsets[0]},
-                               {it, kp.sizes[0]}),
+                        b, loc, rows,
                         tileK,
                         [&](OpBuilder &b, int64_t j, int64_t kt) {
                           if (pairs(j)) {
@@ -1141,7 +1217,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                           tiles.push_back(newTile(b, {kt, it}));
                           return tiles.back();
                         },
-                        scratch, {}, alternate);
+                        scratch, {}, alternate,
+                        rowGroup ? interleave : 1);
                     int64_t j = 0;
                     for (Value tile : tiles) {
                       feed(b, panelTile(b, kp, panel, j),
@@ -1173,6 +1250,11 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                        : std::make_pair(parts, pieces);
             OpFoldResult rowStart = rhsResident ? i0 : o0,
                          columnStart = rhsResident ? o0 : i0;
+            if (rowGroup) {
+              finishRow(b, accs, {n}, bi, i0, innerTile, o0, nullptr,
+                        interleave);
+              return;
+            }
             for (auto [r, row] : llvm::enumerate(rows)) {
               SmallVector<Value> rowAccs;
               SmallVector<int64_t> widths;
@@ -1234,9 +1316,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           }
           int64_t to =
               partsOuter ? (inner - 1) / innerTile * innerTile : inner;
-          if (to > from)
+          // Interleaved groups (whole ones), then the tiles past the last
+          // one by one.
+          int64_t step = innerTile * spread;
+          int64_t groupsEnd = rhsResident && interleave > 1
+                                ? from + (to - from) / step * step
+                                : to;
+          if (groupsEnd > from)
             KernelLowering::forEachTile(
-                b, loc, {{to - from, innerTile * spread, from}}, streamPast);
+                b, loc, {{groupsEnd - from, step, from}}, streamPast);
+          if (to > groupsEnd)
+            KernelLowering::forEachTile(
+                b, loc, {{to - groupsEnd, innerTile, groupsEnd}}, streamPast);
           if (partsOuter)
             lastTile(b, b.getIndexAttr(to), inner - to);
         });

@@ -91,23 +91,25 @@ func.func @streamed(%a: tensor<128x640xf8E4M3FN>, %b: tensor<640x96xf8E4M3FN>) -
 // -----
 
 // An odd K has no FP8 pairs: rhs resident, lhs streamed in panels of 4 K
-// tiles the tensor engine transposes; the first two transposes fill the
-// rows of one [128, 2, 128] stationary (copied out of PSUM by the vector
-// and scalar engines in turn), which meets the pair of resident rhs K
-// tiles (128 apart); the last two tiles (128 and 127 rows) are single-row
-// matmuls.
+// tiles the tensor engine transposes, in groups of 4 row tiles whose rows
+// are interleaved (one transfer of 4 rows per partition); the first two K
+// tiles' transposes fill the rows of one [128, 2, 512] stationary (copied
+// out of PSUM by the vector and scalar engines in turn), whose row tiles
+// meet the pair of resident rhs K tiles (128 apart); the last two K tiles
+// (128 and 127 rows) are single-row matmuls.
 // CHECK-LABEL: func.func @streamed_panel
-// CHECK: affine.for %{{.*}} = 0 to 8 {
-// CHECK:   %[[S0:.*]] = memref.alloc() : memref<128x2x128xf8E4M3FN, #nisa.memory<sbuf>>
-// CHECK:   %[[R0:.*]] = memref.subview %[[S0]][0, 0, 0] [128, 1, 128]
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK:   nisa.dma_copy {{.*}} : memref<128x2044xf8E4M3FN, strided<[2044, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x2044xf8E4M3FN, #nisa.memory<sbuf>>
+// CHECK:   %[[S0:.*]] = memref.alloc() : memref<128x2x512xf8E4M3FN, #nisa.memory<sbuf>>
+// CHECK:   memref.subview %[[S0]][0, 0, 0] [128, 1, 512]
+// CHECK-COUNT-4: nisa.transpose
+// CHECK:   nisa.tensor_scalar <bypass>
+// CHECK:   nisa.activation <identity>
+// CHECK:   memref.subview %[[S0]][0, 1, 0] [128, 1, 512]
 // CHECK:   nisa.transpose
-// CHECK:   nisa.tensor_scalar <bypass> %{{.*}}, %[[R0]]
-// CHECK:   %[[R1:.*]] = memref.subview %[[S0]][0, 1, 0] [128, 1, 128]
-// CHECK:   nisa.transpose
-// CHECK:   nisa.activation <identity> %{{.*}}, %[[R1]]
-// CHECK:   nisa.matmul %[[S0]], %{{.*}}, %[[ACC:.*]] double_row : memref<128x2x128xf8E4M3FN, #nisa.memory<sbuf>>, memref<128x2x256xf8E4M3FN, strided<[1024, 256, 1]>, #nisa.memory<sbuf>>
-// CHECK:   nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate : memref<128x128xf8E4M3FN, #nisa.memory<sbuf>>
-// CHECK:   nisa.matmul %{{.*}}, %{{.*}}, %[[ACC]] accumulate : memref<127x128xf8E4M3FN, #nisa.memory<sbuf>>
+// CHECK-COUNT-4: nisa.matmul %{{.*}}, %{{.*}}, %{{.*}} double_row : memref<128x2x128xf8E4M3FN, strided<[1024, 512, 1]{{.*}}>, #nisa.memory<sbuf>>, memref<128x2x256xf8E4M3FN, strided<[1024, 256, 1]>, #nisa.memory<sbuf>>
+// CHECK-COUNT-4: nisa.matmul {{.*}} accumulate : memref<128x128xf8E4M3FN
+// CHECK-COUNT-4: nisa.matmul {{.*}} accumulate : memref<127x128xf8E4M3FN
 // TRN1-LABEL: func.func @streamed_panel
 // TRN1-COUNT-4: nisa.matmul {{.*}} : memref<{{12[78]}}x128xf8E4M3FN
 func.func @streamed_panel(%a: tensor<1024x511xf8E4M3FN>, %b: tensor<511x256xf8E4M3FN>) -> tensor<1024x256xf32> {
