@@ -824,8 +824,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // 4288x848x117 24.2 -> 29.2) as faster (16384x512x256 bf16 98.3 -> 86.7),
   // so they are not formed there.
   int64_t interleave = 1, perBank = 1;
-  if (oneBlock && transposes.lhs && lhsPanel > 1 && kk <= lhsPanel * tileK && !epilogue && out &&
-      contiguous(out) && contiguous(a) && n <= tileN) {
+  if (oneBlock && transposes.lhs && lhsPanel > 1 && kk <= lhsPanel * tileK &&
+      n <= tileN && !epilogue && out && contiguous(out) && contiguous(a)) {
     perBank = limits.getPsumBankBytes() / 4 / n;
     int64_t rowBytes = std::max(kk * elementBytes(element),
                                 n * elementBytes(resultType.getElementType()));
