@@ -822,7 +822,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // lengthen only the stores' runs; measured over random shapes on trn2
   // they were as often slower (2582x212x452 bf16 15.2 -> 16.7 us, fp8
   // 4288x848x117 24.2 -> 29.2) as faster (16384x512x256 bf16 98.3 -> 86.7),
-  // so they are not formed there.
+  // so they are not formed there: nisa-schedule cuts each of a group's g
+  // transposes into short pieces (a loop of few trips), each paying a
+  // transfer's fixed cost, though the g already share the DMA engines.
   int64_t interleave = 1, perBank = 1;
   if (oneBlock && transposes.lhs && lhsPanel > 1 && kk <= lhsPanel * tileK &&
       n <= tileN && !epilogue && out && contiguous(out) && contiguous(a)) {
