@@ -272,21 +272,20 @@ void KernelLowering::loadTransposedPanel(
   auto at = [&](int64_t row, int64_t col) {
     return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(col)};
   };
-  // Per `p` rows (interleaved: per row q of each partition) the staged
-  // tile holding them and the column they start at.
-  SmallVector<std::pair<Value, int64_t>> staged;
+  // Per `p` rows, the [rows, w] tile holding them (interleaved: row q of
+  // each partition, a view of the one tile holding all).
+  SmallVector<Value> staged;
   if (interleave > 1) {
     Value all = tile(b, loc, nisa::MemorySpace::sbuf, type.getShape(), element);
     dma(b, loc, src, all);
     for (int64_t q = 0; q < interleave; ++q)
-      staged.push_back({all, q * w});
+      staged.push_back(view(b, loc, all, at(0, q * w), {p, w}));
   } else {
     for (int64_t r0 = 0; r0 < r; r0 += p) {
       int64_t rows = std::min(p, r - r0);
       staged.push_back(
-          {tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element), 0});
-      dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}),
-          staged.back().first);
+          tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element));
+      dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}), staged.back());
     }
   }
   // Tiles whose transposes fit side by side in `scratch` take columns of
@@ -304,8 +303,7 @@ void KernelLowering::loadTransposedPanel(
     transposeThroughPsum(
         b, loc,
         [&](int64_t r0, int64_t rows) {
-          auto [rowsTile, column] = staged[r0 / p];
-          return view(b, loc, rowsTile, at(0, column + j * tileColumns),
+          return view(b, loc, staged[r0 / p], at(0, j * tileColumns),
                       {rows, width});
         },
         r, width, element, dstOf(b, j, width), into,

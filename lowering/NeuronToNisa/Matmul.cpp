@@ -826,6 +826,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // transposes into short pieces (a loop of few trips), each paying a
   // transfer's fixed cost, though the g already share the DMA engines.
   int64_t interleave = 1, perBank = 1;
+  // A group's rows of `buffer` (`columns` wide) from row `m0`, a
+  // partition's `interleave` rows side by side.
+  auto groupRows = [&](OpBuilder &b, Value buffer, int64_t columns,
+                       OpFoldResult bi, OpFoldResult m0) {
+    return KernelLowering::stridedView(
+        b, loc, buffer,
+        KernelLowering::affineSum(b, loc, {{bi, m * columns}, {m0, columns}}),
+        {tileM, interleave * columns}, {interleave * columns, 1});
+  };
   if (oneBlock && transposes.lhs && lhsPanel > 1 && kk <= lhsPanel * tileK &&
       n <= tileN && !epilogue && out && contiguous(out) && contiguous(a)) {
     perBank = limits.getPsumBankBytes() / 4 / n;
@@ -890,15 +899,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
   // nothing is computed on them, evacuated into one tile and stored in one
   // transfer (runs as long as all their columns, a descriptor and a
   // transfer's fixed cost for all, for a later start and a larger tile);
-  // else each as finishTile does. With `interleave` g > 1, `accs` holds g
-  // such rows of all n columns, row q's tiles summing rows g * p + q of
-  // [m0, m0 + g * mt), stored in one transfer of g rows per partition.
+  // else each as finishTile does. A `group`'s `accs` are its `interleave`
+  // rows of all n columns, row q's summing rows g * p + q from m0, stored in
+  // one transfer of g rows per partition.
   auto finishRow = [&](OpBuilder &b, ArrayRef<Value> accs,
                        ArrayRef<int64_t> widths, OpFoldResult bi,
                        OpFoldResult m0, int64_t mt, OpFoldResult n0,
-                       std::array<double, 2> *copiesNs,
-                       int64_t interleave = 1) {
-    if (interleave == 1 &&
+                       std::array<double, 2> *copiesNs, bool group = false) {
+    int64_t rowsPer = group ? interleave : 1;
+    if (!group &&
         (!plan.memoryBound || epilogue || !out || accs.size() == 1)) {
       int64_t column = 0;
       for (auto [acc, width] : llvm::zip(accs, widths)) {
@@ -911,7 +920,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     }
     int64_t total = std::accumulate(widths.begin(), widths.end(), int64_t(0));
     Value evacuated =
-        k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, interleave * total},
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {mt, rowsPer * total},
                resultType.getElementType());
     int64_t column = 0;
     for (auto [i, acc] : llvm::enumerate(accs)) {
@@ -926,13 +935,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       column += width;
     }
     k.dma(b, loc, evacuated,
-          interleave == 1
-              ? matrix(b, out, bi, {m0, n0}, {mt, total})
-              : KernelLowering::stridedView(
-                    b, loc, out,
-                    KernelLowering::affineSum(b, loc,
-                                              {{bi, m * n}, {m0, n}}),
-                    {mt, interleave * n}, {interleave * n, 1}));
+          group ? groupRows(b, out, n, bi, m0)
+                : matrix(b, out, bi, {m0, n0}, {mt, total}));
   };
   if (plan.block > 0) {
     // Outer: blocks of `block` tiles of the resident operand (lhs: M tiles
@@ -1061,7 +1065,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
             int64_t it = in.sizes[0];
             // A whole group of row tiles, their rows interleaved (see
             // `interleave`).
-            bool rowGroup = rhsResident && !transposing && interleave > 1 &&
+            bool rowGroup = rhsResident && interleave > 1 &&
                             it == interleave * innerTile;
             std::array<double, 2> copiesNs{};
             // The inner tiles of this transfer: [first column, width].
@@ -1197,15 +1201,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                     bool alternate = 2 * llvm::divideCeil(ot, tileM) <=
                                      llvm::divideCeil(kk, tileK);
                     Value rows =
-                        rowGroup
-                            ? KernelLowering::stridedView(
-                                  b, loc, a,
-                                  KernelLowering::affineSum(
-                                      b, loc, {{bi, m * kk}, {i0, kk}}),
-                                  {tileM, interleave * kk},
-                                  {interleave * kk, 1})
-                            : matrix(b, a, bi, {i0, kp.offsets[0]},
-                                     {it, kp.sizes[0]});
+                        rowGroup ? groupRows(b, a, kk, bi, i0)
+                                 : matrix(b, a, bi, {i0, kp.offsets[0]},
+                                          {it, kp.sizes[0]});
                     k.loadTransposedPanel(
                         b, loc, rows,
                         tileK,
@@ -1254,7 +1252,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                          columnStart = rhsResident ? o0 : i0;
             if (rowGroup) {
               finishRow(b, accs, {n}, bi, i0, innerTile, o0, nullptr,
-                        interleave);
+                        /*group=*/true);
               return;
             }
             for (auto [r, row] : llvm::enumerate(rows)) {
