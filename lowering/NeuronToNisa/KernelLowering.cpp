@@ -309,9 +309,54 @@ void KernelLowering::loadTransposedPanel(
         r, width, element, dstOf(b, j, width), into,
         [&](int64_t c0, int64_t chunk) {
           if (afterChunk)
-            afterChunk(b, j, width, c0, chunk);
+            afterChunk(b, c0, chunk, j, 1);
         },
         alternate ? &copies : nullptr);
+  }
+}
+
+void KernelLowering::loadTransposedPanelByRows(
+    OpBuilder &b, Location loc, Value src, int64_t tileColumns,
+    function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
+    ChunkCallback afterChunk) {
+  auto type = cast<MemRefType>(src.getType());
+  int64_t r = type.getDimSize(0), w = type.getDimSize(1);
+  Type element = type.getElementType();
+  int64_t p = partitions();
+  auto at = [&](int64_t row, int64_t col) {
+    return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(col)};
+  };
+  int64_t tiles = llvm::divideCeil(w, tileColumns);
+  int64_t side = std::max<int64_t>(
+      1, cast<MemRefType>(scratch.getType()).getDimSize(1) / p);
+  int64_t copies = 0;
+  for (int64_t r0 = 0; r0 < r; r0 += p) {
+    int64_t rows = std::min(p, r - r0);
+    Value staged = tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element);
+    dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}), staged);
+    for (int64_t j0 = 0; j0 < tiles; j0 += side) {
+      int64_t count = std::min(side, tiles - j0);
+      SmallVector<std::pair<Value, Value>> flipped;
+      for (int64_t j = j0; j < j0 + count; ++j) {
+        int64_t width = std::min(tileColumns, w - j * tileColumns);
+        Value into = view(b, loc, scratch, at(0, (j - j0) * p), {width, rows});
+        nisa::TransposeOp::create(
+            b, loc, view(b, loc, staged, at(0, j * tileColumns), {rows, width}),
+            into);
+        Value dst = dstOf(b, j, width);
+        if (rows != r)
+          dst = view(b, loc, dst, at(0, r0), {width, rows});
+        flipped.push_back({into, dst});
+      }
+      for (auto [from, to] : flipped) {
+        if (copies++ % 2 == 0)
+          vectorCopy(b, loc, from, to);
+        else
+          activation(b, loc, from, to, nisa::ActivationFunction::identity);
+      }
+      if (afterChunk)
+        afterChunk(b, r0, rows, j0, count);
+    }
   }
 }
 

@@ -146,8 +146,9 @@ public:
   /// loadTransposed does it, into columns of `scratch` of its own where
   /// several tiles' fit side by side (the tensor engine then transposes
   /// them back to back). `afterChunk`, when given, is called after each
-  /// PSUM chunk's transposes and copies: tile j, `width` wide, its columns
-  /// [c0, c0 + chunk) of dstOf's tile. With `alternate`, the copies out of
+  /// PSUM chunk's transposes and copies, with the chunk's columns [c0, c0
+  /// + columns) of dstOf's tiles and its column tiles [j0, j0 + tiles) of
+  /// `src` (here one tile, j). With `alternate`, the copies out of
   /// PSUM take the vector and scalar engines in turn across the panel's
   /// chunks, not from the vector engine in each. With `interleave` g > 1,
   /// `src` is [partitions, g * w] instead: partition p holding g rows side
@@ -155,14 +156,26 @@ public:
   /// partition where w is the whole row), loaded in one transfer; column
   /// q * partitions + p of dstOf's tiles is then the transpose of row
   /// g * p + q.
-  using ChunkCallback = function_ref<void(OpBuilder &, int64_t j,
-                                          int64_t width, int64_t c0,
-                                          int64_t chunk)>;
+  using ChunkCallback =
+      function_ref<void(OpBuilder &, int64_t c0, int64_t columns, int64_t j0,
+                        int64_t tiles)>;
   void loadTransposedPanel(
       OpBuilder &b, Location loc, Value src, int64_t tileColumns,
       function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
       ChunkCallback afterChunk = {}, bool alternate = false,
       int64_t interleave = 1);
+  /// As loadTransposedPanel (without interleaving), row tile by row tile:
+  /// each `partitions` rows of `src` loaded, then their column tiles
+  /// transposed, as many side by side in `scratch` as fit (a chunk), into
+  /// those rows' columns of dstOf's tiles, the copies out of PSUM taking
+  /// the vector and scalar engines in turn; `afterChunk` as there (the
+  /// chunk's columns [c0, c0 + columns) are the row tile's). A row tile's
+  /// staged rows are free once its own transposes are, not the last row
+  /// tile's.
+  void loadTransposedPanelByRows(
+      OpBuilder &b, Location loc, Value src, int64_t tileColumns,
+      function_ref<Value(OpBuilder &, int64_t, int64_t)> dstOf, Value scratch,
+      ChunkCallback afterChunk);
   /// Column tiles of `element` one transfer of loadTransposedPanel takes:
   /// enough for a transfer's peak bandwidth per partition (dmaPeakBytes).
   int64_t transposePanelTiles(Type element) const;

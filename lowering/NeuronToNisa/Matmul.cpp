@@ -18,14 +18,15 @@
 // (KernelLowering::loadTransposed); lhs tiles the tensor engine transposes,
 // resident or streamed, load several K tiles of their rows per transfer
 // (KernelLowering::loadTransposedPanel); a held lhs block's transposes go
-// with its first streamed transfer's matmuls, a PSUM chunk behind, and its
-// transfers share one set of accumulators, copied out of PSUM by the
-// scalar and vector engines in turn. FP8 matmuls in the double-row
-// mode take two rows of K per partition: two K tiles apart, or, where the
-// DMA transposes 2-byte elements, adjacent K elements, lhs's pairs moved
-// as one by the DMA's transpose. A row of a block's output tiles with no
-// epilogue is evacuated side by side into one tile and stored in one
-// transfer.
+// with its first streamed transfer's matmuls, a PSUM chunk behind (row
+// tile by row tile where the block fills a chunk and its K spans more
+// than one panel), and its transfers share one set of accumulators,
+// copied out of PSUM by the scalar and vector engines in turn. FP8
+// matmuls in the double-row mode take two rows of K per partition: two K
+// tiles apart, or, where the DMA transposes 2-byte elements, adjacent K
+// elements, lhs's pairs moved as one by the DMA's transpose. A row of a
+// block's output tiles with no epilogue is evacuated side by side into
+// one tile and stored in one transfer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -963,19 +964,24 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     bool fuseTransposes = !rhsResident && fusable;
     // Panel `kp` (`panel` K tiles) of a held block of lhs's `ot` rows from
     // `o0`, loaded in rows and transposed on the tensor engine into the
-    // block's array `resident` (loadTransposedPanel, with `afterChunk`).
+    // block's array `resident`, K tile by K tile (loadTransposedPanel) or
+    // `byRows` (loadTransposedPanelByRows), with `afterChunk`.
     auto transposeHeldPanel = [&](OpBuilder &b, OpFoldResult bi,
                                   OpFoldResult o0, int64_t ot, Value resident,
                                   const TilePosition &kp, int64_t panel,
-                                  KernelLowering::ChunkCallback afterChunk) {
-      k.loadTransposedPanel(
-          b, loc, matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]}),
-          tileK,
-          [&](OpBuilder &b, int64_t j, int64_t kt) {
-            return residentAt(b, resident, panelTile(b, kp, panel, j), kt, 0,
-                              ot);
-          },
-          scratch, afterChunk);
+                                  KernelLowering::ChunkCallback afterChunk,
+                                  bool byRows = false) {
+      Value rows =
+          matrix(b, a, bi, {o0, kp.offsets[0]}, {ot, kp.sizes[0]});
+      auto dstOf = [&](OpBuilder &b, int64_t j, int64_t kt) {
+        return residentAt(b, resident, panelTile(b, kp, panel, j), kt, 0, ot);
+      };
+      if (byRows)
+        k.loadTransposedPanelByRows(b, loc, rows, tileK, dstOf, scratch,
+                                    afterChunk);
+      else
+        k.loadTransposedPanel(b, loc, rows, tileK, dstOf, scratch,
+                              afterChunk);
     };
     // A block of `ot` of one side's tiles from `o0` (rhs: N tiles; lhs: M
     // tiles), loaded for all of K into a new [tileK, K tiles, ot] array.
@@ -1153,32 +1159,60 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                     // Each PSUM chunk of the held block's transposes, then
                     // the matmuls of the chunk before it (copied out of
                     // PSUM meanwhile), the panel's last after the panel.
+                    // Where the block fills a chunk and its K spans more
+                    // than one panel, each panel goes row tile by row
+                    // tile: K tile by K tile, every row tile's staged rows
+                    // are read until the panel's last K tile, and where
+                    // they get one slot (a large block fills SBUF) the
+                    // next panel's loads wait for all those transposes
+                    // (trn1 bf16 4000^3: 3.2 us a panel). Smaller blocks
+                    // and single panels go K tile by K tile, each
+                    // streamed K tile feeding all the block's M tiles at
+                    // once; row tile by row tile, the first waits for the
+                    // panel's streamed K tiles one by one (trn1 bf16
+                    // 2448x1205x699, blocks of 3: 3.5% slower, 1024^3,
+                    // one panel: 4.8%).
                     KernelLowering::Accumulation first =
                         KernelLowering::accumulation(kp, {0});
+                    bool byRows = ot >= k.transposeChunk(element) &&
+                                  kk > panel * tileK;
+                    // The panel's streamed K tiles, each loaded where a
+                    // chunk first needs it.
+                    SmallVector<Value> streamed;
                     std::function<void(OpBuilder &)> pending;
-                    Value streamed;
                     transposeHeldPanel(
                         b, bi, o0, ot, resident, kp, panel,
-                        [&](OpBuilder &b, int64_t j, int64_t kt, int64_t c0,
-                            int64_t chunk) {
-                          if (c0 == 0) {
-                            streamed = newTile(b, {kt, it});
-                            loadMoving(
-                                b, bi, i0, it,
-                                KernelLowering::affineSum(
-                                    b, loc, {{kp.offsets[0], 1}}, j * tileK),
-                                kt, streamed);
+                        [&](OpBuilder &b, int64_t c0, int64_t columns,
+                            int64_t j0, int64_t tiles) {
+                          SmallVector<std::tuple<OpFoldResult, int64_t, Value,
+                                                 KernelLowering::Accumulation>>
+                              units;
+                          for (int64_t j = j0; j < j0 + tiles; ++j) {
+                            int64_t kt =
+                                std::min(tileK, kp.sizes[0] - j * tileK);
+                            if (j == int64_t(streamed.size())) {
+                              streamed.push_back(newTile(b, {kt, it}));
+                              loadMoving(b, bi, i0, it,
+                                         KernelLowering::affineSum(
+                                             b, loc, {{kp.offsets[0], 1}},
+                                             j * tileK),
+                                         kt, streamed.back());
+                            }
+                            units.push_back(
+                                {panelTile(b, kp, panel, j), kt, streamed[j],
+                                 j == 0 ? first
+                                        : KernelLowering::Accumulation{true,
+                                                                       {}}});
                           }
                           if (pending)
                             pending(b);
-                          OpFoldResult index = panelTile(b, kp, panel, j);
-                          KernelLowering::Accumulation how =
-                              j == 0 ? first
-                                     : KernelLowering::Accumulation{true, {}};
                           pending = [=, &feed](OpBuilder &b) {
-                            feed(b, index, kt, streamed, how, c0, c0 + chunk);
+                            for (auto [index, kt, tile, how] : units)
+                              feed(b, index, kt, tile, how, c0,
+                                   c0 + columns);
                           };
-                        });
+                        },
+                        byRows);
                     pending(b);
                     return;
                   }

@@ -52,6 +52,62 @@ func.func @first_transfer(%a: tensor<512x512xf32>, %b: tensor<512x1024xf32>) -> 
 
 // -----
 
+// Tests a held lhs block filling a PSUM chunk whose K spans two panels
+// (512x1024x1024 f32 on trn1: one block of 4 M tiles, panels of 4 K
+// tiles in a loop of 2): each panel goes row tile by row tile. M tile
+// 0's rows load alone, their four K tiles' transposes side by side in
+// one chunk; then the transfer's four K tiles of rhs and M tile 1's rows,
+// its transposes, and M tile 0's four matmuls (the first panel's first
+// starting the sum): each row tile's staged rows are free once its own
+// transposes are.
+// CHECK-LABEL: func.func @by_rows
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.dma_copy
+// CHECK-COUNT-4: nisa.transpose
+// CHECK-NOT: nisa.matmul
+// CHECK-COUNT-5: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.matmul
+// CHECK-COUNT-4: nisa.transpose
+// CHECK-NOT: nisa.transpose
+// CHECK: nisa.matmul {{.*}} accumulate restart
+// CHECK-COUNT-3: nisa.matmul {{.*}} accumulate :
+// CHECK-NEXT: memref.alloc
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.dma_copy
+// CHECK-COUNT-4: nisa.transpose
+// CHECK: return
+func.func @by_rows(%a: tensor<512x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<512x1024xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<512x1024xf32>, tensor<1024x1024xf32>) -> tensor<512x1024xf32>
+  return %0 : tensor<512x1024xf32>
+}
+
+// -----
+
+// Tests a held block smaller than a PSUM chunk over the same two panels
+// (384x1024x1024 f32 on trn1: one block of 3 M tiles): its panels still
+// go K tile by K tile, the three row tiles' rows loaded first, each K
+// tile's three transposes one chunk, each streamed K tile feeding the
+// three M tiles' matmuls at once.
+// CHECK-LABEL: func.func @small_block
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK-COUNT-3: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.dma_copy
+// CHECK-COUNT-3: nisa.transpose
+// CHECK-NOT: nisa.transpose
+// CHECK: nisa.dma_copy
+// CHECK-COUNT-3: nisa.transpose
+// CHECK-NOT: nisa.transpose
+// CHECK: nisa.dma_copy
+// CHECK-COUNT-3: nisa.matmul {{.*}} accumulate restart
+// CHECK: return
+func.func @small_block(%a: tensor<384x1024xf32>, %b: tensor<1024x1024xf32>) -> tensor<384x1024xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<384x1024xf32>, tensor<1024x1024xf32>) -> tensor<384x1024xf32>
+  return %0 : tensor<384x1024xf32>
+}
+
+// -----
+
 // Tests blocks in a loop at lnc=2 (1024x512x1024 f32 on trn2: two blocks
 // of 4 M tiles, which nisa-split-cores shares between the physical
 // cores): each block's transposes go with its first transfer's matmuls.
