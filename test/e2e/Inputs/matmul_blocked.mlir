@@ -45,3 +45,18 @@ func.func @block_by_slices(%a: tensor<300x1100xf32>, %b: tensor<1100x700xf32>)
                      outs(%f : tensor<300x700xf32>) -> tensor<300x700xf32>
   return %r : tensor<300x700xf32>
 }
+
+// Held lhs blocks the tensor engine transposes (trn1): the first block of
+// four M tiles fills a PSUM chunk of f32 transposes and its K (1030, three
+// panels of four K tiles, the last 6 rows) goes panel by panel, row tile
+// by row tile; the last block (three M tiles, the last 104 rows) goes K
+// tile by K tile.
+func.func @block_by_rows(%a: tensor<1000x1030xf32>, %b: tensor<1030x1000xf32>)
+    -> tensor<1000x1000xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1000x1000xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<1000x1030xf32>, tensor<1030x1000xf32>)
+                     outs(%f : tensor<1000x1000xf32>) -> tensor<1000x1000xf32>
+  return %r : tensor<1000x1000xf32>
+}
