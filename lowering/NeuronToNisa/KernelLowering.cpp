@@ -321,7 +321,6 @@ void KernelLowering::loadTransposedPanelByRows(
     ChunkCallback afterChunk) {
   auto type = cast<MemRefType>(src.getType());
   int64_t r = type.getDimSize(0), w = type.getDimSize(1);
-  Type element = type.getElementType();
   int64_t p = partitions();
   auto at = [&](int64_t row, int64_t col) {
     return SmallVector<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(col)};
@@ -332,8 +331,7 @@ void KernelLowering::loadTransposedPanelByRows(
   int64_t copies = 0;
   for (int64_t r0 = 0; r0 < r; r0 += p) {
     int64_t rows = std::min(p, r - r0);
-    Value staged = tile(b, loc, nisa::MemorySpace::sbuf, {rows, w}, element);
-    dma(b, loc, view(b, loc, src, at(r0, 0), {rows, w}), staged);
+    Value staged = load(b, loc, view(b, loc, src, at(r0, 0), {rows, w}));
     for (int64_t j0 = 0; j0 < tiles; j0 += side) {
       int64_t count = std::min(side, tiles - j0);
       SmallVector<std::pair<Value, Value>> flipped;
@@ -348,12 +346,8 @@ void KernelLowering::loadTransposedPanelByRows(
           dst = view(b, loc, dst, at(0, r0), {width, rows});
         flipped.push_back({into, dst});
       }
-      for (auto [from, to] : flipped) {
-        if (copies++ % 2 == 0)
-          vectorCopy(b, loc, from, to);
-        else
-          activation(b, loc, from, to, nisa::ActivationFunction::identity);
-      }
+      for (auto [from, to] : flipped)
+        copyInTurn(b, loc, from, to, copies++);
       if (afterChunk)
         afterChunk(b, r0, rows, j0, count);
     }
@@ -395,11 +389,8 @@ void KernelLowering::transposeThroughPsum(
     };
     for (int64_t from = 0; from < width; from += p) {
       int64_t n = std::min(p, width - from);
-      if ((copies ? (*copies)++ : from / p) % 2 == 0)
-        vectorCopy(b, loc, cols(flipped, from, n), cols(out, from, n));
-      else
-        activation(b, loc, cols(flipped, from, n), cols(out, from, n),
-                   nisa::ActivationFunction::identity);
+      copyInTurn(b, loc, cols(flipped, from, n), cols(out, from, n),
+                 copies ? (*copies)++ : from / p);
     }
     if (afterChunk)
       afterChunk(c0, width);
@@ -413,6 +404,14 @@ void KernelLowering::activation(OpBuilder &b, Location loc, Value src,
       b, loc, src, dst, bias,
       nisa::ActivationFunctionAttr::get(b.getContext(), function),
       b.getF64FloatAttr(scale));
+}
+
+void KernelLowering::copyInTurn(OpBuilder &b, Location loc, Value src,
+                                Value dst, int64_t turn) {
+  if (turn % 2 == 0)
+    vectorCopy(b, loc, src, dst);
+  else
+    activation(b, loc, src, dst, nisa::ActivationFunction::identity);
 }
 
 void KernelLowering::vectorCopy(OpBuilder &b, Location loc, Value src,

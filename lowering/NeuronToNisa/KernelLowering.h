@@ -276,6 +276,11 @@ private:
   /// chunk, or where `copies` counts the copies so far, continuing it).
   /// `afterChunk` is called after each chunk [c0, c0 + width) of dst's
   /// columns is copied out.
+  /// `src` copied into `dst` by the vector engine on even turns, the scalar
+  /// engine (an identity activation) on odd ones: copies out of PSUM taking
+  /// the two in turn.
+  void copyInTurn(OpBuilder &b, Location loc, Value src, Value dst,
+                  int64_t turn);
   void transposeThroughPsum(
       OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
       int64_t r, int64_t c, Type element, Value dst, Value scratch,

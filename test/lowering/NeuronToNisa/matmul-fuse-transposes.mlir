@@ -72,7 +72,7 @@ func.func @first_transfer(%a: tensor<512x512xf32>, %b: tensor<512x1024xf32>) -> 
 // CHECK-NOT: nisa.transpose
 // CHECK: nisa.matmul {{.*}} accumulate restart
 // CHECK-COUNT-3: nisa.matmul {{.*}} accumulate :
-// CHECK-NEXT: memref.alloc
+// CHECK-NEXT: memref.subview %{{.*}}[256, 0] [128, 512]
 // CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
 // CHECK-NOT: nisa.dma_copy
 // CHECK-COUNT-4: nisa.transpose
