@@ -22,10 +22,13 @@
 //   steady-state interval (busiest unit, HBM, or a recurrence through a
 //   dependence reaching back iterations) times the remaining trips,
 //   recorded as `#nisa.pipeline` on every loop.
-// - The kernel is laid out region by region on per-lane clocks: a region
-//   starts when its operands from earlier regions are ready, and inputs
-//   arriving while the kernel runs (`neuron.input_arrivals_ns`) have
-//   arrived, and its lanes are free. The kernel gets `nisa.schedule`: the
+// - The kernel is laid out region by region on a timeline of each lane's
+//   busy intervals: a region's instruction starts when its operands from
+//   earlier regions are ready, inputs arriving while the kernel runs
+//   (`neuron.input_arrivals_ns`) have arrived, and its lane is free: an
+//   engine after its earlier work (it runs in program order), a transfer
+//   when a DMA engine is idle, in the gaps earlier regions leave too. The
+//   kernel gets `nisa.schedule`: the
 //   prediction, the bound max(busy tensor, vector, scalar, gpsimd, dma /
 //   DMA engines, critical path), the serial time and busy time per
 //   resource class.
@@ -145,6 +148,8 @@ struct Schedule {
   double makespan = 0;
   /// When each lane is free after it.
   std::vector<double> laneFree;
+  /// The lane each instruction runs on.
+  std::vector<int> lane;
 };
 
 /// The lane of `lanes` free first.
@@ -169,6 +174,7 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
   Schedule s;
   s.start.assign(n, 0);
   s.end.assign(n, 0);
+  s.lane.assign(n, 0);
 
   // Successors (CSR) and the longest path from each instruction to the end.
   std::vector<uint32_t> succBegin(n + 1, 0), succ, remaining(n, 0);
@@ -240,6 +246,7 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
     s.start[i] = std::max(bestTime, earliest[i]);
     s.end[i] = s.start[i] + duration[i];
     s.laneFree[lane] = s.end[i];
+    s.lane[i] = lane;
     s.makespan = std::max(s.makespan, s.end[i]);
     s.order.push_back(i);
     for (uint32_t e = succBegin[i]; e < succBegin[i + 1]; ++e) {
@@ -305,35 +312,112 @@ static double pipelinedNs(const KernelGraph &g, uint32_t first, uint32_t end,
 /// A loop's prediction: its time and its longest dependence chain.
 struct LoopTiming {
   /// `latency` is one iteration's time: the last starts that long before
-  /// the loop ends.
-  double predicted = 0, criticalPath = 0, latency = 0;
+  /// the loop ends. `released` is when the first iteration ends with its
+  /// instructions released at the times estimateLoop was given.
+  double predicted = 0, criticalPath = 0, latency = 0, released = 0;
 };
 
-/// Spreads `work` over `lanes`, none before `start` nor before it is free
-/// (`laneFree`, updated), as evenly as their free times allow; returns when
-/// the last of it ends.
-static double pour(ArrayRef<int> lanes, double work, double start,
-                   std::vector<double> &laneFree) {
-  SmallVector<double> free;
-  for (int lane : lanes)
-    free.push_back(std::max(laneFree[lane], start));
-  llvm::sort(free);
-  // Raise the level over the free times until the work fits below it.
-  double level = free.front();
-  for (size_t k = 1;; ++k) {
-    double next = k < free.size() ? free[k]
-                                  : std::numeric_limits<double>::infinity();
-    if (work <= (next - level) * double(k)) {
-      level += work / double(k);
-      break;
-    }
-    work -= (next - level) * double(k);
-    level = next;
+/// The kernel's timeline: when each lane is busy, as sorted disjoint
+/// intervals, so later work may take the idle time earlier work leaves (a
+/// run's DMA engines between its loads and the stores waiting for its
+/// results).
+class LaneTimeline {
+public:
+  explicit LaneTimeline(int lanes) : busy(lanes) {}
+
+  /// When each lane's last work ends.
+  std::vector<double> freeAfter() const {
+    std::vector<double> free;
+    for (const auto &intervals : busy)
+      free.push_back(intervals.empty() ? 0.0 : intervals.back().second);
+    return free;
   }
-  for (int lane : lanes)
-    laneFree[lane] = std::max(laneFree[lane], level);
-  return level;
-}
+
+  /// The first moment from `from` on when one of `lanes` is idle.
+  double firstIdle(ArrayRef<int> lanes, double from) const {
+    double first = std::numeric_limits<double>::infinity();
+    for (int lane : lanes) {
+      double at = from;
+      auto busyAt = llvm::lower_bound(busy[lane], from,
+                                      [](const Interval &i, double t) {
+                                        return i.second <= t;
+                                      });
+      if (busyAt != busy[lane].end() && busyAt->first <= from)
+        at = busyAt->second;
+      first = std::min(first, at);
+    }
+    return first;
+  }
+
+  /// Marks [from, to) of `lane` busy.
+  void reserve(int lane, double from, double to) {
+    if (to <= from)
+      return;
+    auto &intervals = busy[lane];
+    // The intervals [first, last) that touch [from, to) merge with it.
+    auto first = llvm::lower_bound(intervals, from,
+                                   [](const Interval &i, double t) {
+                                     return i.second < t;
+                                   });
+    auto last = first;
+    while (last != intervals.end() && last->first <= to) {
+      from = std::min(from, last->first);
+      to = std::max(to, last->second);
+      ++last;
+    }
+    first = intervals.erase(first, last);
+    intervals.insert(first, {from, to});
+  }
+
+  /// Spreads `work` over the idle time of `lanes` from `start` on, as
+  /// early as it allows (every lane busy up to one level), or with
+  /// `inOrder` only after each lane's last work (an engine runs its
+  /// instructions in program order; DMA engines take any queue's next
+  /// transfer); returns when the last of it ends.
+  double pour(ArrayRef<int> lanes, double work, double start, bool inOrder) {
+    // The lanes' idle spans from `start` on: +1 lane at a span's start, -1
+    // at its end (the last span never ends).
+    SmallVector<std::pair<double, int>> edges;
+    for (int lane : lanes) {
+      double from = start;
+      if (inOrder && !busy[lane].empty())
+        from = std::max(from, busy[lane].back().second);
+      for (const Interval &i : busy[lane]) {
+        if (i.second <= from)
+          continue;
+        if (i.first > from) {
+          edges.push_back({from, +1});
+          edges.push_back({i.first, -1});
+        }
+        from = i.second;
+      }
+      edges.push_back({from, +1});
+    }
+    llvm::sort(edges);
+    // Raise the level over the edges until the work fits below it.
+    double level = edges.front().first;
+    int open = 0;
+    for (size_t k = 0; k < edges.size(); ++k) {
+      open += edges[k].second;
+      level = edges[k].first;
+      double next = k + 1 < edges.size()
+                        ? edges[k + 1].first
+                        : std::numeric_limits<double>::infinity();
+      if (open > 0 && work <= (next - level) * double(open)) {
+        level += work / double(open);
+        break;
+      }
+      work -= (next - level) * double(open);
+    }
+    for (int lane : lanes)
+      reserve(lane, start, level);
+    return level;
+  }
+
+private:
+  using Interval = std::pair<double, double>;
+  std::vector<SmallVector<Interval>> busy;
+};
 
 struct NisaSchedulePass
     : public mlir::neuron::impl::NisaScheduleBase<NisaSchedulePass> {
@@ -547,28 +631,27 @@ struct NisaSchedulePass
   }
 
   /// List-schedules the straight-line instructions [first, end) of `g`,
-  /// none before `ready`, on lanes free from `laneFree` (updated): reorders
-  /// them in issue order before `anchor`, gives each `nisa.time_ns`, and
-  /// returns each one's end.
+  /// none before `ready`, on lanes after their last work in `timeline`
+  /// (updated): reorders them in issue order before `anchor`, gives each
+  /// `nisa.time_ns`, and returns each one's end.
   std::vector<double> scheduleRun(const KernelGraph &g, uint32_t first,
                                   uint32_t end, ArrayRef<double> duration,
                                   ArrayRef<int> unit,
                                   ArrayRef<SmallVector<int>> units,
                                   ArrayRef<double> ready,
-                                  std::vector<double> &laneFree,
-                                  Operation *anchor) {
+                                  LaneTimeline &timeline, Operation *anchor) {
     uint32_t n = end - first;
     Schedule s = listSchedule(localPredecessors(g, first, end),
-                              duration.slice(first, n),
-                              unit.slice(first, n), units, ready, laneFree);
+                              duration.slice(first, n), unit.slice(first, n),
+                              units, ready, timeline.freeAfter());
     Builder b(anchor->getContext());
     for (uint32_t local : s.order) {
       Operation *op = g.instruction(first + local);
       op->moveBefore(anchor);
       op->setAttr(NisaDialect::kTimeNs,
                   b.getDenseF64ArrayAttr({s.start[local], s.end[local]}));
+      timeline.reserve(s.lane[local], s.start[local], s.end[local]);
     }
-    laneFree = s.laneFree;
     return s.end;
   }
 
@@ -646,13 +729,17 @@ struct NisaSchedulePass
   /// interval (the busiest unit over its lanes, HBM, or a recurrence
   /// through a dependence reaching back `distance` iterations, over the
   /// dependence's path inside one iteration). Records `nisa.pipeline` on
-  /// the loop; `busy` and `hbmBytes` receive its per-iteration work.
+  /// the loop; `busy` and `hbmBytes` receive its per-iteration work. With
+  /// `release` (per instruction of the loop, from its first), the first
+  /// iteration's instructions start no earlier than those times
+  /// (LoopTiming::released).
   LoopTiming estimateLoop(const KernelGraph &g, int32_t l,
                           ArrayRef<double> duration, ArrayRef<int> unit,
                           const Layout &layout,
                           ArrayRef<SmallVector<int>> units,
                           ArrayRef<double> bytes, const rt::CostModel &model,
-                          std::vector<double> &busy, double &hbmBytes) {
+                          std::vector<double> &busy, double &hbmBytes,
+                          ArrayRef<double> release = {}) {
     const LoopInfo &loop = g.getLoops()[l];
     int32_t depth = loop.depth;
     // The body's items: its own instructions and its child loops, each as
@@ -693,42 +780,63 @@ struct NisaSchedulePass
           return int64_t(k);
       return int64_t(-1);
     };
-    // One iteration: each item after the items it depends on in it, in
-    // time (start, finish) and along dependence chains alone.
-    SmallVector<double> start(items.size(), 0), finish(items.size(), 0),
-        chainStart(items.size(), 0), chainEnd(items.size(), 0);
-    for (size_t k = 0; k < items.size(); ++k) {
+    // The items of this iteration item `k` depends on.
+    auto itemPredecessors = [&](size_t k) {
+      SmallVector<int64_t> out;
       for (uint32_t i = items[k].first; i < items[k].end; ++i)
         for (const Dependence &d : g.predecessors(i)) {
           int64_t from = itemOf(d.from);
-          if (d.carried || d.common <= depth || from < 0 ||
-              from >= int64_t(k))
-            continue;
-          start[k] = std::max(start[k], finish[from]);
-          chainStart[k] = std::max(chainStart[k], chainEnd[from]);
+          if (!d.carried && d.common > depth && from >= 0 &&
+              from < int64_t(k))
+            out.push_back(from);
         }
+      return out;
+    };
+    // One iteration: each item after the items it depends on in it, in
+    // time (start, finish), along dependence chains alone, and released
+    // at `release`.
+    SmallVector<double> start(items.size(), 0), finish(items.size(), 0),
+        chainStart(items.size(), 0), chainEnd(items.size(), 0),
+        releasedEnd(items.size(), 0);
+    for (size_t k = 0; k < items.size(); ++k) {
+      double releasedStart = 0;
+      if (!release.empty())
+        for (uint32_t i = items[k].first; i < items[k].end; ++i)
+          releasedStart = std::max(releasedStart, release[i - loop.first]);
+      for (int64_t from : itemPredecessors(k)) {
+        start[k] = std::max(start[k], finish[from]);
+        chainStart[k] = std::max(chainStart[k], chainEnd[from]);
+        releasedStart = std::max(releasedStart, releasedEnd[from]);
+      }
       finish[k] = start[k] + items[k].time;
       chainEnd[k] = chainStart[k] + items[k].chain;
+      releasedEnd[k] = releasedStart + items[k].time;
     }
-    double latency = 0, chain = 0;
+    double latency = 0, chain = 0, released = 0;
     for (size_t k = 0; k < items.size(); ++k) {
       latency = std::max(latency, finish[k]);
       chain = std::max(chain, chainEnd[k]);
+      released = std::max(released, releasedEnd[k]);
     }
     // A body of instructions alone also waits for its lanes: its pieces of
     // transfers may outnumber the DMA engines, and each engine runs one
     // instruction at a time. One iteration list-scheduled on free lanes.
     if (items.size() == loop.end - loop.first) {
+      std::vector<SmallVector<uint32_t, 4>> preds =
+          localPredecessors(g, loop.first, loop.end, /*sameIteration=*/true);
       std::vector<double> ready(items.size(), 0);
       std::vector<double> lanes(layout.lanes(), 0);
+      ArrayRef<double> durations = duration.slice(loop.first, items.size());
+      ArrayRef<int> bodyUnits = unit.slice(loop.first, items.size());
       latency = std::max(
           latency,
-          listSchedule(localPredecessors(g, loop.first, loop.end,
-                                         /*sameIteration=*/true),
-                       duration.slice(loop.first, items.size()),
-                       unit.slice(loop.first, items.size()), units, ready,
-                       lanes)
+          listSchedule(preds, durations, bodyUnits, units, ready, lanes)
               .makespan);
+      if (!release.empty())
+        released = std::max(released, listSchedule(preds, durations,
+                                                    bodyUnits, units, release,
+                                                    lanes)
+                                          .makespan);
     }
     // The busiest engine, each physical core's DMA engines (its queues
     // share them), HBM (the logical core's).
@@ -743,6 +851,7 @@ struct NisaSchedulePass
     for (double b : dmaBusy)
       resource = std::max(resource, b / layout.engines);
     latency = std::max(latency, resource);
+    released = std::max(released, resource);
     // Recurrences: a dependence of item `to` on item `from` `distance`
     // iterations back, closed by `to`'s path to `from` in one iteration.
     double recurrence = 0, chainRecurrence = 0;
@@ -765,6 +874,7 @@ struct NisaSchedulePass
     LoopTiming t;
     t.predicted = latency + (loop.trips - 1) * interval;
     t.latency = latency;
+    t.released = release.empty() ? latency : released;
     t.criticalPath = chain + (loop.trips - 1) * chainRecurrence;
     busy = std::move(myBusy);
     hbmBytes = myBytes;
@@ -992,17 +1102,19 @@ struct NisaSchedulePass
     }
 
     // The kernel's timeline, region by region (runs of straight-line
-    // instructions, loop nests): when each lane is free, when each
+    // instructions, loop nests): when each lane is busy, when each
     // instruction's last instance ends, and the longest dependence chain to
-    // it. A region starts when its operands from earlier regions are ready
-    // (of a block an earlier loop fills a slice per iteration, the slice it
-    // needs first: Dependence::through); a loop nest then takes its
-    // pipeline's time, or longer when a lane it uses is still busy or its
-    // later iterations wait for the rest of such a block. A queue starts
-    // its transfers in order: a run's list schedule issues each queue in
-    // order, and a loop's first transfer starts no earlier than its queue's
-    // earlier ones (queueStarted, by unit).
-    std::vector<double> laneFree(layout.lanes(), 0), ends(n, 0),
+    // it. An instruction is ready when its operands from earlier regions
+    // are (of a block an earlier loop fills a slice per iteration, the
+    // slice it needs first: Dependence::through); a loop nest's first
+    // iteration then runs from its instructions' releases, the rest at its
+    // pipeline's interval, or longer when its lanes have not the room or
+    // its later iterations wait for the rest of such a block. A queue
+    // starts its transfers in order: a run's list schedule issues each
+    // queue in order, and a loop's transfers start no earlier than their
+    // queue's earlier ones (queueStarted, by unit).
+    LaneTimeline timeline(layout.lanes());
+    std::vector<double> ends(n, 0),
         firstEnds(n, 0), chainEnds(n, 0), queueStarted(units.size(), 0);
     double predicted = 0;
     std::vector<double> arrival = arrivalsOf(kernel, g);
@@ -1053,7 +1165,7 @@ struct NisaSchedulePass
         }
         Operation *anchor = end < n ? g.topLevelOf(end) : terminator;
         std::vector<double> runEnds = scheduleRun(
-            g, i, end, duration, unit, units, ready, laneFree, anchor);
+            g, i, end, duration, unit, units, ready, timeline, anchor);
         for (uint32_t j = i; j < end; ++j) {
           ends[j] = runEnds[j - i];
           predicted = std::max(predicted, ends[j]);
@@ -1065,29 +1177,47 @@ struct NisaSchedulePass
         continue;
       }
       const LoopInfo &nest = g.getLoops()[g.nestOf(i).front()];
-      double start = 0, whole = 0, chainStart = 0;
+      // Each instruction is released when its operands from earlier
+      // regions are ready and, on an engine, the engine's earlier work is
+      // done (it runs its instructions in program order), or, a transfer,
+      // its queue's earlier ones have started and a DMA engine is idle;
+      // the nest starts with the first released.
+      std::vector<double> release;
+      std::vector<double> laneFree = timeline.freeAfter();
+      double whole = 0, chainStart = 0;
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         Ready r = readyOf(k, nest.first);
-        start = std::max(start, r.first);
+        double at = r.first;
+        if (layout.isQueue(unit[k]))
+          at = timeline.firstIdle(units[unit[k]],
+                                  std::max(at, queueStarted[unit[k]]));
+        else
+          at = std::max(at, laneFree[units[unit[k]].front()]);
+        release.push_back(at);
         whole = std::max(whole, r.all);
         chainStart = std::max(chainStart, r.chain);
       }
-      // Its first transfer waits for its queue's earlier ones to start (the
-      // others, on other queues, may start before them).
+      double start = *llvm::min_element(release);
+      // Its work is poured onto the lanes from the first release of an
+      // instruction that waits for none of the nest's.
+      double pourStart = std::numeric_limits<double>::infinity();
       for (uint32_t k = nest.first; k < nest.end; ++k)
-        if (layout.isQueue(unit[k])) {
-          start = std::max(start, queueStarted[unit[k]]);
-          break;
-        }
+        if (llvm::none_of(g.predecessors(k), [&](const Dependence &d) {
+              return d.from >= nest.first && d.from < k;
+            }))
+          pourStart = std::min(pourStart, release[k - nest.first]);
+      for (double &at : release)
+        at -= start;
       std::vector<double> busy;
       double hbmBytes = 0;
-      LoopTiming t = estimateLoop(g, g.nestOf(i).front(), duration, unit,
-                                  layout, units, bytes, model, busy, hbmBytes);
+      LoopTiming t =
+          estimateLoop(g, g.nestOf(i).front(), duration, unit, layout, units,
+                       bytes, model, busy, hbmBytes, release);
       // Each engine's work, and each physical core's DMA queues' together
       // on its DMA engines, poured onto the lanes as they come free. Started
       // on the first slices of a block, its first iteration may take as
       // long as the rest of the block to arrive, the others not.
-      double end = std::max(start + t.predicted,
+      double end = std::max(start + t.released + t.predicted - t.latency,
                             whole + t.predicted - t.latency);
       std::vector<double> dmaWork(layout.cores, 0);
       for (size_t u = 0; u < units.size(); ++u) {
@@ -1095,17 +1225,19 @@ struct NisaSchedulePass
         if (layout.isQueue(int(u)))
           dmaWork[layout.coreOfUnit(int(u))] += work;
         else if (work > 0)
-          end = std::max(end, pour(units[u], work, start, laneFree));
+          end = std::max(end, timeline.pour(units[u], work, pourStart,
+                                            /*inOrder=*/true));
       }
       for (int c = 0; c < layout.cores; ++c)
         if (dmaWork[c] > 0)
-          end = std::max(end, pour(units[c * layout.perCore() +
-                                         kFirstQueueLane],
-                                   dmaWork[c], start, laneFree));
+          end = std::max(end, timeline.pour(units[c * layout.perCore() +
+                                                  kFirstQueueLane],
+                                            dmaWork[c], pourStart,
+                                            /*inOrder=*/false));
       // The last iteration's transfers start within its latency of the end.
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         ends[k] = end;
-        firstEnds[k] = std::min(end, start + t.latency);
+        firstEnds[k] = std::min(end, start + t.released);
         chainEnds[k] = chainStart + t.criticalPath;
         if (layout.isQueue(unit[k]))
           queueStarted[unit[k]] =
