@@ -598,27 +598,63 @@ struct NisaSchedulePass
   /// Moves every straight-line instruction to the first run of them (the
   /// gaps between the kernel's loop nests) after everything it depends on,
   /// so work that waits for nothing starts at once instead of behind loop
-  /// nests it does not need; the runs are list-scheduled afterwards.
+  /// nests it does not need; the runs are list-scheduled afterwards. A
+  /// load stays behind the last nest before it that computes: ahead of
+  /// it, a load for a later region would take the DMA engines (and its
+  /// queue) from the nest's first loads, which its engines wait for, while
+  /// behind it, on the nest's queues, it starts as the nest's last loads
+  /// do (MobileNet-V2 observed 178.9 -> 161.6 us). It still moves past
+  /// a nest that only loads (a block the next nest reads), and past one
+  /// that waits for an input arriving while the kernel runs (a collective's
+  /// result) or for work that does: the engines would idle meanwhile.
   static LogicalResult hoistStraightLine(func::FuncOp kernel) {
     FailureOr<KernelGraph> graph = KernelGraph::build(kernel);
     if (failed(graph))
       return failure();
     const KernelGraph &g = *graph;
+    // The nests that wait for an input arriving while the kernel runs (a
+    // collective's result), or for work that does: loads may pass them.
+    std::vector<double> arrival = arrivalsOf(kernel, g);
+    std::vector<char> waits(g.size(), 0);
+    DenseSet<Operation *> waitingNests;
+    for (size_t i = 0; i < g.size(); ++i) {
+      waits[i] = arrival[i] > 0 ||
+                 llvm::any_of(g.predecessors(i), [&](const Dependence &d) {
+                   return d.from < i && waits[d.from];
+                 });
+      if (waits[i] && !g.nestOf(i).empty())
+        waitingNests.insert(g.topLevelOf(i));
+    }
     // The top-level nests in order, and the gap (0: before the first nest)
-    // each instruction lands in.
+    // each instruction lands in; per straight-line op, the gap after the
+    // last nest before it that computes (and waits for no arrival).
     SmallVector<Operation *> nests;
-    DenseMap<Operation *, int64_t> nestIndex;
-    for (Operation &op : kernel.getBody().front())
-      if (isa<affine::AffineForOp>(op)) {
-        nestIndex[&op] = nests.size();
-        nests.push_back(&op);
+    DenseMap<Operation *, int64_t> nestIndex, afterComputing;
+    int64_t computed = 0;
+    for (Operation &op : kernel.getBody().front()) {
+      if (!isa<affine::AffineForOp>(op)) {
+        afterComputing[&op] = computed;
+        continue;
       }
+      nestIndex[&op] = nests.size();
+      nests.push_back(&op);
+      WalkResult computes = op.walk([](EngineOpInterface inner) {
+        auto dma = dyn_cast<DmaCopyOp>(inner.getOperation());
+        return !dma || isStore(dma) ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+      });
+      if (computes.wasInterrupted() && !waitingNests.contains(&op))
+        computed = int64_t(nests.size());
+    }
     std::vector<int64_t> gap(g.size(), 0);
     for (size_t i = 0; i < g.size(); ++i) {
       if (!g.nestOf(i).empty()) {
         gap[i] = nestIndex.lookup(g.topLevelOf(i)) + 1;
         continue;
       }
+      auto dma = dyn_cast<DmaCopyOp>(g.instruction(i));
+      if (dma && !isStore(dma))
+        gap[i] = afterComputing.lookup(g.instruction(i));
       for (const Dependence &d : g.predecessors(i))
         gap[i] = std::max(gap[i], gap[d.from]);
       Operation *before = gap[i] < int64_t(nests.size())

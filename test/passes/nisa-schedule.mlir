@@ -802,3 +802,85 @@ func.func @release(%x: memref<128x512xf32, #hbm>, %y: memref<256x512xf32, #hbm>,
   nisa.dma_copy %a, %out queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #hbm>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#map = affine_map<(d0) -> (d0 * 128)>
+
+// Tests where loads that wait for nothing move: not ahead of a nest that
+// computes (the loop of exponentials), where they would take the DMA
+// engines (and queue 0) from its first loads, but ahead of a nest that
+// only loads (the block the adds read). The weight's and the bias's loads
+// (16 pieces each) so go between the two loops, not to the kernel's
+// start.
+// CHECK-LABEL: func.func @late_loads
+// CHECK: affine.for
+// CHECK: nisa.activation <exp>
+// CHECK: } {nisa.pipeline
+// CHECK-COUNT-32: nisa.dma_copy {{.*}} queue 0 {{.*}} : memref<8x512xf32, strided<[512, 1]{{.*}}>, #nisa.memory<hbm>>, memref<8x512xf32, strided<[512, 1]{{.*}}>, #nisa.memory<sbuf>>
+// CHECK-NEXT: affine.for
+// CHECK: } {nisa.pipeline
+// CHECK-NEXT: nisa.tensor_tensor <add>
+// expected-remark@+1 {{nisa-schedule: 99 instructions}}
+func.func @late_loads(%x: memref<256x512xf32, #hbm>, %w: memref<128x512xf32, #hbm>, %y: memref<256x512xf32, #hbm>, %bias: memref<128x512xf32, #hbm>, %out: memref<256x512xf32, #hbm>, %o2: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %t = memref.alloc() {nisa.address = 4096 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %src = memref.subview %y[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    nisa.activation <exp> %t, %t : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    %dst = memref.subview %out[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %dst queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+  }
+  %blk = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xf32, #sbuf>
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %src = memref.subview %x[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    %dst = memref.subview %blk[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xf32, #sbuf> to memref<128x512xf32, strided<[1024, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %src, %dst queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, strided<[1024, 1], offset: ?>, #sbuf>
+  }
+  %wt = memref.alloc() {nisa.address = 12288 : i64} : memref<128x512xf32, #sbuf>
+  nisa.dma_copy %w, %wt queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
+  %b = memref.alloc() {nisa.address = 14336 : i64} : memref<128x512xf32, #sbuf>
+  nisa.dma_copy %bias, %b queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
+  %blk1 = memref.subview %blk[0, 1, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xf32, #sbuf> to memref<128x512xf32, strided<[1024, 1], offset: 512>, #sbuf>
+  nisa.tensor_tensor <add> %blk1, %b, %b : memref<128x512xf32, strided<[1024, 1], offset: 512>, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  nisa.tensor_tensor <add> %b, %wt, %b : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  nisa.dma_copy %b, %o2 queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #hbm>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#map = affine_map<(d0) -> (d0 * 128)>
+
+// Tests that loads move ahead of a nest that waits for an input arriving
+// while the kernel runs (here y, 20 us in: a collective's result): the
+// engines would idle until then, so the weight's load goes first.
+// CHECK-LABEL: func.func @arriving_nest
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue 0 {{.*}} : memref<8x512xf32, strided<[512, 1]{{.*}}>, #nisa.memory<hbm>>, memref<8x512xf32, strided<[512, 1]{{.*}}>, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.activation <exp>
+// CHECK: affine.for
+// expected-remark@+1 {{nisa-schedule: 66 instructions}}
+func.func @arriving_nest(%y: memref<256x512xf32, #hbm>, %w: memref<128x512xf32, #hbm>, %out: memref<256x512xf32, #hbm>, %o2: memref<128x512xf32, #hbm>) attributes {nisa.limits = #limits, neuron.input_arrivals_ns = array<f64: 20000.0, 0.0>} {
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %t = memref.alloc() {nisa.address = 4096 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %src = memref.subview %y[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, #sbuf>
+    nisa.activation <exp> %t, %t : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    %dst = memref.subview %out[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %dst queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+  }
+  %wt = memref.alloc() {nisa.address = 12288 : i64} : memref<128x512xf32, #sbuf>
+  nisa.dma_copy %w, %wt queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
+  nisa.activation <exp> %wt, %wt : memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+  nisa.dma_copy %wt, %o2 queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #hbm>
+  return
+}
