@@ -338,10 +338,7 @@ public:
     double first = std::numeric_limits<double>::infinity();
     for (int lane : lanes) {
       double at = from;
-      auto busyAt = llvm::lower_bound(busy[lane], from,
-                                      [](const Interval &i, double t) {
-                                        return i.second <= t;
-                                      });
+      auto busyAt = firstEndingAfter(lane, from);
       if (busyAt != busy[lane].end() && busyAt->first <= from)
         at = busyAt->second;
       first = std::min(first, at);
@@ -379,12 +376,12 @@ public:
     // at its end (the last span never ends).
     SmallVector<std::pair<double, int>> edges;
     for (int lane : lanes) {
+      const auto &intervals = busy[lane];
       double from = start;
-      if (inOrder && !busy[lane].empty())
-        from = std::max(from, busy[lane].back().second);
-      for (const Interval &i : busy[lane]) {
-        if (i.second <= from)
-          continue;
+      if (inOrder && !intervals.empty())
+        from = std::max(from, intervals.back().second);
+      for (const Interval &i :
+           llvm::make_range(firstEndingAfter(lane, from), intervals.end())) {
         if (i.first > from) {
           edges.push_back({from, +1});
           edges.push_back({i.first, -1});
@@ -416,6 +413,15 @@ public:
 
 private:
   using Interval = std::pair<double, double>;
+
+  /// The first of `lane`'s busy intervals that ends after `t`.
+  const Interval *firstEndingAfter(int lane, double t) const {
+    return llvm::lower_bound(busy[lane], t,
+                             [](const Interval &i, double at) {
+                               return i.second <= at;
+                             });
+  }
+
   std::vector<SmallVector<Interval>> busy;
 };
 
