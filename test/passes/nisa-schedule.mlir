@@ -884,3 +884,42 @@ func.func @arriving_nest(%y: memref<256x512xf32, #hbm>, %w: memref<128x512xf32, 
   nisa.dma_copy %wt, %o2 queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, #hbm>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#map = affine_map<(d0) -> (d0 * 128)>
+
+// Tests that a load a loop nest reads first stays behind a nest that only
+// loads (the block), where the one straight-line work reads first moves
+// ahead of it (@late_loads): the loop runs after the block's loads anyway,
+// and ahead of them the weight's load would only delay them.
+// CHECK-LABEL: func.func @block_first
+// CHECK: affine.for
+// CHECK: } {nisa.pipeline
+// CHECK-COUNT-16: nisa.dma_copy {{.*}} queue {{[0-9]+}} {{.*}} : memref<8x512xf32, strided<[512, 1]{{.*}}>, #nisa.memory<hbm>>, memref<8x512xf32, strided<[512, 1]{{.*}}>, #nisa.memory<sbuf>>
+// CHECK-NEXT: affine.for
+// CHECK: nisa.tensor_tensor <add>
+// expected-remark@+1 {{nisa-schedule: 49 instructions}}
+func.func @block_first(%x: memref<256x512xf32, #hbm>, %w: memref<128x512xf32, #hbm>, %out: memref<256x512xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %blk = memref.alloc() {nisa.address = 0 : i64} : memref<128x2x512xf32, #sbuf>
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %src = memref.subview %x[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    %dst = memref.subview %blk[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xf32, #sbuf> to memref<128x512xf32, strided<[1024, 1], offset: ?>, #sbuf>
+    nisa.dma_copy %src, %dst queue 0 : memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>, memref<128x512xf32, strided<[1024, 1], offset: ?>, #sbuf>
+  }
+  %wt = memref.alloc() {nisa.address = 8192 : i64} : memref<128x512xf32, #sbuf>
+  nisa.dma_copy %w, %wt queue 0 : memref<128x512xf32, #hbm>, memref<128x512xf32, #sbuf>
+  affine.for %k = 0 to 2 {
+    %r = affine.apply #map(%k)
+    %t = memref.alloc() {nisa.address = 10240 : i64, nisa.slots = #nisa.slots<count = 2, bytes = 2048>} : memref<128x512xf32, #sbuf>
+    %bk = memref.subview %blk[0, %k, 0] [128, 1, 512] [1, 1, 1] : memref<128x2x512xf32, #sbuf> to memref<128x512xf32, strided<[1024, 1], offset: ?>, #sbuf>
+    nisa.tensor_tensor <add> %bk, %wt, %t : memref<128x512xf32, strided<[1024, 1], offset: ?>, #sbuf>, memref<128x512xf32, #sbuf>, memref<128x512xf32, #sbuf>
+    %dst = memref.subview %out[%r, 0] [128, 512] [1, 1] : memref<256x512xf32, #hbm> to memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %dst queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[512, 1], offset: ?>, #hbm>
+  }
+  return
+}
