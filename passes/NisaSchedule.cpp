@@ -1272,10 +1272,11 @@ struct NisaSchedulePass
       LoopTiming t =
           estimateLoop(g, g.nestOf(i).front(), duration, unit, layout, units,
                        bytes, model, busy, hbmBytes, release);
-      // Each engine's work, and each physical core's DMA queues' together
-      // on its DMA engines, poured onto the lanes as they come free. Started
-      // on the first slices of a block, its first iteration may take as
-      // long as the rest of the block to arrive, the others not.
+      // Each engine's work poured onto its lane after its earlier work, and
+      // each physical core's DMA queues' together into its DMA engines'
+      // idle time. Started on the first slices of a block, its first
+      // iteration may take as long as the rest of the block to arrive, the
+      // others not.
       double end = std::max(start + t.released + t.predicted - t.latency,
                             whole + t.predicted - t.latency);
       std::vector<double> dmaWork(layout.cores, 0);
