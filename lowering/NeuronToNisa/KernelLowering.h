@@ -268,6 +268,11 @@ public:
                                    ArrayRef<unsigned> reduction);
 
 private:
+  /// `src` copied into `dst` by the vector engine on even turns, the scalar
+  /// engine (an identity activation) on odd ones: copies out of PSUM taking
+  /// the two in turn.
+  void copyInTurn(OpBuilder &b, Location loc, Value src, Value dst,
+                  int64_t turn);
   /// Transposes the [r, c] matrix whose rows [r0, r0 + rows) `rowsAt`
   /// gives as an SBUF tile (at most `partitions` rows) into the SBUF tile
   /// `dst` [c, r] on the tensor engine, a PSUM bank's worth of columns at a
@@ -276,11 +281,6 @@ private:
   /// chunk, or where `copies` counts the copies so far, continuing it).
   /// `afterChunk` is called after each chunk [c0, c0 + width) of dst's
   /// columns is copied out.
-  /// `src` copied into `dst` by the vector engine on even turns, the scalar
-  /// engine (an identity activation) on odd ones: copies out of PSUM taking
-  /// the two in turn.
-  void copyInTurn(OpBuilder &b, Location loc, Value src, Value dst,
-                  int64_t turn);
   void transposeThroughPsum(
       OpBuilder &b, Location loc, function_ref<Value(int64_t, int64_t)> rowsAt,
       int64_t r, int64_t c, Type element, Value dst, Value scratch,
