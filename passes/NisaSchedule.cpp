@@ -146,8 +146,6 @@ struct Schedule {
   /// Instruction indices in issue order.
   std::vector<uint32_t> order;
   double makespan = 0;
-  /// When each lane is free after it.
-  std::vector<double> laneFree;
   /// The lane each instruction runs on.
   std::vector<int> lane;
 };
@@ -213,10 +211,10 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
   for (size_t i = 0; i < n; ++i)
     if (!remaining[i])
       work[unit[i]].pending.push({earliest[i], uint32_t(i)});
-  s.laneFree.assign(laneFree.begin(), laneFree.end());
-
-  // A unit's lane free first (units may share lanes).
-  auto freeLane = [&](size_t u) { return firstFree(units[u], s.laneFree); };
+  // When each lane is free, and a unit's lane free first (units may share
+  // lanes).
+  std::vector<double> free(laneFree.begin(), laneFree.end());
+  auto freeLane = [&](size_t u) { return firstFree(units[u], free); };
   s.order.reserve(n);
   while (s.order.size() < n) {
     int best = -1;
@@ -225,7 +223,7 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
       Unit &k = work[u];
       if (k.ready.empty() && k.pending.empty())
         continue;
-      double t = s.laneFree[freeLane(u)];
+      double t = free[freeLane(u)];
       if (k.ready.empty())
         t = std::max(t, k.pending.top().first);
       if (best < 0 || t < bestTime) {
@@ -245,7 +243,7 @@ Schedule listSchedule(ArrayRef<SmallVector<uint32_t, 4>> preds,
     int lane = freeLane(best);
     s.start[i] = std::max(bestTime, earliest[i]);
     s.end[i] = s.start[i] + duration[i];
-    s.laneFree[lane] = s.end[i];
+    free[lane] = s.end[i];
     s.lane[i] = lane;
     s.makespan = std::max(s.makespan, s.end[i]);
     s.order.push_back(i);
@@ -325,11 +323,16 @@ class LaneTimeline {
 public:
   explicit LaneTimeline(int lanes) : busy(lanes) {}
 
+  /// When `lane`'s last work ends.
+  double lastEnd(int lane) const {
+    return busy[lane].empty() ? 0.0 : busy[lane].back().second;
+  }
+
   /// When each lane's last work ends.
   std::vector<double> freeAfter() const {
     std::vector<double> free;
-    for (const auto &intervals : busy)
-      free.push_back(intervals.empty() ? 0.0 : intervals.back().second);
+    for (int lane = 0; lane < int(busy.size()); ++lane)
+      free.push_back(lastEnd(lane));
     return free;
   }
 
@@ -377,9 +380,7 @@ public:
     SmallVector<std::pair<double, int>> edges;
     for (int lane : lanes) {
       const auto &intervals = busy[lane];
-      double from = start;
-      if (inOrder && !intervals.empty())
-        from = std::max(from, intervals.back().second);
+      double from = inOrder ? std::max(start, lastEnd(lane)) : start;
       for (const Interval &i :
            llvm::make_range(firstEndingAfter(lane, from), intervals.end())) {
         if (i.first > from) {
@@ -649,15 +650,16 @@ struct NisaSchedulePass
       }
       nestIndex[&op] = nests.size();
       nests.push_back(&op);
-      if (!waitingNests.contains(&op))
-        last = int64_t(nests.size());
+      if (waitingNests.contains(&op))
+        continue;
+      last = int64_t(nests.size());
       WalkResult computes = op.walk([](EngineOpInterface inner) {
         auto dma = dyn_cast<DmaCopyOp>(inner.getOperation());
         return !dma || isStore(dma) ? WalkResult::interrupt()
                                     : WalkResult::advance();
       });
-      if (computes.wasInterrupted() && !waitingNests.contains(&op))
-        computed = int64_t(nests.size());
+      if (computes.wasInterrupted())
+        computed = last;
     }
     // Whether the first instruction after each that depends on it is
     // straight-line.
@@ -1242,7 +1244,6 @@ struct NisaSchedulePass
       // its queue's earlier ones have started and a DMA engine is idle;
       // the nest starts with the first released.
       std::vector<double> release;
-      std::vector<double> laneFree = timeline.freeAfter();
       double whole = 0, chainStart = 0;
       for (uint32_t k = nest.first; k < nest.end; ++k) {
         Ready r = readyOf(k, nest.first);
@@ -1251,7 +1252,7 @@ struct NisaSchedulePass
           at = timeline.firstIdle(units[unit[k]],
                                   std::max(at, queueStarted[unit[k]]));
         else
-          at = std::max(at, laneFree[units[unit[k]].front()]);
+          at = std::max(at, timeline.lastEnd(units[unit[k]].front()));
         release.push_back(at);
         whole = std::max(whole, r.all);
         chainStart = std::max(chainStart, r.chain);
