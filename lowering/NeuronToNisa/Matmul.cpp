@@ -1030,371 +1030,372 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           });
       return resident;
     };
-    KernelLowering::forEachTile(
-        b, loc, {{batches, 1}, {outer, outerTile * plan.block}},
-        [&](OpBuilder &b, const TilePosition &at) {
-          OpFoldResult bi = at.offsets[0], o0 = at.offsets[1];
-          int64_t ot = at.sizes[1];
-          // The block's tiles: [first column, width] in the resident array.
-          SmallVector<std::pair<int64_t, int64_t>> parts;
-          for (int64_t c = 0; c < ot; c += outerTile)
-            parts.push_back({c, std::min(outerTile, ot - c)});
-          // Streamed moving tiles load `spread` N tiles in one transfer
-          // where one tile's rows are shorter than a transfer needs for
-          // peak DMA bandwidth, as the free PSUM banks allow (each N tile
-          // sums in its own).
-          int64_t spread =
-              rhsResident        ? interleave
-              : rhsTransposed(bm) ? 1
-                  : movingSpread(inner, innerTile, elementBytes(element),
-                                 k.config.dmaPeakBytes,
-                                 accumulatorBanks(limits, transposes),
-                                 int64_t(parts.size()));
-          // The block's transposes go with the first transfer's matmuls
-          // (fuseTransposes). At lnc=2 only for a block of a loop:
-          // nisa-split-cores shares the block loop between the physical
-          // cores, and a block apart from it (the partial last one, or the
-          // only one) would keep its transfers on one core (they read
-          // tiles computed on chip) where it shares them unfused.
-          bool fuse = fuseTransposes &&
-                      (model.physicalCores() == 1 ||
-                       llvm::any_of(at.ivs, [](Value iv) { return bool(iv); }));
-          Value resident = fuse ? newTile(b, {tileK, kTiles, ot})
-                                : loadHeld(b, bi, o0, ot, rhsResident);
-          SmallVector<Value> blockAccs;
-          // The transfers past the block, the first one's K loop with the
-          // block's transposes (`transposing`: a held lhs the tensor engine
-          // transposes, see fuseTransposes).
-          auto streamPast = [&](OpBuilder &b, const TilePosition &in,
-                                bool transposing = false) {
-            OpFoldResult i0 = in.offsets[0];
-            int64_t it = in.sizes[0];
-            // A whole group of row tiles, their rows interleaved (see
-            // `interleave`).
-            bool rowGroup = rhsResident && interleave > 1 &&
-                            it == interleave * innerTile;
-            std::array<double, 2> copiesNs{};
-            // The inner tiles of this transfer: [first column, width].
-            SmallVector<std::pair<int64_t, int64_t>> pieces;
-            for (int64_t c = 0; c < it; c += innerTile)
-              pieces.push_back({c, std::min(innerTile, it - c)});
-            SmallVector<Value> accs;
-            if (rowGroup) {
-              // The group's sums share one PSUM tile, each in a slot of a
-              // bank (see `interleave`).
-              int64_t bank = limits.getPsumBankBytes() / 4;
-              Value group = newAcc(
-                  b, innerTile, llvm::divideCeil(interleave, perBank) * bank);
-              for (int64_t q = 0; q < interleave; ++q)
-                accs.push_back(KernelLowering::view(
-                    b, loc, group,
-                    {b.getIndexAttr(0),
-                     b.getIndexAttr(q / perBank * bank +
-                                    q % perBank * (bank / perBank))},
-                    {innerTile, n}));
-            } else {
-              for (auto [c, w] : parts)
-                for (auto [ic, iw] : pieces) {
-                  int64_t rows = rhsResident ? iw : w,
-                          cols = rhsResident ? w : iw;
-                  accs.push_back(
-                      blockAccs.empty()
-                          ? newAcc(b, rows, cols)
-                          : KernelLowering::view(
-                                b, loc, blockAccs[accs.size()],
-                                {b.getIndexAttr(0), b.getIndexAttr(0)},
-                                {rows, cols}));
-                }
-            }
-            // The block's matmuls of the streamed tile of K tile
-            // `index` (`kt` rows), or of it and the next (a double-row
-            // [tileK, 2, inner] tile); those of the block's tiles in its
-            // columns [from, to) only, when given.
-            auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
-                            Value streamed,
-                            const KernelLowering::Accumulation &how,
-                            int64_t from = 0,
-                            int64_t to = std::numeric_limits<int64_t>::max()) {
-              bool pair =
-                  cast<MemRefType>(streamed.getType()).getRank() == 3;
-              Value *acc = accs.begin();
-              for (auto [c, w] : parts) {
-                if (c < from || c >= to) {
-                  acc += pieces.size();
-                  continue;
-                }
-                Value held = heldUnit(b, resident, index, kt, c, w, pair,
-                                      dmaPairs && !rhsResident);
-                for (auto [ic, iw] : pieces) {
-                  Value piece = streamed;
-                  if (pieces.size() > 1 && pair)
-                    piece = KernelLowering::view(
-                        b, loc, streamed,
-                        {b.getIndexAttr(0), b.getIndexAttr(0),
-                         b.getIndexAttr(ic)},
-                        {kt, 2, iw});
-                  else if (pieces.size() > 1)
-                    piece = KernelLowering::view(
-                        b, loc, streamed,
-                        {b.getIndexAttr(0), b.getIndexAttr(ic)}, {kt, iw});
-                  if (rhsResident)
-                    matmulInto(b, how, piece, held, *acc++);
-                  else
-                    matmulInto(b, how, held, piece, *acc++);
-                }
-              }
-            };
-            // Streamed lhs tiles the tensor engine transposes load
-            // `panel` K tiles of their rows per transfer and are all
-            // transposed before their matmuls, which then wait for the
-            // first's copy out of PSUM only; in the double-row mode
-            // each two full tiles of a panel are transposed into one
-            // pair.
-            int64_t panel =
-                (rhsResident || transposing) && lhsPanel > 1 ? lhsPanel : 1;
-            KernelLowering::forEachTile(
-                b, loc, {{kk, panel > 1 ? tileK * panel : kStep}},
-                [&](OpBuilder &b, const TilePosition &kp) {
-                  if (transposing) {
-                    // Each PSUM chunk of the held block's transposes, then
-                    // the matmuls of the chunk before it (copied out of
-                    // PSUM meanwhile), the panel's last after the panel.
-                    // Where the block fills a chunk and its K spans more
-                    // than one panel, each panel goes row tile by row
-                    // tile: K tile by K tile, every row tile's staged rows
-                    // are read until the panel's last K tile, and where
-                    // they get one slot (a large block fills SBUF) the
-                    // next panel's loads wait for all those transposes
-                    // (trn1 bf16 4000^3: 3.2 us a panel). Smaller blocks
-                    // and single panels go K tile by K tile, each
-                    // streamed K tile feeding all the block's M tiles at
-                    // once; row tile by row tile, the first waits for the
-                    // panel's streamed K tiles one by one (trn1 bf16
-                    // 2448x1205x699, blocks of 3: 3.5% slower, 1024^3,
-                    // one panel: 4.8%).
-                    KernelLowering::Accumulation first =
-                        KernelLowering::accumulation(kp, {0});
-                    bool byRows = ot >= k.transposeChunk(element) &&
-                                  kk > panel * tileK;
-                    // The panel's streamed K tiles, each loaded where a
-                    // chunk first needs it.
-                    SmallVector<Value> streamed;
-                    std::function<void(OpBuilder &)> pending;
-                    transposeHeldPanel(
-                        b, bi, o0, ot, resident, kp, panel,
-                        [&](OpBuilder &b, int64_t c0, int64_t columns,
-                            int64_t j0, int64_t tiles) {
-                          SmallVector<std::tuple<OpFoldResult, int64_t, Value,
-                                                 KernelLowering::Accumulation>>
-                              units;
-                          for (int64_t j = j0; j < j0 + tiles; ++j) {
-                            int64_t kt =
-                                std::min(tileK, kp.sizes[0] - j * tileK);
-                            if (j == int64_t(streamed.size())) {
-                              streamed.push_back(newTile(b, {kt, it}));
-                              loadMoving(b, bi, i0, it,
-                                         KernelLowering::affineSum(
-                                             b, loc, {{kp.offsets[0], 1}},
-                                             j * tileK),
-                                         kt, streamed.back());
-                            }
-                            units.push_back(
-                                {panelTile(b, kp, panel, j), kt, streamed[j],
-                                 j == 0 ? first
-                                        : KernelLowering::Accumulation{true,
-                                                                       {}}});
-                          }
-                          if (pending)
-                            pending(b);
-                          pending = [=, &feed](OpBuilder &b) {
-                            for (auto [index, kt, tile, how] : units)
-                              feed(b, index, kt, tile, how, c0,
-                                   c0 + columns);
-                          };
-                        },
-                        byRows);
-                    pending(b);
-                    return;
-                  }
-                  if (panel > 1) {
-                    KernelLowering::Accumulation first =
-                        KernelLowering::accumulation(kp, {0});
-                    // Tile j is the first of a pair when it and the
-                    // next are full.
-                    auto pairs = [&](int64_t j) {
-                      return doubleRow && j % 2 == 0 &&
-                             (j + 2) * tileK <= kp.sizes[0];
-                    };
-                    SmallVector<Value> tiles;
-                    // Each of its K tiles' transposes is copied out of
-                    // PSUM on its own where the streamed tile is one M
-                    // tile; the copies take the vector and scalar engines
-                    // in turn where the scalar engine, evacuating the
-                    // tile's sums (one copy's time per 128 columns), stays
-                    // no busier than the vector engine with all of them.
-                    bool alternate = 2 * llvm::divideCeil(ot, tileM) <=
-                                     llvm::divideCeil(kk, tileK);
-                    Value rows =
-                        rowGroup ? groupRows(b, a, kk, bi, i0)
-                                 : matrix(b, a, bi, {i0, kp.offsets[0]},
-                                          {it, kp.sizes[0]});
-                    k.loadTransposedPanel(
-                        b, loc, rows,
-                        tileK,
-                        [&](OpBuilder &b, int64_t j, int64_t kt) {
-                          if (pairs(j)) {
-                            tiles.push_back(newTile(b, {tileK, 2, it}));
-                            return rowOf(b, tiles.back(), 0);
-                          }
-                          if (j % 2 == 1 && pairs(j - 1))
-                            return rowOf(b, tiles.back(), 1);
-                          tiles.push_back(newTile(b, {kt, it}));
-                          return tiles.back();
-                        },
-                        scratch, {}, alternate,
-                        rowGroup ? interleave : 1);
-                    int64_t j = 0;
-                    for (Value tile : tiles) {
-                      feed(b, panelTile(b, kp, panel, j),
-                           cast<MemRefType>(tile.getType()).getDimSize(0),
-                           tile,
-                           j == 0 ? first
-                                  : KernelLowering::Accumulation{true, {}});
-                      j += pairs(j) ? 2 : 1;
-                    }
-                    return;
-                  }
-                  for (const KUnit &u : unitsOf(b, kp)) {
-                    Value streamed;
-                    if (rhsResident)
-                      streamed = loadStationaryUnit(b, bi, i0, it, u);
-                    else
-                      streamed = loadMovingUnit(b, bi, i0, it, u);
-                    feed(b, u.index, u.size, streamed, u.how);
-                  }
-                });
-            // The result's rows: per streamed M tile the block's N
-            // tiles (rhs resident), or per block M tile the transfer's
-            // N tiles, side by side.
-            auto accAt = [&](size_t part, size_t piece) {
-              return accs[part * pieces.size() + piece];
-            };
-            auto [rows, columns] = rhsResident
-                                       ? std::make_pair(pieces, parts)
-                                       : std::make_pair(parts, pieces);
-            OpFoldResult rowStart = rhsResident ? i0 : o0,
-                         columnStart = rhsResident ? o0 : i0;
-            if (rowGroup) {
-              finishRow(b, accs, {n}, bi, i0, innerTile, o0, nullptr,
-                        /*group=*/true);
-              return;
-            }
-            for (auto [r, row] : llvm::enumerate(rows)) {
-              SmallVector<Value> rowAccs;
-              SmallVector<int64_t> widths;
-              for (auto [c, column] : llvm::enumerate(columns)) {
-                rowAccs.push_back(rhsResident ? accAt(c, r) : accAt(r, c));
-                widths.push_back(column.second);
-              }
-              finishRow(b, rowAccs, widths, bi,
-                        KernelLowering::affineSum(b, loc, {{rowStart, 1}},
-                                                  row.first),
-                        row.second, columnStart,
-                        blockAccs.empty() ? nullptr : &copiesNs);
-            }
-          };
-          // The block's last streamed tile, held for all of K first, then
-          // summed block tile by block tile, each copied out of PSUM and
-          // stored under the next one's matmuls, not all after the
-          // kernel's last matmul. Where all of rhs is one block (its last
-          // lhs row tile), and where lhs is held, in the kernel's last
-          // block apart from the block loop (the partial or only one) whose
-          // transfers share the block's sums (trn1 fp8 2048^3: 1 MiB of f32
-          // sums stored after the last matmul, 223.5 -> 221.4 us). Not in
-          // the loop's blocks: in its first iteration the held tile's loads
-          // wait for nothing and take the DMA engines from the kernel's
-          // first loads (trn2 f32 2048^3 910.0 -> 915.7 us).
-          auto lastTile = [&](OpBuilder &b, OpFoldResult i0, int64_t it) {
-            Value held = loadHeld(b, bi, i0, it, /*rhsSide=*/!rhsResident);
-            for (auto [i, part] : llvm::enumerate(parts)) {
-              auto [c, w] = part;
-              // Where lhs is held, the sums its first transfer made (the
-              // allocator holds every accumulator of the block's nest).
-              Value acc =
-                  rhsResident
-                      ? newAcc(b, it, w)
+    // A block of the held operand and the transfers past it.
+    auto blockAt = [&](OpBuilder &b, const TilePosition &at) {
+      OpFoldResult bi = at.offsets[0], o0 = at.offsets[1];
+      int64_t ot = at.sizes[1];
+      // The block's tiles: [first column, width] in the resident array.
+      SmallVector<std::pair<int64_t, int64_t>> parts;
+      for (int64_t c = 0; c < ot; c += outerTile)
+        parts.push_back({c, std::min(outerTile, ot - c)});
+      // Streamed moving tiles load `spread` N tiles in one transfer
+      // where one tile's rows are shorter than a transfer needs for
+      // peak DMA bandwidth, as the free PSUM banks allow (each N tile
+      // sums in its own).
+      int64_t spread =
+          rhsResident        ? interleave
+          : rhsTransposed(bm) ? 1
+              : movingSpread(inner, innerTile, elementBytes(element),
+                             k.config.dmaPeakBytes,
+                             accumulatorBanks(limits, transposes),
+                             int64_t(parts.size()));
+      // The block's transposes go with the first transfer's matmuls
+      // (fuseTransposes). At lnc=2 only for a block of a loop:
+      // nisa-split-cores shares the block loop between the physical
+      // cores, and a block apart from it (the partial last one, or the
+      // only one) would keep its transfers on one core (they read
+      // tiles computed on chip) where it shares them unfused.
+      bool fuse = fuseTransposes &&
+                  (model.physicalCores() == 1 ||
+                   llvm::any_of(at.ivs, [](Value iv) { return bool(iv); }));
+      Value resident = fuse ? newTile(b, {tileK, kTiles, ot})
+                            : loadHeld(b, bi, o0, ot, rhsResident);
+      SmallVector<Value> blockAccs;
+      // The transfers past the block, the first one's K loop with the
+      // block's transposes (`transposing`: a held lhs the tensor engine
+      // transposes, see fuseTransposes).
+      auto streamPast = [&](OpBuilder &b, const TilePosition &in,
+                            bool transposing = false) {
+        OpFoldResult i0 = in.offsets[0];
+        int64_t it = in.sizes[0];
+        // A whole group of row tiles, their rows interleaved (see
+        // `interleave`).
+        bool rowGroup = rhsResident && interleave > 1 &&
+                        it == interleave * innerTile;
+        std::array<double, 2> copiesNs{};
+        // The inner tiles of this transfer: [first column, width].
+        SmallVector<std::pair<int64_t, int64_t>> pieces;
+        for (int64_t c = 0; c < it; c += innerTile)
+          pieces.push_back({c, std::min(innerTile, it - c)});
+        SmallVector<Value> accs;
+        if (rowGroup) {
+          // The group's sums share one PSUM tile, each in a slot of a
+          // bank (see `interleave`).
+          int64_t bank = limits.getPsumBankBytes() / 4;
+          Value group = newAcc(
+              b, innerTile, llvm::divideCeil(interleave, perBank) * bank);
+          for (int64_t q = 0; q < interleave; ++q)
+            accs.push_back(KernelLowering::view(
+                b, loc, group,
+                {b.getIndexAttr(0),
+                 b.getIndexAttr(q / perBank * bank +
+                                q % perBank * (bank / perBank))},
+                {innerTile, n}));
+        } else {
+          for (auto [c, w] : parts)
+            for (auto [ic, iw] : pieces) {
+              int64_t rows = rhsResident ? iw : w,
+                      cols = rhsResident ? w : iw;
+              accs.push_back(
+                  blockAccs.empty()
+                      ? newAcc(b, rows, cols)
                       : KernelLowering::view(
-                            b, loc,
-                            blockAccs[i * blockAccs.size() / parts.size()],
-                            {b.getIndexAttr(0), b.getIndexAttr(0)}, {w, it});
-              KernelLowering::forEachTile(
-                  b, loc, {{kk, kStep}},
-                  [&](OpBuilder &b, const TilePosition &kp) {
-                    for (const KUnit &u : unitsOf(b, kp)) {
-                      bool pair = u.rows == 2;
-                      Value streamed =
-                          heldUnit(b, held, u.index, u.size, 0, it, pair,
-                                   dmaPairs && rhsResident);
-                      Value block =
-                          heldUnit(b, resident, u.index, u.size, c, w, pair,
-                                   dmaPairs && !rhsResident);
-                      if (rhsResident)
-                        matmulInto(b, u.how, streamed, block, acc);
-                      else
-                        matmulInto(b, u.how, block, streamed, acc);
-                    }
-                  });
-              OpFoldResult c0 =
-                  KernelLowering::affineSum(b, loc, {{o0, 1}}, c);
-              if (rhsResident)
-                finishTile(b, acc, bi, i0, it, c0, w, nullptr);
-              else
-                finishTile(b, acc, bi, c0, w, i0, it, nullptr);
+                            b, loc, blockAccs[accs.size()],
+                            {b.getIndexAttr(0), b.getIndexAttr(0)},
+                            {rows, cols}));
             }
-          };
-          // The first `leadTiles` streamed tiles in one iteration, or the
-          // first transfer with the block's transposes.
-          int64_t from = 0;
-          if (fuse) {
-            from = std::min(inner, innerTile * spread);
-            for (auto [c, w] : parts)
-              for (int64_t ic = 0; ic < from; ic += innerTile)
-                blockAccs.push_back(newAcc(b, w, innerTile));
-            streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
-                                       {Value()}},
-                       /*transposing=*/true);
+        }
+        // The block's matmuls of the streamed tile of K tile
+        // `index` (`kt` rows), or of it and the next (a double-row
+        // [tileK, 2, inner] tile); those of the block's tiles in its
+        // columns [from, to) only, when given.
+        auto feed = [&](OpBuilder &b, OpFoldResult index, int64_t kt,
+                        Value streamed,
+                        const KernelLowering::Accumulation &how,
+                        int64_t from = 0,
+                        int64_t to = std::numeric_limits<int64_t>::max()) {
+          bool pair =
+              cast<MemRefType>(streamed.getType()).getRank() == 3;
+          Value *acc = accs.begin();
+          for (auto [c, w] : parts) {
+            if (c < from || c >= to) {
+              acc += pieces.size();
+              continue;
+            }
+            Value held = heldUnit(b, resident, index, kt, c, w, pair,
+                                  dmaPairs && !rhsResident);
+            for (auto [ic, iw] : pieces) {
+              Value piece = streamed;
+              if (pieces.size() > 1 && pair)
+                piece = KernelLowering::view(
+                    b, loc, streamed,
+                    {b.getIndexAttr(0), b.getIndexAttr(0),
+                     b.getIndexAttr(ic)},
+                    {kt, 2, iw});
+              else if (pieces.size() > 1)
+                piece = KernelLowering::view(
+                    b, loc, streamed,
+                    {b.getIndexAttr(0), b.getIndexAttr(ic)}, {kt, iw});
+              if (rhsResident)
+                matmulInto(b, how, piece, held, *acc++);
+              else
+                matmulInto(b, how, held, piece, *acc++);
+            }
           }
-          if (leadTiles > 1) {
-            from = std::min(inner, leadTiles * innerTile);
-            streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
-                                       {Value()}});
+        };
+        // Streamed lhs tiles the tensor engine transposes load
+        // `panel` K tiles of their rows per transfer and are all
+        // transposed before their matmuls, which then wait for the
+        // first's copy out of PSUM only; in the double-row mode
+        // each two full tiles of a panel are transposed into one
+        // pair.
+        int64_t panel =
+            (rhsResident || transposing) && lhsPanel > 1 ? lhsPanel : 1;
+        KernelLowering::forEachTile(
+            b, loc, {{kk, panel > 1 ? tileK * panel : kStep}},
+            [&](OpBuilder &b, const TilePosition &kp) {
+              if (transposing) {
+                // Each PSUM chunk of the held block's transposes, then
+                // the matmuls of the chunk before it (copied out of
+                // PSUM meanwhile), the panel's last after the panel.
+                // Where the block fills a chunk and its K spans more
+                // than one panel, each panel goes row tile by row
+                // tile: K tile by K tile, every row tile's staged rows
+                // are read until the panel's last K tile, and where
+                // they get one slot (a large block fills SBUF) the
+                // next panel's loads wait for all those transposes
+                // (trn1 bf16 4000^3: 3.2 us a panel). Smaller blocks
+                // and single panels go K tile by K tile, each
+                // streamed K tile feeding all the block's M tiles at
+                // once; row tile by row tile, the first waits for the
+                // panel's streamed K tiles one by one (trn1 bf16
+                // 2448x1205x699, blocks of 3: 3.5% slower, 1024^3,
+                // one panel: 4.8%).
+                KernelLowering::Accumulation first =
+                    KernelLowering::accumulation(kp, {0});
+                bool byRows = ot >= k.transposeChunk(element) &&
+                              kk > panel * tileK;
+                // The panel's streamed K tiles, each loaded where a
+                // chunk first needs it.
+                SmallVector<Value> streamed;
+                std::function<void(OpBuilder &)> pending;
+                transposeHeldPanel(
+                    b, bi, o0, ot, resident, kp, panel,
+                    [&](OpBuilder &b, int64_t c0, int64_t columns,
+                        int64_t j0, int64_t tiles) {
+                      SmallVector<std::tuple<OpFoldResult, int64_t, Value,
+                                             KernelLowering::Accumulation>>
+                          units;
+                      for (int64_t j = j0; j < j0 + tiles; ++j) {
+                        int64_t kt =
+                            std::min(tileK, kp.sizes[0] - j * tileK);
+                        if (j == int64_t(streamed.size())) {
+                          streamed.push_back(newTile(b, {kt, it}));
+                          loadMoving(b, bi, i0, it,
+                                     KernelLowering::affineSum(
+                                         b, loc, {{kp.offsets[0], 1}},
+                                         j * tileK),
+                                     kt, streamed.back());
+                        }
+                        units.push_back(
+                            {panelTile(b, kp, panel, j), kt, streamed[j],
+                             j == 0 ? first
+                                    : KernelLowering::Accumulation{true,
+                                                                   {}}});
+                      }
+                      if (pending)
+                        pending(b);
+                      pending = [=, &feed](OpBuilder &b) {
+                        for (auto [index, kt, tile, how] : units)
+                          feed(b, index, kt, tile, how, c0,
+                               c0 + columns);
+                      };
+                    },
+                    byRows);
+                pending(b);
+                return;
+              }
+              if (panel > 1) {
+                KernelLowering::Accumulation first =
+                    KernelLowering::accumulation(kp, {0});
+                // Tile j is the first of a pair when it and the
+                // next are full.
+                auto pairs = [&](int64_t j) {
+                  return doubleRow && j % 2 == 0 &&
+                         (j + 2) * tileK <= kp.sizes[0];
+                };
+                SmallVector<Value> tiles;
+                // Each of its K tiles' transposes is copied out of
+                // PSUM on its own where the streamed tile is one M
+                // tile; the copies take the vector and scalar engines
+                // in turn where the scalar engine, evacuating the
+                // tile's sums (one copy's time per 128 columns), stays
+                // no busier than the vector engine with all of them.
+                bool alternate = 2 * llvm::divideCeil(ot, tileM) <=
+                                 llvm::divideCeil(kk, tileK);
+                Value rows =
+                    rowGroup ? groupRows(b, a, kk, bi, i0)
+                             : matrix(b, a, bi, {i0, kp.offsets[0]},
+                                      {it, kp.sizes[0]});
+                k.loadTransposedPanel(
+                    b, loc, rows,
+                    tileK,
+                    [&](OpBuilder &b, int64_t j, int64_t kt) {
+                      if (pairs(j)) {
+                        tiles.push_back(newTile(b, {tileK, 2, it}));
+                        return rowOf(b, tiles.back(), 0);
+                      }
+                      if (j % 2 == 1 && pairs(j - 1))
+                        return rowOf(b, tiles.back(), 1);
+                      tiles.push_back(newTile(b, {kt, it}));
+                      return tiles.back();
+                    },
+                    scratch, {}, alternate,
+                    rowGroup ? interleave : 1);
+                int64_t j = 0;
+                for (Value tile : tiles) {
+                  feed(b, panelTile(b, kp, panel, j),
+                       cast<MemRefType>(tile.getType()).getDimSize(0),
+                       tile,
+                       j == 0 ? first
+                              : KernelLowering::Accumulation{true, {}});
+                  j += pairs(j) ? 2 : 1;
+                }
+                return;
+              }
+              for (const KUnit &u : unitsOf(b, kp)) {
+                Value streamed;
+                if (rhsResident)
+                  streamed = loadStationaryUnit(b, bi, i0, it, u);
+                else
+                  streamed = loadMovingUnit(b, bi, i0, it, u);
+                feed(b, u.index, u.size, streamed, u.how);
+              }
+            });
+        // The result's rows: per streamed M tile the block's N
+        // tiles (rhs resident), or per block M tile the transfer's
+        // N tiles, side by side.
+        auto accAt = [&](size_t part, size_t piece) {
+          return accs[part * pieces.size() + piece];
+        };
+        auto [rows, columns] = rhsResident
+                                   ? std::make_pair(pieces, parts)
+                                   : std::make_pair(parts, pieces);
+        OpFoldResult rowStart = rhsResident ? i0 : o0,
+                     columnStart = rhsResident ? o0 : i0;
+        if (rowGroup) {
+          finishRow(b, accs, {n}, bi, i0, innerTile, o0, nullptr,
+                    /*group=*/true);
+          return;
+        }
+        for (auto [r, row] : llvm::enumerate(rows)) {
+          SmallVector<Value> rowAccs;
+          SmallVector<int64_t> widths;
+          for (auto [c, column] : llvm::enumerate(columns)) {
+            rowAccs.push_back(rhsResident ? accAt(c, r) : accAt(r, c));
+            widths.push_back(column.second);
           }
-          int64_t last = (inner - 1) / innerTile * innerTile;
-          std::optional<int64_t> blockStart = getConstantIntValue(o0);
-          bool kernelLast =
-              batches == 1 && blockStart && *blockStart + ot == outer;
-          bool partsOuter =
-              parts.size() > 1 && !plan.memoryBound &&
-              (oneBlock ||
-               (!rhsResident && fuse && kernelLast && last >= from &&
-                kTiles * (inner - last) * elementBytes(element) <=
-                    limits.getSbufBytes() / 3));
-          int64_t to = partsOuter ? last : inner;
-          // Interleaved groups (whole ones), then the tiles past the last
-          // one by one.
-          int64_t step = innerTile * spread;
-          int64_t groupsEnd = rhsResident && interleave > 1
-                                ? from + (to - from) / step * step
-                                : to;
-          if (groupsEnd > from)
-            KernelLowering::forEachTile(
-                b, loc, {{groupsEnd - from, step, from}}, streamPast);
-          if (to > groupsEnd)
-            KernelLowering::forEachTile(
-                b, loc, {{to - groupsEnd, innerTile, groupsEnd}}, streamPast);
-          if (partsOuter)
-            lastTile(b, b.getIndexAttr(to), inner - to);
-        });
+          finishRow(b, rowAccs, widths, bi,
+                    KernelLowering::affineSum(b, loc, {{rowStart, 1}},
+                                              row.first),
+                    row.second, columnStart,
+                    blockAccs.empty() ? nullptr : &copiesNs);
+        }
+      };
+      // The block's last streamed tile, held for all of K first, then
+      // summed block tile by block tile, each copied out of PSUM and
+      // stored under the next one's matmuls, not all after the
+      // kernel's last matmul. Where all of rhs is one block (its last
+      // lhs row tile), and where lhs is held, in the kernel's last
+      // block apart from the block loop (the partial or only one) whose
+      // transfers share the block's sums (trn1 fp8 2048^3: 1 MiB of f32
+      // sums stored after the last matmul, 223.5 -> 221.4 us). Not in
+      // the loop's blocks: in its first iteration the held tile's loads
+      // wait for nothing and take the DMA engines from the kernel's
+      // first loads (trn2 f32 2048^3 910.0 -> 915.7 us).
+      auto lastTile = [&](OpBuilder &b, OpFoldResult i0, int64_t it) {
+        Value held = loadHeld(b, bi, i0, it, /*rhsSide=*/!rhsResident);
+        for (auto [i, part] : llvm::enumerate(parts)) {
+          auto [c, w] = part;
+          // Where lhs is held, the sums its first transfer made (the
+          // allocator holds every accumulator of the block's nest).
+          Value acc =
+              rhsResident
+                  ? newAcc(b, it, w)
+                  : KernelLowering::view(
+                        b, loc,
+                        blockAccs[i * blockAccs.size() / parts.size()],
+                        {b.getIndexAttr(0), b.getIndexAttr(0)}, {w, it});
+          KernelLowering::forEachTile(
+              b, loc, {{kk, kStep}},
+              [&](OpBuilder &b, const TilePosition &kp) {
+                for (const KUnit &u : unitsOf(b, kp)) {
+                  bool pair = u.rows == 2;
+                  Value streamed =
+                      heldUnit(b, held, u.index, u.size, 0, it, pair,
+                               dmaPairs && rhsResident);
+                  Value block =
+                      heldUnit(b, resident, u.index, u.size, c, w, pair,
+                               dmaPairs && !rhsResident);
+                  if (rhsResident)
+                    matmulInto(b, u.how, streamed, block, acc);
+                  else
+                    matmulInto(b, u.how, block, streamed, acc);
+                }
+              });
+          OpFoldResult c0 =
+              KernelLowering::affineSum(b, loc, {{o0, 1}}, c);
+          if (rhsResident)
+            finishTile(b, acc, bi, i0, it, c0, w, nullptr);
+          else
+            finishTile(b, acc, bi, c0, w, i0, it, nullptr);
+        }
+      };
+      // The first `leadTiles` streamed tiles in one iteration, or the
+      // first transfer with the block's transposes.
+      int64_t from = 0;
+      if (fuse) {
+        from = std::min(inner, innerTile * spread);
+        for (auto [c, w] : parts)
+          for (int64_t ic = 0; ic < from; ic += innerTile)
+            blockAccs.push_back(newAcc(b, w, innerTile));
+        streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
+                                   {Value()}},
+                   /*transposing=*/true);
+      }
+      if (leadTiles > 1) {
+        from = std::min(inner, leadTiles * innerTile);
+        streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
+                                   {Value()}});
+      }
+      int64_t last = (inner - 1) / innerTile * innerTile;
+      std::optional<int64_t> blockStart = getConstantIntValue(o0);
+      bool kernelLast =
+          batches == 1 && blockStart && *blockStart + ot == outer;
+      bool partsOuter =
+          parts.size() > 1 && !plan.memoryBound &&
+          (oneBlock ||
+           (!rhsResident && fuse && kernelLast && last >= from &&
+            kTiles * (inner - last) * elementBytes(element) <=
+                limits.getSbufBytes() / 3));
+      int64_t to = partsOuter ? last : inner;
+      // Interleaved groups (whole ones), then the tiles past the last
+      // one by one.
+      int64_t step = innerTile * spread;
+      int64_t groupsEnd = rhsResident && interleave > 1
+                            ? from + (to - from) / step * step
+                            : to;
+      if (groupsEnd > from)
+        KernelLowering::forEachTile(
+            b, loc, {{groupsEnd - from, step, from}}, streamPast);
+      if (to > groupsEnd)
+        KernelLowering::forEachTile(
+            b, loc, {{to - groupsEnd, innerTile, groupsEnd}}, streamPast);
+      if (partsOuter)
+        lastTile(b, b.getIndexAttr(to), inner - to);
+    };
+    KernelLowering::forEachTile(
+        b, loc, {{batches, 1}, {outer, outerTile * plan.block}}, blockAt);
   } else {
     KernelLowering::forEachTile(
         b, loc, {{batches, 1}, {m, tileM}, {n, tileN}},
