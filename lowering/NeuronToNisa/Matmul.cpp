@@ -962,6 +962,15 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     // on most shapes (trn1 bf16 3000x2000x1500, blocks of 3 M tiles and
     // 3 transfers, is 1.8% slower).
     bool fuseTransposes = !rhsResident && fusable;
+    // Where lhs is held and the blocks' transfers share their sums (one
+    // physical core), the kernel's last block holds its last rhs tile for
+    // all of K (see lastTile) where that takes at most an eighth of SBUF
+    // per partition: with larger ones (K of 4096 f32 or 8192 bf16) the
+    // kernels measured up to 0.2% slower, the drain saved being a few us.
+    bool holdLast = fuseTransposes && batches == 1 &&
+                    model.physicalCores() == 1 &&
+                    kTiles * ((n - 1) % tileN + 1) * elementBytes(element) <=
+                        limits.getSbufBytes() / 8;
     // Panel `kp` (`panel` K tiles) of a held block of lhs's `ot` rows from
     // `o0`, loaded in rows and transposed on the tensor engine into the
     // block's array `resident`, K tile by K tile (loadTransposedPanel) or
@@ -1306,13 +1315,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       // summed block tile by block tile, each copied out of PSUM and
       // stored under the next one's matmuls, not all after the
       // kernel's last matmul. Where all of rhs is one block (its last
-      // lhs row tile), and where lhs is held, in the kernel's last
-      // block apart from the block loop (the partial or only one) whose
-      // transfers share the block's sums (trn1 fp8 2048^3: 1 MiB of f32
-      // sums stored after the last matmul, 223.5 -> 221.4 us). Not in
-      // the loop's blocks: in its first iteration the held tile's loads
-      // wait for nothing and take the DMA engines from the kernel's
-      // first loads (trn2 f32 2048^3 910.0 -> 915.7 us).
+      // lhs row tile), and, where lhs is held (`holdLast`), in the
+      // kernel's last block, apart from the block loop (trn1 fp8 2048^3:
+      // 1 MiB of f32 sums stored after the last matmul, 223.5 -> 221.4
+      // us). Not in the loop's blocks: in its first iteration the held
+      // tile's loads wait for nothing and take the DMA engines from the
+      // kernel's first loads (trn2 f32 2048^3 910.0 -> 915.7 us).
       auto lastTile = [&](OpBuilder &b, OpFoldResult i0, int64_t it) {
         Value held = loadHeld(b, bi, i0, it, /*rhsSide=*/!rhsResident);
         for (auto [i, part] : llvm::enumerate(parts)) {
@@ -1374,10 +1382,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           batches == 1 && blockStart && *blockStart + ot == outer;
       bool partsOuter =
           parts.size() > 1 && !plan.memoryBound &&
-          (oneBlock ||
-           (!rhsResident && fuse && kernelLast && last >= from &&
-            kTiles * (inner - last) * elementBytes(element) <=
-                limits.getSbufBytes() / 3));
+          (oneBlock || (holdLast && kernelLast && last >= from));
       int64_t to = partsOuter ? last : inner;
       // Interleaved groups (whole ones), then the tiles past the last
       // one by one.
@@ -1394,8 +1399,17 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       if (partsOuter)
         lastTile(b, b.getIndexAttr(to), inner - to);
     };
+    // The last block apart from the loop over the others where it holds
+    // its last rhs tile (see lastTile).
+    int64_t blockWidth = outerTile * plan.block;
+    int64_t peeled =
+        holdLast && outer > blockWidth && outer % blockWidth == 0 ? blockWidth
+                                                                  : 0;
     KernelLowering::forEachTile(
-        b, loc, {{batches, 1}, {outer, outerTile * plan.block}}, blockAt);
+        b, loc, {{batches, 1}, {outer - peeled, blockWidth}}, blockAt);
+    if (peeled)
+      KernelLowering::forEachTile(
+          b, loc, {{1, 1}, {peeled, blockWidth, outer - peeled}}, blockAt);
   } else {
     KernelLowering::forEachTile(
         b, loc, {{batches, 1}, {m, tileM}, {n, tileN}},

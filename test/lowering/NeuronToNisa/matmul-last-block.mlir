@@ -59,3 +59,40 @@ func.func @last_block(%a: tensor<2048x512xf32>, %b: tensor<512x1024xf32>) -> ten
   %0 = neuron.matmul %a, %b : (tensor<2048x512xf32>, tensor<512x1024xf32>) -> tensor<2048x1024xf32>
   return %0 : tensor<2048x1024xf32>
 }
+
+// -----
+
+// Three blocks of 6 M tiles: the last runs apart from the loop over the
+// first two (peeled, as a partial last block would), holding its last rhs
+// tile; the loop's blocks do not.
+// CHECK-LABEL: func.func @peeled
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK-NOT: nisa.matmul {{.*}} memref<128x512xf32, strided<[2048, 1], offset: ?>, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy {{.*}} #nisa.memory<sbuf>>, memref<128x512xf32, strided<[1024, 1], offset: 2228224>, #nisa.memory<hbm>>
+// CHECK-NEXT: %[[HELD:.*]] = memref.alloc() : memref<128x4x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.matmul {{.*}}, %[[ACC0:[^ ]*]] accumulate restart
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.activation <identity> %[[ACC0]]
+// CHECK: nisa.dma_copy {{.*}} #nisa.memory<sbuf>>, memref<128x512xf32, strided<[1024, 1], offset: 1573376>, #nisa.memory<hbm>>
+// CHECK-COUNT-5: nisa.matmul
+// CHECK: nisa.dma_copy {{.*}} #nisa.memory<sbuf>>, memref<128x512xf32, strided<[1024, 1], offset: 2228736>, #nisa.memory<hbm>>
+// CHECK-NEXT: return
+func.func @peeled(%a: tensor<2304x512xf32>, %b: tensor<512x1024xf32>) -> tensor<2304x1024xf32> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 2304x512x1024: lhs resident in blocks of 6 M tiles}}
+  %0 = neuron.matmul %a, %b : (tensor<2304x512xf32>, tensor<512x1024xf32>) -> tensor<2304x1024xf32>
+  return %0 : tensor<2304x1024xf32>
+}
+
+// -----
+
+// A last rhs tile that would take more than an eighth of SBUF per
+// partition (K of 4096 f32: 32 K tiles x 2 KiB) is not held: the single
+// block's matmuls stay K tile by K tile.
+// CHECK-LABEL: func.func @too_large
+// CHECK-NOT: nisa.matmul {{.*}} memref<128x512xf32, strided<[16384, 1], offset: ?>, #nisa.memory<sbuf>>
+// CHECK: return
+func.func @too_large(%a: tensor<512x4096xf32>, %b: tensor<4096x1024xf32>) -> tensor<512x1024xf32> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 512x4096x1024: lhs resident in blocks of 4 M tiles}}
+  %0 = neuron.matmul %a, %b : (tensor<512x4096xf32>, tensor<4096x1024xf32>) -> tensor<512x1024xf32>
+  return %0 : tensor<512x1024xf32>
+}
