@@ -1167,23 +1167,23 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                 // Each PSUM chunk of the held block's transposes, then
                 // the matmuls of the chunk before it (copied out of
                 // PSUM meanwhile), the panel's last after the panel.
-                // Where the block fills a chunk and its K spans more
-                // than one panel, each panel goes row tile by row
-                // tile: K tile by K tile, every row tile's staged rows
-                // are read until the panel's last K tile, and where
-                // they get one slot (a large block fills SBUF) the
-                // next panel's loads wait for all those transposes
-                // (trn1 bf16 4000^3: 3.2 us a panel). Smaller blocks
-                // and single panels go K tile by K tile, each
-                // streamed K tile feeding all the block's M tiles at
-                // once; row tile by row tile, the first waits for the
-                // panel's streamed K tiles one by one (trn1 bf16
-                // 2448x1205x699, blocks of 3: 3.5% slower, 1024^3,
-                // one panel: 4.8%).
+                // Where the block fills a chunk, each panel goes row
+                // tile by row tile: K tile by K tile, every row tile's
+                // staged rows are read until the panel's last K tile,
+                // and where they get one slot (a large block fills
+                // SBUF) the next panel's loads wait for all those
+                // transposes (trn1 bf16 4000^3: 3.2 us a panel); in a
+                // single panel the first chunk waits for as many row
+                // tiles' loads of all of K (trn1 fp8 2048^3: 221.4 ->
+                // 220.2 us, 8192x1024x1024 239.0 -> 237.3; bf16 1024^3
+                // 34.4 -> 34.6). Smaller blocks go K tile by K tile,
+                // each streamed K tile feeding all the block's M tiles
+                // at once; row tile by row tile, the first waits for
+                // the panel's streamed K tiles one by one (trn1 bf16
+                // 2448x1205x699, blocks of 3: 3.5% slower).
                 KernelLowering::Accumulation first =
                     KernelLowering::accumulation(kp, {0});
-                bool byRows = ot >= k.transposeChunk(element) &&
-                              kk > panel * tileK;
+                bool byRows = ot >= k.transposeChunk(element);
                 // The panel's streamed K tiles, each loaded where a
                 // chunk first needs it.
                 SmallVector<Value> streamed;

@@ -2,40 +2,48 @@
 // RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2" | FileCheck %s --check-prefix=LNC2
 
 // Tests a held lhs block the tensor engine transposes: its transposes go
-// with the first streamed rhs transfer's matmuls, a K tile behind them.
-// 512x512x1024 f32 on trn1 holds all of lhs as one block of 4 M tiles (4
-// K tiles, one PSUM bank of 512 f32 columns each); rhs streams in two
-// transfers of 512 columns. The four transposes of K tile 1 come before
-// the matmuls of K tile 0 (whose copies out of PSUM run meanwhile), and
-// so on; the last K tile's matmuls follow their own transposes. The
-// block's sums are copied out by the scalar and vector engines in turn
-// (the second transfer sums in the same banks), then the second transfer
-// streams in a loop over K.
+// with the first streamed rhs transfer's matmuls, a chunk behind them.
+// 512x512x1024 f32 on trn1 holds all of lhs as one block of 4 M tiles
+// (one panel of 4 K tiles, one PSUM bank of 512 f32 columns each); rhs
+// streams in two transfers of 512 columns. The block fills a PSUM chunk of
+// transposes, so it goes row tile by row tile: M tile 0's rows load and
+// its four K tiles are transposed side by side in one chunk, copied out by
+// the vector and scalar engines in turn; then the transfer's four rhs K
+// tiles and M tile 1's rows load, M tile 1's transposes, and M tile 0's
+// four matmuls (the chunk before); and so on, M tile 3's matmuls after its
+// own transposes. The block's sums are copied out and stored; the second
+// transfer, the kernel's last, is held for all of K and summed M tile by
+// M tile (matmul-last-block.mlir).
 // CHECK-LABEL: func.func @first_transfer
-// CHECK-COUNT-4: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[512, 1]{{.*}}#nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[512, 1]>, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
 // CHECK-COUNT-4: nisa.transpose
 // CHECK: nisa.tensor_scalar <bypass>
 // CHECK: nisa.activation <identity>
+// CHECK-NOT: nisa.matmul
+// CHECK-COUNT-4: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1]{{.*}}, #nisa.memory<hbm>>, memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[512, 1], offset: 65536>, #nisa.memory<hbm>>
 // CHECK-COUNT-4: nisa.transpose
 // CHECK-NOT: nisa.matmul
-// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[1024, 1], offset: 131072>, #nisa.memory<hbm>>
-// CHECK-COUNT-4: nisa.matmul %{{.*}} : memref<128x128xf32, strided<[2048, 1]{{.*}}>
+// CHECK: nisa.matmul %{{.*}} : memref<128x128xf32, strided<[2048, 1]>, #nisa.memory<sbuf>>
+// CHECK-COUNT-3: nisa.matmul {{.*}} accumulate : memref<128x128xf32, strided<[2048, 1], offset: {{512|1024|1536}}>
 // CHECK-NOT: nisa.matmul
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[512, 1], offset: 131072>, #nisa.memory<hbm>>
+// CHECK-COUNT-4: nisa.transpose
+// CHECK-COUNT-4: nisa.matmul
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[512, 1], offset: 196608>, #nisa.memory<hbm>>
 // CHECK-COUNT-4: nisa.transpose
 // CHECK-NOT: nisa.transpose
-// CHECK-COUNT-4: nisa.matmul {{.*}} accumulate
-// CHECK-NOT: nisa.matmul
-// CHECK-COUNT-4: nisa.transpose
-// CHECK-NOT: nisa.transpose
-// CHECK-COUNT-8: nisa.matmul {{.*}} accumulate
+// CHECK-COUNT-8: nisa.matmul
 // CHECK-NOT: nisa.matmul
 // CHECK: nisa.activation <identity> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
 // CHECK: nisa.tensor_scalar <bypass> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
 // CHECK: nisa.activation <identity> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
 // CHECK: nisa.tensor_scalar <bypass> {{.*}} : memref<128x512xf32, #nisa.memory<psum>>, memref<128x512xf32, #nisa.memory<sbuf>>
-// CHECK: affine.for %{{.*}} = 0 to 4 {
+// CHECK: nisa.dma_copy {{.*}} #nisa.memory<sbuf>>, memref<128x512xf32, strided<[1024, 1], offset: 393216>, #nisa.memory<hbm>>
+// CHECK-NEXT: memref.alloc() : memref<128x4x512xf32, #nisa.memory<sbuf>>
 // CHECK-NOT: nisa.transpose
-// CHECK-COUNT-4: nisa.matmul {{.*}} accumulate restart
+// CHECK: nisa.matmul {{.*}} accumulate restart
 // CHECK: return
 
 // The same block at lnc=2 is the kernel's only one, apart from any loop:
