@@ -963,10 +963,12 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     // 3 transfers, is 1.8% slower).
     bool fuseTransposes = !rhsResident && fusable;
     // Where lhs is held and the blocks' transfers share their sums (one
-    // physical core), the kernel's last block holds its last rhs tile for
-    // all of K (see lastTile) where that takes at most an eighth of SBUF
-    // per partition: with larger ones (K of 4096 f32 or 8192 bf16) the
-    // kernels measured up to 0.2% slower, the drain saved being a few us.
+    // physical core), a block may hold its last rhs tile for all of K
+    // (see lastTile) where that takes at most an eighth of SBUF per
+    // partition: with larger ones (K of 4096 f32 or 8192 bf16) the
+    // kernels measured up to 0.2% slower, and in a loop (trn2 f32 2048^3,
+    // 32 KiB) the first block's held tile loaded beside the kernel's
+    // first loads (910.0 -> 915.7 us).
     bool holdLast = fuseTransposes && batches == 1 &&
                     model.physicalCores() == 1 &&
                     kTiles * ((n - 1) % tileN + 1) * elementBytes(element) <=
@@ -1313,14 +1315,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       };
       // The block's last streamed tile, held for all of K first, then
       // summed block tile by block tile, each copied out of PSUM and
-      // stored under the next one's matmuls, not all after the
-      // kernel's last matmul. Where all of rhs is one block (its last
-      // lhs row tile), and, where lhs is held (`holdLast`), in the
-      // kernel's last block, apart from the block loop (trn1 fp8 2048^3:
-      // 1 MiB of f32 sums stored after the last matmul, 223.5 -> 221.4
-      // us). Not in the loop's blocks: in its first iteration the held
-      // tile's loads wait for nothing and take the DMA engines from the
-      // kernel's first loads (trn2 f32 2048^3 910.0 -> 915.7 us).
+      // stored under the next one's matmuls, not all after the block's
+      // last matmul. Where all of rhs is one block (its last lhs row
+      // tile), and, where lhs is held (`holdLast`), in the kernel's last
+      // block, apart from the block loop (trn1 fp8 2048^3: 1 MiB of f32
+      // sums stored after the last matmul, 223.5 -> 221.4 us), and in
+      // every block where a transfer runs between its first and its last
+      // (the held tile loads under its matmuls): the next block's first
+      // transposes then no longer wait for their copies out of PSUM
+      // behind all the block's last copies (trn1 fp8 2048^3 220.2 ->
+      // 219.1 us, bf16 5000x1200x1800 373.8 -> 353.9). Without one, the
+      // held tile's loads take the DMA engines from the block's first
+      // transfer (trn1 bf16 2448x1205x699 77.1 -> 79.0 us).
       auto lastTile = [&](OpBuilder &b, OpFoldResult i0, int64_t it) {
         Value held = loadHeld(b, bi, i0, it, /*rhsSide=*/!rhsResident);
         for (auto [i, part] : llvm::enumerate(parts)) {
@@ -1382,7 +1388,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
           batches == 1 && blockStart && *blockStart + ot == outer;
       bool partsOuter =
           parts.size() > 1 && !plan.memoryBound &&
-          (oneBlock || (holdLast && kernelLast && last >= from));
+          (oneBlock || (holdLast && last >= from &&
+                        (kernelLast || last > from)));
       int64_t to = partsOuter ? last : inner;
       // Interleaved groups (whole ones), then the tiles past the last
       // one by one.

@@ -1,9 +1,11 @@
 // RUN: neuron-opt %s -split-input-file -verify-diagnostics --convert-neuron-to-nisa="target=trn2,lnc=1 summary=1" | FileCheck %s
 
-// Tests the kernel's last block of a held lhs: its last rhs tile is held
-// for all of K, then summed M tile by M tile, each copied out of PSUM and
-// stored before the next one's matmuls, so only the last M tile's copy and
-// store follow the kernel's last matmul (not the block's 4 x 256 KiB).
+// Tests the blocks of a held lhs whose last rhs tile is held for all of
+// K, then summed M tile by M tile, each copied out of PSUM and stored
+// before the next one's matmuls, so only the last M tile's copy and store
+// follow the block's last matmul (not the block's 4 x 256 KiB): the
+// kernel's last block, and every block with a transfer between its first
+// and its last.
 //
 // One block of 4 M tiles (f32, 4 K tiles): the first rhs tile's matmuls
 // go with the block's transposes; the second (columns 512 to 1024) loads
@@ -38,10 +40,9 @@ func.func @one_block(%a: tensor<512x512xf32>, %b: tensor<512x1024xf32>) -> tenso
 
 // Two blocks of 6 M tiles in a loop, then the partial last block of 4
 // apart from it: the loop's blocks keep their last rhs tile's matmuls K
-// tile by K tile (a held tile's loads, free of any wait in the loop's
-// first iteration, would take the DMA engines from the kernel's first
-// loads); only the last block holds its last rhs tile and stores M tile
-// by M tile, from row 1536.
+// tile by K tile (no transfer runs between their first and their last,
+// under whose matmuls a held tile would load); only the last block holds
+// its last rhs tile and stores M tile by M tile, from row 1536.
 // CHECK-LABEL: func.func @last_block
 // CHECK: affine.for %{{.*}} = 0 to 2 {
 // CHECK-NOT: nisa.matmul {{.*}} memref<128x512xf32, strided<[2048, 1], offset: ?>, #nisa.memory<sbuf>>
@@ -95,4 +96,29 @@ func.func @too_large(%a: tensor<512x4096xf32>, %b: tensor<4096x1024xf32>) -> ten
   // expected-remark@+1 {{convert-neuron-to-nisa: 512x4096x1024: lhs resident in blocks of 4 M tiles}}
   %0 = neuron.matmul %a, %b : (tensor<512x4096xf32>, tensor<4096x1024xf32>) -> tensor<512x1024xf32>
   return %0 : tensor<512x1024xf32>
+}
+
+// -----
+
+// Three blocks of 6 M tiles, rhs in four transfers of 512 columns: the
+// first with the block's transposes, two in a loop, the last held. Every
+// block holds its last rhs tile, the loop's too, their sums stored M tile
+// by M tile before the next block's transposes.
+// CHECK-LABEL: func.func @every_block
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: %[[HELD:.*]] = memref.alloc() : memref<128x4x512xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 4 {
+// CHECK: nisa.dma_copy {{.*}} : memref<128x512xf32, strided<[2048, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x512xf32, strided<[2048, 1], offset: ?>, #nisa.memory<sbuf>>
+// CHECK-COUNT-6: nisa.matmul {{.*}} accumulate restart
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.dma_copy {{.*}} #nisa.memory<sbuf>>, memref<128x512xf32, strided<[2048, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK-NEXT: }
+// CHECK: memref.alloc() : memref<128x4x512xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy {{.*}} #nisa.memory<sbuf>>, memref<128x512xf32, strided<[2048, 1], offset: 4457984>, #nisa.memory<hbm>>
+// CHECK-NEXT: return
+func.func @every_block(%a: tensor<2304x512xf32>, %b: tensor<512x2048xf32>) -> tensor<2304x2048xf32> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 2304x512x2048: lhs resident in blocks of 6 M tiles}}
+  %0 = neuron.matmul %a, %b : (tensor<2304x512xf32>, tensor<512x2048xf32>) -> tensor<2304x2048xf32>
+  return %0 : tensor<2304x2048xf32>
 }
