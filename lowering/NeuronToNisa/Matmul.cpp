@@ -947,6 +947,18 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     bool rhsResident = plan.rhsResident;
     int64_t outer = rhsResident ? n : m, outerTile = rhsResident ? tileN : tileM;
     int64_t inner = rhsResident ? m : n, innerTile = rhsResident ? tileM : tileN;
+    // Where the last streamed tile starts (it is `inner - last` wide).
+    int64_t last = (inner - 1) / innerTile * innerTile;
+    // The matmul of a streamed tile and a tile of the held block into
+    // `acc`: lhs's is the stationary operand.
+    auto matmulWithHeld = [&](OpBuilder &b,
+                              const KernelLowering::Accumulation &how,
+                              Value streamed, Value held, Value acc) {
+      if (rhsResident)
+        matmulInto(b, how, streamed, held, acc);
+      else
+        matmulInto(b, how, held, streamed, acc);
+    };
     int64_t kTiles = dmaPairs ? 2 * llvm::divideCeil(kk, kStep)
                               : llvm::divideCeil(kk, tileK);
     // A held lhs the tensor engine transposes, panel by panel: each PSUM
@@ -971,7 +983,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     // first loads (910.0 -> 915.7 us).
     bool holdLast = fuseTransposes && batches == 1 &&
                     model.physicalCores() == 1 &&
-                    kTiles * ((n - 1) % tileN + 1) * elementBytes(element) <=
+                    kTiles * (inner - last) * elementBytes(element) <=
                         limits.getSbufBytes() / 8;
     // Panel `kp` (`panel` K tiles) of a held block of lhs's `ot` rows from
     // `o0`, loaded in rows and transposed on the tensor engine into the
@@ -1147,10 +1159,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                 piece = KernelLowering::view(
                     b, loc, streamed,
                     {b.getIndexAttr(0), b.getIndexAttr(ic)}, {kt, iw});
-              if (rhsResident)
-                matmulInto(b, how, piece, held, *acc++);
-              else
-                matmulInto(b, how, held, piece, *acc++);
+              matmulWithHeld(b, how, piece, held, *acc++);
             }
           }
         };
@@ -1351,10 +1360,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                   Value block =
                       heldUnit(b, resident, u.index, u.size, c, w, pair,
                                dmaPairs && !rhsResident);
-                  if (rhsResident)
-                    matmulInto(b, u.how, streamed, block, acc);
-                  else
-                    matmulInto(b, u.how, block, streamed, acc);
+                  matmulWithHeld(b, u.how, streamed, block, acc);
                 }
               });
           OpFoldResult c0 =
@@ -1382,10 +1388,8 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
         streamPast(b, TilePosition{{b.getIndexAttr(0)}, {from},
                                    {Value()}});
       }
-      int64_t last = (inner - 1) / innerTile * innerTile;
       std::optional<int64_t> blockStart = getConstantIntValue(o0);
-      bool kernelLast =
-          batches == 1 && blockStart && *blockStart + ot == outer;
+      bool kernelLast = blockStart && *blockStart + ot == outer;
       bool partsOuter =
           parts.size() > 1 && !plan.memoryBound &&
           (oneBlock || (holdLast && last >= from &&
