@@ -13,6 +13,8 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::neuron;
 
@@ -46,11 +48,31 @@ struct ReshapeToView : NisaPattern<ReshapeOp> {
   }
 };
 
+/// Where `perm` keeps its first `batch` dimensions and rotates the rest,
+/// the result's dimensions from `batch` on being the input's from `split`
+/// on, then those from `batch` to `split` ([N, H, W, C] to [N, C, H, W]
+/// is [0, 3, 1, 2]: batch 1, split 3), it swaps two groups of adjacent
+/// dimensions: a batch of matrix transposes. Returns {batch, split}.
+static std::optional<std::pair<int64_t, int64_t>>
+groupSwap(ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size(), batch = 0;
+  while (batch < rank && perm[batch] == batch)
+    ++batch;
+  if (batch + 2 > rank)
+    return std::nullopt;
+  int64_t split = perm[batch], rotated = rank - batch;
+  for (int64_t i = batch; i < rank; ++i)
+    if (perm[i] != batch + (i - batch + split - batch) % rotated)
+      return std::nullopt;
+  return std::make_pair(batch, split);
+}
+
 /// A transpose read only by contractions is their operand's view (each
-/// tile's load transposes it); one swapping the last two dimensions of a
-/// floating-point tensor goes through SBUF tile by tile (loadTransposed,
-/// then a store of rows); any other is one transfer between the permuted
-/// view and the result.
+/// tile's load transposes it); one swapping two groups of trailing
+/// dimensions of a floating-point tensor (groupSwap: the last two, or an
+/// image's channels and pixels) goes through SBUF tile by tile
+/// (loadTransposed, then a store of rows); any other is one transfer
+/// between the permuted view and the result.
 struct TransposeToDma : NisaPattern<TransposeOp> {
   using NisaPattern::NisaPattern;
   LogicalResult
@@ -67,21 +89,24 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
     RankedTensorType type = op.getInput().getType();
     int64_t rank = type.getRank();
     ArrayRef<int64_t> perm = op.getPermutation();
-    bool swapsLastTwo = rank >= 2 && perm[rank - 1] == rank - 2 &&
-                        perm[rank - 2] == rank - 1;
-    for (int64_t d = 0; d + 2 < rank; ++d)
-      swapsLastTwo &= perm[d] == d;
-    if (!swapsLastTwo || !isa<FloatType>(type.getElementType()) ||
+    std::optional<std::pair<int64_t, int64_t>> swap = groupSwap(perm);
+    if (!swap || !isa<FloatType>(type.getElementType()) ||
         !cast<MemRefType>(input.getType()).getLayout().isIdentity()) {
       k.dma(rewriter, loc,
             KernelLowering::permutedView(rewriter, loc, input, perm), out);
       rewriter.replaceOp(op, out);
       return success();
     }
-    int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
-    int64_t batches = type.getNumElements() / std::max<int64_t>(rows * cols, 1);
+    auto [batch, split] = *swap;
+    ArrayRef<int64_t> shape = type.getShape();
+    auto product = [&](int64_t from, int64_t to) {
+      return std::accumulate(shape.begin() + from, shape.begin() + to,
+                             int64_t(1), std::multiplies<int64_t>());
+    };
+    int64_t batches = product(0, batch), rows = product(batch, split),
+            cols = product(split, rank);
     SmallVector<int64_t> in{rows, cols}, res{cols, rows};
-    if (rank > 2) {
+    if (batch > 0) {
       in.insert(in.begin(), batches);
       res.insert(res.begin(), batches);
     }

@@ -60,3 +60,22 @@ func.func @centred(%x: tensor<300x700xf32>) -> tensor<300x700xf32> {
   } -> tensor<300x700xf32>
   return %c : tensor<300x700xf32>
 }
+
+// Image layouts: an NHWC image to NCHW (150 channels, more than a tile;
+// 143 pixels, not a multiple of one), a bf16 NCHW image to NHWC, and a
+// strided NHWC convolution (its input and result change layout around
+// the NCHW convolution).
+func.func @image_layouts(%x: tensor<2x13x11x150xf32>, %y: tensor<1x130x9x7xbf16>,
+                         %i: tensor<1x15x15x24xf32>, %w: tensor<3x3x24x40xf32>)
+    -> (tensor<2x150x13x11xf32>, tensor<1x9x7x130xbf16>, tensor<1x7x7x40xf32>) {
+  %ex = tensor.empty() : tensor<2x150x13x11xf32>
+  %tx = linalg.transpose ins(%x : tensor<2x13x11x150xf32>) outs(%ex : tensor<2x150x13x11xf32>) permutation = [0, 3, 1, 2]
+  %ey = tensor.empty() : tensor<1x9x7x130xbf16>
+  %ty = linalg.transpose ins(%y : tensor<1x130x9x7xbf16>) outs(%ey : tensor<1x9x7x130xbf16>) permutation = [0, 2, 3, 1]
+  %z = arith.constant 0.0 : f32
+  %ec = tensor.empty() : tensor<1x7x7x40xf32>
+  %fc = linalg.fill ins(%z : f32) outs(%ec : tensor<1x7x7x40xf32>) -> tensor<1x7x7x40xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%i, %w : tensor<1x15x15x24xf32>, tensor<3x3x24x40xf32>) outs(%fc : tensor<1x7x7x40xf32>) -> tensor<1x7x7x40xf32>
+  return %tx, %ty, %c : tensor<2x150x13x11xf32>, tensor<1x9x7x130xbf16>, tensor<1x7x7x40xf32>
+}

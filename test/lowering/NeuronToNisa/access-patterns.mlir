@@ -66,16 +66,41 @@ func.func @linear(%x: tensor<128x32xf32>, %w: tensor<64x128xf32>) -> tensor<32x6
 // -----
 
 // Tests transposes the tensor engine does not take: integers, and a
-// permutation other than a swap of the last two dimensions, are one
+// permutation that is not a rotation of trailing dimensions (here the
+// last dimension stays, so the transfer's runs are its rows), are one
 // transfer through the permuted view.
 // CHECK-LABEL: func.func @direct
 // CHECK-NOT: nisa.transpose
 // CHECK: nisa.dma_copy %{{.*}}, %arg2 {{.*}} : memref<8x4xi32, strided<[1, 8]>, #nisa.memory<hbm>>, memref<8x4xi32, #nisa.memory<hbm>>
-// CHECK: nisa.dma_copy %{{.*}}, %arg3 {{.*}} : memref<4x2x3xf32, strided<[1, 12, 4]>, #nisa.memory<hbm>>, memref<4x2x3xf32, #nisa.memory<hbm>>
-func.func @direct(%i: tensor<4x8xi32>, %f: tensor<2x3x4xf32>) -> (tensor<8x4xi32>, tensor<4x2x3xf32>) {
+// CHECK: nisa.dma_copy %{{.*}}, %arg3 {{.*}} : memref<3x2x4xf32, strided<[4, 12, 1]>, #nisa.memory<hbm>>, memref<3x2x4xf32, #nisa.memory<hbm>>
+func.func @direct(%i: tensor<4x8xi32>, %f: tensor<2x3x4xf32>) -> (tensor<8x4xi32>, tensor<3x2x4xf32>) {
   %0 = neuron.transpose %i permutation [1, 0] : tensor<4x8xi32> -> tensor<8x4xi32>
-  %1 = neuron.transpose %f permutation [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
-  return %0, %1 : tensor<8x4xi32>, tensor<4x2x3xf32>
+  %1 = neuron.transpose %f permutation [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  return %0, %1 : tensor<8x4xi32>, tensor<3x2x4xf32>
+}
+
+// -----
+
+// Tests image layouts (a TFLite or JAX convolution's NHWC input to NCHW,
+// its NCHW result back): a permutation keeping its leading dimensions and
+// rotating the rest swaps two groups of dimensions, so it is a batch of
+// matrix transposes ([2, 3136, 48] to [2, 48, 3136], and [2, 80, 784] to
+// [2, 784, 80]) through SBUF tile by tile, as a swap of the last two
+// dimensions is, not one transfer moving an element per descriptor.
+// CHECK-LABEL: func.func @image_layouts
+// CHECK: memref.reinterpret_cast %arg0 {{.*}} to memref<2x3136x48xf32,
+// CHECK: memref.reinterpret_cast %arg2 {{.*}} to memref<2x48x3136xf32,
+// CHECK: nisa.transpose %{{.*}} : memref<128x48xf32, {{.*}}#nisa.memory<sbuf>>, memref<48x128xf32, {{.*}}#nisa.memory<psum>>
+// CHECK: nisa.dma_copy %{{.*}} : memref<48x128xf32, #nisa.memory<sbuf>>, memref<48x128xf32, strided<[3136, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK: memref.reinterpret_cast %arg1 {{.*}} to memref<2x80x784xf32,
+// CHECK: memref.reinterpret_cast %arg3 {{.*}} to memref<2x784x80xf32,
+// CHECK: nisa.transpose %{{.*}} : memref<80x128xf32, {{.*}}#nisa.memory<sbuf>>, memref<128x80xf32, {{.*}}#nisa.memory<psum>>
+// CHECK: nisa.dma_copy %{{.*}} : memref<128x80xf32, #nisa.memory<sbuf>>, memref<128x80xf32, strided<[80, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK-NOT: strided<[{{.*}}, 1, {{.*}}, 48]>
+func.func @image_layouts(%x: tensor<2x56x56x48xf32>, %y: tensor<2x80x28x28xf32>) -> (tensor<2x48x56x56xf32>, tensor<2x28x28x80xf32>) {
+  %0 = neuron.transpose %x permutation [0, 3, 1, 2] : tensor<2x56x56x48xf32> -> tensor<2x48x56x56xf32>
+  %1 = neuron.transpose %y permutation [0, 2, 3, 1] : tensor<2x80x28x28xf32> -> tensor<2x28x28x80xf32>
+  return %0, %1 : tensor<2x48x56x56xf32>, tensor<2x28x28x80xf32>
 }
 
 // -----
