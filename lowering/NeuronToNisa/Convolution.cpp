@@ -173,27 +173,46 @@ static void forEachTap(
       });
 }
 
+/// Whether `filter` [F, C/groups, KH, KW] is a contiguous buffer (not a
+/// transposed view of another layout, such as JAX's HWCF filter).
+static bool isNaturalFilter(Value filter) {
+  auto type = cast<MemRefType>(filter.getType());
+  SmallVector<int64_t> s;
+  int64_t offset = 0;
+  return succeeded(stridesAndOffset(type, s, offset)) && offset == 0 &&
+         s == ArrayRef<int64_t>{type.getDimSize(1) * type.getDimSize(2) *
+                                    type.getDimSize(3),
+                                type.getDimSize(2) * type.getDimSize(3),
+                                type.getDimSize(3), 1};
+}
+
 /// Fills `dst` [ct, taps * ft] with the stationary operands of one
 /// input-channel tile, tap t at columns [t * ft, (t + 1) * ft):
 /// w[fRow.., c0.., i, j] transposed to [c, f]. Either one transfer per tap
-/// through the transposed view, or (`onTensor`) the tile's weights loaded
-/// in natural rows (f on partitions, every tap of its channels one
-/// contiguous run) and each tap, a strided view of them, transposed on
-/// the tensor engine and copied out of PSUM.
+/// through the filter's strides (element by element from a natural
+/// filter, in runs of the filters from an HWCF one), or (`onTensor`, a
+/// natural filter) the tile's weights loaded in natural rows (f on
+/// partitions, every tap of its channels one contiguous run) and each
+/// tap, a strided view of them, transposed on the tensor engine and
+/// copied out of PSUM.
 static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
                         Value filter, OpFoldResult fRow, int64_t ft,
-                        OpFoldResult c0, int64_t ct, int64_t cg, int64_t kh,
-                        int64_t kw, bool onTensor, Value dst) {
+                        OpFoldResult c0, int64_t ct, int64_t kh, int64_t kw,
+                        bool onTensor, Value dst) {
   int64_t taps = kh * kw;
-  Type element = cast<MemRefType>(filter.getType()).getElementType();
+  auto type = cast<MemRefType>(filter.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> s;
+  int64_t offset = 0;
+  (void)stridesAndOffset(type, s, offset);
   OpFoldResult first =
-      KernelLowering::affineSum(b, loc, {{fRow, cg * taps}, {c0, taps}});
+      KernelLowering::affineSum(b, loc, {{fRow, s[0]}, {c0, s[1]}}, offset);
   Value natural;
   if (onTensor) {
     natural = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
     k.dma(b, loc,
           KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
-                                      {cg * taps, 1}),
+                                      {s[0], 1}),
           natural);
   }
   KernelLowering::forEachTile(
@@ -208,8 +227,11 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
           k.dma(b, loc,
                 KernelLowering::stridedView(
                     b, loc, filter,
-                    KernelLowering::affineSum(b, loc, {{first, 1}, {t, 1}}),
-                    {ct, ft}, {taps, cg * taps}),
+                    KernelLowering::affineSum(b, loc,
+                                              {{first, 1},
+                                               {tap.offsets[0], s[2]},
+                                               {tap.offsets[1], s[3]}}),
+                    {ct, ft}, {s[1], s[0]}),
                 out);
           return;
         }
@@ -285,6 +307,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                         Value out, const Epilogue *epilogue,
                                         Operation *fusion) {
   Location loc = op.getLoc();
+  // A filter that is a view (an HWCF filter transposed) loads through it.
+  filter = KernelLowering::operandView(filter);
   auto in = op.getInput().getType(), w = op.getFilter().getType(),
        resultType = op.getType();
   int64_t n = in.getDimSize(0), c = in.getDimSize(1), h = in.getDimSize(2),
@@ -319,7 +343,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
   bool resident = cTiles * taps * tileF * elementBytes(element) <=
                   limits.getSbufBytes() / 4;
   int64_t ct0 = std::min(cg, p);
-  bool onTensor = transposeOnTensorEngine(k, element, tileF, ct0, taps);
+  bool onTensor = isNaturalFilter(filter) &&
+                  transposeOnTensorEngine(k, element, tileF, ct0, taps);
   ScaledActivation evacuation = evacuationOf(op.getResult(), out, epilogue);
   // The epilogue reads its inputs by whole output rows: a broadcast read in
   // place must give them as one run.
@@ -347,7 +372,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
         OpFoldResult cFirst = KernelLowering::affineSum(b, loc, {{g, cg}});
         auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
                             Value dst) {
-          loadWeights(k, b, loc, filter, fRow, ft, c0, ct, cg, kh, kw, onTensor,
+          loadWeights(k, b, loc, filter, fRow, ft, c0, ct, kh, kw, onTensor,
                       dst);
         };
         // Channel tile `ch`'s columns [ct, taps * ft] of the resident

@@ -553,6 +553,14 @@ Value KernelLowering::permutedView(OpBuilder &b, Location loc, Value buffer,
       AffineMapAttr::get(AffineMap::getPermutationMap(order, b.getContext())));
 }
 
+Value KernelLowering::operandView(Value buffer) {
+  if (auto cast = buffer.getDefiningOp<UnrealizedConversionCastOp>();
+      cast && cast->getNumOperands() == 1 &&
+      cast->getOperand(0).getDefiningOp<memref::TransposeOp>())
+    return cast->getOperand(0);
+  return buffer;
+}
+
 Value KernelLowering::broadcastView(OpBuilder &b, Location loc, Value buffer,
                                     RankedTensorType input,
                                     RankedTensorType result,

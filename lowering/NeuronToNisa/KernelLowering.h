@@ -232,6 +232,11 @@ public:
   /// `buffer` with its dimensions permuted.
   static Value permutedView(OpBuilder &b, Location loc, Value buffer,
                             ArrayRef<int64_t> perm);
+  /// An operand that is a view (a transpose read only by contractions and
+  /// convolutions' filters, TransposeOp::isOperandView) reaches their
+  /// patterns cast to the tensor's contiguous buffer type: the view
+  /// itself, else `buffer`.
+  static Value operandView(Value buffer);
   /// The contiguous `buffer` (of type `input`) seen as `result`, input
   /// dimension i at result dimension dims[i], the rest repeated (stride 0).
   static Value broadcastView(OpBuilder &b, Location loc, Value buffer,

@@ -300,18 +300,9 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
                                         Value out, const Epilogue *epilogue,
                                         Operation *fusion) {
   Location loc = op->getLoc();
-  // An operand that is a view (a transpose read only by contractions)
-  // reaches here cast to the tensor's contiguous buffer type: its tiles
-  // are loaded through the view itself.
-  auto viewOf = [](Value buffer) {
-    if (auto cast = buffer.getDefiningOp<UnrealizedConversionCastOp>();
-        cast && cast->getNumOperands() == 1 &&
-        cast->getOperand(0).getDefiningOp<memref::TransposeOp>())
-      return cast->getOperand(0);
-    return buffer;
-  };
-  a = viewOf(a);
-  bm = viewOf(bm);
+  // Tiles of an operand that is a view load through the view itself.
+  a = KernelLowering::operandView(a);
+  bm = KernelLowering::operandView(bm);
   Value lhs = op->getOperand(0), rhs = op->getOperand(1),
         result = op->getResult(0);
   bool batched = isa<BatchMatmulOp>(op);

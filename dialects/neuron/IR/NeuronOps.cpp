@@ -382,6 +382,12 @@ static bool onlyContracted(Value value) {
     Operation *user = use.getOwner();
     if (isa<MatmulOp, BatchMatmulOp>(user))
       continue;
+    // A convolution on the tensor engine loads each tap's weights through
+    // its filter's strides.
+    if (auto conv = dyn_cast<Conv2DOp>(user);
+        conv && use.getOperandNumber() == 1 && isEngineTiled(conv) &&
+        conv.getGroups() == 1 && !isDepthwiseConv(conv))
+      continue;
     auto fusion = dyn_cast<FusionOp>(user);
     if (!fusion || !onlyContracted(fusion.getBody().front().getArgument(
                        use.getOperandNumber())))

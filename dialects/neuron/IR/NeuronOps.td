@@ -378,9 +378,10 @@ def Neuron_TransposeOp : Neuron_Op<"transpose", [Pure,
   }];
   let extraClassDeclaration = [{
     /// Whether the result is used, and only as an operand of matmuls and
-    /// batch_matmuls, directly or through a fusion's block argument (so
-    /// never returned): they read their operand through the permuted view,
-    /// and the transpose moves nothing.
+    /// batch_matmuls or as the filter of convolutions on the tensor engine
+    /// (isEngineTiled, one group), directly or through a fusion's block
+    /// argument (so never returned): they read their operand through the
+    /// permuted view, and the transpose moves nothing.
     bool isOperandView();
   }];
   let hasVerifier = 1;

@@ -382,6 +382,29 @@ func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x
 
 // -----
 
+// Tests a convolution whose filter a transpose gives (JAX's and
+// StableHLO's HWCF filter as FCHW): no transfer writes the transposed
+// filter; each tap's [channels, filters] stationary operand is a row block
+// of the HWCF filter itself, one transfer in runs of the 8 filters, with
+// no transpose on the tensor engine.
+// CHECK-LABEL: func.func @hwcf_filter
+// CHECK-NOT: nisa.dma_copy {{.*}}#nisa.memory<hbm>>, memref<8x4x3x3xf32, #nisa.memory<hbm>>
+// CHECK: %[[W:.*]] = memref.alloc() : memref<4x72xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
+// CHECK:     %[[OUT:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
+// CHECK:     %[[TAP:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 8], strides: [8, 1] : memref<8x4x3x3xf32, strided<[1, 8, 96, 32]>
+// CHECK:     nisa.dma_copy %[[TAP]], %[[OUT]]
+// CHECK-NOT: nisa.transpose
+// CHECK: return
+func.func @hwcf_filter(%x: tensor<1x4x82x16xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x8x80x14xf32> {
+  %t = neuron.transpose %w permutation [3, 2, 0, 1] : tensor<3x3x4x8xf32> -> tensor<8x4x3x3xf32>
+  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
+  return %0 : tensor<1x8x80x14xf32>
+}
+
+// -----
+
 // Tests a network's first layer, a convolution with a stride of 2 over 3
 // channels: the image's rows load once (one run of 33 x 33 elements per
 // channel, not an element per descriptor), and each tap's moving operand
