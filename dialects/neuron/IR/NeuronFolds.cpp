@@ -143,7 +143,11 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   return scalar ? SplatElementsAttr::get(getType(), scalar) : OpFoldResult();
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  // A splat is the same splat in any layout.
+  if (auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getInput());
+      splat && getType().hasStaticShape())
+    return SplatElementsAttr::get(getType(), splat.getSplatValue<Attribute>());
   // An identity permutation may still refine a dynamic dimension; folding
   // then would change the value's type.
   if (getInput().getType() != getType())
@@ -171,11 +175,121 @@ struct ComposeTransposes : OpRewritePattern<TransposeOp> {
     return success();
   }
 };
+
+/// The inverse of transposing by `perm`: a transpose of `v` by `p` where
+/// p o perm is the identity, else null.
+static TransposeOp inverseTranspose(Value v, ArrayRef<int64_t> perm) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  if (!t)
+    return {};
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (t.getPermutation()[p] != int64_t(i))
+      return {};
+  return t;
+}
+
+/// The dimensions a broadcast's input takes in its result transposed by
+/// `perm`, where they stay increasing (the transposed result is the same
+/// broadcast: a bias along the channels in either layout).
+static std::optional<SmallVector<int64_t>>
+transposedBroadcast(BroadcastOp broadcast, ArrayRef<int64_t> perm) {
+  SmallVector<int64_t> position(perm.size()), dims;
+  for (auto [i, p] : llvm::enumerate(perm))
+    position[p] = int64_t(i);
+  for (int64_t d : broadcast.getDimensions()) {
+    if (!dims.empty() && position[d] <= dims.back())
+      return std::nullopt;
+    dims.push_back(position[d]);
+  }
+  return dims;
+}
+
+/// Whether transposing `v` by `perm` moves nothing: a splat, or a
+/// broadcast that stays one (transposedBroadcast).
+static bool freelyTransposed(Value v, ArrayRef<int64_t> perm) {
+  SplatElementsAttr splat;
+  if (matchPattern(v, m_Constant(&splat)))
+    return true;
+  auto broadcast = v.getDefiningOp<BroadcastOp>();
+  return broadcast && transposedBroadcast(broadcast, perm);
+}
+
+/// Whether `v` is elementwise ops or pads, each of no other use, over
+/// freely transposed values and inverse transposes of `perm` (at least
+/// one): transposing it by `perm` then costs no transpose at all.
+static bool roundTrip(Value v, ArrayRef<int64_t> perm, int depth = 0) {
+  if (inverseTranspose(v, perm))
+    return true;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 16 || !op->hasOneUse() || op->getNumResults() != 1 ||
+      !(isa<PadOp>(op) || (op->hasTrait<OpTrait::Elementwise>() &&
+                           op->hasTrait<OpTrait::SameOperandsAndResultType>())))
+    return false;
+  bool cancels = false;
+  for (Value operand : op->getOperands()) {
+    if (roundTrip(operand, perm, depth + 1))
+      cancels = true;
+    else if (!freelyTransposed(operand, perm))
+      return false;
+  }
+  return cancels;
+}
+
+/// transpose(op(... transpose(x, p) ...), q) -> op(... x ...) where p o q
+/// is the identity and `op`, elementwise or a pad (whose sizes follow the
+/// permutation) of no other use, reads only such inverse transposes,
+/// splats, broadcasts and ops like it (roundTrip): a layout round trip (a
+/// TOSA graph's NHWC bias, activation or pad between NCHW convolutions)
+/// goes. The transpose sinks one op at a time, onto each operand, until it
+/// meets the inverse transposes and cancels; a splat folds, a broadcast
+/// takes the transposed dimensions.
+struct CancelLayoutRoundTrip : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> perm = op.getPermutation();
+    Operation *producer = op.getInput().getDefiningOp();
+    if (!producer || inverseTranspose(op.getInput(), perm) ||
+        !roundTrip(op.getInput(), perm))
+      return failure();
+    SmallVector<Value> operands;
+    for (Value v : producer->getOperands()) {
+      auto type = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape;
+      for (int64_t p : perm)
+        shape.push_back(type.getDimSize(p));
+      auto broadcast = v.getDefiningOp<BroadcastOp>();
+      std::optional<SmallVector<int64_t>> dims;
+      if (broadcast && !inverseTranspose(v, perm) &&
+          (dims = transposedBroadcast(broadcast, perm)))
+        operands.push_back(BroadcastOp::create(rewriter, broadcast.getLoc(),
+                                               type.clone(shape),
+                                               broadcast.getInput(), *dims));
+      else
+        operands.push_back(rewriter.createOrFold<TransposeOp>(
+            op.getLoc(), type.clone(shape), v, perm));
+    }
+    if (auto pad = dyn_cast<PadOp>(producer)) {
+      SmallVector<int64_t> low, high;
+      for (int64_t p : perm) {
+        low.push_back(pad.getLow()[p]);
+        high.push_back(pad.getHigh()[p]);
+      }
+      rewriter.replaceOpWithNewOp<PadOp>(op, op.getType(), operands.front(),
+                                         low, high, pad.getValue());
+      return success();
+    }
+    OperationState state(producer->getLoc(), producer->getName(), operands,
+                         TypeRange{op.getType()}, producer->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
 } // namespace
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ComposeTransposes>(context);
+  results.add<ComposeTransposes, CancelLayoutRoundTrip>(context);
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {

@@ -251,6 +251,73 @@ func.func @transpose_compose(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf32> {
 
 // -----
 
+// A layout round trip around elementwise ops and a pad (a TOSA graph's
+// NHWC ops between NCHW convolutions): the outer transpose sinks through
+// each op whose other operands are splats or broadcasts (a bias along the
+// channels, next), and cancels with the inner one; the pad's sizes follow
+// the permutation.
+// CHECK-LABEL: func.func @transpose_round_trip
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x6xf32>)
+// CHECK-DAG: %[[C:.*]] = neuron.constant dense<1.000000e+00> : tensor<1x3x8x6xf32>
+// CHECK: %[[M:.*]] = neuron.add %[[X]], %[[C]] : tensor<1x3x8x6xf32>
+// CHECK: %[[R:.*]] = neuron.relu %[[M]] : tensor<1x3x8x6xf32>
+// CHECK: %[[P:.*]] = neuron.pad %[[R]] low [0, 0, 1, 2] high [0, 0, 3, 4] value 0.000000e+00 : tensor<1x3x8x6xf32> -> tensor<1x3x12x12xf32>
+// CHECK-NOT: neuron.transpose
+// CHECK: return %[[P]]
+func.func @transpose_round_trip(%x: tensor<1x3x8x6xf32>) -> tensor<1x3x12x12xf32> {
+  %c = neuron.constant dense<1.0> : tensor<1x8x6x3xf32>
+  %0 = neuron.transpose %x permutation [0, 2, 3, 1] : tensor<1x3x8x6xf32> -> tensor<1x8x6x3xf32>
+  %1 = neuron.add %0, %c : tensor<1x8x6x3xf32>
+  %2 = neuron.relu %1 : tensor<1x8x6x3xf32>
+  %3 = neuron.pad %2 low [0, 1, 2, 0] high [0, 3, 4, 0] value 0.0 : tensor<1x8x6x3xf32> -> tensor<1x12x12x3xf32>
+  %4 = neuron.transpose %3 permutation [0, 3, 1, 2] : tensor<1x12x12x3xf32> -> tensor<1x3x12x12xf32>
+  return %4 : tensor<1x3x12x12xf32>
+}
+
+// -----
+
+// A bias along the channels (a broadcast) is the same broadcast in the
+// other layout.
+// CHECK-LABEL: func.func @transpose_round_trip_bias
+// CHECK-SAME: (%[[X:.*]]: tensor<1x3x8x6xf32>, %[[B:.*]]: tensor<3xf32>)
+// CHECK: %[[BB:.*]] = neuron.broadcast %[[B]] dimensions [1] : tensor<3xf32> -> tensor<1x3x8x6xf32>
+// CHECK: %[[A:.*]] = neuron.add %[[X]], %[[BB]] : tensor<1x3x8x6xf32>
+// CHECK-NOT: neuron.transpose
+// CHECK: return %[[A]]
+func.func @transpose_round_trip_bias(%x: tensor<1x3x8x6xf32>, %b: tensor<3xf32>) -> tensor<1x3x8x6xf32> {
+  %0 = neuron.transpose %x permutation [0, 2, 3, 1] : tensor<1x3x8x6xf32> -> tensor<1x8x6x3xf32>
+  %bb = neuron.broadcast %b dimensions [3] : tensor<3xf32> -> tensor<1x8x6x3xf32>
+  %1 = neuron.add %0, %bb : tensor<1x8x6x3xf32>
+  %2 = neuron.transpose %1 permutation [0, 3, 1, 2] : tensor<1x8x6x3xf32> -> tensor<1x3x8x6xf32>
+  return %2 : tensor<1x3x8x6xf32>
+}
+
+// -----
+
+// A transpose does not sink where it would not cancel: an elementwise op
+// of another tensor, an op with another use, or an inner transpose that
+// does not invert it.
+// CHECK-LABEL: func.func @transpose_not_sunk
+// CHECK: %[[T0:.*]] = neuron.transpose
+// CHECK: neuron.add %[[T0]], %{{.*}} : tensor<1x8x6x3xf32>
+// CHECK: neuron.transpose
+// CHECK: neuron.relu
+// CHECK: neuron.transpose
+// CHECK: neuron.neg
+// CHECK: neuron.transpose
+func.func @transpose_not_sunk(%x: tensor<1x3x8x6xf32>, %y: tensor<1x8x6x3xf32>) -> (tensor<1x3x8x6xf32>, tensor<1x8x6x3xf32>, tensor<1x3x8x6xf32>, tensor<3x1x8x6xf32>) {
+  %0 = neuron.transpose %x permutation [0, 2, 3, 1] : tensor<1x3x8x6xf32> -> tensor<1x8x6x3xf32>
+  %1 = neuron.add %0, %y : tensor<1x8x6x3xf32>
+  %2 = neuron.transpose %1 permutation [0, 3, 1, 2] : tensor<1x8x6x3xf32> -> tensor<1x3x8x6xf32>
+  %3 = neuron.relu %0 : tensor<1x8x6x3xf32>
+  %4 = neuron.transpose %3 permutation [0, 3, 1, 2] : tensor<1x8x6x3xf32> -> tensor<1x3x8x6xf32>
+  %5 = neuron.neg %0 : tensor<1x8x6x3xf32>
+  %6 = neuron.transpose %5 permutation [3, 0, 1, 2] : tensor<1x8x6x3xf32> -> tensor<3x1x8x6xf32>
+  return %2, %3, %4, %6 : tensor<1x3x8x6xf32>, tensor<1x8x6x3xf32>, tensor<1x3x8x6xf32>, tensor<3x1x8x6xf32>
+}
+
+// -----
+
 // Two transposes that compose to the identity disappear.
 // CHECK-LABEL: func.func @transpose_inverse
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
