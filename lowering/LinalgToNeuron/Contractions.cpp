@@ -506,6 +506,10 @@ struct RaiseQuantizedMatmul : OpRewritePattern<linalg::QuantizedMatmulOp> {
   }
 };
 
+/// Image layouts as permutations.
+static constexpr int64_t kToNchw[] = {0, 3, 1, 2};
+static constexpr int64_t kToNhwc[] = {0, 2, 3, 1};
+
 /// Raises a named pooling op of the given kind and layout.
 template <typename PoolOp, PoolKind kind, ImageLayout layout>
 struct RaisePooling : OpRewritePattern<PoolOp> {
@@ -531,27 +535,39 @@ struct RaisePooling : OpRewritePattern<PoolOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element types");
     SmallVector<int64_t> strides = values(op.getStrides());
     SmallVector<int64_t> dilations = values(op.getDilations());
+    // An NHWC pool runs as an NCHW one between layout transposes (its
+    // channels on partitions, as a convolution's), which cancel with
+    // their neighbours' (TransposeOp's canonicalization).
+    RankedTensorType pooledType = resultType;
+    if (layout == ImageLayout::nhwc) {
+      input = transposeIfNeeded(rewriter, loc, input, kToNchw);
+      inputType = cast<RankedTensorType>(input.getType());
+      pooledType = resultType.clone(
+          {resultType.getDimSize(0), resultType.getDimSize(3),
+           resultType.getDimSize(1), resultType.getDimSize(2)});
+    }
     // As for convolutions, trim the rows and columns no window reads.
-    int64_t hDim = layout == ImageLayout::nchw ? 2 : 1;
     SmallVector<int64_t> need;
     for (int i = 0; i < 2; ++i) {
-      need.push_back(windowSpan(inputType.getDimSize(hDim + i),
-                                resultType.getDimSize(hDim + i),
+      need.push_back(windowSpan(inputType.getDimSize(2 + i),
+                                pooledType.getDimSize(2 + i),
                                 windowType.getDimSize(i), strides[i],
                                 dilations[i]));
-      if (need.back() > inputType.getDimSize(hDim + i))
+      if (need.back() > inputType.getDimSize(2 + i))
         return rewriter.notifyMatchFailure(op, "windows read past the image");
     }
-    input = trimSpatial(rewriter, loc, input, {hDim, hDim + 1}, need);
+    input = trimSpatial(rewriter, loc, input, {2, 3}, need);
     Value pooled = Pool2DOp::create(
-        rewriter, loc, resultType, input,
+        rewriter, loc, pooledType, input,
         PoolKindAttr::get(rewriter.getContext(), kind),
-        ImageLayoutAttr::get(rewriter.getContext(), layout),
+        ImageLayoutAttr::get(rewriter.getContext(), ImageLayout::nchw),
         rewriter.getDenseI64ArrayAttr(windowType.getShape()),
         rewriter.getDenseI64ArrayAttr(strides),
         rewriter.getDenseI64ArrayAttr({0, 0, 0, 0}),
         rewriter.getDenseI64ArrayAttr(dilations),
         /*count_include_pad=*/UnitAttr());
+    if (layout == ImageLayout::nhwc)
+      pooled = transposeIfNeeded(rewriter, loc, pooled, kToNhwc);
     if (kind == PoolKind::max &&
         !isIdentityInit(init, -std::numeric_limits<double>::infinity()))
       pooled = MaxOp::create(rewriter, loc, resultType, pooled, init);

@@ -281,11 +281,14 @@ func.func @pool_nchw_sum_global(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32> 
 
 // -----
 
-// Tests that pooling_nhwc_max with an init that is not -inf takes the max
-// with the init afterwards.
+// Tests that pooling_nhwc_max runs as an NCHW pool between layout
+// transposes (the channels on partitions, as a convolution's), and with an
+// init that is not -inf takes the max with the init afterwards.
 // CHECK-LABEL: func.func @pool_nhwc_max_nonidentity_init
 // CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x4xf32>, %[[INIT:.*]]: tensor<1x4x4x4xf32>)
-// CHECK: %[[P:.*]] = neuron.pool2d max %[[X]] layout nhwc kernel [2, 2] strides [2, 2] : tensor<1x8x8x4xf32> -> tensor<1x4x4x4xf32>
+// CHECK: %[[T:.*]] = neuron.transpose %[[X]] permutation [0, 3, 1, 2] : tensor<1x8x8x4xf32> -> tensor<1x4x8x8xf32>
+// CHECK: %[[Q:.*]] = neuron.pool2d max %[[T]] layout nchw kernel [2, 2] strides [2, 2] : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+// CHECK: %[[P:.*]] = neuron.transpose %[[Q]] permutation [0, 2, 3, 1] : tensor<1x4x4x4xf32> -> tensor<1x4x4x4xf32>
 // CHECK: %[[R:.*]] = neuron.max %[[P]], %[[INIT]] : tensor<1x4x4x4xf32>
 // CHECK: return %[[R]]
 func.func @pool_nhwc_max_nonidentity_init(%x: tensor<1x8x8x4xf32>, %init: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
@@ -300,7 +303,9 @@ func.func @pool_nhwc_max_nonidentity_init(%x: tensor<1x8x8x4xf32>, %init: tensor
 // Tests that pooling_nhwc_sum with a non-zero init adds it afterwards.
 // CHECK-LABEL: func.func @pool_nhwc_sum_nonzero_init
 // CHECK-SAME: (%[[X:.*]]: tensor<1x8x8x4xf32>, %[[INIT:.*]]: tensor<1x4x4x4xf32>)
-// CHECK: %[[P:.*]] = neuron.pool2d sum %[[X]] layout nhwc kernel [2, 2] strides [2, 2] : tensor<1x8x8x4xf32> -> tensor<1x4x4x4xf32>
+// CHECK: %[[T:.*]] = neuron.transpose %[[X]] permutation [0, 3, 1, 2]
+// CHECK: %[[Q:.*]] = neuron.pool2d sum %[[T]] layout nchw kernel [2, 2] strides [2, 2] : tensor<1x4x8x8xf32> -> tensor<1x4x4x4xf32>
+// CHECK: %[[P:.*]] = neuron.transpose %[[Q]] permutation [0, 2, 3, 1]
 // CHECK: %[[R:.*]] = neuron.add %[[P]], %[[INIT]] : tensor<1x4x4x4xf32>
 // CHECK: return %[[R]]
 func.func @pool_nhwc_sum_nonzero_init(%x: tensor<1x8x8x4xf32>, %init: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
