@@ -4,8 +4,11 @@
 // the free dimension: the input is permuted (by DMA into scratch) so the
 // reduced axes come last, viewed as [rows, cols], and each row tile is
 // reduced chunk by chunk on the vector engine into a per-partition value,
-// the first chunk's result starting it. Softmax along the last axis keeps a
-// row tile on chip from its load to its store.
+// the first chunk's result starting it. Axes reduced ahead of kept inner
+// ones (an NHWC image's pixels, summed per channel) are reduced in place
+// instead: [outer, reduced, inner], the inner elements across partitions
+// and the free dimension, the reduced slices added elementwise. Softmax
+// along the last axis keeps a row tile on chip from its load to its store.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,8 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/Sequence.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -46,6 +51,12 @@ struct ReductionToTiles : NisaPattern<Op> {
     }
     for (int64_t d : perm)
       permutedShape.push_back(inputType.getDimSize(d));
+    // Elements a partition's chunk holds.
+    int64_t chunk = std::max<int64_t>(1, k.config.elementwiseBytes * 8 /
+                                             inputType.getElementTypeBitWidth());
+    int64_t tileCols = std::min(cols, chunk);
+    if (succeeded(reduceAheadOfInner(rewriter, op, adaptor.getInput(), chunk)))
+      return success();
     Value source = adaptor.getInput();
     if (!llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))) {
       Value scratch = memref::AllocOp::create(
@@ -59,9 +70,6 @@ struct ReductionToTiles : NisaPattern<Op> {
     Value outView = KernelLowering::reinterpret(rewriter, loc, out, {rows, 1});
     Type element = resultType.getElementType();
     int64_t p = k.partitions();
-    int64_t tileCols = std::max<int64_t>(
-        1, std::min(cols, k.config.elementwiseBytes * 8 /
-                              inputType.getElementTypeBitWidth()));
     auto aluAttr = nisa::AluOpAttr::get(rewriter.getContext(), alu);
     Value first;
     KernelLowering::forEachTile(
@@ -100,6 +108,101 @@ struct ReductionToTiles : NisaPattern<Op> {
                                      {rt, 1}));
         });
     k.markTiling(first, op, "kept dims", {p, tileCols});
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+
+  /// Reduces `input` [outer, reduced, inner] (the reduced axes one group
+  /// ahead of kept ones) into [outer, inner] where it stays: each tile of
+  /// the inner elements, [partitions, F] of them (F dividing inner, the
+  /// runs a partition reads), loads its reduced slices a chunk (`chunk`
+  /// elements a partition) per transfer; the vector engine combines a
+  /// chunk's slices in place, the last half into the first half until one
+  /// is left (log2 instructions), and that into the first chunk's. Fails,
+  /// creating nothing, for other reductions.
+  LogicalResult reduceAheadOfInner(ConversionPatternRewriter &rewriter, Op op,
+                                   Value input, int64_t chunk) const {
+    KernelLowering &k = this->k;
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    SmallVector<int64_t> axes(op.getAxes());
+    llvm::sort(axes);
+    int64_t rank = type.getRank();
+    if (axes.empty() || axes.back() + 1 >= rank ||
+        axes.back() - axes.front() + 1 != int64_t(axes.size()) ||
+        !cast<MemRefType>(input.getType()).getLayout().isIdentity())
+      return failure();
+    ArrayRef<int64_t> shape = type.getShape();
+    auto product = [&](int64_t from, int64_t to) {
+      return std::accumulate(shape.begin() + from, shape.begin() + to,
+                             int64_t(1), std::multiplies<int64_t>());
+    };
+    int64_t outer = product(0, axes.front()),
+            reduced = product(axes.front(), axes.back() + 1),
+            inner = product(axes.back() + 1, rank);
+    if (reduced < 2)
+      return failure();
+    int64_t p = k.partitions();
+    int64_t f = std::max<int64_t>(
+        1, std::min((inner + p - 1) / p, chunk / std::min<int64_t>(reduced, 2)));
+    while (inner % f)
+      --f;
+    int64_t lanes = inner / f;
+    int64_t perChunk = std::clamp<int64_t>(chunk / f, 1, reduced);
+    Location loc = op.getLoc();
+    Value out = k.resultBuffer(rewriter, op.getResult());
+    Type element = type.getElementType();
+    auto aluAttr = nisa::AluOpAttr::get(rewriter.getContext(), alu);
+    Value first;
+    KernelLowering::forEachTile(
+        rewriter, loc, {{outer, 1}, {lanes, p}},
+        [&](OpBuilder &b, const TilePosition &at) {
+          int64_t pt = at.sizes[1];
+          OpFoldResult lane =
+              KernelLowering::affineSum(b, loc, {{at.offsets[1], f}});
+          // Loads reduced slices [from, from + count) and combines them
+          // into the tile's first; returns that slice.
+          auto reduceChunk = [&](OpBuilder &b, OpFoldResult from,
+                                 int64_t count) {
+            Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, {pt, count, f},
+                             element);
+            first = first ? first : t;
+            k.dma(b, loc,
+                  KernelLowering::stridedView(
+                      b, loc, input,
+                      KernelLowering::affineSum(b, loc,
+                                                {{at.offsets[0], reduced * inner},
+                                                 {from, inner},
+                                                 {lane, 1}}),
+                      {pt, count, f}, {f, inner, 1}),
+                  t);
+            auto slices = [&](int64_t at, int64_t n) {
+              return KernelLowering::view(
+                  b, loc, t,
+                  {b.getIndexAttr(0), b.getIndexAttr(at), b.getIndexAttr(0)},
+                  {pt, n, f});
+            };
+            for (int64_t r = count; r > 1; r -= r / 2)
+              nisa::TensorTensorOp::create(b, loc, slices(0, r / 2),
+                                           slices(r - r / 2, r / 2),
+                                           slices(0, r / 2), aluAttr);
+            return slices(0, 1);
+          };
+          Value acc = reduceChunk(b, b.getIndexAttr(0), perChunk);
+          KernelLowering::forEachTile(
+              b, loc, {{reduced - perChunk, perChunk, perChunk}},
+              [&](OpBuilder &b, const TilePosition &r) {
+                nisa::TensorTensorOp::create(
+                    b, loc, acc, reduceChunk(b, r.offsets[0], r.sizes[0]), acc,
+                    aluAttr);
+              });
+          k.dma(b, loc, acc,
+                KernelLowering::stridedView(
+                    b, loc, out,
+                    KernelLowering::affineSum(
+                        b, loc, {{at.offsets[0], inner}, {lane, 1}}),
+                    {pt, 1, f}, {f, f, 1}));
+        });
+    k.markTiling(first, op, "kept inner", {p, perChunk, f});
     rewriter.replaceOp(op, out);
     return success();
   }

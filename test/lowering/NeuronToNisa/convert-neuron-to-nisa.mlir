@@ -282,17 +282,37 @@ func.func @movement(%x: tensor<4x8xf32>, %b: tensor<4xf32>) -> tensor<8x4xf32> {
 
 // -----
 
-// Tests a reduction over the leading axis: the input is permuted into
-// scratch so the reduced axis is the free dimension, then each row tile is
-// reduced on the vector engine.
+// Tests a reduction over a leading axis, the kept one inner: reduced in
+// place, not permuted into scratch; the 8 kept elements across partitions
+// load with all 4 reduced rows in one transfer, and the vector engine
+// halves them in place (rows 2-3 into 0-1, then row 1 into row 0).
 // CHECK-LABEL: func.func @reduce_leading
-// CHECK: %[[S:.*]] = memref.alloc() : memref<8x4xf32, #nisa.memory<hbm>>
-// CHECK: nisa.dma_copy %{{.*}}, %[[S]]
-// CHECK: nisa.tensor_reduce <max> %{{.*}}, %{{.*}} : memref<8x4xf32, #nisa.memory<sbuf>>, memref<8x1xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: memref<8x4xf32, #nisa.memory<hbm>>
+// CHECK: %[[T:.*]] = memref.alloc() {{.*}} : memref<8x4x1xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[T]] queue {{.*}} : memref<8x4x1xf32, strided<[1, 8, 1]>, #nisa.memory<hbm>>, memref<8x4x1xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_tensor <max> {{.*}} : memref<8x2x1xf32, strided<[4, 1, 1]>, #nisa.memory<sbuf>>, memref<8x2x1xf32, strided<[4, 1, 1], offset: 2>
+// CHECK: nisa.tensor_tensor <max> {{.*}} : memref<8x1x1xf32, strided<[4, 1, 1]>, #nisa.memory<sbuf>>, memref<8x1x1xf32, strided<[4, 1, 1], offset: 1>
+// CHECK: nisa.dma_copy
 // CHECK-NOT: affine.for
 func.func @reduce_leading(%x: tensor<4x8xf32>) -> tensor<8xf32> {
   %0 = neuron.reduce_max %x axes [0] : tensor<4x8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Tests an NHWC image's pixels summed per channel (a global average
+// pool's sum): per image, the 1280 channels as 128 partitions of 10, all
+// 49 pixels in one transfer (runs of 10 channels), 6 halvings.
+// CHECK-LABEL: func.func @reduce_pixels
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: nisa.dma_copy %{{.*}} : memref<128x49x10xf32, strided<[10, 1280, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x49x10xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-6: nisa.tensor_tensor <add>
+// CHECK-NOT: nisa.tensor_tensor
+// CHECK: nisa.dma_copy %{{.*}} : memref<128x1x10xf32, strided<[490, 10, 1]>, #nisa.memory<sbuf>>, memref<128x1x10xf32, strided<[10, 10, 1], offset: ?>, #nisa.memory<hbm>>
+func.func @reduce_pixels(%x: tensor<2x7x7x1280xf32>) -> tensor<2x1280xf32> {
+  %0 = neuron.reduce_sum %x axes [1, 2] : tensor<2x7x7x1280xf32> -> tensor<2x1280xf32>
+  return %0 : tensor<2x1280xf32>
 }
 
 // -----
