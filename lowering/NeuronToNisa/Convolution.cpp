@@ -173,32 +173,40 @@ static void forEachTap(
       });
 }
 
-/// Whether `filter` [F, C/groups, KH, KW] is a contiguous buffer (not a
-/// transposed view of another layout, such as JAX's HWCF filter).
-static bool isNaturalFilter(Value filter) {
+/// How a filter [F, C/groups, KH, KW] lies in memory: its filters' rows
+/// contiguous with the channels outermost (FCHW, a contiguous buffer) or
+/// innermost (TOSA's OHWI filter transposed), or otherwise (JAX's HWCF
+/// filter transposed: each tap's [channels, filters] is rows of filters).
+enum class FilterRows { channelsFirst, channelsLast, none };
+
+static FilterRows filterRowsOf(Value filter) {
   auto type = cast<MemRefType>(filter.getType());
   SmallVector<int64_t> s;
   int64_t offset = 0;
-  return succeeded(stridesAndOffset(type, s, offset)) && offset == 0 &&
-         s == ArrayRef<int64_t>{type.getDimSize(1) * type.getDimSize(2) *
-                                    type.getDimSize(3),
-                                type.getDimSize(2) * type.getDimSize(3),
-                                type.getDimSize(3), 1};
+  if (failed(stridesAndOffset(type, s, offset)) || offset != 0)
+    return FilterRows::none;
+  int64_t c = type.getDimSize(1), kh = type.getDimSize(2),
+          kw = type.getDimSize(3);
+  if (s == ArrayRef<int64_t>{c * kh * kw, kh * kw, kw, 1})
+    return FilterRows::channelsFirst;
+  if (s == ArrayRef<int64_t>{c * kh * kw, 1, kw * c, c})
+    return FilterRows::channelsLast;
+  return FilterRows::none;
 }
 
 /// Fills `dst` [ct, taps * ft] with the stationary operands of one
 /// input-channel tile, tap t at columns [t * ft, (t + 1) * ft):
 /// w[fRow.., c0.., i, j] transposed to [c, f]. Either one transfer per tap
-/// through the filter's strides (element by element from a natural
-/// filter, in runs of the filters from an HWCF one), or (`onTensor`, a
-/// natural filter) the tile's weights loaded in natural rows (f on
-/// partitions, every tap of its channels one contiguous run) and each
-/// tap, a strided view of them, transposed on the tensor engine and
-/// copied out of PSUM.
+/// through the filter's strides (element by element from an FCHW filter,
+/// in runs of the filters from an HWCF one), or (`onTensor`, filter rows
+/// given by `rows`) the tile's weights loaded in their rows (f on
+/// partitions, in runs of every tap of its channels, or of its channels
+/// at each tap) and each tap, a view of them, transposed on the tensor
+/// engine and copied out of PSUM.
 static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
                         Value filter, OpFoldResult fRow, int64_t ft,
                         OpFoldResult c0, int64_t ct, int64_t kh, int64_t kw,
-                        bool onTensor, Value dst) {
+                        bool onTensor, FilterRows rows, Value dst) {
   int64_t taps = kh * kw;
   auto type = cast<MemRefType>(filter.getType());
   Type element = type.getElementType();
@@ -207,13 +215,20 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
   (void)stridesAndOffset(type, s, offset);
   OpFoldResult first =
       KernelLowering::affineSum(b, loc, {{fRow, s[0]}, {c0, s[1]}}, offset);
+  bool channelsLast = rows == FilterRows::channelsLast;
   Value natural;
   if (onTensor) {
+    // [ft, ct, taps] or, channels last, [ft, taps, ct].
     natural = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, ct * taps}, element);
     k.dma(b, loc,
-          KernelLowering::stridedView(b, loc, filter, first, {ft, ct * taps},
-                                      {s[0], 1}),
-          natural);
+          channelsLast
+              ? KernelLowering::stridedView(b, loc, filter, first,
+                                            {ft, taps, ct}, {s[0], s[3], 1})
+              : KernelLowering::stridedView(b, loc, filter, first,
+                                            {ft, ct * taps}, {s[0], 1}),
+          channelsLast ? KernelLowering::reinterpret(b, loc, natural,
+                                                     {ft, taps, ct})
+                       : natural);
   }
   KernelLowering::forEachTile(
       b, loc, {{kh, 1}, {kw, 1}}, [&](OpBuilder &b, const TilePosition &tap) {
@@ -238,35 +253,47 @@ static void loadWeights(KernelLowering &k, OpBuilder &b, Location loc,
         Value flipped =
             k.tile(b, loc, nisa::MemorySpace::psum, {ct, ft},
                    k.transposedType(element));
-        nisa::TransposeOp::create(b, loc,
-                                  KernelLowering::view(b, loc, natural,
-                                                       {b.getIndexAttr(0), t},
-                                                       {ft, ct}, {1, taps}),
-                                  flipped);
+        Value weights =
+            channelsLast
+                ? KernelLowering::view(
+                      b, loc, natural,
+                      {b.getIndexAttr(0), KernelLowering::affineSum(
+                                              b, loc, {{t, ct}})},
+                      {ft, ct})
+                : KernelLowering::view(b, loc, natural, {b.getIndexAttr(0), t},
+                                       {ft, ct}, {1, taps});
+        nisa::TransposeOp::create(b, loc, weights, flipped);
         k.vectorCopy(b, loc, flipped, out);
       });
 }
 
 /// Whether the weights of a [ct input, ft output] channel tile with
-/// `taps` taps keep the engines busy for less time loaded in natural rows
-/// and transposed on the tensor engine (one load, per tap a transpose
-/// and a copy) than moved by one transfer per tap through the transposed
-/// view (element-strided, or a DMA transpose where the generation has
-/// it for a 1x1 filter).
+/// `taps` taps keep the engines busy for less time loaded in the filter's
+/// rows (`rows`, none for a filter without them) and transposed on the
+/// tensor engine (one load, per tap a transpose and a copy) than moved by
+/// one transfer per tap through the transposed view (element-strided, or
+/// a DMA transpose where the generation has it for a 1x1 filter or
+/// channels-last rows).
 static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
-                                    int64_t ft, int64_t ct, int64_t taps) {
+                                    int64_t ft, int64_t ct, int64_t taps,
+                                    FilterRows rows) {
+  if (rows == FilterRows::none)
+    return false;
+  bool channelsLast = rows == FilterRows::channelsLast;
   auto shape = [&](int64_t partitions, int64_t free) {
     return operandShapeOf(MemRefType::get({partitions, free}, element));
   };
   ::neuron::rt::OperandShape tile = shape(ct, ft), view = tile;
   view.run = 1;
-  view.transposed = taps == 1;
+  view.transposed = taps == 1 || channelsLast;
   double direct = taps * k.costNs("dma_copy", tile, view);
-  ::neuron::rt::OperandShape rows = shape(ft, ct * taps), hbmRows = rows;
-  hbmRows.run = ct * taps;
+  ::neuron::rt::OperandShape natural = shape(ft, ct * taps), hbmRows = natural;
+  hbmRows.run = channelsLast ? ct : ct * taps;
   ::neuron::rt::OperandShape tap = shape(ft, ct);
-  tap.strideBytes = taps > 1 && ct > 1 ? taps * elementBytes(element) : 0;
-  double onTensor = k.costNs("dma_copy", rows, hbmRows) +
+  tap.strideBytes = taps > 1 && ct > 1 && !channelsLast
+                        ? taps * elementBytes(element)
+                        : 0;
+  double onTensor = k.costNs("dma_copy", natural, hbmRows) +
                     taps * (k.costNs("transpose", tile, tap) +
                             k.costNs("tensor_scalar", tile, tile));
   return onTensor < direct;
@@ -343,8 +370,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
   bool resident = cTiles * taps * tileF * elementBytes(element) <=
                   limits.getSbufBytes() / 4;
   int64_t ct0 = std::min(cg, p);
-  bool onTensor = isNaturalFilter(filter) &&
-                  transposeOnTensorEngine(k, element, tileF, ct0, taps);
+  FilterRows rows = filterRowsOf(filter);
+  bool onTensor = transposeOnTensorEngine(k, element, tileF, ct0, taps, rows);
   ScaledActivation evacuation = evacuationOf(op.getResult(), out, epilogue);
   // The epilogue reads its inputs by whole output rows: a broadcast read in
   // place must give them as one run.
@@ -373,7 +400,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
         auto loadTile = [&](OpBuilder &b, OpFoldResult c0, int64_t ct,
                             Value dst) {
           loadWeights(k, b, loc, filter, fRow, ft, c0, ct, kh, kw, onTensor,
-                      dst);
+                      rows, dst);
         };
         // Channel tile `ch`'s columns [ct, taps * ft] of the resident
         // weights.

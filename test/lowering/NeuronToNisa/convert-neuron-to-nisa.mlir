@@ -425,6 +425,27 @@ func.func @hwcf_filter(%x: tensor<1x4x82x16xf32>, %w: tensor<3x3x4x8xf32>) -> te
 
 // -----
 
+// Tests a convolution whose filter a transpose gives from TOSA's OHWI
+// layout: its filters' rows are contiguous with the channels innermost, so
+// the weights load once in those rows ([8 filters, 9 taps, 4 channels],
+// contiguous), not element by element, and each tap's [8, 4] block of
+// them, contiguous, is transposed on the tensor engine.
+// CHECK-LABEL: func.func @ohwi_filter
+// CHECK: %[[ROWS:.*]] = memref.reinterpret_cast %transpose to offset: [0], sizes: [8, 9, 4], strides: [36, 4, 1]
+// CHECK: nisa.dma_copy %[[ROWS]], %{{.*}} : memref<8x9x4xf32, #nisa.memory<hbm>>, memref<8x9x4xf32, #nisa.memory<sbuf>>
+// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK:   affine.for %{{.*}} = 0 to 3 {
+// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<8x4xf32, strided<[36, 1], offset: ?>, #nisa.memory<sbuf>>, memref<4x8xf32, #nisa.memory<psum>>
+// CHECK-NOT: strided<[1, 36]>
+// CHECK: return
+func.func @ohwi_filter(%x: tensor<1x4x82x16xf32>, %w: tensor<8x3x3x4xf32>) -> tensor<1x8x80x14xf32> {
+  %t = neuron.transpose %w permutation [0, 3, 1, 2] : tensor<8x3x3x4xf32> -> tensor<8x4x3x3xf32>
+  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
+  return %0 : tensor<1x8x80x14xf32>
+}
+
+// -----
+
 // Tests a network's first layer, a convolution with a stride of 2 over 3
 // channels: the image's rows load once (one run of 33 x 33 elements per
 // channel, not an element per descriptor), and each tap's moving operand
