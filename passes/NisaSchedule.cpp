@@ -462,8 +462,11 @@ struct NisaSchedulePass
 
   /// Replaces `dma` by up to `parts` transfers of consecutive rows (the
   /// first dimension of size above 1 of each side, which must agree: a
-  /// batch of one image copies in runs of channels); returns how many. A
-  /// transfer whose start moves at run time stays whole.
+  /// batch of one image copies in runs of channels); returns how many.
+  /// Where there are fewer rows than parts and both sides have one shape
+  /// (two images through a permuted view), each row is cut along the next
+  /// dimension of size above 1 too. A transfer whose start moves at run
+  /// time stays whole.
   static int64_t splitTransfer(DmaCopyOp dma, int64_t parts) {
     auto src = cast<MemRefType>(dma.getSrc().getType());
     auto dst = cast<MemRefType>(dma.getDst().getType());
@@ -473,16 +476,31 @@ struct NisaSchedulePass
       return 1;
     int64_t rows = src.getDimSize(srcDim);
     int64_t chunk = llvm::divideCeil(rows, std::min(parts, rows));
+    int64_t next = -1;
+    if (rows < parts && src.getShape() == dst.getShape())
+      for (int64_t d = srcDim + 1; d < src.getRank() && next < 0; ++d)
+        if (src.getDimSize(d) > 1)
+          next = d;
+    int64_t cols = next < 0 ? 1 : src.getDimSize(next);
+    int64_t colChunk =
+        llvm::divideCeil(cols, std::clamp<int64_t>(parts / rows, 1, cols));
     int64_t made = 0;
     OpBuilder b(dma);
-    auto rowsOf = [&](Value v, int64_t p0, int64_t count) {
+    // Rows [p0, p0 + count) of `v`, and columns [q0, q0 + width) of them
+    // where the rows are cut.
+    auto piece = [&](Value v, int64_t p0, int64_t count, int64_t q0,
+                     int64_t width) {
       auto type = cast<MemRefType>(v.getType());
       int64_t dim = rowDim(type);
       SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
           sizes, strides(type.getRank(), b.getIndexAttr(1));
-      offsets[dim] = b.getIndexAttr(p0);
       SmallVector<int64_t> shape(type.getShape());
+      offsets[dim] = b.getIndexAttr(p0);
       shape[dim] = count;
+      if (next >= 0) {
+        offsets[next] = b.getIndexAttr(q0);
+        shape[next] = width;
+      }
       for (int64_t size : shape)
         sizes.push_back(b.getIndexAttr(size));
       // The view's type from the source's layout directly (inferring it
@@ -490,9 +508,10 @@ struct NisaSchedulePass
       SmallVector<int64_t> layout;
       int64_t offset;
       if (succeeded(stridesAndOffset(type, layout, offset)) &&
-          !ShapedType::isDynamic(layout[dim])) {
+          !ShapedType::isDynamic(layout[dim]) &&
+          (next < 0 || !ShapedType::isDynamic(layout[next]))) {
         if (!ShapedType::isDynamic(offset))
-          offset += p0 * layout[dim];
+          offset += p0 * layout[dim] + (next < 0 ? 0 : q0 * layout[next]);
         auto view = MemRefType::get(
             shape, type.getElementType(),
             StridedLayoutAttr::get(b.getContext(), offset, layout),
@@ -503,16 +522,18 @@ struct NisaSchedulePass
       return memref::SubViewOp::create(b, dma.getLoc(), v, offsets, sizes,
                                        strides);
     };
-    for (int64_t p0 = 0; p0 < rows; p0 += chunk) {
-      int64_t count = std::min(chunk, rows - p0);
-      auto piece = DmaCopyOp::create(b, dma.getLoc(),
-                                     rowsOf(dma.getSrc(), p0, count),
-                                     rowsOf(dma.getDst(), p0, count),
+    for (int64_t p0 = 0; p0 < rows; p0 += chunk)
+      for (int64_t q0 = 0; q0 < cols; q0 += colChunk) {
+        int64_t count = std::min(chunk, rows - p0),
+                width = std::min(colChunk, cols - q0);
+        auto cut = DmaCopyOp::create(b, dma.getLoc(),
+                                     piece(dma.getSrc(), p0, count, q0, width),
+                                     piece(dma.getDst(), p0, count, q0, width),
                                      dma.getQueueAttr());
-      if (Attribute core = dma->getAttr(NisaDialect::kCore))
-        piece->setAttr(NisaDialect::kCore, core);
-      ++made;
-    }
+        if (Attribute core = dma->getAttr(NisaDialect::kCore))
+          cut->setAttr(NisaDialect::kCore, core);
+        ++made;
+      }
     dma.erase();
     return made;
   }

@@ -117,6 +117,25 @@ func.func @split(%in: memref<128x512xf32, #hbm>, %out: memref<128x512xf32, #hbm>
 
 // -----
 
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a transfer of two images through a permuted view (attention's
+// heads moved ahead of the positions, runs of 64 bf16): it has two rows,
+// fewer than the DMA engines, so each row is cut along the next dimension
+// too, into 6 pieces of 2 heads: 12 pieces side by side, not 2.
+// CHECK-LABEL: func.func @split_rows
+// CHECK-COUNT-12: nisa.dma_copy {{.*}} : memref<1x2x384x64xbf16, strided<[294912, 64, 768, 1]{{.*}}>, #nisa.memory<hbm>>, memref<1x2x384x64xbf16, strided<[294912, 24576, 64, 1]{{.*}}>, #nisa.memory<hbm>>
+// CHECK-NEXT: return
+// expected-remark@+1 {{nisa-schedule: 12 instructions}}
+func.func @split_rows(%in: memref<2x384x12x64xbf16, #hbm>, %out: memref<2x12x384x64xbf16, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.transpose %in (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<2x384x12x64xbf16, #hbm> to memref<2x12x384x64xbf16, strided<[294912, 64, 768, 1]>, #hbm>
+  nisa.dma_copy %t, %out queue 0 : memref<2x12x384x64xbf16, strided<[294912, 64, 768, 1]>, #hbm>, memref<2x12x384x64xbf16, #hbm>
+  return
+}
+
+// -----
+
 #sbuf = #nisa.memory<sbuf>
 #psum = #nisa.memory<psum>
 #hbm = #nisa.memory<hbm>
