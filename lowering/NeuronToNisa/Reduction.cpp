@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
+#include "passes/KernelGraph.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/Sequence.h"
@@ -115,7 +116,8 @@ struct ReductionToTiles : NisaPattern<Op> {
   /// Reduces `input` [outer, reduced, inner] (the reduced axes one group
   /// ahead of kept ones) into [outer, inner] where it stays: each tile of
   /// the inner elements, [partitions, F] of them (F dividing inner, the
-  /// runs a partition reads), loads its reduced slices a chunk (`chunk`
+  /// runs a partition reads, as the cost model weighs them), loads its
+  /// reduced slices a chunk (`chunk`
   /// elements a partition) per transfer; the vector engine combines a
   /// chunk's slices in place, the last half into the first half until one
   /// is left (log2 instructions), and that into the first chunk's. Fails,
@@ -142,15 +144,38 @@ struct ReductionToTiles : NisaPattern<Op> {
     if (reduced < 2)
       return failure();
     int64_t p = k.partitions();
-    int64_t f = std::max<int64_t>(
-        1, std::min((inner + p - 1) / p, chunk / std::min<int64_t>(reduced, 2)));
-    while (inner % f)
-      --f;
+    Type element = type.getElementType();
+    // F: long runs keep the DMA engines' descriptors few, short ones fill
+    // the partitions for the vector engine; the F (dividing inner, at most
+    // half a chunk) whose busier side the cost model times shortest.
+    auto slicesOf = [&](int64_t f) {
+      return std::clamp<int64_t>(chunk / f, 1, reduced);
+    };
+    auto estimate = [&](int64_t f) {
+      int64_t lanes = inner / f, pt = std::min(lanes, p),
+              perChunk = slicesOf(f);
+      auto shape = [&](int64_t free) {
+        return operandShapeOf(MemRefType::get({pt, free}, element));
+      };
+      ::neuron::rt::OperandShape tile = shape(perChunk * f), hbm = tile;
+      hbm.run = f;
+      double vector = 0;
+      for (int64_t r = perChunk; r > 1; r -= r / 2)
+        vector += k.costNs("tensor_tensor", shape(r / 2 * f), shape(r / 2 * f));
+      double chunks = double(llvm::divideCeil(reduced, perChunk));
+      return double(llvm::divideCeil(lanes, p)) * chunks *
+             std::max(k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines(),
+                      vector);
+    };
+    int64_t f = 1;
+    for (int64_t c = 2; c <= chunk / std::min<int64_t>(reduced, 2) && c <= inner;
+         ++c)
+      if (inner % c == 0 && estimate(c) < estimate(f))
+        f = c;
     int64_t lanes = inner / f;
-    int64_t perChunk = std::clamp<int64_t>(chunk / f, 1, reduced);
+    int64_t perChunk = slicesOf(f);
     Location loc = op.getLoc();
     Value out = k.resultBuffer(rewriter, op.getResult());
-    Type element = type.getElementType();
     auto aluAttr = nisa::AluOpAttr::get(rewriter.getContext(), alu);
     Value first;
     KernelLowering::forEachTile(

@@ -302,14 +302,19 @@ func.func @reduce_leading(%x: tensor<4x8xf32>) -> tensor<8xf32> {
 // -----
 
 // Tests an NHWC image's pixels summed per channel (a global average
-// pool's sum): per image, the 1280 channels as 128 partitions of 10, all
-// 49 pixels in one transfer (runs of 10 channels), 6 halvings.
+// pool's sum): per image, the 1280 channels as 64 partitions of 20 (runs
+// of 80 bytes; the cost model weighs the runs against the partitions
+// filled), the 49 pixels in two chunks of a transfer each (25, then 24),
+// each chunk halved in place (5 instructions each) and the second's sum
+// added to the first's.
 // CHECK-LABEL: func.func @reduce_pixels
 // CHECK: affine.for %{{.*}} = 0 to 2 {
-// CHECK: nisa.dma_copy %{{.*}} : memref<128x49x10xf32, strided<[10, 1280, 1], offset: ?>, #nisa.memory<hbm>>, memref<128x49x10xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}} : memref<64x25x20xf32, strided<[20, 1280, 1], offset: ?>, #nisa.memory<hbm>>, memref<64x25x20xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-5: nisa.tensor_tensor <add>
+// CHECK: nisa.dma_copy %{{.*}} : memref<64x24x20xf32, strided<[20, 1280, 1], offset: ?>, #nisa.memory<hbm>>, memref<64x24x20xf32, #nisa.memory<sbuf>>
 // CHECK-COUNT-6: nisa.tensor_tensor <add>
 // CHECK-NOT: nisa.tensor_tensor
-// CHECK: nisa.dma_copy %{{.*}} : memref<128x1x10xf32, strided<[490, 10, 1]>, #nisa.memory<sbuf>>, memref<128x1x10xf32, strided<[10, 10, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %{{.*}} : memref<64x1x20xf32, strided<[500, 20, 1]>, #nisa.memory<sbuf>>, memref<64x1x20xf32, strided<[20, 20, 1], offset: ?>, #nisa.memory<hbm>>
 func.func @reduce_pixels(%x: tensor<2x7x7x1280xf32>) -> tensor<2x1280xf32> {
   %0 = neuron.reduce_sum %x axes [1, 2] : tensor<2x7x7x1280xf32> -> tensor<2x1280xf32>
   return %0 : tensor<2x1280xf32>
