@@ -117,11 +117,11 @@ struct ReductionToTiles : NisaPattern<Op> {
   /// ahead of kept ones) into [outer, inner] where it stays: each tile of
   /// the inner elements, [partitions, F] of them (F dividing inner, the
   /// runs a partition reads, as the cost model weighs them), loads its
-  /// reduced slices a chunk (`chunk`
-  /// elements a partition) per transfer; the vector engine combines a
-  /// chunk's slices in place, the last half into the first half until one
-  /// is left (log2 instructions), and that into the first chunk's. Fails,
-  /// creating nothing, for other reductions.
+  /// reduced slices a chunk (`chunk` elements a partition) per transfer;
+  /// the vector engine combines a chunk's slices in place, the last half
+  /// into the first half until one is left (log2 instructions), and that
+  /// into the first chunk's. Fails, creating nothing, for other
+  /// reductions.
   LogicalResult reduceAheadOfInner(ConversionPatternRewriter &rewriter, Op op,
                                    Value input, int64_t chunk) const {
     KernelLowering &k = this->k;
@@ -168,8 +168,7 @@ struct ReductionToTiles : NisaPattern<Op> {
                       vector);
     };
     int64_t f = 1;
-    for (int64_t c = 2; c <= chunk / std::min<int64_t>(reduced, 2) && c <= inner;
-         ++c)
+    for (int64_t c = 2; c <= chunk / 2 && c <= inner; ++c)
       if (inner % c == 0 && estimate(c) < estimate(f))
         f = c;
     int64_t lanes = inner / f;
@@ -200,10 +199,10 @@ struct ReductionToTiles : NisaPattern<Op> {
                                                  {lane, 1}}),
                       {pt, count, f}, {f, inner, 1}),
                   t);
-            auto slices = [&](int64_t at, int64_t n) {
+            auto slices = [&](int64_t start, int64_t n) {
               return KernelLowering::view(
                   b, loc, t,
-                  {b.getIndexAttr(0), b.getIndexAttr(at), b.getIndexAttr(0)},
+                  {b.getIndexAttr(0), b.getIndexAttr(start), b.getIndexAttr(0)},
                   {pt, n, f});
             };
             for (int64_t r = count; r > 1; r -= r / 2)
