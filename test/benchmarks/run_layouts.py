@@ -6,6 +6,9 @@ torch-mlir's reductions sum over leading axes. Each case here is compiled
 with neuron-compile and timed with `neuron-run --timing-only` on trn2
 (lnc=2) and trn1, printing the observed time; with `--base-build-dir`, the
 same with a second build (another commit's) and the ratio base / this.
+With the corpus (NEURON_CORPUS_DIR or ../shared/corpus beside the
+checkout) it also times its TOSA ResNet-18, whose elided weights
+test/e2e/materialize_elided.py fills.
 
   python3 test/benchmarks/run_layouts.py [--build-dir build]
                                          [--base-build-dir OTHER/build]
@@ -15,6 +18,7 @@ Python 3 standard library only.
 
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -104,7 +108,19 @@ def main():
     print(header)
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
-        for name, case in CASES.items():
+        cases = dict(CASES)
+        corpus = pathlib.Path(os.environ.get(
+            "NEURON_CORPUS_DIR", ROOT.parent / "shared" / "corpus"))
+        resnet = corpus / "buddy_resnet18_tosa.mlir"
+        if resnet.is_file():
+            cases["TOSA ResNet-18 (corpus)"] = work / "resnet18.mlir"
+            subprocess.run([sys.executable, str(INPUTS.parent /
+                                                "materialize_elided.py"),
+                            str(resnet), "-o", str(work / "resnet18.mlir")],
+                           check=True, capture_output=True, text=True)
+        else:
+            print(f"(no corpus at {corpus}: ResNet-18 is skipped)")
+        for name, case in cases.items():
             graph = case
             if isinstance(case, str):
                 graph = work / "g.mlir"
