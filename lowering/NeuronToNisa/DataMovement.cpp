@@ -12,8 +12,8 @@
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -99,12 +99,9 @@ struct TransposeToDma : NisaPattern<TransposeOp> {
     }
     auto [batch, split] = *swap;
     ArrayRef<int64_t> shape = type.getShape();
-    auto product = [&](int64_t from, int64_t to) {
-      return std::accumulate(shape.begin() + from, shape.begin() + to,
-                             int64_t(1), std::multiplies<int64_t>());
-    };
-    int64_t batches = product(0, batch), rows = product(batch, split),
-            cols = product(split, rank);
+    int64_t batches = computeProduct(shape.take_front(batch)),
+            rows = computeProduct(shape.slice(batch, split - batch)),
+            cols = computeProduct(shape.drop_front(split));
     SmallVector<int64_t> in{rows, cols}, res{cols, rows};
     if (batch > 0) {
       in.insert(in.begin(), batches);

@@ -16,9 +16,9 @@
 #include "passes/KernelGraph.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/Sequence.h"
 
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::neuron;
@@ -134,13 +134,9 @@ struct ReductionToTiles : NisaPattern<Op> {
         !cast<MemRefType>(input.getType()).getLayout().isIdentity())
       return failure();
     ArrayRef<int64_t> shape = type.getShape();
-    auto product = [&](int64_t from, int64_t to) {
-      return std::accumulate(shape.begin() + from, shape.begin() + to,
-                             int64_t(1), std::multiplies<int64_t>());
-    };
-    int64_t outer = product(0, axes.front()),
-            reduced = product(axes.front(), axes.back() + 1),
-            inner = product(axes.back() + 1, rank);
+    int64_t outer = computeProduct(shape.take_front(axes.front())),
+            reduced = computeProduct(shape.slice(axes.front(), axes.size())),
+            inner = computeProduct(shape.drop_front(axes.back() + 1));
     if (reduced < 2)
       return failure();
     int64_t p = k.partitions();
@@ -168,9 +164,16 @@ struct ReductionToTiles : NisaPattern<Op> {
                       vector);
     };
     int64_t f = 1;
-    for (int64_t c = 2; c <= chunk / 2 && c <= inner; ++c)
-      if (inner % c == 0 && estimate(c) < estimate(f))
+    double fastest = estimate(f);
+    for (int64_t c = 2; c <= chunk / 2 && c <= inner; ++c) {
+      if (inner % c)
+        continue;
+      double ns = estimate(c);
+      if (ns < fastest) {
         f = c;
+        fastest = ns;
+      }
+    }
     int64_t lanes = inner / f;
     int64_t perChunk = slicesOf(f);
     Location loc = op.getLoc();

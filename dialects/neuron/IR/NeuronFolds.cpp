@@ -254,14 +254,17 @@ struct CancelLayoutRoundTrip : OpRewritePattern<TransposeOp> {
       return failure();
     SmallVector<Value> operands;
     for (Value v : producer->getOperands()) {
+      if (TransposeOp inverse = inverseTranspose(v, perm)) {
+        operands.push_back(inverse.getInput());
+        continue;
+      }
       auto type = cast<RankedTensorType>(v.getType());
       SmallVector<int64_t> shape;
       for (int64_t p : perm)
         shape.push_back(type.getDimSize(p));
       auto broadcast = v.getDefiningOp<BroadcastOp>();
       std::optional<SmallVector<int64_t>> dims;
-      if (broadcast && !inverseTranspose(v, perm) &&
-          (dims = transposedBroadcast(broadcast, perm)))
+      if (broadcast && (dims = transposedBroadcast(broadcast, perm)))
         operands.push_back(BroadcastOp::create(rewriter, broadcast.getLoc(),
                                                type.clone(shape),
                                                broadcast.getInput(), *dims));
