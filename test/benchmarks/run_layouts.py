@@ -17,15 +17,14 @@ Python 3 standard library only.
 """
 
 import argparse
-import json
-import os
 import pathlib
 import subprocess
 import sys
 import tempfile
 
-HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+from run_kernels import ROOT, timed
+from run_suite import corpus_dir
+
 INPUTS = ROOT / "test" / "e2e" / "Inputs"
 TARGETS = ["trn2", "trn1"]
 
@@ -83,14 +82,7 @@ func.func @f(%x: tensor<1x7x7x1280xf32>) -> tensor<1x1x1x1280xf32> {
 
 
 def observed_us(bin_dir, graph, target, work):
-    exe, profile = work / "x.nxe", work / "p.json"
-    subprocess.run([str(bin_dir / "neuron-compile"), str(graph),
-                    f"--target={target}", "-o", str(exe)],
-                   check=True, capture_output=True, text=True)
-    subprocess.run([str(bin_dir / "neuron-run"), str(exe), "--timing-only",
-                    f"--profile={profile}"],
-                   check=True, capture_output=True, text=True)
-    return json.loads(profile.read_text())["program"]["observed_ns"] / 1e3
+    return timed(bin_dir, graph, target, work)["program"]["observed_ns"] / 1e3
 
 
 def main():
@@ -109,17 +101,17 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         cases = dict(CASES)
-        corpus = pathlib.Path(os.environ.get(
-            "NEURON_CORPUS_DIR", ROOT.parent / "shared" / "corpus"))
-        resnet = corpus / "buddy_resnet18_tosa.mlir"
-        if resnet.is_file():
+        corpus = corpus_dir()
+        if corpus:
             cases["TOSA ResNet-18 (corpus)"] = work / "resnet18.mlir"
             subprocess.run([sys.executable, str(INPUTS.parent /
                                                 "materialize_elided.py"),
-                            str(resnet), "-o", str(work / "resnet18.mlir")],
+                            str(corpus / "buddy_resnet18_tosa.mlir"),
+                            "-o", str(work / "resnet18.mlir")],
                            check=True, capture_output=True, text=True)
         else:
-            print(f"(no corpus at {corpus}: ResNet-18 is skipped)")
+            print("(no corpus: set NEURON_CORPUS_DIR or check out "
+                  "../shared/corpus; ResNet-18 is skipped)")
         for name, case in cases.items():
             graph = case
             if isinstance(case, str):
