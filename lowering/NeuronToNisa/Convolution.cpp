@@ -10,7 +10,11 @@
 // each tap's is transposed on the tensor engine (or moved by a DMA
 // transpose where cheaper), kept in SBUF for every row tile when they fit.
 // Each output tile is channels by whole rows, evacuated from PSUM and, in
-// a fusion, finished by its epilogue before it is stored. Groups convolve
+// a fusion, finished by its epilogue before it is stored. Where few input
+// channels would leave most of the tensor engine's rows idle (an image
+// network's first layer), the taps stack along the partitions instead,
+// each tap's input rows loaded into partitions of their own, so one matmul
+// contracts over many taps (stackedKernelRows). Groups convolve
 // their own channel ranges; a depthwise conv2d runs on the vector engine
 // instead (lowerDepthwise): a tile's input rows load once and each tap
 // reads its window from SBUF with the strides. pool2d (nchw or nhwc, no
@@ -299,6 +303,111 @@ static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
   return onTensor < direct;
 }
 
+/// Kernel rows per chunk where a convolution stacks its taps along the
+/// partitions, or 0 where it takes one matmul per tap and channel tile.
+/// Few input channels (an image network's first layer has 3) leave most
+/// of the tensor engine's rows idle, a matmul per tap; stacked, partition
+/// ((i - i0) * kw + j) * cg + c of a chunk of kernel rows [i0, i0 + R)
+/// holds the input rows channel c's outputs read through tap (i, j) (the
+/// rows the row stride steps to, each as the columns the outputs span),
+/// loaded so by a transfer per tap, and one matmul contracts over all the
+/// chunk's taps and channels, the moving operand reading every partition
+/// with the column stride. Chosen where it keeps the busier of the tensor engine
+/// and the DMA engines busy for less time per tile of `rt` output rows:
+/// the taps' loads each bring the rows again.
+static int64_t stackedKernelRows(const KernelLowering &k, Type element,
+                                 int64_t cg, int64_t wd, int64_t kh,
+                                 int64_t kw, int64_t rt, int64_t ow,
+                                 std::array<int64_t, 2> strides,
+                                 std::array<int64_t, 2> dilations) {
+  int64_t p = k.partitions(), rows = std::min(kh, p / (kw * cg));
+  if (kh * kw == 1 || rows == 0)
+    return 0;
+  auto shape = [&](int64_t partitions, int64_t free) {
+    return operandShapeOf(MemRefType::get({partitions, free}, element));
+  };
+  // A tile's moving operand and the accumulator it writes.
+  int64_t pixels = rt * ow;
+  double matmul = k.costNs("matmul", shape(1, pixels), shape(p, pixels));
+  // Loading `parts` channels' rows x cols of the image, rows `step` apart,
+  // in runs of cols (of whole rows where consecutive rows span its width),
+  // over all the DMA engines.
+  auto load = [&](int64_t parts, int64_t rows, int64_t cols, int64_t step) {
+    ::neuron::rt::OperandShape tile = shape(parts, rows * cols), hbm = tile;
+    hbm.run = cols == wd && step == 1 ? rows * cols : cols;
+    return k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines();
+  };
+  int64_t cTiles = llvm::divideCeil(cg, p);
+  double direct = std::max(
+      double(kh * kw * cTiles) * matmul,
+      double(cTiles) *
+          load(std::min(cg, p), inputExtent(rt, strides[0], kh, dilations[0]),
+               inputExtent(ow, strides[1], kw, dilations[1]), 1));
+  double stacked = std::max(
+      double(llvm::divideCeil(kh, rows)) * matmul,
+      double(kh * kw) *
+          load(cg, rt, inputExtent(ow, strides[1], 1, 1), strides[0]));
+  return stacked < direct ? rows : 0;
+}
+
+/// Fills `dst` [R * kw * cg, ft] with the stationary operand of stacked
+/// taps (stackedKernelRows) for kernel rows [i0, i0 + R): its row ((i -
+/// i0) * kw + j) * cg + c is w[fRow.., c0 + c, i, j]. A filter with rows
+/// (FCHW, OHWI) loads the chunk's weights in them, filters on partitions,
+/// ordered tap-major on the vector engine where its channels are
+/// outermost, and the tensor engine transposes them in one go; another
+/// (HWCF) moves each tap's [cg, ft] by a transfer through its strides.
+static void loadStackedWeights(KernelLowering &k, OpBuilder &b, Location loc,
+                               Value filter, OpFoldResult fRow, int64_t ft,
+                               OpFoldResult c0, int64_t cg, OpFoldResult i0,
+                               int64_t rc, int64_t kw, FilterRows rows,
+                               Value dst) {
+  auto type = cast<MemRefType>(filter.getType());
+  Type element = type.getElementType();
+  SmallVector<int64_t> s;
+  int64_t offset = 0;
+  (void)stridesAndOffset(type, s, offset);
+  OpFoldResult first = KernelLowering::affineSum(
+      b, loc, {{fRow, s[0]}, {c0, s[1]}, {i0, s[2]}}, offset);
+  int64_t taps = rc * kw, kc = taps * cg;
+  if (rows == FilterRows::none) {
+    for (int64_t t = 0; t < taps; ++t)
+      k.dma(b, loc,
+            KernelLowering::stridedView(
+                b, loc, filter,
+                KernelLowering::affineSum(b, loc, {{first, 1}},
+                                          t / kw * s[2] + t % kw * s[3]),
+                {cg, ft}, {s[1], s[0]}),
+            KernelLowering::view(b, loc, dst,
+                                 {b.getIndexAttr(t * cg), b.getIndexAttr(0)},
+                                 {cg, ft}));
+    return;
+  }
+  // [ft, taps, cg], tap-major.
+  Value natural = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, kc}, element);
+  Value ordered = KernelLowering::reinterpret(b, loc, natural, {ft, taps, cg});
+  if (rows == FilterRows::channelsLast) {
+    k.dma(b, loc,
+          KernelLowering::stridedView(b, loc, filter, first, {ft, taps, cg},
+                                      {s[0], s[3], 1}),
+          ordered);
+  } else {
+    Value loaded = k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, kc}, element);
+    k.dma(b, loc,
+          KernelLowering::stridedView(b, loc, filter, first, {ft, cg, taps},
+                                      {s[0], s[1], 1}),
+          KernelLowering::reinterpret(b, loc, loaded, {ft, cg, taps}));
+    k.vectorCopy(b, loc,
+                 KernelLowering::stridedView(b, loc, loaded, b.getIndexAttr(0),
+                                             {ft, taps, cg}, {kc, 1, taps}),
+                 ordered);
+  }
+  Value flipped = k.tile(b, loc, nisa::MemorySpace::psum, {kc, ft},
+                         k.transposedType(element));
+  nisa::TransposeOp::create(b, loc, natural, flipped);
+  k.vectorCopy(b, loc, flipped, dst);
+}
+
 /// Output channels [fRow, fRow + ft) of image b0 from output row r0, as
 /// [ft, pixels] (whole rows) of `buffer` [N, F, OH, OW]: contiguous, or a
 /// broadcast view whose rows merge (the OH stride is OW times the OW
@@ -363,11 +472,16 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                     inputExtent(ow, sw, kw, dw) >
                                 windowBudget)
     --rowsPerTile;
+  int64_t stackRows =
+      stackedKernelRows(k, element, cg, wd, kh, kw, std::min(rowsPerTile, oh),
+                        ow, {sh, sw}, {dh, dw});
+  int64_t chunks = stackRows ? llvm::divideCeil(kh, stackRows) : 0;
   // The weights of an output-channel tile, transposed once and kept in
   // SBUF for every image and row tile, when they take at most a quarter
   // of a partition; else each row tile transposes its own.
   int64_t cTiles = (cg + p - 1) / p;
-  bool resident = cTiles * taps * tileF * elementBytes(element) <=
+  bool resident = (stackRows ? chunks : cTiles * taps) * tileF *
+                      elementBytes(element) <=
                   limits.getSbufBytes() / 4;
   int64_t ct0 = std::min(cg, p);
   FilterRows rows = filterRowsOf(filter);
@@ -412,8 +526,154 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                       {b.getIndexAttr(0), column},
                                       {ch.sizes[0], taps * ft});
         };
+        // Stacked taps: chunk `chunk`'s stationary operand [its rows' taps
+        // x cg, ft], at columns [chunk index * ft, ...) of the resident
+        // weights.
+        auto stackedAt = [&](OpBuilder &b, Value weights,
+                             const TilePosition &chunk) {
+          OpFoldResult column = KernelLowering::affineSum(
+              b, loc,
+              {{KernelLowering::tileIndex(b, chunk, 0, stackRows), ft}});
+          return KernelLowering::view(b, loc, weights,
+                                      {b.getIndexAttr(0), column},
+                                      {chunk.sizes[0] * kw * cg, ft});
+        };
+        auto loadChunk = [&](OpBuilder &b, const TilePosition &chunk,
+                             Value dst) {
+          loadStackedWeights(k, b, loc, filter, fRow, ft, cFirst, cg,
+                             chunk.offsets[0], chunk.sizes[0], kw, rows, dst);
+        };
+        // The sums of output rows [r0, r0 + rt) of image b0 over stacked
+        // taps, into `acc`: per chunk of kernel rows, each tap's shifted
+        // input rows loaded into its channels' partitions, then one matmul.
+        auto accumulateStacked = [&](OpBuilder &b, Value weights,
+                                     OpFoldResult b0, OpFoldResult r0,
+                                     int64_t rt, Value acc) {
+          int64_t inCols = inputExtent(ow, sw, 1, 1);
+          KernelLowering::forEachTile(
+              b, loc, {{kh, stackRows}},
+              [&](OpBuilder &b, const TilePosition &chunk) {
+                int64_t kc = chunk.sizes[0] * kw * cg;
+                Value stationary;
+                if (resident) {
+                  stationary = stackedAt(b, weights, chunk);
+                } else {
+                  stationary = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                      {kc, ft}, element);
+                  loadChunk(b, chunk, stationary);
+                }
+                Value input = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                     {kc, rt, inCols}, element);
+                // Tap t's partitions: a partition offset is a constant.
+                for (int64_t t = 0; t < chunk.sizes[0] * kw; ++t)
+                  k.dma(b, loc,
+                        KernelLowering::stridedView(
+                            b, loc, image,
+                            KernelLowering::affineSum(
+                                b, loc,
+                                {{b0, c * h * wd},
+                                 {cFirst, h * wd},
+                                 {r0, sh * wd},
+                                 {chunk.offsets[0], dh * wd}},
+                                t / kw * dh * wd + t % kw * dw),
+                            {cg, rt, inCols}, {h * wd, sh * wd, 1}),
+                        KernelLowering::view(b, loc, input,
+                                             {b.getIndexAttr(t * cg),
+                                              b.getIndexAttr(0),
+                                              b.getIndexAttr(0)},
+                                             {cg, rt, inCols}));
+                Value moving = KernelLowering::view(
+                    b, loc, input,
+                    {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
+                    {kc, rt, ow}, {1, 1, sw});
+                KernelLowering::Accumulation how =
+                    KernelLowering::accumulation(chunk, {0});
+                nisa::MatmulOp::create(b, loc, stationary, moving, acc,
+                                       how.accumulate, how.restart);
+              });
+        };
+        // The sums of output rows [r0, r0 + rt) of image b0 into `acc`, a
+        // matmul per tap and input-channel tile.
+        auto accumulateByTap = [&](OpBuilder &b, Value weights,
+                                   OpFoldResult b0, OpFoldResult r0,
+                                   int64_t rt, Value acc) {
+          int64_t pixels = rt * ow;
+          KernelLowering::forEachTile(
+              b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
+                OpFoldResult c0 = ch.offsets[0];
+                int64_t ct = ch.sizes[0];
+                Value tapWeights;
+                if (resident) {
+                  tapWeights = residentAt(b, weights, ch);
+                } else {
+                  tapWeights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                      {ct, taps * ft}, element);
+                  loadTile(b, c0, ct, tapWeights);
+                }
+                // x[b0, cFirst + c0.., r0 * sh + r, q] for the input
+                // rows r and columns q the tile's taps read, loaded
+                // once (one run per partition where they span the
+                // image's width); each tap reads its window of them
+                // with the strides. A 1x1 convolution's window is the
+                // tile itself.
+                bool whole = taps == 1 && sh == 1 && sw == 1;
+                int64_t inRows = inputExtent(rt, sh, kh, dh),
+                        inCols = inputExtent(ow, sw, kw, dw);
+                Value input = k.tile(
+                    b, loc, nisa::MemorySpace::sbuf,
+                    whole ? SmallVector<int64_t>{ct, pixels}
+                          : SmallVector<int64_t>{ct, inRows, inCols},
+                    element);
+                k.dma(b, loc,
+                      KernelLowering::stridedView(
+                          b, loc, image,
+                          KernelLowering::affineSum(b, loc,
+                                                    {{b0, c * h * wd},
+                                                     {cFirst, h * wd},
+                                                     {c0, h * wd},
+                                                     {r0, sh * wd}}),
+                          {ct, inRows, inCols}, {h * wd, wd, 1}),
+                      input);
+                auto tapMatmul = [&](OpBuilder &b, const TilePosition &tap,
+                                     Value moving) {
+                  OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
+                  Value stationary = KernelLowering::view(
+                      b, loc, tapWeights,
+                      {b.getIndexAttr(0),
+                       KernelLowering::affineSum(b, loc,
+                                                 {{i, kw * ft}, {j, ft}})},
+                      {ct, ft});
+                  TilePosition reduction{
+                      {c0, i, j},
+                      {ct, 1, 1},
+                      {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
+                  KernelLowering::Accumulation how =
+                      KernelLowering::accumulation(reduction, {0, 1, 2});
+                  nisa::MatmulOp::create(b, loc, stationary, moving, acc,
+                                         how.accumulate, how.restart);
+                };
+                if (whole) {
+                  KernelLowering::forEachTile(
+                      b, loc, {{1, 1}, {1, 1}},
+                      [&](OpBuilder &b, const TilePosition &tap) {
+                        tapMatmul(b, tap, input);
+                      });
+                  return;
+                }
+                forEachTap(b, loc, input, {ct, rt, ow}, {kh, kw},
+                           {sh, sw}, {dh, dw}, tapMatmul);
+              });
+        };
         Value weights;
-        if (resident) {
+        if (resident && stackRows) {
+          weights = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                           {stackRows * kw * cg, chunks * ft}, element);
+          KernelLowering::forEachTile(
+              b, loc, {{kh, stackRows}},
+              [&](OpBuilder &b, const TilePosition &chunk) {
+                loadChunk(b, chunk, stackedAt(b, weights, chunk));
+              });
+        } else if (resident) {
           weights = k.tile(b, loc, nisa::MemorySpace::sbuf,
                            {ct0, cTiles * taps * ft}, element);
           KernelLowering::forEachTile(
@@ -430,71 +690,10 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
               Value acc = k.tile(b, loc, nisa::MemorySpace::psum, {ft, pixels},
                                  b.getF32Type());
               firstAcc = firstAcc ? firstAcc : acc;
-              KernelLowering::forEachTile(
-                  b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
-                    OpFoldResult c0 = ch.offsets[0];
-                    int64_t ct = ch.sizes[0];
-                    Value tapWeights;
-                    if (resident) {
-                      tapWeights = residentAt(b, weights, ch);
-                    } else {
-                      tapWeights = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                                          {ct, taps * ft}, element);
-                      loadTile(b, c0, ct, tapWeights);
-                    }
-                    // x[b0, cFirst + c0.., r0 * sh + r, q] for the input
-                    // rows r and columns q the tile's taps read, loaded
-                    // once (one run per partition where they span the
-                    // image's width); each tap reads its window of them
-                    // with the strides. A 1x1 convolution's window is the
-                    // tile itself.
-                    bool whole = taps == 1 && sh == 1 && sw == 1;
-                    int64_t inRows = inputExtent(rt, sh, kh, dh),
-                            inCols = inputExtent(ow, sw, kw, dw);
-                    Value input = k.tile(
-                        b, loc, nisa::MemorySpace::sbuf,
-                        whole ? SmallVector<int64_t>{ct, pixels}
-                              : SmallVector<int64_t>{ct, inRows, inCols},
-                        element);
-                    k.dma(b, loc,
-                          KernelLowering::stridedView(
-                              b, loc, image,
-                              KernelLowering::affineSum(b, loc,
-                                                        {{b0, c * h * wd},
-                                                         {cFirst, h * wd},
-                                                         {c0, h * wd},
-                                                         {r0, sh * wd}}),
-                              {ct, inRows, inCols}, {h * wd, wd, 1}),
-                          input);
-                    auto tapMatmul = [&](OpBuilder &b, const TilePosition &tap,
-                                         Value moving) {
-                      OpFoldResult i = tap.offsets[0], j = tap.offsets[1];
-                      Value stationary = KernelLowering::view(
-                          b, loc, tapWeights,
-                          {b.getIndexAttr(0),
-                           KernelLowering::affineSum(b, loc,
-                                                     {{i, kw * ft}, {j, ft}})},
-                          {ct, ft});
-                      TilePosition reduction{
-                          {c0, i, j},
-                          {ct, 1, 1},
-                          {ch.ivs[0], tap.ivs[0], tap.ivs[1]}};
-                      KernelLowering::Accumulation how =
-                          KernelLowering::accumulation(reduction, {0, 1, 2});
-                      nisa::MatmulOp::create(b, loc, stationary, moving, acc,
-                                             how.accumulate, how.restart);
-                    };
-                    if (whole) {
-                      KernelLowering::forEachTile(
-                          b, loc, {{1, 1}, {1, 1}},
-                          [&](OpBuilder &b, const TilePosition &tap) {
-                            tapMatmul(b, tap, input);
-                          });
-                      return;
-                    }
-                    forEachTap(b, loc, input, {ct, rt, ow}, {kh, kw},
-                               {sh, sw}, {dh, dw}, tapMatmul);
-                  });
+              if (stackRows)
+                accumulateStacked(b, weights, b0, r0, rt, acc);
+              else
+                accumulateByTap(b, weights, b0, r0, rt, acc);
               // The scalar engine evacuates the sums (applying the
               // epilogue's leading scaled activation when nothing else
               // reads them); they are stored, and the epilogue computed on
@@ -517,7 +716,9 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
             });
       });
   k.markTiling(firstAcc, fusion ? fusion : op.getOperation(),
-               epilogue ? "input channels+epilogue" : "input channels",
+               std::string(stackRows ? "taps x input channels"
+                                     : "input channels") +
+                   (epilogue ? "+epilogue" : ""),
                {p, tileF, maxPixels});
   return success();
 }

@@ -362,9 +362,11 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 
 // -----
 
-// Tests a convolution as loops. The weights of the output-channel tile
-// load once in natural rows ([8 filters, 4 channels x 9 taps], contiguous)
-// and each tap's [4, 8] stationary operand is transposed from a strided
+// Tests a convolution as loops, a matmul per tap: a kernel row of taps
+// over its 48 channels would take more than the 128 partitions, so they
+// are not stacked. The weights of the output-channel tile load once in
+// natural rows ([8 filters, 48 channels x 9 taps], contiguous) and each
+// tap's [48, 8] stationary operand is transposed from a strided
 // view of them (every 9th column) on the tensor engine into PSUM, then
 // copied to its columns of the resident weights. Output row tiles follow
 // (two tiles of 36 rows of 14 pixels in a loop, then 8 rows; each stored
@@ -372,100 +374,170 @@ func.func @partial_tile(%x: tensor<128x4700xf32>) -> tensor<128x4700xf32> {
 // and channel tiles inside accumulating in PSUM; the matmul restarts its
 // sum where every tap index is 0. A row tile's 38 input rows load once, one
 // run of whole rows per channel; each tap's moving operand is its
-// [4, 36, 14] window of them, at an offset affine in the tap loops.
+// [48, 36, 14] window of them, at an offset affine in the tap loops.
 // CHECK-LABEL: func.func @conv
-// CHECK: %[[W:.*]] = memref.alloc() : memref<4x72xf32, #nisa.memory<sbuf>>
-// CHECK: %[[NAT:.*]] = memref.alloc() : memref<8x36xf32, #nisa.memory<sbuf>>
-// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [8, 36], strides: [36, 1]
+// CHECK: %[[W:.*]] = memref.alloc() : memref<48x72xf32, #nisa.memory<sbuf>>
+// CHECK: %[[NAT:.*]] = memref.alloc() : memref<8x432xf32, #nisa.memory<sbuf>>
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [8, 432], strides: [432, 1]
 // CHECK: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK:   affine.for %[[J:.*]] = 0 to 3 {
-// CHECK:     %[[OUT:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
-// CHECK:     %[[FLIP:.*]] = memref.alloc() : memref<4x8xf32, #nisa.memory<psum>>
-// CHECK:     %[[TAP:.*]] = memref.subview %[[NAT]][0, %{{.*}}] [8, 4] [1, 9]
+// CHECK:     %[[OUT:.*]] = memref.subview %[[W]][0, %{{.*}}] [48, 8] [1, 1]
+// CHECK:     %[[FLIP:.*]] = memref.alloc() : memref<48x8xf32, #nisa.memory<psum>>
+// CHECK:     %[[TAP:.*]] = memref.subview %[[NAT]][0, %{{.*}}] [8, 48] [1, 9]
 // CHECK:     nisa.transpose %[[TAP]], %[[FLIP]]
 // CHECK:     nisa.tensor_scalar <bypass> %[[FLIP]], %[[OUT]]
 // CHECK: affine.for %[[R:.*]] = 0 to 2 {
 // CHECK:   memref.alloc() {nisa.tiling = {{.*}}op = "neuron.conv2d"{{.*}}} : memref<8x504xf32, #nisa.memory<psum>>
-// CHECK:   %[[IN:.*]] = memref.alloc() : memref<4x38x16xf32, #nisa.memory<sbuf>>
-// CHECK:   %[[ROWS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 38, 16], strides: [1312, 16, 1]
+// CHECK:   %[[IN:.*]] = memref.alloc() : memref<48x38x16xf32, #nisa.memory<sbuf>>
+// CHECK:   %[[ROWS:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [48, 38, 16], strides: [1312, 16, 1]
 // CHECK:   nisa.dma_copy %[[ROWS]], %[[IN]]
 // CHECK-NOT: nisa.dma_copy
 // CHECK:   affine.for %[[I:.*]] = 0 to 3 {
 // CHECK:     affine.for %[[J:.*]] = 0 to 3 {
-// CHECK:       %[[MV:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [4, 36, 14] [1, 1, 1] : memref<4x38x16xf32, #nisa.memory<sbuf>> to memref<4x36x14xf32, strided<[608, 16, 1], offset: ?>, #nisa.memory<sbuf>>
-// CHECK:       %[[ST:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
+// CHECK:       %[[MV:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [48, 36, 14] [1, 1, 1] : memref<48x38x16xf32, #nisa.memory<sbuf>> to memref<48x36x14xf32, strided<[608, 16, 1], offset: ?>, #nisa.memory<sbuf>>
+// CHECK:       %[[ST:.*]] = memref.subview %[[W]][0, %{{.*}}] [48, 8] [1, 1]
 // CHECK:       nisa.matmul %[[ST]], %[[MV]], %{{.*}} accumulate restart(%[[I]], %[[J]])
 // CHECK:   nisa.activation <identity>
 // CHECK:   memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 504], strides: [1120, 1]
 // CHECK: memref.alloc() : memref<8x112xf32, #nisa.memory<psum>>
 // CHECK-NOT: nisa.transpose
 // CHECK: return
-func.func @conv(%x: tensor<1x4x82x16xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32> {
-  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
+func.func @conv(%x: tensor<1x48x82x16xf32>, %w: tensor<8x48x3x3xf32>) -> tensor<1x8x80x14xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x48x82x16xf32>, tensor<8x48x3x3xf32>) -> tensor<1x8x80x14xf32>
   return %0 : tensor<1x8x80x14xf32>
 }
 
 // -----
 
 // Tests a convolution whose filter a transpose gives (JAX's and
-// StableHLO's HWCF filter as FCHW): no transfer writes the transposed
+// StableHLO's HWCF filter as FCHW), a matmul per tap as in @conv: no transfer writes the transposed
 // filter; each tap's [channels, filters] stationary operand is a row block
 // of the HWCF filter itself, one transfer in runs of the 8 filters, with
 // no transpose on the tensor engine.
 // CHECK-LABEL: func.func @hwcf_filter
-// CHECK-NOT: nisa.dma_copy {{.*}}#nisa.memory<hbm>>, memref<8x4x3x3xf32, #nisa.memory<hbm>>
-// CHECK: %[[W:.*]] = memref.alloc() : memref<4x72xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: nisa.dma_copy {{.*}}#nisa.memory<hbm>>, memref<8x48x3x3xf32, #nisa.memory<hbm>>
+// CHECK: %[[W:.*]] = memref.alloc() : memref<48x72xf32, #nisa.memory<sbuf>>
 // CHECK: affine.for %[[I:.*]] = 0 to 3 {
 // CHECK:   affine.for %[[J:.*]] = 0 to 3 {
-// CHECK:     %[[OUT:.*]] = memref.subview %[[W]][0, %{{.*}}] [4, 8] [1, 1]
-// CHECK:     %[[TAP:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [4, 8], strides: [8, 1] : memref<8x4x3x3xf32, strided<[1, 8, 96, 32]>
+// CHECK:     %[[OUT:.*]] = memref.subview %[[W]][0, %{{.*}}] [48, 8] [1, 1]
+// CHECK:     %[[TAP:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [48, 8], strides: [8, 1] : memref<8x48x3x3xf32, strided<[1, 8, 1152, 384]>
 // CHECK:     nisa.dma_copy %[[TAP]], %[[OUT]]
 // CHECK-NOT: nisa.transpose
 // CHECK: return
-func.func @hwcf_filter(%x: tensor<1x4x82x16xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x8x80x14xf32> {
-  %t = neuron.transpose %w permutation [3, 2, 0, 1] : tensor<3x3x4x8xf32> -> tensor<8x4x3x3xf32>
-  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
+func.func @hwcf_filter(%x: tensor<1x48x82x16xf32>, %w: tensor<3x3x48x8xf32>) -> tensor<1x8x80x14xf32> {
+  %t = neuron.transpose %w permutation [3, 2, 0, 1] : tensor<3x3x48x8xf32> -> tensor<8x48x3x3xf32>
+  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x48x82x16xf32>, tensor<8x48x3x3xf32>) -> tensor<1x8x80x14xf32>
   return %0 : tensor<1x8x80x14xf32>
 }
 
 // -----
 
 // Tests a convolution whose filter a transpose gives from TOSA's OHWI
-// layout: its filters' rows are contiguous with the channels innermost, so
-// the weights load once in those rows ([8 filters, 9 taps, 4 channels],
-// contiguous), not element by element, and each tap's [8, 4] block of
+// layout, a matmul per tap as in @conv: its filters' rows are contiguous with the channels innermost, so
+// the weights load once in those rows ([8 filters, 9 taps, 48 channels],
+// contiguous), not element by element, and each tap's [8, 48] block of
 // them, contiguous, is transposed on the tensor engine.
 // CHECK-LABEL: func.func @ohwi_filter
-// CHECK: %[[ROWS:.*]] = memref.reinterpret_cast %transpose to offset: [0], sizes: [8, 9, 4], strides: [36, 4, 1]
-// CHECK: nisa.dma_copy %[[ROWS]], %{{.*}} : memref<8x9x4xf32, #nisa.memory<hbm>>, memref<8x9x4xf32, #nisa.memory<sbuf>>
+// CHECK: %[[ROWS:.*]] = memref.reinterpret_cast %transpose to offset: [0], sizes: [8, 9, 48], strides: [432, 48, 1]
+// CHECK: nisa.dma_copy %[[ROWS]], %{{.*}} : memref<8x9x48xf32, #nisa.memory<hbm>>, memref<8x9x48xf32, #nisa.memory<sbuf>>
 // CHECK: affine.for %{{.*}} = 0 to 3 {
 // CHECK:   affine.for %{{.*}} = 0 to 3 {
-// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<8x4xf32, strided<[36, 1], offset: ?>, #nisa.memory<sbuf>>, memref<4x8xf32, #nisa.memory<psum>>
-// CHECK-NOT: strided<[1, 36]>
+// CHECK:     nisa.transpose %{{.*}}, %{{.*}} : memref<8x48xf32, strided<[432, 1], offset: ?>, #nisa.memory<sbuf>>, memref<48x8xf32, #nisa.memory<psum>>
+// CHECK-NOT: strided<[1, 432]>
 // CHECK: return
-func.func @ohwi_filter(%x: tensor<1x4x82x16xf32>, %w: tensor<8x3x3x4xf32>) -> tensor<1x8x80x14xf32> {
-  %t = neuron.transpose %w permutation [0, 3, 1, 2] : tensor<8x3x3x4xf32> -> tensor<8x4x3x3xf32>
-  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x4x82x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x80x14xf32>
+func.func @ohwi_filter(%x: tensor<1x48x82x16xf32>, %w: tensor<8x3x3x48xf32>) -> tensor<1x8x80x14xf32> {
+  %t = neuron.transpose %w permutation [0, 3, 1, 2] : tensor<8x3x3x48xf32> -> tensor<8x48x3x3xf32>
+  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x48x82x16xf32>, tensor<8x48x3x3xf32>) -> tensor<1x8x80x14xf32>
   return %0 : tensor<1x8x80x14xf32>
 }
 
 // -----
 
 // Tests a network's first layer, a convolution with a stride of 2 over 3
-// channels: the image's rows load once (one run of 33 x 33 elements per
-// channel, not an element per descriptor), and each tap's moving operand
-// is its [3, 16, 16] window of them, every other row and column.
+// channels, its taps stacked along the partitions: tap t = 3 i + j's
+// partitions [3 t, 3 t + 3) hold the rows its outputs read, every other
+// row from row i in runs of 31 columns from column j (a transfer per tap;
+// not an element per descriptor), so one matmul contracts over all 27
+// partitions, its moving operand every other column of them. The weights
+// load in their rows ([8 filters, 3 channels, 9 taps]), are ordered
+// tap-major on the vector engine and transposed once.
 // CHECK-LABEL: func.func @strided_conv
-// CHECK: %[[IN:.*]] = memref.alloc() : memref<3x33x33xf32, #nisa.memory<sbuf>>
-// CHECK: nisa.dma_copy %{{.*}}, %[[IN]] {{.*}}: memref<3x33x33xf32, #nisa.memory<hbm>>, memref<3x33x33xf32, #nisa.memory<sbuf>>
-// CHECK-NOT: nisa.dma_copy
-// CHECK: affine.for %[[I:.*]] = 0 to 3 {
-// CHECK:   affine.for %[[J:.*]] = 0 to 3 {
-// CHECK:     %[[MV:.*]] = memref.subview %[[IN]][0, %[[I]], %[[J]]] [3, 16, 16] [1, 2, 2] : memref<3x33x33xf32, #nisa.memory<sbuf>> to memref<3x16x16xf32, strided<[1089, 66, 2], offset: ?>, #nisa.memory<sbuf>>
-// CHECK:     nisa.matmul %{{.*}}, %[[MV]], %{{.*}} accumulate restart(%[[I]], %[[J]]) : {{.*}}, memref<8x256xf32, #nisa.memory<psum>>
+// CHECK: %[[W:.*]] = memref.alloc() : memref<27x8xf32, #nisa.memory<sbuf>>
+// CHECK: %[[NAT:.*]] = memref.alloc() : memref<8x27xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy {{.*}} : memref<8x3x9xf32, #nisa.memory<hbm>>, memref<8x3x9xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.tensor_scalar <bypass> {{.*}} : memref<8x9x3xf32, strided<[27, 1, 9]>, #nisa.memory<sbuf>>, memref<8x9x3xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.transpose %[[NAT]], %[[FLIP:.*]] : memref<8x27xf32, #nisa.memory<sbuf>>, memref<27x8xf32, #nisa.memory<psum>>
+// CHECK: nisa.tensor_scalar <bypass> %[[FLIP]], %[[W]]
+// CHECK: %[[IN:.*]] = memref.alloc() : memref<27x16x31xf32, #nisa.memory<sbuf>>
+// CHECK: memref.subview %[[IN]][0, 0, 0] [3, 16, 31]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [3, 16, 31], strides: [1089, 66, 1]
+// CHECK: memref.subview %[[IN]][3, 0, 0] [3, 16, 31]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [1], sizes: [3, 16, 31], strides: [1089, 66, 1]
+// CHECK: memref.subview %[[IN]][9, 0, 0] [3, 16, 31]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [33], sizes: [3, 16, 31], strides: [1089, 66, 1]
+// CHECK: memref.subview %[[IN]][24, 0, 0] [3, 16, 31]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [68], sizes: [3, 16, 31], strides: [1089, 66, 1]
+// CHECK-NEXT: nisa.dma_copy
+// CHECK-NEXT: %[[MV:.*]] = memref.subview %[[IN]][0, 0, 0] [27, 16, 16] [1, 1, 2]
+// CHECK-NEXT: nisa.matmul %[[W]], %[[MV]], %{{.*}} : memref<27x8xf32, #nisa.memory<sbuf>>, {{.*}}, memref<8x256xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.matmul
+// CHECK: return
 func.func @strided_conv(%x: tensor<1x3x33x33xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32> {
   %0 = neuron.conv2d %x, %w layout nchw_fchw strides [2, 2] : (tensor<1x3x33x33xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32>
   return %0 : tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// Tests stacked taps in chunks: a 7x7 filter over 3 channels stacks 6
+// kernel rows (126 partitions) and then the last (21): two matmuls, the
+// second accumulating, not 49. TOSA's OHWI filter loads each chunk's
+// weights in its rows, already tap-major ([16, 42 taps, 3] and [16, 7, 3]
+// from tap 42), each transposed once into its columns of the resident
+// weights.
+// CHECK-LABEL: func.func @stem_chunks
+// CHECK: %[[W:.*]] = memref.alloc() : memref<126x32xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy {{.*}} : memref<16x42x3xf32, strided<[147, 3, 1]>, #nisa.memory<hbm>>, memref<16x42x3xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.transpose {{.*}} : memref<16x126xf32, #nisa.memory<sbuf>>, memref<126x16xf32, #nisa.memory<psum>>
+// CHECK: nisa.dma_copy {{.*}} : memref<16x7x3xf32, strided<[147, 3, 1], offset: 126>, #nisa.memory<hbm>>, memref<16x7x3xf32, #nisa.memory<sbuf>>
+// CHECK: nisa.transpose {{.*}} : memref<16x21xf32, #nisa.memory<sbuf>>, memref<21x16xf32, #nisa.memory<psum>>
+// CHECK: memref.alloc() : memref<126x16x31xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-42: nisa.dma_copy {{.*}} : memref<3x16x31xf32, strided<[1369, 74, 1]{{.*}}>, #nisa.memory<hbm>>, memref<3x16x31xf32
+// CHECK-NOT: nisa.dma_copy
+// CHECK: nisa.matmul {{.*}} : memref<126x16xf32, strided<[32, 1]>, #nisa.memory<sbuf>>, memref<126x16x16xf32, strided<[496, 31, 2]>, #nisa.memory<sbuf>>, memref<16x256xf32, #nisa.memory<psum>>
+// CHECK: memref.alloc() : memref<21x16x31xf32, #nisa.memory<sbuf>>
+// CHECK-COUNT-7: nisa.dma_copy {{.*}} : memref<3x16x31xf32, strided<[1369, 74, 1]{{.*}}>, #nisa.memory<hbm>>, memref<3x16x31xf32
+// CHECK-NOT: nisa.dma_copy
+// CHECK: nisa.matmul {{.*}} accumulate : memref<21x16xf32, strided<[32, 1], offset: 16>, #nisa.memory<sbuf>>, memref<21x16x16xf32, strided<[496, 31, 2]>, #nisa.memory<sbuf>>, memref<16x256xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.matmul
+// CHECK: return
+func.func @stem_chunks(%x: tensor<1x3x37x37xf32>, %w: tensor<16x7x7x3xf32>) -> tensor<1x16x16x16xf32> {
+  %t = neuron.transpose %w permutation [0, 3, 1, 2] : tensor<16x7x7x3xf32> -> tensor<16x3x7x7xf32>
+  %0 = neuron.conv2d %x, %t layout nchw_fchw strides [2, 2] : (tensor<1x3x37x37xf32>, tensor<16x3x7x7xf32>) -> tensor<1x16x16x16xf32>
+  return %0 : tensor<1x16x16x16xf32>
+}
+
+// -----
+
+// Tests stacked taps with JAX's HWCF filter: each tap's [3 channels, 8
+// filters] moves into its partitions by a transfer in runs of the filters;
+// nothing is transposed.
+// CHECK-LABEL: func.func @stacked_hwcf
+// CHECK: %[[W:.*]] = memref.alloc() : memref<27x8xf32, #nisa.memory<sbuf>>
+// CHECK: memref.subview %[[W]][0, 0] [3, 8]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [3, 8], strides: [8, 1]
+// CHECK: memref.subview %[[W]][3, 0] [3, 8]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [24], sizes: [3, 8], strides: [8, 1]
+// CHECK: memref.subview %[[W]][24, 0] [3, 8]
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [192], sizes: [3, 8], strides: [8, 1]
+// CHECK-NOT: nisa.transpose
+// CHECK: nisa.matmul %[[W]], %{{.*}}, %{{.*}} : memref<27x8xf32, #nisa.memory<sbuf>>, memref<27x18x18xf32, #nisa.memory<sbuf>>, memref<8x324xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.matmul
+// CHECK: return
+func.func @stacked_hwcf(%x: tensor<1x3x20x20xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x8x18x18xf32> {
+  %t = neuron.transpose %w permutation [3, 2, 0, 1] : tensor<3x3x3x8xf32> -> tensor<8x3x3x3xf32>
+  %0 = neuron.conv2d %x, %t layout nchw_fchw : (tensor<1x3x20x20xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x18x18xf32>
+  return %0 : tensor<1x8x18x18xf32>
 }
 
 // -----

@@ -98,7 +98,8 @@ func.func @unsupported(%x: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 // A convolution's epilogue: each output tile (16 channels by both rows of
-// image 0, then of image 1) is evacuated from PSUM, stored because the
+// image 0, then of image 1; one matmul over the 9 taps of the 8 channels,
+// stacked along the partitions) is evacuated from PSUM, stored because the
 // fusion returns the convolution too, then scaled per channel (a
 // broadcast read through its zero-stride view, filled on chip) and passed
 // through the relu; the tiles are [channels, whole output rows].
@@ -107,8 +108,8 @@ func.func @unsupported(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK-SAME:    %[[S:[^:]*]]: memref<16xf32, #nisa.memory<hbm>>, %[[OUT0:.*]]: memref<2x16x4x4xf32, #nisa.memory<hbm>>, %[[OUT1:.*]]: memref<2x16x4x4xf32, #nisa.memory<hbm>>)
 // CHECK:       nisa.transpose
 // CHECK:       affine.for %{{.*}} = 0 to 2 {
-// CHECK:         %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "input channels+epilogue"{{.*}}}} : memref<16x16xf32, #nisa.memory<psum>>
-// CHECK:         nisa.matmul {{.*}}, %[[ACC]] accumulate
+// CHECK:         %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "taps x input channels+epilogue"{{.*}}}} : memref<16x16xf32, #nisa.memory<psum>>
+// CHECK:         nisa.matmul {{.*}}, %[[ACC]] : memref<72x16xf32, {{.*}}>, memref<72x4x4xf32, {{.*}}>, memref<16x16xf32, #nisa.memory<psum>>
 // CHECK:       %[[EV:.*]] = memref.alloc() : memref<16x16xf32, #nisa.memory<sbuf>>
 // CHECK:       nisa.activation <identity> %[[ACC]], %[[EV]]
 // CHECK:       %[[RAW:.*]] = memref.reinterpret_cast %[[OUT0]] to offset: [%{{.*}}], sizes: [16, 16], strides: [16, 1]
@@ -197,7 +198,7 @@ func.func @conv_broadcast_columns(%x: tensor<1x8x6x3xf32>, %w: tensor<16x8x3x3xf
 // filled beside it; nothing runs on the vector engine.
 
 // CHECK-LABEL: func.func @conv_scaled_activation
-// CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "input channels+epilogue"{{.*}}}} : memref<16x16xf32, #nisa.memory<psum>>
+// CHECK:       %[[ACC:.*]] = memref.alloc() {nisa.tiling = {{{.*}}partition = "taps x input channels+epilogue"{{.*}}}} : memref<16x16xf32, #nisa.memory<psum>>
 // CHECK:       %[[EV:.*]] = memref.alloc() : memref<16x16xf32, #nisa.memory<sbuf>>
 // CHECK-NEXT:  %[[B:.*]] = memref.alloc() : memref<16x1xf32, #nisa.memory<sbuf>>
 // CHECK-NEXT:  nisa.memset %[[B]] value 2.500000e-01
