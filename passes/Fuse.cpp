@@ -3,7 +3,8 @@
 // Groups grow forward in block order from a seed (a matmul, a convolution
 // the engines tile, or an elementwise op). Every operand from outside a
 // group is defined before the group's first op (a broadcast made inside
-// its span moves there first), so the fusion op can stand where that op
+// its span moves there first, with what computes its input where that
+// does not read the group), so the fusion op can stand where that op
 // stood and every use of a group value comes after it.
 //
 //===----------------------------------------------------------------------===//
@@ -16,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::neuron {
@@ -80,8 +82,9 @@ struct Group {
   ArrayRef<int64_t> shape;
   llvm::SetVector<Operation *> members;
   llvm::SetVector<Operation *> broadcasts;
-  /// Broadcasts of earlier values, defined inside the group's span, that it
-  /// reads materialised: they move before its first op.
+  /// Broadcasts defined inside the group's span that it reads
+  /// materialised, and the ops computing the inputs of those it reads
+  /// (hoistable): they move before its first op.
   llvm::SetVector<Operation *> hoisted;
   /// Elementwise ops inside the group's span that do not read it but could
   /// join (a batch norm's rsqrt(var + eps) after its convolution), with
@@ -100,6 +103,28 @@ struct Group {
   bool isBefore(Value v) const {
     Operation *def = v.getDefiningOp();
     return !def || def->isBeforeInBlock(first);
+  }
+
+  /// Whether `v` is before the group once the ops computing it inside the
+  /// group's span move before it: appends them to `chain` (operands
+  /// first), or returns false where one reads the group or a pending op,
+  /// has effects or regions, is a matmul or a convolution, or has the
+  /// group's shape (an op the group could take in). A batch norm's
+  /// rsqrt(var + eps) per channel, reshaped, then broadcast over the image.
+  bool hoistable(Value v, SmallVectorImpl<Operation *> &chain) const {
+    Operation *def = v.getDefiningOp();
+    if (isBefore(v) || hoisted.contains(def) || llvm::is_contained(chain, def))
+      return true;
+    if (members.contains(def) || pending.contains(def) ||
+        def->getNumRegions() || !isMemoryEffectFree(def) || isProducer(def) ||
+        llvm::any_of(def->getResults(),
+                     [&](Value r) { return shapeOf(r) == shape; }))
+      return false;
+    for (Value operand : def->getOperands())
+      if (!hoistable(operand, chain))
+        return false;
+    chain.push_back(def);
+    return true;
   }
 
   /// Whether `op` may join; records the broadcasts it would read through
@@ -125,7 +150,9 @@ struct Group {
       // read in place; otherwise one made inside the group's span moves
       // before it.
       auto broadcast = dyn_cast_if_present<BroadcastOp>(def);
-      if (broadcast && isBefore(broadcast.getInput())) {
+      SmallVector<Operation *> chain;
+      if (broadcast && hoistable(broadcast.getInput(), chain)) {
+        hoists.append(chain);
         if (isProducer(members.front()) &&
             readsInPlace(broadcast, members.front())) {
           reads.push_back(broadcast);
@@ -178,14 +205,18 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
   void fuse(func::FuncOp f) {
     Block &body = f.getBody().front();
     int64_t groups = 0, savedBytes = 0;
-    for (Operation *seed = &body.front(); seed; seed = seed->getNextNode()) {
-      if (!isProducer(seed) && !isElementwise(seed))
+    for (Operation *seed = &body.front(); seed;) {
+      if (!isProducer(seed) && !isElementwise(seed)) {
+        seed = seed->getNextNode();
         continue;
+      }
       Group group(seed);
       for (Operation *op = seed->getNextNode(); op; op = op->getNextNode())
         group.tryJoin(op);
-      if (group.members.size() < 2)
+      if (group.members.size() < 2) {
+        seed = seed->getNextNode();
         continue;
+      }
       seed = outline(group, savedBytes);
       ++groups;
     }
@@ -194,10 +225,18 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
                      << savedBytes << " bytes of HBM traffic stay on chip";
   }
 
-  /// Replaces the group by a fusion op and returns it.
+  /// Replaces the group by a fusion op and returns where seeds go on: the
+  /// first op it moved before the fusion (not grouped yet), else the op
+  /// after the fusion.
   Operation *outline(const Group &group, int64_t &savedBytes) {
-    for (Operation *broadcast : group.hoisted)
-      broadcast->moveBefore(group.first);
+    // In block order, so each moves after what it reads.
+    SmallVector<Operation *> hoisted(group.hoisted.begin(),
+                                     group.hoisted.end());
+    llvm::sort(hoisted, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    for (Operation *op : hoisted)
+      op->moveBefore(group.first);
     llvm::SetVector<Value> inputs;
     // Splat constants read as immediates: copied into the region.
     llvm::SetVector<Operation *> immediates;
@@ -256,7 +295,7 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
                                                          immediates))
       if (op->use_empty())
         op->erase();
-    return fusion;
+    return hoisted.empty() ? fusion->getNextNode() : hoisted.front();
   }
 };
 } // namespace

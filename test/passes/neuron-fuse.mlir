@@ -216,6 +216,61 @@ func.func @conv_bn_order(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %var
 
 // -----
 
+// Batch norm as TOSA writes it: rsqrt(var + eps) per channel, after the
+// convolution, reshaped and broadcast over the image. What computes the
+// broadcast's input does not read the convolution: it moves before the
+// group (where it is a group of its own), so the broadcast is read in
+// place and the convolution and both scales are one fusion, with no
+// materialised broadcast.
+
+// CHECK-LABEL: func.func @conv_bn_channels
+// CHECK:       %[[P:.*]] = neuron.fusion(%arg2) : (tensor<16x1x1xf32>) -> tensor<16x1x1xf32>
+// CHECK:         neuron.rsqrt
+// CHECK:       %[[S:.*]] = neuron.reshape %[[P]] : tensor<16x1x1xf32> -> tensor<1x16xf32>
+// CHECK-NEXT:  neuron.fusion(%arg0, %arg1, %[[S]], %arg3)
+// CHECK:         neuron.broadcast
+// CHECK-NEXT:    neuron.broadcast
+// CHECK-NEXT:    %[[C:.*]] = neuron.conv2d
+// CHECK-NEXT:    %[[M:.*]] = neuron.mul %[[C]]
+// CHECK-NEXT:    neuron.mul %[[M]]
+// CHECK-NEXT:    neuron.yield
+// CHECK-NOT:   neuron.broadcast
+// expected-remark @below {{neuron-fuse: 2 groups; 4224 bytes of HBM traffic stay on chip}}
+func.func @conv_bn_channels(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %var: tensor<16x1x1xf32>, %gamma: tensor<1x16xf32>) -> tensor<1x16x4x4xf32> {
+  %c = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %eps = neuron.constant dense<1.0e-5> : tensor<16x1x1xf32>
+  %v = neuron.add %var, %eps : tensor<16x1x1xf32>
+  %r = neuron.rsqrt %v : tensor<16x1x1xf32>
+  %s = neuron.reshape %r : tensor<16x1x1xf32> -> tensor<1x16xf32>
+  %b = neuron.broadcast %s dimensions [0, 1] : tensor<1x16xf32> -> tensor<1x16x4x4xf32>
+  %g = neuron.broadcast %gamma dimensions [0, 1] : tensor<1x16xf32> -> tensor<1x16x4x4xf32>
+  %m = neuron.mul %c, %b : tensor<1x16x4x4xf32>
+  %n = neuron.mul %m, %g : tensor<1x16x4x4xf32>
+  return %n : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+// A broadcast whose input reads the group cannot move before it: the
+// op reading it starts a group of its own.
+
+// CHECK-LABEL: func.func @broadcast_of_group
+// CHECK:       %[[F:.*]] = neuron.fusion(%arg0, %arg1) : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+// CHECK:       neuron.reduce_sum
+// CHECK:       neuron.broadcast
+// CHECK:       neuron.fusion
+// CHECK:         neuron.sub
+// expected-remark @below {{neuron-fuse: 2 groups;}}
+func.func @broadcast_of_group(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %m = neuron.matmul %x, %w : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  %e = neuron.exp %m : tensor<8x4xf32>
+  %r = neuron.reduce_sum %e axes [1] : tensor<8x4xf32> -> tensor<8xf32>
+  %b = neuron.broadcast %r dimensions [0] : tensor<8xf32> -> tensor<8x4xf32>
+  %s = neuron.sub %e, %b : tensor<8x4xf32>
+  %t = neuron.relu %s : tensor<8x4xf32>
+  return %t : tensor<8x4xf32>
+}
+
 // Splat constants the group reads as immediates (a ReLU6's bounds) are
 // copied into the region instead of being its inputs, and the originals
 // go when nothing else reads them; one on the left of a subtraction is an
