@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/TargetLoading.h"
 
 #include "dialects/neuron/IR/NeuronOps.h"
 
@@ -80,6 +81,8 @@ namespace {
 struct Group {
   Operation *first;
   ArrayRef<int64_t> shape;
+  /// The rows one tile of an elementwise group takes: the partitions.
+  int64_t tileRows;
   llvm::SetVector<Operation *> members;
   llvm::SetVector<Operation *> broadcasts;
   /// Broadcasts defined inside the group's span that it reads
@@ -95,9 +98,17 @@ struct Group {
   };
   llvm::MapVector<Operation *, Pending> pending;
 
-  explicit Group(Operation *seed)
-      : first(seed), shape(shapeOf(seed->getResult(0))) {
+  Group(Operation *seed, int64_t tileRows)
+      : first(seed), shape(shapeOf(seed->getResult(0))), tileRows(tileRows) {
     members.insert(seed);
+    // An elementwise seed's own broadcast operands, read as a matrix.
+    if (isProducer(seed))
+      return;
+    for (Value v : seed->getOperands())
+      if (auto broadcast = v.getDefiningOp<BroadcastOp>();
+          broadcast && shapeOf(v) == shape &&
+          readsAsMatrix(broadcast, /*reads=*/{}))
+        broadcasts.insert(broadcast);
   }
 
   bool isBefore(Value v) const {
@@ -127,6 +138,32 @@ struct Group {
     return true;
   }
 
+  /// Whether an elementwise group reads `broadcast` in place beside the
+  /// broadcasts it reads already (or will, with its pending ops, or with
+  /// the op joining, `reads`): a split of the group's shape into [rows,
+  /// columns] at which each reads as a matrix (a row's value along the
+  /// columns, a vector down the rows) and rows are long enough to move
+  /// efficiently (matrixSplit). Otherwise the broadcast is materialised
+  /// and the group reads it flattened like its other operands.
+  bool readsAsMatrix(BroadcastOp broadcast, ArrayRef<Operation *> reads) const {
+    SmallVector<SmallVector<int64_t>> views;
+    auto add = [&](Operation *op) {
+      auto b = cast<BroadcastOp>(op);
+      views.push_back(
+          broadcastStrides(b.getInput().getType(), b.getType(),
+                           b.getDimensions()));
+    };
+    for (Operation *op : llvm::concat<Operation *const>(broadcasts, reads))
+      add(op);
+    for (const auto &entry : pending)
+      for (Operation *op : entry.second.reads)
+        add(op);
+    add(broadcast);
+    auto type = cast<RankedTensorType>(first->getResult(0).getType());
+    return matrixSplit(shape, views, type.getElementTypeBitWidth(), tileRows)
+        .has_value();
+  }
+
   /// Whether `op` may join; records the broadcasts it would read through
   /// or move before the group, and the pending ops it brings in.
   bool tryJoin(Operation *op) {
@@ -146,15 +183,17 @@ struct Group {
       }
       if (shapeOf(v) != shape)
         return false;
-      // After a matmul or a convolution, a broadcast of an earlier value is
-      // read in place; otherwise one made inside the group's span moves
-      // before it.
+      // A broadcast of an earlier value is read in place after a matmul or
+      // a convolution whose tiles map it to one view, and in an
+      // elementwise group that reads it as a matrix; otherwise one made
+      // inside the group's span moves before it.
       auto broadcast = dyn_cast_if_present<BroadcastOp>(def);
       SmallVector<Operation *> chain;
       if (broadcast && hoistable(broadcast.getInput(), chain)) {
         hoists.append(chain);
-        if (isProducer(members.front()) &&
-            readsInPlace(broadcast, members.front())) {
+        if (isProducer(members.front())
+                ? readsInPlace(broadcast, members.front())
+                : readsAsMatrix(broadcast, reads)) {
           reads.push_back(broadcast);
           continue;
         }
@@ -197,12 +236,17 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
   using Base::Base;
 
   void runOnOperation() override {
+    FailureOr<LoadedTarget> loaded =
+        loadTarget(getOperation(), "neuron-fuse", target, targetDir);
+    if (failed(loaded))
+      return signalPassFailure();
+    int64_t partitions = loaded->target.sbufPartitions();
     for (func::FuncOp f : getOperation().getOps<func::FuncOp>())
       if (!f.isDeclaration() && !f->hasAttr("neuron.program"))
-        fuse(f);
+        fuse(f, partitions);
   }
 
-  void fuse(func::FuncOp f) {
+  void fuse(func::FuncOp f, int64_t partitions) {
     Block &body = f.getBody().front();
     int64_t groups = 0, savedBytes = 0;
     for (Operation *seed = &body.front(); seed;) {
@@ -210,10 +254,12 @@ struct Fuse : mlir::neuron::impl::NeuronFuseBase<Fuse> {
         seed = seed->getNextNode();
         continue;
       }
-      Group group(seed);
+      Group group(seed, partitions);
       for (Operation *op = seed->getNextNode(); op; op = op->getNextNode())
         group.tryJoin(op);
-      if (group.members.size() < 2) {
+      // One op alone is worth a fusion where it reads a broadcast in place
+      // (not materialised in HBM).
+      if (group.members.size() < 2 && group.broadcasts.empty()) {
         seed = seed->getNextNode();
         continue;
       }

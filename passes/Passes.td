@@ -233,12 +233,24 @@ def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
     //   }
     ```
 
+    A group of elementwise ops (no producer) reads a broadcast in place
+    where the tiling can read every broadcast it takes as a strided matrix
+    per tile of the target's partitions (`neuron::matrixSplit`: a row's
+    value along the columns, a vector down the rows; rows of 512 bytes or
+    more); one op alone reading such a broadcast is a group too.
+
     `summary` emits a remark per function: groups formed and the bytes of
     HBM traffic the fused intermediates no longer take (one write and one
     read each).
   }];
   let dependentDialects = ["::mlir::neuron::NeuronDialect"];
   let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target (chip or instance) whose partitions tile the groups "
+           "(default: the module's neuron.target, else trn2)">,
+    Option<"targetDir", "target-dir", "std::string", /*default=*/"\"\"",
+           "Read target descriptions from this folder instead of the "
+           "built-in ones">,
     Option<"summary", "summary", "bool", /*default=*/"false",
            "Emit a remark per function describing the groups">
   ];

@@ -13,6 +13,8 @@
 
 #include "lowering/NeuronToNisa/KernelLowering.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
 using namespace mlir;
 using namespace mlir::neuron;
 
@@ -167,31 +169,96 @@ struct FusionToTiles : NisaPattern<FusionOp> {
                                              op.getResultTypes()))
         widest = std::max<int64_t>(
             widest, cast<ShapedType>(t).getElementTypeBitWidth());
-    auto [rows, cols] =
-        elementwiseView(k, type, widest, fusion.getNumOperands() + results.size(),
-                        epilogue.ops.size());
+    // Broadcasts read in place: the split of the shape at which each reads
+    // as a [rows, cols] matrix (neuron-fuse takes only such broadcasts in).
+    SmallVector<SmallVector<int64_t>> broadcasts;
+    for (BroadcastOp broadcast : body.getOps<BroadcastOp>())
+      broadcasts.push_back(broadcastStrides(broadcast.getInput().getType(),
+                                            broadcast.getType(),
+                                            broadcast.getDimensions()));
+    std::optional<int64_t> split;
+    if (!broadcasts.empty()) {
+      split = matrixSplit(type.getShape(), broadcasts,
+                          type.getElementTypeBitWidth(), p);
+      if (!split)
+        return fusion.emitError()
+               << "convert-neuron-to-nisa: the broadcasts this fusion reads "
+                  "have no common [rows, columns] view, tile by tile, with "
+                  "rows of 512 bytes or more (neuron-fuse materialises such a "
+                  "broadcast instead)";
+    }
+    // Tiles of [rows, cols]: a broadcast's row dimensions merge from its
+    // first `q` on (those before it are looped one index at a time, so each
+    // tile's offset is linear in the loops); otherwise the flattened view.
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t rows, cols, q = 0;
+    if (split) {
+      for (ArrayRef<int64_t> view : broadcasts)
+        q = std::max(q, mergedRun(shape, view, 0, *split).first);
+      rows = computeProduct(shape.slice(q, *split - q));
+      cols = computeProduct(shape.drop_front(*split));
+    } else {
+      std::tie(rows, cols) =
+          elementwiseView(k, type, widest,
+                          fusion.getNumOperands() + results.size(),
+                          epilogue.ops.size());
+    }
     int64_t liveTiles = fusion.getNumOperands() + epilogue.ops.size();
     int64_t budget =
         std::min(k.config.elementwiseBytes,
                  k.config.limits.getSbufBytes() / (2 * liveTiles + 2));
     int64_t tileCols =
         std::max<int64_t>(1, std::min(cols, budget * 8 / widest));
+    SmallVector<TiledDim> dims;
+    for (int64_t d = 0; d < q; ++d)
+      dims.push_back({shape[d], 1});
+    dims.push_back({rows, p});
+    dims.push_back({cols, tileCols});
+    // Tile `at` of an operand ([q looped dimensions..., rows, cols]): the
+    // [rows, cols] tile of the flattened view, or with broadcasts, of the
+    // buffer through its strides (a contiguous buffer's, or a broadcast's
+    // read in place), its rows' and columns' merged.
+    auto tileOf = [&](OpBuilder &b, Location loc, Value buffer,
+                      const TilePosition &at) {
+      ArrayRef<int64_t> sizes = ArrayRef(at.sizes).take_back(2);
+      auto bufferType = cast<MemRefType>(buffer.getType());
+      SmallVector<int64_t> strides;
+      int64_t offset = 0;
+      MergedRun inner, columns;
+      if (split &&
+          succeeded(bufferType.getStridesAndOffset(strides, offset))) {
+        inner = mergedRun(shape, strides, q, *split);
+        columns = mergedRun(shape, strides, *split, shape.size());
+      }
+      if (!split || strides.empty() || inner.first != q ||
+          columns.first != *split)
+        return KernelLowering::view(
+            b, loc, KernelLowering::reinterpret(b, loc, buffer, {rows, cols}),
+            ArrayRef(at.offsets).take_back(2), sizes);
+      SmallVector<std::pair<OpFoldResult, int64_t>> terms;
+      for (int64_t d = 0; d < q; ++d)
+        terms.push_back({at.offsets[d], strides[d]});
+      terms.push_back({at.offsets[q], inner.stride});
+      terms.push_back({at.offsets[q + 1], columns.stride});
+      return KernelLowering::stridedView(
+          b, loc, buffer, KernelLowering::affineSum(b, loc, terms, offset),
+          sizes, {inner.stride, columns.stride});
+    };
     Block *block = rewriter.getInsertionBlock();
     Operation *before = rewriter.getInsertionPoint() == block->begin()
                             ? nullptr
                             : &*std::prev(rewriter.getInsertionPoint());
     KernelLowering::forEachTile(
-        rewriter, loc, {{rows, p}, {cols, tileCols}},
-        [&](OpBuilder &b, const TilePosition &at) {
+        rewriter, loc, dims, [&](OpBuilder &b, const TilePosition &at) {
           DenseMap<Value, Value> tiles;
-          applyEpilogue(b, k, loc, epilogue, tiles, at.sizes, [&](Value buffer) {
-            return KernelLowering::view(
-                b, loc, KernelLowering::reinterpret(b, loc, buffer, {rows, cols}),
-                at.offsets, at.sizes);
-          });
+          applyEpilogue(b, k, loc, epilogue, tiles,
+                        ArrayRef(at.sizes).take_back(2), [&](Value buffer) {
+                          return tileOf(b, loc, buffer, at);
+                        });
         });
     k.markTiling(firstTileAfter(block, before), fusion,
-                 type.getNumElements() % p == 0 ? "flattened" : "rows",
+                 !split && type.getNumElements() % p == 0 ? "flattened"
+                                                          : "rows",
                  {std::min(rows, p), tileCols});
     rewriter.replaceOp(fusion, results);
     return success();

@@ -271,6 +271,102 @@ func.func @broadcast_of_group(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> ten
   return %t : tensor<8x4xf32>
 }
 
+// -----
+
+// An elementwise group reads broadcasts in place where each reads as a
+// matrix at one split of its shape ([rows, columns] with rows of 512 bytes
+// or more): a row's maximum subtracted (the seed's own operand), then a
+// vector down the rows added; the broadcasts are not materialised.
+
+// CHECK-LABEL: func.func @row_broadcasts
+// CHECK:       %[[M:.*]] = neuron.reduce_max %arg0
+// CHECK-NEXT:  neuron.fusion(%arg0, %[[M]], %arg1)
+// CHECK-NEXT:  ^bb0(
+// CHECK-NEXT:    neuron.broadcast
+// CHECK-NEXT:    neuron.broadcast
+// CHECK-NEXT:    neuron.sub
+// CHECK-NEXT:    neuron.exp
+// CHECK-NEXT:    neuron.add
+// CHECK-NEXT:    neuron.yield
+// CHECK-NOT:   neuron.broadcast
+// expected-remark @below {{neuron-fuse: 1 groups; 524288 bytes of HBM traffic stay on chip}}
+func.func @row_broadcasts(%x: tensor<4x32x256xf32>, %b: tensor<256xf32>) -> tensor<4x32x256xf32> {
+  %m = neuron.reduce_max %x axes [2] : tensor<4x32x256xf32> -> tensor<4x32xf32>
+  %mb = neuron.broadcast %m dimensions [0, 1] : tensor<4x32xf32> -> tensor<4x32x256xf32>
+  %d = neuron.sub %x, %mb : tensor<4x32x256xf32>
+  %e = neuron.exp %d : tensor<4x32x256xf32>
+  %bb = neuron.broadcast %b dimensions [2] : tensor<256xf32> -> tensor<4x32x256xf32>
+  %a = neuron.add %e, %bb : tensor<4x32x256xf32>
+  return %a : tensor<4x32x256xf32>
+}
+
+// -----
+
+// One elementwise op alone is a fusion where it reads a broadcast in place.
+
+// CHECK-LABEL: func.func @one_op_broadcast
+// CHECK:       neuron.fusion(%arg0, %arg1)
+// CHECK-NEXT:  ^bb0(
+// CHECK-NEXT:    neuron.broadcast
+// CHECK-NEXT:    neuron.mul
+// CHECK-NEXT:    neuron.yield
+// expected-remark @below {{neuron-fuse: 1 groups; 0 bytes of HBM traffic stay on chip}}
+func.func @one_op_broadcast(%x: tensor<256x512xf32>, %s: tensor<256xf32>) -> tensor<256x512xf32> {
+  %sb = neuron.broadcast %s dimensions [0] : tensor<256xf32> -> tensor<256x512xf32>
+  %y = neuron.mul %x, %sb : tensor<256x512xf32>
+  return %y : tensor<256x512xf32>
+}
+
+// -----
+
+// Rows of 16 f32 (64 bytes) would move every operand in runs that short,
+// and 8 rows would leave most of the 128 partitions idle that the
+// flattened view fills: each broadcast stays outside, materialised, and
+// one op alone is no group.
+
+// CHECK-LABEL: func.func @short_rows
+// CHECK:       %[[B:.*]] = neuron.broadcast %arg1
+// CHECK-NEXT:  neuron.mul %arg0, %[[B]]
+// CHECK-NOT:   neuron.fusion
+// CHECK-LABEL: func.func @few_rows
+// CHECK:       %[[B:.*]] = neuron.broadcast %arg1
+// CHECK-NEXT:  neuron.mul %arg0, %[[B]]
+// CHECK-NOT:   neuron.fusion
+// expected-remark @below {{neuron-fuse: 0 groups; 0 bytes of HBM traffic stay on chip}}
+func.func @short_rows(%x: tensor<512x16xf32>, %s: tensor<512xf32>) -> tensor<512x16xf32> {
+  %sb = neuron.broadcast %s dimensions [0] : tensor<512xf32> -> tensor<512x16xf32>
+  %y = neuron.mul %x, %sb : tensor<512x16xf32>
+  return %y : tensor<512x16xf32>
+}
+// expected-remark @below {{neuron-fuse: 0 groups; 0 bytes of HBM traffic stay on chip}}
+func.func @few_rows(%x: tensor<8x512xf32>, %s: tensor<8xf32>) -> tensor<8x512xf32> {
+  %sb = neuron.broadcast %s dimensions [0] : tensor<8xf32> -> tensor<8x512xf32>
+  %y = neuron.mul %x, %sb : tensor<8x512xf32>
+  return %y : tensor<8x512xf32>
+}
+
+// -----
+
+// An NCHW channel's value over two images reads as no matrix (the
+// channels' stride does not merge with the images' zero one, nor the
+// pixels' zero with the channels'): the broadcast is materialised and read
+// like any operand.
+
+// CHECK-LABEL: func.func @no_matrix
+// CHECK:       %[[C:.*]] = neuron.broadcast %arg1
+// CHECK:       neuron.fusion(%arg0, %[[C]])
+// CHECK-NEXT:  ^bb0(
+// CHECK-NEXT:    neuron.mul
+// expected-remark @below {{neuron-fuse: 1 groups; 122880 bytes of HBM traffic stay on chip}}
+func.func @no_matrix(%x: tensor<2x4x40x48xf32>, %c: tensor<4xf32>) -> tensor<2x4x40x48xf32> {
+  %cb = neuron.broadcast %c dimensions [1] : tensor<4xf32> -> tensor<2x4x40x48xf32>
+  %y = neuron.mul %x, %cb : tensor<2x4x40x48xf32>
+  %r = neuron.relu %y : tensor<2x4x40x48xf32>
+  return %r : tensor<2x4x40x48xf32>
+}
+
+// -----
+
 // Splat constants the group reads as immediates (a ReLU6's bounds) are
 // copied into the region instead of being its inputs, and the originals
 // go when nothing else reads them; one on the left of a subtraction is an

@@ -461,6 +461,46 @@ SmallVector<int64_t> mlir::neuron::broadcastStrides(RankedTensorType input,
   return strides;
 }
 
+MergedRun mlir::neuron::mergedRun(ArrayRef<int64_t> shape,
+                                  ArrayRef<int64_t> strides, int64_t from,
+                                  int64_t to) {
+  MergedRun run{to, 1, 1};
+  bool stepped = false;
+  for (int64_t d = to - 1; d >= from; --d) {
+    if (shape[d] != 1) {
+      if (stepped && strides[d] != run.stride * run.size)
+        break;
+      if (!stepped)
+        run.stride = strides[d];
+      stepped = true;
+      run.size *= shape[d];
+    }
+    run.first = d;
+  }
+  return run;
+}
+
+std::optional<int64_t>
+mlir::neuron::matrixSplit(ArrayRef<int64_t> shape,
+                          ArrayRef<SmallVector<int64_t>> views,
+                          int64_t elementBits, int64_t tileRows) {
+  constexpr int64_t kEfficientRunBytes = 512;
+  int64_t minColumns =
+      kEfficientRunBytes * 8 / std::max<int64_t>(8, elementBits);
+  int64_t rank = shape.size(), columns = 1;
+  for (int64_t r = rank - 1; r > 0; --r) {
+    columns *= shape[r];
+    if (columns < minColumns)
+      continue;
+    if (llvm::all_of(views, [&](ArrayRef<int64_t> strides) {
+          return mergedRun(shape, strides, r, rank).first == r &&
+                 mergedRun(shape, strides, 0, r).size >= tileRows;
+        }))
+      return r;
+  }
+  return std::nullopt;
+}
+
 bool mlir::neuron::isPadded(ArrayRef<int64_t> padding) {
   return llvm::any_of(padding, [](int64_t p) { return p != 0; });
 }

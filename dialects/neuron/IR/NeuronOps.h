@@ -34,6 +34,32 @@ SmallVector<int64_t> broadcastStrides(RankedTensorType input,
                                       RankedTensorType result,
                                       ArrayRef<int64_t> dims);
 
+/// The innermost dimensions of [from, to) of `shape` that, stepped by
+/// element `strides`, read as one dimension: [first, to), of `size`
+/// elements `stride` apart (each stride the next inner one's times that
+/// one's size; a dimension of size 1 is never stepped, zero strides merge).
+/// All of them where first == from.
+struct MergedRun {
+  int64_t first, stride, size;
+};
+MergedRun mergedRun(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
+                    int64_t from, int64_t to);
+
+/// The split r of `shape` (of `elementBits` elements) into [rows,
+/// columns], rows the product of its first r dimensions (0 < r < rank), at
+/// which an elementwise fusion tiled `tileRows` rows at a time reads each
+/// view of `views` (element strides: the broadcasts it reads in place) as
+/// one strided matrix per tile: the columns merge, and the innermost run
+/// of the rows that merge fills a tile (any rows outside it looped one at
+/// a time; fewer rows than a tile would leave partitions idle that the
+/// flattened view fills); and a row holds
+/// at least 512 bytes (the NKI DMA guide's shortest efficient contiguous
+/// run, so every operand moves in runs that long). The one with the most
+/// rows, or nullopt.
+std::optional<int64_t> matrixSplit(ArrayRef<int64_t> shape,
+                                   ArrayRef<SmallVector<int64_t>> views,
+                                   int64_t elementBits, int64_t tileRows);
+
 /// Whether a window op's `padding` ([top, bottom, left, right]) pads at all.
 bool isPadded(ArrayRef<int64_t> padding);
 /// Whether the engines tile `conv`: nchw_fchw, float, no bias and no

@@ -325,3 +325,82 @@ func.func @immediate_minus(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tens
   }
   return %0 : tensor<64x16xf32>
 }
+
+// -----
+
+// An elementwise fusion reading broadcasts in place: split where both read
+// as matrices ([3 x 130 rows, 256 columns]), each tile through the
+// broadcast's strides; a row's value along its columns loads as a column
+// and fills the tile on chip, a vector down the rows loads through a zero
+// row stride; nothing is materialised. Tiles of 128 rows, the last 6.
+
+// CHECK-LABEL: func.func @row_and_column_broadcasts
+// CHECK-SAME:    %[[R:[^:]*]]: memref<3x130xf32, #nisa.memory<hbm>>, %[[B:[^:]*]]: memref<256xf32, #nisa.memory<hbm>>
+// CHECK:       affine.for %{{.*}} = 0 to 3 {
+// CHECK:         memref.alloc() {nisa.tiling = {{{.*}}partition = "rows", tile = array<i64: 128, 256>}}
+// CHECK:         %[[ROWS:.*]] = memref.reinterpret_cast %[[R]] to offset: [0], sizes: [3, 130, 256], strides: [130, 1, 0]
+// CHECK:         memref.reinterpret_cast %[[ROWS]] to offset: [%{{.*}}], sizes: [128, 256], strides: [1, 0]
+// CHECK:         nisa.dma_copy %{{.*}}, %[[COL:.*]] queue {{[0-9]+}} : memref<128x1xf32, strided<[1, 0], offset: ?>, #nisa.memory<hbm>>, memref<128x1xf32, #nisa.memory<sbuf>>
+// CHECK:         nisa.memset %[[FILLED:.*]] value 1.0
+// CHECK:         nisa.tensor_scalar <multiply> %[[FILLED]], %[[FILLED]] scalars %[[COL]]
+// CHECK:         nisa.tensor_tensor <multiply>
+// CHECK:         %[[COLS:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [3, 130, 256], strides: [0, 0, 1]
+// CHECK:         memref.reinterpret_cast %[[COLS]] to offset: [0], sizes: [128, 256], strides: [0, 1]
+// CHECK:         nisa.dma_copy {{.*}} : memref<128x256xf32, strided<[0, 1]>, #nisa.memory<hbm>>, memref<128x256xf32, #nisa.memory<sbuf>>
+// CHECK:         nisa.tensor_tensor <add>
+// CHECK:       memref.alloc() : memref<6x256xf32, #nisa.memory<sbuf>>
+func.func @row_and_column_broadcasts(%x: tensor<3x130x256xf32>, %r: tensor<3x130xf32>, %b: tensor<256xf32>) -> tensor<3x130x256xf32> {
+  %0 = neuron.fusion(%x, %r, %b) : (tensor<3x130x256xf32>, tensor<3x130xf32>, tensor<256xf32>) -> tensor<3x130x256xf32> {
+  ^bb0(%a: tensor<3x130x256xf32>, %s: tensor<3x130xf32>, %c: tensor<256xf32>):
+    %rows = neuron.broadcast %s dimensions [0, 1] : tensor<3x130xf32> -> tensor<3x130x256xf32>
+    %cols = neuron.broadcast %c dimensions [2] : tensor<256xf32> -> tensor<3x130x256xf32>
+    %m = neuron.mul %a, %rows : tensor<3x130x256xf32>
+    %n = neuron.add %m, %cols : tensor<3x130x256xf32>
+    neuron.yield %n : tensor<3x130x256xf32>
+  }
+  return %0 : tensor<3x130x256xf32>
+}
+
+// -----
+
+// An elementwise fusion's broadcasts must read as matrices with rows of
+// 512 bytes or more: one of rows of 16 f32 does not (neuron-fuse
+// materialises it instead).
+func.func @short_rows_broadcast(%x: tensor<64x16xf32>, %r: tensor<64xf32>) -> tensor<64x16xf32> {
+  // expected-error @below {{convert-neuron-to-nisa: the broadcasts this fusion reads have no common [rows, columns] view, tile by tile, with rows of 512 bytes or more}}
+  %0 = neuron.fusion(%x, %r) : (tensor<64x16xf32>, tensor<64xf32>) -> tensor<64x16xf32> {
+  ^bb0(%a: tensor<64x16xf32>, %s: tensor<64xf32>):
+    %rows = neuron.broadcast %s dimensions [0] : tensor<64xf32> -> tensor<64x16xf32>
+    %m = neuron.mul %a, %rows : tensor<64x16xf32>
+    %e = neuron.exp %m : tensor<64x16xf32>
+    neuron.yield %e : tensor<64x16xf32>
+  }
+  return %0 : tensor<64x16xf32>
+}
+
+// -----
+
+// A table over positions broadcast over images and heads: its rows merge
+// only within an image's head (256 positions), so the images and heads are
+// looped one at a time and each tile's offset stays linear in the loops;
+// the table's tiles read it in place, 128 positions each.
+
+// CHECK-LABEL: func.func @table_over_heads
+// CHECK-SAME:    %[[X:[^:]*]]: memref<2x6x256x128xf32, #nisa.memory<hbm>>, %[[T:[^:]*]]: memref<256x128xf32, #nisa.memory<hbm>>
+// CHECK:       affine.for %[[I:.*]] = 0 to 2 {
+// CHECK-NEXT:    affine.for %[[H:.*]] = 0 to 6 {
+// CHECK-NEXT:      affine.for %[[P:.*]] = 0 to 2 {
+// CHECK:             memref.reinterpret_cast %[[X]] to offset: [%{{.*}}], sizes: [128, 128], strides: [128, 1]
+// CHECK:             %[[VIEW:.*]] = memref.reinterpret_cast %[[T]] to offset: [0], sizes: [2, 6, 256, 128], strides: [0, 0, 128, 1]
+// CHECK:             %[[AT:.*]] = affine.apply #{{.*}}(%[[P]])
+// CHECK:             memref.reinterpret_cast %[[VIEW]] to offset: [%[[AT]]], sizes: [128, 128], strides: [128, 1]
+// CHECK:             nisa.tensor_tensor <multiply>
+func.func @table_over_heads(%x: tensor<2x6x256x128xf32>, %c: tensor<256x128xf32>) -> tensor<2x6x256x128xf32> {
+  %0 = neuron.fusion(%x, %c) : (tensor<2x6x256x128xf32>, tensor<256x128xf32>) -> tensor<2x6x256x128xf32> {
+  ^bb0(%a: tensor<2x6x256x128xf32>, %t: tensor<256x128xf32>):
+    %tb = neuron.broadcast %t dimensions [2, 3] : tensor<256x128xf32> -> tensor<2x6x256x128xf32>
+    %m = neuron.mul %a, %tb : tensor<2x6x256x128xf32>
+    neuron.yield %m : tensor<2x6x256x128xf32>
+  }
+  return %0 : tensor<2x6x256x128xf32>
+}
