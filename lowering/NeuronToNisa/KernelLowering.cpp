@@ -141,10 +141,9 @@ void KernelLowering::dma(OpBuilder &b, Location loc, Value src, Value dst) {
                           b.getI64IntegerAttr(nextQueue++ % config.dmaQueues));
 }
 
-Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
+Value KernelLowering::load(OpBuilder &b, Location loc, Value src,
+                           bool asColumn) {
   auto type = cast<MemRefType>(src.getType());
-  Value t = tile(b, loc, nisa::MemorySpace::sbuf, type.getShape(),
-                 type.getElementType());
   SmallVector<int64_t> strides;
   int64_t offset;
   // Integers of up to 32 bits too (a mask's indices): the engines compute
@@ -152,6 +151,8 @@ Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
   if (type.getRank() != 2 || type.getDimSize(1) < 2 ||
       type.getElementType().isInteger(64) ||
       failed(stridesAndOffset(type, strides, offset)) || strides[1] != 0) {
+    Value t = tile(b, loc, nisa::MemorySpace::sbuf, type.getShape(),
+                   type.getElementType());
     dma(b, loc, src, t);
     return t;
   }
@@ -161,6 +162,14 @@ Value KernelLowering::load(OpBuilder &b, Location loc, Value src) {
   dma(b, loc, view(b, loc, src, {b.getIndexAttr(0), b.getIndexAttr(0)},
                    {rows, 1}),
       column);
+  return asColumn ? column : fillColumn(b, loc, column, type.getDimSize(1));
+}
+
+Value KernelLowering::fillColumn(OpBuilder &b, Location loc, Value column,
+                                 int64_t cols) {
+  auto type = cast<MemRefType>(column.getType());
+  Value t = tile(b, loc, nisa::MemorySpace::sbuf, {type.getDimSize(0), cols},
+                 type.getElementType());
   nisa::MemsetOp::create(b, loc, t, b.getF64FloatAttr(1.0));
   nisa::TensorScalarOp::create(
       b, loc, t, column, t,
@@ -724,9 +733,51 @@ static ComparePredicate swapped(ComparePredicate predicate) {
   }
 }
 
+/// Whether `t` is a [P, 1] column of per-row values (KernelLowering::load
+/// with asColumn) standing for an operand of the [P, F] `result`, F > 1.
+static bool isColumnOf(Value t, Value result) {
+  auto type = t ? dyn_cast<MemRefType>(t.getType()) : MemRefType();
+  auto out = cast<MemRefType>(result.getType());
+  return type && type.getRank() == 2 && out.getRank() == 2 &&
+         type.getDimSize(1) == 1 && out.getDimSize(1) > 1;
+}
+
 void mlir::neuron::computeTile(OpBuilder &b, KernelLowering &k, Location loc,
-                               Operation *op, ArrayRef<Value> operands,
+                               Operation *op, ArrayRef<Value> given,
                                Value result) {
+  // A column of per-row values is one tensor_scalar's per-partition
+  // scalars where it is a binary op's right operand (or the left of a
+  // commutative op or a comparison, which swaps) and the other a tile;
+  // otherwise it is filled along the rows first.
+  SmallVector<Value> operands(given);
+  std::optional<nisa::AluOp> alu = aluOf(op);
+  auto compare = dyn_cast<CompareOp>(op);
+  bool binary = (alu || compare) && operands.size() == 2 &&
+                llvm::all_of(operands, [](Value v) { return bool(v); });
+  for (auto [i, t] : llvm::enumerate(operands)) {
+    if (!isColumnOf(t, result))
+      continue;
+    bool left = i == 0;
+    bool commutes =
+        compare || (alu && llvm::is_contained({nisa::AluOp::add,
+                                               nisa::AluOp::multiply,
+                                               nisa::AluOp::max,
+                                               nisa::AluOp::min},
+                                              *alu));
+    if (binary && !isColumnOf(operands[left ? 1 : 0], result) &&
+        (!left || commutes)) {
+      nisa::AluOp scalarAlu =
+          compare ? compareAluOf(left ? swapped(compare.getPredicate())
+                                      : compare.getPredicate())
+                  : *alu;
+      nisa::TensorScalarOp::create(
+          b, loc, operands[left ? 1 : 0], t, result,
+          nisa::AluOpAttr::get(b.getContext(), scalarAlu), FloatAttr());
+      return;
+    }
+    operands[i] = k.fillColumn(
+        b, loc, t, cast<MemRefType>(result.getType()).getDimSize(1));
+  }
   // Comparisons write 1/0 masks; select copies the chosen elements, an
   // immediate one from a tile filled with it.
   if (isa<SelectOp>(op)) {
@@ -863,7 +914,8 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
   auto scaledRun = [&](size_t i, Operation *op) {
     for (Value v : op->getOperands()) {
       Value input = tiles.lookup(v);
-      if (!input)
+      // (A column of per-row values is not a tile of the run's shape.)
+      if (!input || cast<MemRefType>(input.getType()).getShape() != tileShape)
         continue;
       ScaledActivation run = scaledActivationAt(epilogue, i, v);
       if (run.ops.size() < 2)
@@ -904,7 +956,8 @@ void mlir::neuron::applyEpilogue(OpBuilder &b, KernelLowering &k, Location loc,
             broadcast.getDimensions());
       else
         source = bufferOf(v);
-      Value t = load ? load(source) : k.load(b, loc, window(source));
+      Value t = load ? load(source)
+                     : k.load(b, loc, window(source), /*asColumn=*/true);
       tiles[v] = t;
       operands.push_back(t);
     }

@@ -182,9 +182,13 @@ public:
   /// Loads the HBM window `src` into a new SBUF tile of its shape. A window
   /// repeating one value along each row (a zero innermost stride: a
   /// broadcast of per-row values, which a transfer would move one element
-  /// per descriptor) loads one column and fills the rows on chip: a tile
-  /// of ones multiplied by each partition's value.
-  Value load(OpBuilder &b, Location loc, Value src);
+  /// per descriptor) loads one column and fills the rows on chip
+  /// (fillColumn), or with `asColumn` returns that [rows, 1] column
+  /// (computeTile reads one as per-partition scalars).
+  Value load(OpBuilder &b, Location loc, Value src, bool asColumn = false);
+  /// A new [rows, cols] tile of `column`'s [rows, 1] values repeated along
+  /// each row: a tile of ones multiplied by each partition's value.
+  Value fillColumn(OpBuilder &b, Location loc, Value column, int64_t cols);
   /// Whether loadTransposed takes the tensor engine for a window of type
   /// `src`.
   bool transposesOnTensorEngine(MemRefType src) const;

@@ -101,7 +101,8 @@ func.func @unsupported(%x: tensor<8xf32>) -> tensor<8xf32> {
 // image 0, then of image 1; one matmul over the 9 taps of the 8 channels,
 // stacked along the partitions) is evacuated from PSUM, stored because the
 // fusion returns the convolution too, then scaled per channel (a
-// broadcast read through its zero-stride view, filled on chip) and passed
+// broadcast read through its zero-stride view: a column of per-channel
+// scalars, one tensor_scalar) and passed
 // through the relu; the tiles are [channels, whole output rows].
 
 // CHECK-LABEL: func.func @conv_epilogue
@@ -115,7 +116,8 @@ func.func @unsupported(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK:       %[[RAW:.*]] = memref.reinterpret_cast %[[OUT0]] to offset: [%{{.*}}], sizes: [16, 16], strides: [16, 1]
 // CHECK:       nisa.dma_copy %[[EV]], %[[RAW]]
 // CHECK:       memref.reinterpret_cast %[[S]] to offset: [0], sizes: [2, 16, 4, 4], strides: [0, 1, 0, 0]
-// CHECK:       nisa.tensor_tensor <multiply> %[[EV]], %{{.*}}, %[[P:.*]] :
+// CHECK:       nisa.dma_copy %{{.*}}, %[[COL:.*]] queue {{[0-9]+}} : memref<16x1xf32, strided<[1, 0]>, #nisa.memory<hbm>>, memref<16x1xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.tensor_scalar <multiply> %[[EV]], %[[P:.*]] scalars %[[COL]] :
 // CHECK:       nisa.activation <relu> %[[P]], %[[R:.*]] :
 // CHECK:       %[[FIN:.*]] = memref.reinterpret_cast %[[OUT1]] to offset: [%{{.*}}], sizes: [16, 16], strides: [16, 1]
 // CHECK:       nisa.dma_copy %[[R]], %[[FIN]]
@@ -330,9 +332,10 @@ func.func @immediate_minus(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tens
 
 // An elementwise fusion reading broadcasts in place: split where both read
 // as matrices ([3 x 130 rows, 256 columns]), each tile through the
-// broadcast's strides; a row's value along its columns loads as a column
-// and fills the tile on chip, a vector down the rows loads through a zero
-// row stride; nothing is materialised. Tiles of 128 rows, the last 6.
+// broadcast's strides; a row's value along its columns loads as a column,
+// the per-partition scalars of one tensor_scalar, a vector down the rows
+// through a zero row stride; nothing is materialised. Tiles of 128 rows,
+// the last 6.
 
 // CHECK-LABEL: func.func @row_and_column_broadcasts
 // CHECK-SAME:    %[[R:[^:]*]]: memref<3x130xf32, #nisa.memory<hbm>>, %[[B:[^:]*]]: memref<256xf32, #nisa.memory<hbm>>
@@ -341,9 +344,8 @@ func.func @immediate_minus(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>) -> tens
 // CHECK:         %[[ROWS:.*]] = memref.reinterpret_cast %[[R]] to offset: [0], sizes: [3, 130, 256], strides: [130, 1, 0]
 // CHECK:         memref.reinterpret_cast %[[ROWS]] to offset: [%{{.*}}], sizes: [128, 256], strides: [1, 0]
 // CHECK:         nisa.dma_copy %{{.*}}, %[[COL:.*]] queue {{[0-9]+}} : memref<128x1xf32, strided<[1, 0], offset: ?>, #nisa.memory<hbm>>, memref<128x1xf32, #nisa.memory<sbuf>>
-// CHECK:         nisa.memset %[[FILLED:.*]] value 1.0
-// CHECK:         nisa.tensor_scalar <multiply> %[[FILLED]], %[[FILLED]] scalars %[[COL]]
-// CHECK:         nisa.tensor_tensor <multiply>
+// CHECK-NOT:     nisa.memset
+// CHECK:         nisa.tensor_scalar <multiply> %{{.*}}, %{{.*}} scalars %[[COL]]
 // CHECK:         %[[COLS:.*]] = memref.reinterpret_cast %[[B]] to offset: [0], sizes: [3, 130, 256], strides: [0, 0, 1]
 // CHECK:         memref.reinterpret_cast %[[COLS]] to offset: [0], sizes: [128, 256], strides: [0, 1]
 // CHECK:         nisa.dma_copy {{.*}} : memref<128x256xf32, strided<[0, 1]>, #nisa.memory<hbm>>, memref<128x256xf32, #nisa.memory<sbuf>>
@@ -403,4 +405,27 @@ func.func @table_over_heads(%x: tensor<2x6x256x128xf32>, %c: tensor<256x128xf32>
     neuron.yield %m : tensor<2x6x256x128xf32>
   }
   return %0 : tensor<2x6x256x128xf32>
+}
+
+// -----
+
+// A column of per-row values on the left of a commutative op is the
+// scalars of one tensor_scalar all the same; on the left of a subtraction
+// it is filled along the rows first (a tile of ones times each row's value).
+
+// CHECK-LABEL: func.func @column_on_the_left
+// CHECK:       nisa.dma_copy %{{.*}}, %[[COL:.*]] queue {{[0-9]+}} : memref<128x1xf32, strided<[1, 0], offset: ?>, #nisa.memory<hbm>>, memref<128x1xf32, #nisa.memory<sbuf>>
+// CHECK:       nisa.tensor_scalar <max> %{{.*}}, %[[M:.*]] scalars %[[COL]]
+// CHECK:       nisa.memset %[[FILLED:.*]] value 1.0
+// CHECK-NEXT:  nisa.tensor_scalar <multiply> %[[FILLED]], %[[FILLED]] scalars %[[COL]]
+// CHECK-NEXT:  nisa.tensor_tensor <subtract> %[[FILLED]], %[[M]]
+func.func @column_on_the_left(%x: tensor<256x512xf32>, %r: tensor<256xf32>) -> tensor<256x512xf32> {
+  %0 = neuron.fusion(%x, %r) : (tensor<256x512xf32>, tensor<256xf32>) -> tensor<256x512xf32> {
+  ^bb0(%a: tensor<256x512xf32>, %s: tensor<256xf32>):
+    %rows = neuron.broadcast %s dimensions [0] : tensor<256xf32> -> tensor<256x512xf32>
+    %m = neuron.max %rows, %a : tensor<256x512xf32>
+    %d = neuron.sub %rows, %m : tensor<256x512xf32>
+    neuron.yield %d : tensor<256x512xf32>
+  }
+  return %0 : tensor<256x512xf32>
 }
