@@ -312,9 +312,9 @@ static bool transposeOnTensorEngine(const KernelLowering &k, Type element,
 /// rows the row stride steps to, each as the columns the outputs span),
 /// loaded so by a transfer per tap, and one matmul contracts over all the
 /// chunk's taps and channels, the moving operand reading every partition
-/// with the column stride. Chosen where it keeps the busier of the tensor engine
-/// and the DMA engines busy for less time per tile of `rt` output rows:
-/// the taps' loads each bring the rows again.
+/// with the column stride. Chosen where it keeps the busier of the tensor
+/// engine and the DMA engines busy for less time per tile of `rt` output
+/// rows: the taps' loads each bring the rows again.
 static int64_t stackedKernelRows(const KernelLowering &k, Type element,
                                  int64_t cg, int64_t wd, int64_t kh,
                                  int64_t kw, int64_t rt, int64_t ow,
@@ -329,12 +329,12 @@ static int64_t stackedKernelRows(const KernelLowering &k, Type element,
   // A tile's moving operand and the accumulator it writes.
   int64_t pixels = rt * ow;
   double matmul = k.costNs("matmul", shape(1, pixels), shape(p, pixels));
-  // Loading `parts` channels' rows x cols of the image, rows `step` apart,
-  // in runs of cols (of whole rows where consecutive rows span its width),
-  // over all the DMA engines.
-  auto load = [&](int64_t parts, int64_t rows, int64_t cols, int64_t step) {
-    ::neuron::rt::OperandShape tile = shape(parts, rows * cols), hbm = tile;
-    hbm.run = cols == wd && step == 1 ? rows * cols : cols;
+  // Loading `parts` channels' lines x cols of the image, lines `step` apart,
+  // in runs of cols (of all the lines where consecutive lines span its
+  // width), over all the DMA engines.
+  auto load = [&](int64_t parts, int64_t lines, int64_t cols, int64_t step) {
+    ::neuron::rt::OperandShape tile = shape(parts, lines * cols), hbm = tile;
+    hbm.run = cols == wd && step == 1 ? lines * cols : cols;
     return k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines();
   };
   int64_t cTiles = llvm::divideCeil(cg, p);

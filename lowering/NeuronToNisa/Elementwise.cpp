@@ -231,10 +231,23 @@ struct FusionToTiles : NisaPattern<FusionOp> {
         columns = mergedRun(shape, strides, *split, shape.size());
       }
       if (!split || strides.empty() || inner.first != q ||
-          columns.first != *split)
+          columns.first != *split) {
+        // The buffer as contiguous: the looped dimensions' offsets count
+        // whole blocks of rows.
+        SmallVector<std::pair<OpFoldResult, int64_t>> row;
+        for (int64_t d = 0; d < q; ++d)
+          row.push_back(
+              {at.offsets[d], computeProduct(shape.slice(d + 1, q - d - 1)) *
+                                  rows});
+        row.push_back({at.offsets[q], 1});
         return KernelLowering::view(
-            b, loc, KernelLowering::reinterpret(b, loc, buffer, {rows, cols}),
-            ArrayRef(at.offsets).take_back(2), sizes);
+            b, loc,
+            KernelLowering::reinterpret(
+                b, loc, buffer,
+                {computeProduct(shape.take_front(q)) * rows, cols}),
+            {KernelLowering::affineSum(b, loc, row), at.offsets[q + 1]},
+            sizes);
+      }
       SmallVector<std::pair<OpFoldResult, int64_t>> terms;
       for (int64_t d = 0; d < q; ++d)
         terms.push_back({at.offsets[d], strides[d]});
