@@ -670,9 +670,14 @@ struct Toucher {
 
 /// The accesses of one buffer since other top-level ops last overwrote
 /// them, by disjoint ranges: a write hides the earlier accesses of the
-/// partitions it covers (what follows it is ordered after them through
-/// it). Accesses of one top-level op (a loop nest's instructions, over all
-/// their iterations) never order each other here, and all of them stay
+/// partitions it covers from the top-level ops after its own (what follows
+/// it is ordered after them through it). Not from its own: accesses of one
+/// top-level op (a loop nest's instructions, over all their iterations)
+/// never order each other here, so one of its instructions after the write
+/// is not ordered after the write through this (a loop nest's later
+/// instruction writing a rotating tile's slot at its first iteration that
+/// an earlier instruction writes at a later one) and still follows the
+/// earlier accesses itself. All of one top-level op's accesses stay
 /// recorded.
 class RangeTracker {
 public:
@@ -690,11 +695,11 @@ public:
     for (auto it = segments.lower_bound(lo);
          it != segments.end() && it->first < hi; ++it) {
       if (it->first > at)
-        segments.emplace(at, Segment{it->first, {}, {}});
+        segments.emplace(at, Segment{it->first, {}, {}, {}});
       at = it->second.end;
     }
     if (at < hi)
-      segments.emplace(at, Segment{hi, {}, {}});
+      segments.emplace(at, Segment{hi, {}, {}, {}});
 
     auto dep = [&](Toucher from, Hazard h, int64_t sLo, int64_t sHi) {
       auto [it, added] =
@@ -719,15 +724,19 @@ public:
     auto other = [&](const Toucher &t) {
       return t.apart(who) && t.meets(who);
     };
-    // (A copy of the same split nest does not follow `t`: it hides none
-    // of its accesses.)
-    auto hidden = [&](Toucher &t) {
-      return t.apart(who) && t.trimmedBy(who);
-    };
     for (auto it = segments.find(lo); it != segments.end() && it->first < hi;
          ++it) {
       Segment &s = it->second;
       int64_t sLo = it->first, sHi = s.end;
+      // The writes of top-level ops before this one hide what they cover.
+      llvm::erase_if(s.hiders, [&](const Toucher &h) {
+        if (h.item == who.item)
+          return false;
+        auto hiddenBy = [&](Toucher &t) { return t.apart(h) && t.trimmedBy(h); };
+        llvm::erase_if(s.readers, hiddenBy);
+        llvm::erase_if(s.writers, hiddenBy);
+        return true;
+      });
       for (const Toucher &w : s.writers)
         if (other(w))
           dep(w, write ? Hazard::WriteAfterWrite : Hazard::ReadAfterWrite, sLo,
@@ -736,8 +745,10 @@ public:
         for (const Toucher &r : s.readers)
           if (other(r))
             dep(r, Hazard::WriteAfterRead, sLo, sHi);
-        llvm::erase_if(s.readers, hidden);
-        llvm::erase_if(s.writers, hidden);
+        // (A copy of the same split nest does not follow the earlier
+        // accesses: it hides none of them.)
+        if (s.hiders.empty() || s.hiders.back().inst != who.inst)
+          s.hiders.push_back(who);
         if (s.writers.empty() || s.writers.back().inst != who.inst)
           s.writers.push_back(who);
       } else if (s.readers.empty() || s.readers.back().inst != who.inst) {
@@ -749,6 +760,10 @@ public:
       auto first = segments.find(lo);
       auto last = segments.lower_bound(hi);
       for (auto it = std::next(first); it != last; ++it) {
+        for (Toucher h : it->second.hiders)
+          if (llvm::none_of(first->second.hiders,
+                            [&](Toucher x) { return x.inst == h.inst; }))
+            first->second.hiders.push_back(h);
         for (Toucher w : it->second.writers)
           if (llvm::none_of(first->second.writers,
                             [&](Toucher x) { return x.inst == w.inst; }))
@@ -768,6 +783,8 @@ private:
     int64_t end;
     SmallVector<Toucher, 1> writers;
     SmallVector<Toucher, 2> readers;
+    /// Writes whose hiding waits for the next top-level op.
+    SmallVector<Toucher, 1> hiders;
   };
   void split(int64_t at) {
     auto it = segments.upper_bound(at);

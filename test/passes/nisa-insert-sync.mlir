@@ -574,3 +574,35 @@ func.func @fewer_first(%a: memref<128x128xbf16, #hbm>, %b: memref<768x512xbf16, 
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+
+// Tests a write that hides earlier accesses only from the loop nests after
+// its own: the second nest's memset overwrites all four slots the first
+// nest's transfers used, but the activation after it in the same nest
+// writes the last slot's bytes at its first iteration, before the memset
+// reaches them, so it waits for the first nest's last store itself (it
+// had no wait at all, and the store could read what it wrote).
+// CHECK-LABEL: func.func @hidden_within_nest
+// CHECK: nisa.memset {{.*}} {nisa.wait = [#nisa.wait<unit = "dma0", count = 4>, #nisa.wait<unit = "dma1", count = 4>]}
+// CHECK: nisa.activation <exp> {{.*}} {nisa.wait = [#nisa.wait<unit = "dma0", count = 4>, #nisa.wait<unit = "dma1", count = 4>]}
+func.func @hidden_within_nest(%in: memref<4x128x64xf32, #hbm>, %out: memref<4x128x64xf32, #hbm>) attributes {nisa.limits = #limits} {
+  affine.for %i = 0 to 4 {
+    %t = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 4, bytes = 256>} : memref<128x64xf32, #sbuf>
+    %src = memref.subview %in[%i, 0, 0] [1, 128, 64] [1, 1, 1] : memref<4x128x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%i, 0, 0] [1, 128, 64] [1, 1, 1] : memref<4x128x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+    nisa.dma_copy %src, %t queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
+    nisa.dma_copy %t, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
+  }
+  affine.for %j = 0 to 2 {
+    %u = memref.alloc() {nisa.address = 0 : i64, nisa.slots = #nisa.slots<count = 4, bytes = 256>} : memref<128x64xf32, #sbuf>
+    %v = memref.alloc() {nisa.address = 768 : i64} : memref<128x64xf32, #sbuf>
+    nisa.memset %u value 1.0 : memref<128x64xf32, #sbuf>
+    nisa.activation <exp> %v, %v : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
+  }
+  return
+}
