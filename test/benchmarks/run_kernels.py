@@ -126,12 +126,13 @@ def run(cmd):
     return subprocess.run(cmd, check=True, capture_output=True, text=True)
 
 
-def timed(bin_dir, graph, target, work, tuned=False):
+def timed(bin_dir, graph, target, work, tuned=False, entry=None):
     exe = work / (graph.stem + ".nxe")
     profile = work / (graph.stem + ".json")
     tuning = [f"--tuning-cache={work / 'tuning'}"] if tuned else []
+    entries = [f"--entry={entry}"] if entry else []
     run([str(bin_dir / "neuron-compile"), str(graph), f"--target={target}",
-         "-o", str(exe)] + tuning)
+         "-o", str(exe)] + tuning + entries)
     run([str(bin_dir / "neuron-run"), str(exe), "--timing-only",
          f"--profile={profile}"])
     return json.loads(profile.read_text())

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""Image layouts and reductions ahead of kept axes, side by side in one run.
+"""Image layouts, first layers, broadcasts and reductions ahead of kept axes,
+side by side in one run.
 
 TFLite, TOSA and JAX graphs keep images NHWC and filters HWCF or OHWI;
-torch-mlir's reductions sum over leading axes. Each case here is compiled
+image networks start with a large filter over 3 channels; exporters write
+softmax and norms as elementwise ops reading broadcasts; torch-mlir's
+reductions sum over leading axes. Each case here is compiled
 with neuron-compile and timed with `neuron-run --timing-only` on trn2
 (lnc=2) and trn1, printing the observed time; with `--base-build-dir`, the
 same with a second build (another commit's) and the ratio base / this.
@@ -30,7 +33,8 @@ TARGETS = ["trn2", "trn1"]
 
 ZP = '%zp = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>'
 
-# name -> graph text, or a file of test/e2e/Inputs (its first function).
+# name -> graph text, a file of test/e2e/Inputs holding one function, or
+# (file, the function to compile).
 CASES = {
     "NHWC to NCHW 2x56x56x64 f32": """
 func.func @f(%a: tensor<2x56x56x64xf32>) -> tensor<2x64x56x56xf32> {
@@ -56,6 +60,21 @@ func.func @f(%x: tensor<1x28x28x128xf32>, %w: tensor<128x3x3x128xf32>, %b: tenso
   return %r : tensor<1x28x28x128xf32>
 }}""",
     "TOSA block (Inputs/nhwc_block.mlir)": INPUTS / "nhwc_block.mlir",
+    "torch stem 7x7/2 1x3x224x224->64": """
+func.func @f(%x: tensor<1x3x224x224xf32>, %w: tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32> {
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 3, 3] high[0, 0, 3, 3] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x3x224x224xf32> to tensor<1x3x230x230xf32>
+  %e = tensor.empty() : tensor<1x64x112x112xf32>
+  %o = linalg.fill ins(%z : f32) outs(%e : tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x3x230x230xf32>, tensor<64x3x7x7xf32>) outs(%o : tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32>
+  return %r : tensor<1x64x112x112xf32>
+}""",
+    "TOSA softmax, log-sum-exp 6x200x384": (INPUTS / "row_broadcasts.mlir",
+                                            "lse"),
     "TOSA depthwise 3x3 1x56x56x96 + clamp": f"""
 func.func @f(%x: tensor<1x56x56x96xf32>, %w: tensor<3x3x96x1xf32>, %b: tensor<96xf32>) -> tensor<1x56x56x96xf32> {{
   {ZP}
@@ -81,8 +100,9 @@ func.func @f(%x: tensor<1x7x7x1280xf32>) -> tensor<1x1x1x1280xf32> {
 }
 
 
-def observed_us(bin_dir, graph, target, work):
-    return timed(bin_dir, graph, target, work)["program"]["observed_ns"] / 1e3
+def observed_us(bin_dir, graph, target, work, entry=None):
+    return timed(bin_dir, graph, target, work,
+                 entry=entry)["program"]["observed_ns"] / 1e3
 
 
 def main():
@@ -113,12 +133,13 @@ def main():
             print("(no corpus: set NEURON_CORPUS_DIR or check out "
                   "../shared/corpus; ResNet-18 is skipped)")
         for name, case in cases.items():
-            graph = case
+            graph, entry = case if isinstance(case, tuple) else (case, None)
             if isinstance(case, str):
                 graph = work / "g.mlir"
                 graph.write_text(case)
             for target in TARGETS:
-                times = [observed_us(b, graph, target, work) for b in bins]
+                times = [observed_us(b, graph, target, work, entry)
+                         for b in bins]
                 line = f"{name:40} {target:7} {times[0]:12.1f}"
                 if len(times) > 1:
                     line += f" {times[1]:10.1f} {times[1] / times[0]:10.2f}"
