@@ -40,13 +40,60 @@
 using namespace mlir;
 using namespace mlir::neuron;
 
+/// The input rows (or columns) `n` outputs read through a window of `k`
+/// taps `d` apart, `s` apart.
+static int64_t inputExtent(int64_t n, int64_t s, int64_t k, int64_t d) {
+  return (n - 1) * s + (k - 1) * d + 1;
+}
+
+/// Whether a convolution over a single input channel (depthwise, with a
+/// channel multiplier: a grayscale image's first layer) runs on the tensor
+/// engine with all its taps stacked along the partitions (lowerConv2D,
+/// stackedKernelRows) rather than on the vector engine: where its taps fit
+/// the partitions and the cost model times a matmul per tile of output
+/// rows, after each tap's load of them, shorter than the vector engine's
+/// instruction per tap over all the outputs.
+static bool stacksSingleChannel(const KernelLowering &k, Conv2DOp op) {
+  auto in = op.getInput().getType(), w = op.getFilter().getType(),
+       out = op.getType();
+  int64_t p = k.partitions(), taps = w.getDimSize(2) * w.getDimSize(3);
+  const nisa::LimitsAttr &limits = k.config.limits;
+  int64_t maxPixels =
+      std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
+  int64_t n = out.getDimSize(0), f = out.getDimSize(1),
+          oh = out.getDimSize(2), ow = out.getDimSize(3);
+  if (op.getGroups() != 1 || in.getDimSize(1) != 1 || taps > p ||
+      ow > maxPixels)
+    return false;
+  Type element = in.getElementType();
+  auto shape = [&](int64_t partitions, int64_t free) {
+    return operandShapeOf(MemRefType::get({partitions, free}, element));
+  };
+  int64_t rt = std::min(oh, std::max<int64_t>(1, maxPixels / ow)),
+          cols = inputExtent(ow, op.getStrides()[1], 1, 1);
+  ::neuron::rt::OperandShape rows = shape(1, rt * cols), hbm = rows;
+  hbm.run = cols;
+  double tile = std::max(
+      k.costNs("matmul", shape(1, rt * ow), shape(taps, rt * ow)),
+      double(taps) * k.costNs("dma_copy", rows, hbm) /
+          k.config.cost.dmaEngines());
+  int64_t tiles = n * llvm::divideCeil(oh, rt) *
+                  llvm::divideCeil(f, limits.getStationaryFree());
+  ::neuron::rt::OperandShape outputs =
+      shape(p, llvm::divideCeil(n * f * oh * ow, p));
+  return double(tiles) * tile <
+         double(taps) * k.costNs("scalar_tensor_tensor", outputs, outputs);
+}
+
 /// Whether `op` runs on the vector engine: depthwise with any channel
 /// multiplier up to the partition count. Each output channel is a weighted
 /// sum of its own channel's taps, which on the tensor engine would
-/// contract over one partition.
-static bool isDepthwise(Conv2DOp op, int64_t partitions) {
+/// contract over one partition, a matmul per tap (a single input
+/// channel's, stacked, may contract over all the taps at once instead).
+static bool isDepthwise(const KernelLowering &k, Conv2DOp op) {
   int64_t f = op.getFilter().getType().getDimSize(0);
-  return isDepthwiseConv(op) && f / op.getGroups() <= partitions;
+  return isDepthwiseConv(op) && f / op.getGroups() <= k.partitions() &&
+         !stacksSingleChannel(k, op);
 }
 
 /// Calls `body(b, r0, blocks, rows)` over output rows [0, count): chunks of
@@ -71,12 +118,6 @@ static void forEachRowChunk(
     first += whole;
     count -= whole;
   }
-}
-
-/// The input rows (or columns) `n` outputs read through a window of `k`
-/// taps `d` apart, `s` apart.
-static int64_t inputExtent(int64_t n, int64_t s, int64_t k, int64_t d) {
-  return (n - 1) * s + (k - 1) * d + 1;
 }
 
 /// Output rows and columns per tile of a window op (depthwise convolution,
@@ -430,12 +471,12 @@ static Value imageRows(OpBuilder &b, Location loc, Value buffer,
                                      {s[1], s[3]});
 }
 
-bool mlir::neuron::isTensorEngineConv(Conv2DOp op, int64_t partitions) {
-  return isEngineTiled(op) && !isDepthwise(op, partitions);
+bool mlir::neuron::isTensorEngineConv(const KernelLowering &k, Conv2DOp op) {
+  return isEngineTiled(op) && !isDepthwise(k, op);
 }
 
-bool mlir::neuron::isVectorEngineConv(Conv2DOp op, int64_t partitions) {
-  return isEngineTiled(op) && isDepthwise(op, partitions);
+bool mlir::neuron::isVectorEngineConv(const KernelLowering &k, Conv2DOp op) {
+  return isEngineTiled(op) && isDepthwise(k, op);
 }
 
 LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
@@ -922,7 +963,7 @@ struct ConvToTiles : NisaPattern<Conv2DOp> {
                                "float convolutions without bias or padding "
                                "are tiled yet";
     Value result = k.resultBuffer(rewriter, op.getResult());
-    auto lower = isDepthwise(op, k.partitions()) ? lowerDepthwise : lowerConv2D;
+    auto lower = isDepthwise(k, op) ? lowerDepthwise : lowerConv2D;
     if (failed(lower(rewriter, k, op, adaptor.getInput(), adaptor.getFilter(),
                      result, /*epilogue=*/nullptr, /*fusion=*/nullptr)))
       return failure();

@@ -140,10 +140,10 @@ struct FusionToTiles : NisaPattern<FusionOp> {
       if (!conv)
         lowered = lowerMatmul(rewriter, k, producer, lhs, rhs, out, &epilogue,
                               fusion);
-      else if (isTensorEngineConv(conv, k.partitions()))
+      else if (isTensorEngineConv(k, conv))
         lowered = lowerConv2D(rewriter, k, conv, lhs, rhs, out, &epilogue,
                               fusion);
-      else if (isVectorEngineConv(conv, k.partitions()))
+      else if (isVectorEngineConv(k, conv))
         lowered = lowerDepthwise(rewriter, k, conv, lhs, rhs, out, &epilogue,
                                  fusion);
       else

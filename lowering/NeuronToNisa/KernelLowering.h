@@ -410,14 +410,14 @@ LogicalResult lowerConv2D(OpBuilder &b, KernelLowering &k, Conv2DOp op,
                           Value image, Value filter, Value out,
                           const Epilogue *epilogue, Operation *fusion);
 /// Whether lowerConv2D takes `op`: the tensor engine's convolutions.
-bool isTensorEngineConv(Conv2DOp op, int64_t partitions);
+bool isTensorEngineConv(const KernelLowering &k, Conv2DOp op);
 /// Tiles depthwise conv2d `op` on the vector engine (Convolution.cpp), as
 /// lowerConv2D does the others.
 LogicalResult lowerDepthwise(OpBuilder &b, KernelLowering &k, Conv2DOp op,
                              Value image, Value filter, Value out,
                              const Epilogue *epilogue, Operation *fusion);
 /// Whether lowerDepthwise takes `op`.
-bool isVectorEngineConv(Conv2DOp op, int64_t partitions);
+bool isVectorEngineConv(const KernelLowering &k, Conv2DOp op);
 
 /// How a matmul is tiled: with `block` > 0, `block` tiles of one operand
 /// (rhs when `rhsResident`, else lhs) stay in SBUF for all of K while the

@@ -3,7 +3,9 @@
 // convolution over 3 channels (NCHW, FCHW; two tiles of output rows, the
 // second partial), TOSA's 5x5 stride-2 convolution with bias and clamp
 // (NHWC, OHWI), JAX's dilated 3x3 over 4 channels on two images (NHWC,
-// HWCF) and a 3x3 convolution to 200 filters (two filter tiles).
+// HWCF), a 3x3 convolution to 200 filters (two filter tiles) and a
+// grayscale LeNet-style 5x5 over one channel (depthwise with a channel
+// multiplier, which stacks its 25 taps too).
 func.func @torch_stem(%x: tensor<1x3x61x58xf32>, %w: tensor<24x3x7x7xf32>) -> tensor<1x24x31x29xf32> {
   %zero = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 3, 3] high[0, 0, 3, 3] {
@@ -41,4 +43,13 @@ func.func @wide_stem(%x: tensor<1x3x20x22xf32>, %w: tensor<200x3x3x3xf32>) -> te
   %c = linalg.conv_2d_nchw_fchw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
       ins(%x, %w : tensor<1x3x20x22xf32>, tensor<200x3x3x3xf32>) outs(%f : tensor<1x200x18x20xf32>) -> tensor<1x200x18x20xf32>
   return %c : tensor<1x200x18x20xf32>
+}
+
+func.func @gray_stem(%x: tensor<2x1x32x30xf32>, %w: tensor<6x1x5x5xf32>) -> tensor<2x6x28x26xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x6x28x26xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x6x28x26xf32>) -> tensor<2x6x28x26xf32>
+  %c = linalg.conv_2d_nchw_fchw {strides = dense<1> : vector<2xi64>, dilations = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<2x1x32x30xf32>, tensor<6x1x5x5xf32>) outs(%f : tensor<2x6x28x26xf32>) -> tensor<2x6x28x26xf32>
+  return %c : tensor<2x6x28x26xf32>
 }

@@ -542,6 +542,30 @@ func.func @stacked_hwcf(%x: tensor<1x3x20x20xf32>, %w: tensor<3x3x3x8xf32>) -> t
 
 // -----
 
+// Tests a convolution over a single input channel (a grayscale image's
+// first layer; depthwise, with a channel multiplier of 8): all 25 taps
+// stack along the partitions and one matmul per tile of output rows takes
+// them, where the vector engine would take an instruction per tap; with
+// one filter (@one_filter) the vector engine's instructions, spread over
+// the partitions, cost less and it stays there.
+// CHECK-LABEL: func.func @single_channel
+// CHECK: memref.alloc() {nisa.tiling = {{.*}}partition = "taps x input channels"
+// CHECK: nisa.matmul {{.*}} : memref<25x8xf32, #nisa.memory<sbuf>>, memref<25x16x16xf32, #nisa.memory<sbuf>>, memref<8x256xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.scalar_tensor_tensor
+// CHECK-LABEL: func.func @one_filter
+// CHECK-NOT: nisa.matmul
+// CHECK: nisa.scalar_tensor_tensor
+func.func @single_channel(%x: tensor<1x1x20x20xf32>, %w: tensor<8x1x5x5xf32>) -> tensor<1x8x16x16xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x1x20x20xf32>, tensor<8x1x5x5xf32>) -> tensor<1x8x16x16xf32>
+  return %0 : tensor<1x8x16x16xf32>
+}
+func.func @one_filter(%x: tensor<1x1x64x66xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x62x64xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x1x64x66xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x62x64xf32>
+  return %0 : tensor<1x1x62x64xf32>
+}
+
+// -----
+
 // Tests a depthwise convolution on the vector engine: 32 channels leave
 // room for 4 blocks of 2 output rows on the 128 partitions (block-major);
 // the weights are loaded once as one row of 9 taps per partition; each
