@@ -732,7 +732,9 @@ public:
       llvm::erase_if(s.hiders, [&](const Toucher &h) {
         if (h.item == who.item)
           return false;
-        auto hiddenBy = [&](Toucher &t) { return t.apart(h) && t.trimmedBy(h); };
+        auto hiddenBy = [&](Toucher &t) {
+          return t.apart(h) && t.trimmedBy(h);
+        };
         llvm::erase_if(s.readers, hiddenBy);
         llvm::erase_if(s.writers, hiddenBy);
         return true;

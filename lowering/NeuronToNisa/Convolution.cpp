@@ -46,6 +46,45 @@ static int64_t inputExtent(int64_t n, int64_t s, int64_t k, int64_t d) {
   return (n - 1) * s + (k - 1) * d + 1;
 }
 
+/// The cost model's time for a matmul of `pixels` moving columns of
+/// `element` (a tile of a convolution's output rows).
+static double tileMatmulNs(const KernelLowering &k, Type element,
+                           int64_t pixels) {
+  auto moving = MemRefType::get({1, pixels}, element);
+  return k.costNs("matmul", operandShapeOf(moving), operandShapeOf(moving));
+}
+
+/// The cost model's time for loading `parts` channels' `lines` lines of
+/// `cols` columns of an image `wd` wide, lines `step` apart, in runs of
+/// the columns (of all the lines where consecutive lines span the width),
+/// over all the DMA engines.
+static double imageLoadNs(const KernelLowering &k, Type element, int64_t wd,
+                          int64_t parts, int64_t lines, int64_t cols,
+                          int64_t step) {
+  ::neuron::rt::OperandShape tile =
+      operandShapeOf(MemRefType::get({parts, lines * cols}, element));
+  ::neuron::rt::OperandShape hbm = tile;
+  hbm.run = cols == wd && step == 1 ? lines * cols : cols;
+  return k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines();
+}
+
+/// The busier of the tensor engine and the DMA engines per tile of `rt`
+/// output rows (`ow` wide, of an image `wd` wide, over `cg` channels)
+/// where the taps stack `rows` kernel rows a chunk (stackedKernelRows): a
+/// matmul per chunk, and each tap's load of the rows the row stride steps
+/// to, in runs of the columns the outputs span.
+static double stackedTileNs(const KernelLowering &k, Type element,
+                            int64_t cg, int64_t wd, int64_t kh, int64_t kw,
+                            int64_t rows, int64_t rt, int64_t ow,
+                            std::array<int64_t, 2> strides) {
+  double matmuls =
+      double(llvm::divideCeil(kh, rows)) * tileMatmulNs(k, element, rt * ow);
+  double loads = double(kh * kw) *
+                 imageLoadNs(k, element, wd, cg, rt,
+                             inputExtent(ow, strides[1], 1, 1), strides[0]);
+  return std::max(matmuls, loads);
+}
+
 /// Whether a convolution over a single input channel (depthwise, with a
 /// channel multiplier: a grayscale image's first layer) runs on the tensor
 /// engine with all its taps stacked along the partitions (lowerConv2D,
@@ -66,22 +105,18 @@ static bool stacksSingleChannel(const KernelLowering &k, Conv2DOp op) {
       ow > maxPixels)
     return false;
   Type element = in.getElementType();
-  auto shape = [&](int64_t partitions, int64_t free) {
-    return operandShapeOf(MemRefType::get({partitions, free}, element));
-  };
-  int64_t rt = std::min(oh, std::max<int64_t>(1, maxPixels / ow)),
-          cols = inputExtent(ow, op.getStrides()[1], 1, 1);
-  ::neuron::rt::OperandShape rows = shape(1, rt * cols), hbm = rows;
-  hbm.run = cols;
-  double tile = std::max(
-      k.costNs("matmul", shape(1, rt * ow), shape(taps, rt * ow)),
-      double(taps) * k.costNs("dma_copy", rows, hbm) /
-          k.config.cost.dmaEngines());
-  int64_t tiles = n * llvm::divideCeil(oh, rt) *
+  int64_t kh = w.getDimSize(2),
+          rt = std::min(oh, std::max<int64_t>(1, maxPixels / ow)),
+          tiles = n * llvm::divideCeil(oh, rt) *
                   llvm::divideCeil(f, limits.getStationaryFree());
-  ::neuron::rt::OperandShape outputs =
-      shape(p, llvm::divideCeil(n * f * oh * ow, p));
-  return double(tiles) * tile <
+  // All the taps in one chunk.
+  double tensor =
+      double(tiles) * stackedTileNs(k, element, 1, in.getDimSize(3), kh,
+                                    w.getDimSize(3), kh, rt, ow,
+                                    {op.getStrides()[0], op.getStrides()[1]});
+  ::neuron::rt::OperandShape outputs = operandShapeOf(MemRefType::get(
+      {p, int64_t(llvm::divideCeil(n * f * oh * ow, p))}, element));
+  return tensor <
          double(taps) * k.costNs("scalar_tensor_tensor", outputs, outputs);
 }
 
@@ -364,30 +399,15 @@ static int64_t stackedKernelRows(const KernelLowering &k, Type element,
   int64_t p = k.partitions(), rows = std::min(kh, p / (kw * cg));
   if (kh * kw == 1 || rows == 0)
     return 0;
-  auto shape = [&](int64_t partitions, int64_t free) {
-    return operandShapeOf(MemRefType::get({partitions, free}, element));
-  };
-  // A tile's moving operand and the accumulator it writes.
-  int64_t pixels = rt * ow;
-  double matmul = k.costNs("matmul", shape(1, pixels), shape(p, pixels));
-  // Loading `parts` channels' lines x cols of the image, lines `step` apart,
-  // in runs of cols (of all the lines where consecutive lines span its
-  // width), over all the DMA engines.
-  auto load = [&](int64_t parts, int64_t lines, int64_t cols, int64_t step) {
-    ::neuron::rt::OperandShape tile = shape(parts, lines * cols), hbm = tile;
-    hbm.run = cols == wd && step == 1 ? lines * cols : cols;
-    return k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines();
-  };
   int64_t cTiles = llvm::divideCeil(cg, p);
   double direct = std::max(
-      double(kh * kw * cTiles) * matmul,
+      double(kh * kw * cTiles) * tileMatmulNs(k, element, rt * ow),
       double(cTiles) *
-          load(std::min(cg, p), inputExtent(rt, strides[0], kh, dilations[0]),
-               inputExtent(ow, strides[1], kw, dilations[1]), 1));
-  double stacked = std::max(
-      double(llvm::divideCeil(kh, rows)) * matmul,
-      double(kh * kw) *
-          load(cg, rt, inputExtent(ow, strides[1], 1, 1), strides[0]));
+          imageLoadNs(k, element, wd, std::min(cg, p),
+                      inputExtent(rt, strides[0], kh, dilations[0]),
+                      inputExtent(ow, strides[1], kw, dilations[1]), 1));
+  double stacked =
+      stackedTileNs(k, element, cg, wd, kh, kw, rows, rt, ow, strides);
   return stacked < direct ? rows : 0;
 }
 

@@ -53,8 +53,9 @@ struct ReductionToTiles : NisaPattern<Op> {
     for (int64_t d : perm)
       permutedShape.push_back(inputType.getDimSize(d));
     // Elements a partition's chunk holds.
-    int64_t chunk = std::max<int64_t>(1, k.config.elementwiseBytes * 8 /
-                                             inputType.getElementTypeBitWidth());
+    int64_t chunk =
+        std::max<int64_t>(1, k.config.elementwiseBytes * 8 /
+                                 inputType.getElementTypeBitWidth());
     int64_t tileCols = std::min(cols, chunk);
     if (succeeded(reduceAheadOfInner(rewriter, op, adaptor.getInput(), chunk)))
       return success();
@@ -159,9 +160,10 @@ struct ReductionToTiles : NisaPattern<Op> {
       for (int64_t r = perChunk; r > 1; r -= r / 2)
         vector += k.costNs("tensor_tensor", shape(r / 2 * f), shape(r / 2 * f));
       double chunks = double(llvm::divideCeil(reduced, perChunk));
+      double dma =
+          k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines();
       return double(llvm::divideCeil(lanes, p)) * chunks *
-             std::max(k.costNs("dma_copy", tile, hbm) / k.config.cost.dmaEngines(),
-                      vector);
+             std::max(dma, vector);
     };
     int64_t f = 1;
     double fastest = estimate(f);
@@ -196,10 +198,11 @@ struct ReductionToTiles : NisaPattern<Op> {
             k.dma(b, loc,
                   KernelLowering::stridedView(
                       b, loc, input,
-                      KernelLowering::affineSum(b, loc,
-                                                {{at.offsets[0], reduced * inner},
-                                                 {from, inner},
-                                                 {lane, 1}}),
+                      KernelLowering::affineSum(
+                          b, loc,
+                          {{at.offsets[0], reduced * inner},
+                           {from, inner},
+                           {lane, 1}}),
                       {pt, count, f}, {f, inner, 1}),
                   t);
             auto slices = [&](int64_t start, int64_t n) {
