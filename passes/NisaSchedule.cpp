@@ -307,12 +307,22 @@ static double pipelinedNs(const KernelGraph &g, uint32_t first, uint32_t end,
   return makespan;
 }
 
+/// Per instruction of a loop, from its first: when it starts in the first
+/// iteration after the loop starts (`head`), and how long before the loop
+/// ends it finishes in the last (`tail`). A dependence on an instruction in
+/// the middle of a loop waits that much less than for the whole loop.
+struct Offsets {
+  std::vector<double> head, tail;
+};
+
 /// A loop's prediction: its time and its longest dependence chain.
 struct LoopTiming {
   /// `latency` is one iteration's time: the last starts that long before
   /// the loop ends. `released` is when the first iteration ends with its
   /// instructions released at the times estimateLoop was given.
   double predicted = 0, criticalPath = 0, latency = 0, released = 0;
+  /// Its instructions' offsets in its time and along its chain.
+  Offsets timed, chained;
 };
 
 /// The kernel's timeline: when each lane is busy, as sorted disjoint
@@ -830,6 +840,9 @@ struct NisaSchedulePass
     struct Item {
       uint32_t first, end;
       double time, chain;
+      /// A child loop's instructions' offsets; empty for an instruction,
+      /// which starts and ends with its item.
+      Offsets timed, chained;
     };
     SmallVector<Item> items;
     std::vector<double> myBusy(units.size(), 0);
@@ -837,7 +850,7 @@ struct NisaSchedulePass
     for (uint32_t i = loop.first; i < loop.end;) {
       ArrayRef<int32_t> nest = g.nestOf(i);
       if (int32_t(nest.size()) == depth + 1) {
-        items.push_back({i, i + 1, duration[i], duration[i]});
+        items.push_back({i, i + 1, duration[i], duration[i], {}, {}});
         myBusy[unit[i]] += duration[i];
         myBytes += bytes[i];
         ++i;
@@ -853,7 +866,8 @@ struct NisaSchedulePass
         myBusy[u] += trips * childBusy[u];
       myBytes += trips * childBytes;
       items.push_back({g.getLoops()[child].first, g.getLoops()[child].end,
-                       t.predicted, t.criticalPath});
+                       t.predicted, t.criticalPath, std::move(t.timed),
+                       std::move(t.chained)});
       i = g.getLoops()[child].end;
     }
     auto itemOf = [&](uint32_t i) {
@@ -934,8 +948,40 @@ struct NisaSchedulePass
       resource = std::max(resource, b / layout.engines);
     latency = std::max(latency, resource);
     released = std::max(released, resource);
+    // Each instruction's offsets: its item's, and within a child loop,
+    // the child's own besides.
+    auto offset = [](const std::vector<double> &within, uint32_t first,
+                     uint32_t i) {
+      return within.empty() ? 0.0 : within[i - first];
+    };
+    auto offsetsOf = [&](ArrayRef<double> starts, ArrayRef<double> ends,
+                         double length, Offsets Item::*of) {
+      Offsets out;
+      for (const auto &[k, item] : llvm::enumerate(items))
+        for (uint32_t i = item.first; i < item.end; ++i) {
+          out.head.push_back(starts[k] +
+                             offset((item.*of).head, item.first, i));
+          out.tail.push_back(length - ends[k] +
+                             offset((item.*of).tail, item.first, i));
+        }
+      return out;
+    };
+    Offsets timed = offsetsOf(start, finish, latency, &Item::timed);
+    Offsets chained = offsetsOf(chainStart, chainEnd, chain, &Item::chained);
+    // The time from item `k`'s start to instruction `i`'s first start, and
+    // from instruction `j`'s last end to item `k`'s end.
+    auto headIn = [&](size_t k, uint32_t i, Offsets Item::*of) {
+      return offset((items[k].*of).head, items[k].first, i);
+    };
+    auto tailIn = [&](size_t k, uint32_t j, Offsets Item::*of) {
+      return offset((items[k].*of).tail, items[k].first, j);
+    };
     // Recurrences: a dependence of item `to` on item `from` `distance`
-    // iterations back, closed by `to`'s path to `from` in one iteration.
+    // iterations back, closed by `to`'s path to `from` in one iteration:
+    // from the instruction waiting, where a child loop's first iteration
+    // starts it, to the one it waits for, where a child loop's last
+    // iteration ends it (a loop's next tile may wait for the last matmul
+    // reading its buffer, not for the stores after it).
     double recurrence = 0, chainRecurrence = 0;
     for (size_t k = 0; k < items.size(); ++k)
       for (uint32_t i = items[k].first; i < items[k].end; ++i)
@@ -946,11 +992,14 @@ struct NisaSchedulePass
           if (d.carried != depth + 1 || from < int64_t(k) || d.distance < 1 ||
               d.distance >= loop.trips)
             continue;
-          recurrence = std::max(
-              recurrence, (finish[from] - start[k]) / double(d.distance));
+          double waited = finish[from] - tailIn(from, d.from, &Item::timed) -
+                          start[k] - headIn(k, i, &Item::timed);
+          double alongChain = chainEnd[from] -
+                              tailIn(from, d.from, &Item::chained) -
+                              chainStart[k] - headIn(k, i, &Item::chained);
+          recurrence = std::max(recurrence, waited / double(d.distance));
           chainRecurrence =
-              std::max(chainRecurrence, (chainEnd[from] - chainStart[k]) /
-                                            double(d.distance));
+              std::max(chainRecurrence, alongChain / double(d.distance));
         }
     double interval = std::max(resource, recurrence);
     LoopTiming t;
@@ -958,6 +1007,8 @@ struct NisaSchedulePass
     t.latency = latency;
     t.released = release.empty() ? latency : released;
     t.criticalPath = chain + (loop.trips - 1) * chainRecurrence;
+    t.timed = std::move(timed);
+    t.chained = std::move(chained);
     busy = std::move(myBusy);
     hbmBytes = myBytes;
     Builder b(loop.op->getContext());
