@@ -9,8 +9,9 @@
 // output-channel tile are made once: its weights load in natural rows and
 // each tap's is transposed on the tensor engine (or moved by a DMA
 // transpose where cheaper), kept in SBUF for every row tile when they fit.
-// Each output tile is channels by whole rows, evacuated from PSUM and, in
-// a fusion, finished by its epilogue before it is stored. Where few input
+// Each output tile is channels by whole rows (a row wider than a PSUM bank,
+// by even column tiles of it), evacuated from PSUM and, in a fusion,
+// finished by its epilogue before it is stored. Where few input
 // channels would leave most of the tensor engine's rows idle (an image
 // network's first layer), the taps stack along the partitions instead,
 // each tap's input rows loaded into partitions of their own, so one matmul
@@ -469,25 +470,25 @@ static void loadStackedWeights(KernelLowering &k, OpBuilder &b, Location loc,
   k.vectorCopy(b, loc, flipped, dst);
 }
 
-/// Output channels [fRow, fRow + ft) of image b0 from output row r0, as
-/// [ft, pixels] (whole rows) of `buffer` [N, F, OH, OW]: contiguous, or a
-/// broadcast view whose rows merge (the OH stride is OW times the OW
-/// stride); as [ft, rows, OW] when they do not (a pad's interior).
+/// Output channels [fRow, fRow + ft) of image b0, output rows [r0, r0 +
+/// rt) and columns [q0, q0 + qt) (whole rows where rt > 1), as [ft, rt *
+/// qt] of `buffer` [N, F, OH, OW]: contiguous, or a broadcast view whose
+/// rows merge (the OH stride is OW times the OW stride); as [ft, rt, qt]
+/// when they do not (a pad's interior).
 static Value imageRows(OpBuilder &b, Location loc, Value buffer,
                        OpFoldResult b0, OpFoldResult fRow, int64_t ft,
-                       OpFoldResult r0, int64_t pixels) {
+                       OpFoldResult r0, int64_t rt, OpFoldResult q0,
+                       int64_t qt) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> s;
   int64_t offset = 0;
   (void)stridesAndOffset(type, s, offset);
   OpFoldResult at = KernelLowering::affineSum(
-      b, loc, {{b0, s[0]}, {fRow, s[1]}, {r0, s[2]}}, offset);
-  int64_t ow = type.getDimSize(3);
-  if (!rowsMerge(s, pixels / ow, ow))
-    return KernelLowering::stridedView(b, loc, buffer, at,
-                                       {ft, pixels / ow, ow},
+      b, loc, {{b0, s[0]}, {fRow, s[1]}, {r0, s[2]}, {q0, s[3]}}, offset);
+  if (!rowsMerge(s, rt, qt))
+    return KernelLowering::stridedView(b, loc, buffer, at, {ft, rt, qt},
                                        {s[1], s[2], s[3]});
-  return KernelLowering::stridedView(b, loc, buffer, at, {ft, pixels},
+  return KernelLowering::stridedView(b, loc, buffer, at, {ft, rt * qt},
                                      {s[1], s[3]});
 }
 
@@ -521,21 +522,21 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
   int64_t tileF = std::min(fg, limits.getStationaryFree());
   int64_t maxPixels =
       std::min(limits.getMovingFree(), limits.getPsumBankBytes() / 4);
-  if (ow > maxPixels)
-    return op.emitError() << "convert-neuron-to-nisa: output rows wider "
-                             "than a PSUM bank are not tiled yet";
   Type element = in.getElementType();
   // Whole output rows per tile, as many as a PSUM bank holds and whose
-  // input rows take at most an eighth of a partition.
+  // input rows take at most an eighth of a partition; rows wider than a
+  // bank, one at a time in even column tiles.
+  int64_t colsPerTile =
+      llvm::divideCeil(ow, llvm::divideCeil(ow, maxPixels));
   int64_t rowsPerTile = std::max<int64_t>(1, maxPixels / ow);
   int64_t windowBudget = limits.getSbufBytes() / 8 / elementBytes(element);
   while (rowsPerTile > 1 && inputExtent(rowsPerTile, sh, kh, dh) *
                                     inputExtent(ow, sw, kw, dw) >
                                 windowBudget)
     --rowsPerTile;
-  int64_t stackRows =
-      stackedKernelRows(k, element, cg, wd, kh, kw, std::min(rowsPerTile, oh),
-                        ow, {sh, sw}, {dh, dw});
+  int64_t stackRows = stackedKernelRows(k, element, cg, wd, kh, kw,
+                                        std::min(rowsPerTile, oh),
+                                        colsPerTile, {sh, sw}, {dh, dw});
   int64_t chunks = stackRows ? llvm::divideCeil(kh, stackRows) : 0;
   // The weights of an output-channel tile, transposed once and kept in
   // SBUF for every image and row tile, when they take at most a quarter
@@ -558,7 +559,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
             !rowsMerge(broadcastStrides(broadcast.getInput().getType(),
                                         broadcast.getType(),
                                         broadcast.getDimensions()),
-                       oh, ow))
+                       std::min(rowsPerTile, oh), ow))
           return broadcast.emitError()
                  << "convert-neuron-to-nisa: a convolution's epilogue reads "
                     "this broadcast by whole output rows, which its strides "
@@ -604,13 +605,15 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
           loadStackedWeights(k, b, loc, filter, fRow, ft, cFirst, cg,
                              chunk.offsets[0], chunk.sizes[0], kw, rows, dst);
         };
-        // The sums of output rows [r0, r0 + rt) of image b0 over stacked
-        // taps, into `acc`: per chunk of kernel rows, each tap's shifted
-        // input rows loaded into its channels' partitions, then one matmul.
+        // The sums of output rows [r0, r0 + rt), columns [q0, q0 + qt),
+        // of image b0 over stacked taps, into `acc`: per chunk of kernel
+        // rows, each tap's shifted input rows loaded into its channels'
+        // partitions, then one matmul.
         auto accumulateStacked = [&](OpBuilder &b, Value weights,
                                      OpFoldResult b0, OpFoldResult r0,
-                                     int64_t rt, Value acc) {
-          int64_t inCols = inputExtent(ow, sw, 1, 1);
+                                     int64_t rt, OpFoldResult q0, int64_t qt,
+                                     Value acc) {
+          int64_t inCols = inputExtent(qt, sw, 1, 1);
           KernelLowering::forEachTile(
               b, loc, {{kh, stackRows}},
               [&](OpBuilder &b, const TilePosition &chunk) {
@@ -635,6 +638,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                 {{b0, c * h * wd},
                                  {cFirst, h * wd},
                                  {r0, sh * wd},
+                                 {q0, sw},
                                  {chunk.offsets[0], dh * wd}},
                                 t / kw * dh * wd + t % kw * dw),
                             {cg, rt, inCols}, {h * wd, sh * wd, 1}),
@@ -646,19 +650,20 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                 Value moving = KernelLowering::view(
                     b, loc, input,
                     {b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
-                    {kc, rt, ow}, {1, 1, sw});
+                    {kc, rt, qt}, {1, 1, sw});
                 KernelLowering::Accumulation how =
                     KernelLowering::accumulation(chunk, {0});
                 nisa::MatmulOp::create(b, loc, stationary, moving, acc,
                                        how.accumulate, how.restart);
               });
         };
-        // The sums of output rows [r0, r0 + rt) of image b0 into `acc`, a
-        // matmul per tap and input-channel tile.
+        // The sums of output rows [r0, r0 + rt), columns [q0, q0 + qt), of
+        // image b0 into `acc`, a matmul per tap and input-channel tile.
         auto accumulateByTap = [&](OpBuilder &b, Value weights,
                                    OpFoldResult b0, OpFoldResult r0,
-                                   int64_t rt, Value acc) {
-          int64_t pixels = rt * ow;
+                                   int64_t rt, OpFoldResult q0, int64_t qt,
+                                   Value acc) {
+          int64_t pixels = rt * qt;
           KernelLowering::forEachTile(
               b, loc, {{cg, p}}, [&](OpBuilder &b, const TilePosition &ch) {
                 OpFoldResult c0 = ch.offsets[0];
@@ -679,7 +684,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                 // tile itself.
                 bool whole = taps == 1 && sh == 1 && sw == 1;
                 int64_t inRows = inputExtent(rt, sh, kh, dh),
-                        inCols = inputExtent(ow, sw, kw, dw);
+                        inCols = inputExtent(qt, sw, kw, dw);
                 Value input = k.tile(
                     b, loc, nisa::MemorySpace::sbuf,
                     whole ? SmallVector<int64_t>{ct, pixels}
@@ -692,7 +697,8 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                                                     {{b0, c * h * wd},
                                                      {cFirst, h * wd},
                                                      {c0, h * wd},
-                                                     {r0, sh * wd}}),
+                                                     {r0, sh * wd},
+                                                     {q0, sw}}),
                           {ct, inRows, inCols}, {h * wd, wd, 1}),
                       input);
                 auto tapMatmul = [&](OpBuilder &b, const TilePosition &tap,
@@ -721,7 +727,7 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
                       });
                   return;
                 }
-                forEachTap(b, loc, input, {ct, rt, ow}, {kh, kw},
+                forEachTap(b, loc, input, {ct, rt, qt}, {kh, kw},
                            {sh, sw}, {dh, dw}, tapMatmul);
               });
         };
@@ -744,23 +750,25 @@ LogicalResult mlir::neuron::lowerConv2D(OpBuilder &b, KernelLowering &k,
               });
         }
         KernelLowering::forEachTile(
-            b, loc, {{n, 1}, {oh, rowsPerTile}},
+            b, loc, {{n, 1}, {oh, rowsPerTile}, {ow, colsPerTile}},
             [&](OpBuilder &b, const TilePosition &at) {
-              OpFoldResult b0 = at.offsets[0], r0 = at.offsets[1];
-              int64_t rt = at.sizes[1], pixels = rt * ow;
+              OpFoldResult b0 = at.offsets[0], r0 = at.offsets[1],
+                           q0 = at.offsets[2];
+              int64_t rt = at.sizes[1], qt = at.sizes[2], pixels = rt * qt;
               Value acc = k.tile(b, loc, nisa::MemorySpace::psum, {ft, pixels},
                                  b.getF32Type());
               firstAcc = firstAcc ? firstAcc : acc;
               if (stackRows)
-                accumulateStacked(b, weights, b0, r0, rt, acc);
+                accumulateStacked(b, weights, b0, r0, rt, q0, qt, acc);
               else
-                accumulateByTap(b, weights, b0, r0, rt, acc);
+                accumulateByTap(b, weights, b0, r0, rt, q0, qt, acc);
               // The scalar engine evacuates the sums (applying the
               // epilogue's leading scaled activation when nothing else
               // reads them); they are stored, and the epilogue computed on
               // them, as [ft, pixels]: output channels by whole output rows.
               auto window = [&](Value buffer) {
-                return imageRows(b, loc, buffer, b0, fRow, ft, r0, pixels);
+                return imageRows(b, loc, buffer, b0, fRow, ft, r0, rt, q0,
+                                 qt);
               };
               Value evacuated =
                   k.tile(b, loc, nisa::MemorySpace::sbuf, {ft, pixels},

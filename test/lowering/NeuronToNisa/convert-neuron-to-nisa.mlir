@@ -542,6 +542,26 @@ func.func @stacked_hwcf(%x: tensor<1x3x20x20xf32>, %w: tensor<3x3x3x8xf32>) -> t
 
 // -----
 
+// Tests a convolution whose output row (600 sums) is wider than a PSUM bank
+// holds (512 f32): one row at a time in two even column tiles of 300, each
+// loading the 302 input columns its taps read (from column 300 * q) and
+// storing its 300 sums at that column of the output row.
+// CHECK: #[[COLUMN:.*]] = affine_map<(d0) -> (d0 * 300)>
+// CHECK-LABEL: func.func @wide_rows
+// CHECK: affine.for %[[Q:.*]] = 0 to 2 {
+// CHECK: memref.alloc() : memref<48x3x302xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: %[[IN:.*]] = affine.apply #[[COLUMN]](%[[Q]])
+// CHECK-NEXT: memref.reinterpret_cast %arg0 to offset: [%[[IN]]], sizes: [48, 3, 302], strides: [1806, 602, 1]
+// CHECK: nisa.matmul {{.*}} : memref<48x16xf32, {{.*}}>, memref<48x1x300xf32, {{.*}}>, memref<16x300xf32, #nisa.memory<psum>>
+// CHECK: %[[OUT:.*]] = affine.apply #[[COLUMN]](%[[Q]])
+// CHECK: memref.reinterpret_cast %arg2 to offset: [%[[OUT]]], sizes: [16, 300], strides: [600, 1]
+func.func @wide_rows(%x: tensor<1x48x3x602xf32>, %w: tensor<16x48x3x3xf32>) -> tensor<1x16x1x600xf32> {
+  %0 = neuron.conv2d %x, %w layout nchw_fchw : (tensor<1x48x3x602xf32>, tensor<16x48x3x3xf32>) -> tensor<1x16x1x600xf32>
+  return %0 : tensor<1x16x1x600xf32>
+}
+
+// -----
+
 // Tests a convolution over a single input channel (a grayscale image's
 // first layer; depthwise, with a channel multiplier of 8): all 25 taps
 // stack along the partitions and one matmul per tile of output rows takes
