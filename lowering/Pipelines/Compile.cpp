@@ -65,6 +65,51 @@ SmallVector<func::FuncOp> graphFunctions(ModuleOp module) {
   return funcs;
 }
 
+/// Why `f`, named as the entry, is not a function on tensors: no body, an
+/// unranked tensor, or no tensors at all.
+std::string whyNotAGraph(func::FuncOp f) {
+  if (f.isDeclaration())
+    return "it is a declaration, without a body";
+  auto unranked = [](Type t) { return isa<UnrankedTensorType>(t); };
+  for (auto [i, t] : llvm::enumerate(f.getArgumentTypes()))
+    if (unranked(t))
+      return llvm::formatv("argument {0} is an unranked tensor ({1}): give "
+                           "the graph ranked tensor types (dynamic "
+                           "dimensions compile with --buckets)",
+                           i, t);
+  for (auto [i, t] : llvm::enumerate(f.getResultTypes()))
+    if (unranked(t))
+      return llvm::formatv("result {0} is an unranked tensor ({1}): give "
+                           "the graph ranked tensor types",
+                           i, t);
+  return "it takes and returns no tensors (the compiler takes a graph on "
+         "tensors, before bufferization)";
+}
+
+/// Fails with an error at the argument or the function where `graph` takes
+/// or returns a tensor with no elements: an executable's tensors hold at
+/// least one.
+LogicalResult checkNotEmpty(func::FuncOp graph) {
+  auto empty = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    return tensor && llvm::is_contained(tensor.getShape(), 0);
+  };
+  for (BlockArgument arg : graph.getArguments())
+    if (empty(arg.getType()))
+      return emitError(arg.getLoc())
+             << "neuron-compile: argument " << arg.getArgNumber() << " ("
+             << arg.getType()
+             << ") has no elements; an executable's tensors hold at least "
+                "one (drop the input from the graph)";
+  for (auto [i, t] : llvm::enumerate(graph.getResultTypes()))
+    if (empty(t))
+      return graph.emitError()
+             << "neuron-compile: result " << i << " (" << t
+             << ") has no elements; an executable's tensors hold at least "
+                "one (drop the result from the graph)";
+  return success();
+}
+
 /// Removes host-side instrumentation from the graph, saying so: calls to
 /// external functions on scalars (timers) and what only consumes their
 /// results (arithmetic, vector.print). They touch no tensor, so the device
@@ -110,6 +155,10 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
   for (func::FuncOp f : graphFunctions(module))
     if (entry.empty() || f.getName() == entry)
       candidates.push_back(f);
+  if (auto named = module.lookupSymbol<func::FuncOp>(entry);
+      named && candidates.empty())
+    return named.emitError() << "neuron-compile: cannot compile @" << entry
+                             << ": " << whyNotAGraph(named);
   if (candidates.size() != 1) {
     InFlightDiagnostic error =
         module.emitError("neuron-compile: expected one function to compile");
@@ -123,6 +172,8 @@ FailureOr<func::FuncOp> selectGraph(ModuleOp module, StringRef entry) {
     return failure();
   }
   func::FuncOp graph = candidates.front();
+  if (failed(checkNotEmpty(graph)))
+    return failure();
   // The user kernels the graph launches stay (neuron-bind-kernels).
   llvm::StringSet<> used;
   if (std::optional<SymbolTable::UseRange> uses =
