@@ -122,17 +122,21 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(op, "not a multiply-accumulate");
     FailureOr<linalg::ContractionDimensions> dims =
         linalg::inferContractionDims(op);
-    if (failed(dims) || dims->batch.size() > 1 || dims->m.size() > 1 ||
-        dims->n.size() > 1 || dims->k.size() != 1)
-      return rewriter.notifyMatchFailure(op, "more than one dim per role");
-
-    // -1 marks a role the contraction lacks (a matvec has no N).
-    auto dimOrNone = [](ArrayRef<unsigned> dims) -> int64_t {
-      return dims.empty() ? -1 : static_cast<int64_t>(dims.front());
+    if (failed(dims) || dims->k.empty())
+      return rewriter.notifyMatchFailure(op, "no contracted dimension");
+    // Each role's dims, in loop order; several of one role (JAX's dense
+    // layer over [batch, sequence, hidden] has two M dims, an einsum over
+    // images and heads two batch dims) merge into one dimension of the
+    // product. -1 marks a role the contraction lacks (a matvec has no N).
+    auto dimsOf = [](ArrayRef<unsigned> role, bool optional) {
+      SmallVector<int64_t> out(role.begin(), role.end());
+      if (out.empty() && optional)
+        out.push_back(-1);
+      return out;
     };
-    int64_t b = dimOrNone(dims->batch), m = dimOrNone(dims->m),
-            n = dimOrNone(dims->n);
-    int64_t k = dims->k[0];
+    SmallVector<int64_t> batch = dimsOf(dims->batch, false),
+                         ms = dimsOf(dims->m, true), ns = dimsOf(dims->n, true),
+                         ks = dimsOf(dims->k, false);
     // M is operand 0's free dimension and N operand 1's. When the output
     // lists N before M, the product is operand 1 x operand 0: take them in
     // that order rather than transposing all three.
@@ -143,10 +147,11 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
         return std::nullopt;
       return outMap.getResultPosition(getAffineDimExpr(dim, op.getContext()));
     };
-    std::optional<unsigned> mPos = position(m), nPos = position(n);
+    std::optional<unsigned> mPos = position(ms.front()),
+                            nPos = position(ns.front());
     if (mPos && nPos && *nPos < *mPos) {
       std::swap(lhs, rhs);
-      std::swap(m, n);
+      std::swap(ms, ns);
     }
 
     auto lhsType = cast<RankedTensorType>(lhs->get().getType());
@@ -158,12 +163,15 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element types");
 
     Location loc = op.getLoc();
-    SmallVector<int64_t> lhsOrder{m, k}, rhsOrder{k, n}, outOrder{m, n};
-    if (b >= 0) {
-      lhsOrder.insert(lhsOrder.begin(), b);
-      rhsOrder.insert(rhsOrder.begin(), b);
-      outOrder.insert(outOrder.begin(), b);
-    }
+    auto concat = [](std::initializer_list<ArrayRef<int64_t>> lists) {
+      SmallVector<int64_t> out;
+      for (ArrayRef<int64_t> list : lists)
+        llvm::append_range(out, list);
+      return out;
+    };
+    SmallVector<int64_t> lhsOrder = concat({batch, ms, ks}),
+                         rhsOrder = concat({batch, ks, ns}),
+                         outOrder = concat({batch, ms, ns});
     SmallVector<unsigned> present;
     for (int64_t d : outOrder)
       if (d >= 0)
@@ -183,20 +191,36 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (failed(r))
       return failure(); // unreachable for a contraction once lhs succeeded
 
+    // Each operand and the product with a role's dims merged: [B, M, K] x
+    // [B, K, N] (no B without batch dims).
     SmallVector<int64_t> shape = op.getStaticLoopRanges();
-    SmallVector<int64_t> productShape, presentShape;
-    for (int64_t d : outOrder) {
-      productShape.push_back(d >= 0 ? shape[d] : 1);
-      if (d >= 0)
-        presentShape.push_back(shape[d]);
-    }
+    auto extent = [&](ArrayRef<int64_t> role) {
+      int64_t size = 1;
+      for (int64_t d : role)
+        size *= d >= 0 ? shape[d] : 1;
+      return size;
+    };
+    auto merged = [&](ArrayRef<int64_t> first, ArrayRef<int64_t> second) {
+      SmallVector<int64_t> out;
+      if (!batch.empty())
+        out.push_back(extent(batch));
+      out.append({extent(first), extent(second)});
+      return out;
+    };
+    Value lhsMerged = reshapeIfNeeded(rewriter, loc, *l, merged(ms, ks));
+    Value rhsMerged = reshapeIfNeeded(rewriter, loc, *r, merged(ks, ns));
     auto productType =
-        RankedTensorType::get(productShape, resultType.getElementType());
+        RankedTensorType::get(merged(ms, ns), resultType.getElementType());
     Value product =
-        b >= 0 ? BatchMatmulOp::create(rewriter, loc, productType, *l, *r)
-                     .getResult()
-               : MatmulOp::create(rewriter, loc, productType, *l, *r)
-                     .getResult();
+        batch.empty()
+            ? MatmulOp::create(rewriter, loc, productType, lhsMerged, rhsMerged)
+                  .getResult()
+            : BatchMatmulOp::create(rewriter, loc, productType, lhsMerged,
+                                    rhsMerged)
+                  .getResult();
+    SmallVector<int64_t> presentShape;
+    for (unsigned d : present)
+      presentShape.push_back(shape[d]);
     product = reshapeIfNeeded(rewriter, loc, product, presentShape);
     FailureOr<Value> result =
         fromLoopSpace(rewriter, loc, product, present,

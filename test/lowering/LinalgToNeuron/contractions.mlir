@@ -295,11 +295,14 @@ func.func @quantized_matmul_dynamic_zero_point(%a: tensor<4x8xi8>, %b: tensor<8x
 
 // -----
 
-// Tests that a contraction over two K dimensions is left as it is.
+// Tests that a contraction over two K dimensions merges them: each
+// operand reshaped to K = 8 x 2, one matmul.
 // CHECK-LABEL: func.func @two_reduction_dims
-// CHECK: linalg.generic
-// CHECK-NOT: neuron.matmul
-// CHECK-NOT: neuron.reduce_sum
+// CHECK-SAME: (%[[A:.*]]: tensor<4x8x2xf32>, %[[B:.*]]: tensor<8x2x16xf32>)
+// CHECK: %[[AK:.*]] = neuron.reshape %[[A]] : tensor<4x8x2xf32> -> tensor<4x16xf32>
+// CHECK: %[[BK:.*]] = neuron.reshape %[[B]] : tensor<8x2x16xf32> -> tensor<16x16xf32>
+// CHECK: %[[R:.*]] = neuron.matmul %[[AK]], %[[BK]] : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+// CHECK: return %[[R]]
 func.func @two_reduction_dims(%a: tensor<4x8x2xf32>, %b: tensor<8x2x16xf32>) -> tensor<4x16xf32> {
   %zero = arith.constant dense<0.0> : tensor<4x16xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(m, n, k1, k2) -> (m, k1, k2)>,
@@ -313,6 +316,62 @@ func.func @two_reduction_dims(%a: tensor<4x8x2xf32>, %b: tensor<8x2x16xf32>) -> 
     linalg.yield %s : f32
   } -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// Tests JAX's dense layer over [batch, sequence, hidden] (two M
+// dimensions): the rows merge into one M, one matmul, the result reshaped
+// back.
+// CHECK-LABEL: func.func @dense_over_sequence
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5x8xf32>, %[[W:.*]]: tensor<8x6xf32>)
+// CHECK: %[[XM:.*]] = neuron.reshape %[[X]] : tensor<2x5x8xf32> -> tensor<10x8xf32>
+// CHECK: %[[P:.*]] = neuron.matmul %[[XM]], %[[W]] : (tensor<10x8xf32>, tensor<8x6xf32>) -> tensor<10x6xf32>
+// CHECK: %[[R:.*]] = neuron.reshape %[[P]] : tensor<10x6xf32> -> tensor<2x5x6xf32>
+// CHECK: return %[[R]]
+func.func @dense_over_sequence(%x: tensor<2x5x8xf32>, %w: tensor<8x6xf32>) -> tensor<2x5x6xf32> {
+  %zero = arith.constant dense<0.0> : tensor<2x5x6xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, s, d, h) -> (b, s, h)>,
+                                        affine_map<(b, s, d, h) -> (h, d)>,
+                                        affine_map<(b, s, d, h) -> (b, s, d)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<2x5x8xf32>, tensor<8x6xf32>) outs(%zero : tensor<2x5x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x5x6xf32>
+  return %r : tensor<2x5x6xf32>
+}
+
+// -----
+
+// Tests attention's scores over images and heads in JAX's [b, q, h, d]
+// layout (two batch dimensions): each operand transposed to [b, h, q, d]
+// and [b, h, d, k], the batch dimensions merged, one batch_matmul over the
+// 6 image-heads, the result reshaped to [b, h, q, k].
+// CHECK-LABEL: func.func @scores_over_heads
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x5x3x4xf32>, %[[K:.*]]: tensor<2x7x3x4xf32>)
+// CHECK: %[[QT:.*]] = neuron.transpose %[[Q]] permutation [0, 2, 1, 3] : tensor<2x5x3x4xf32> -> tensor<2x3x5x4xf32>
+// CHECK: %[[KT:.*]] = neuron.transpose %[[K]] permutation [0, 2, 3, 1] : tensor<2x7x3x4xf32> -> tensor<2x3x4x7xf32>
+// CHECK: %[[QB:.*]] = neuron.reshape %[[QT]] : tensor<2x3x5x4xf32> -> tensor<6x5x4xf32>
+// CHECK: %[[KB:.*]] = neuron.reshape %[[KT]] : tensor<2x3x4x7xf32> -> tensor<6x4x7xf32>
+// CHECK: %[[P:.*]] = neuron.batch_matmul %[[QB]], %[[KB]] : (tensor<6x5x4xf32>, tensor<6x4x7xf32>) -> tensor<6x5x7xf32>
+// CHECK: %[[R:.*]] = neuron.reshape %[[P]] : tensor<6x5x7xf32> -> tensor<2x3x5x7xf32>
+// CHECK: return %[[R]]
+func.func @scores_over_heads(%q: tensor<2x5x3x4xf32>, %k: tensor<2x7x3x4xf32>) -> tensor<2x3x5x7xf32> {
+  %zero = arith.constant dense<0.0> : tensor<2x3x5x7xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, i, h, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, j, h, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x5x3x4xf32>, tensor<2x7x3x4xf32>) outs(%zero : tensor<2x3x5x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3x5x7xf32>
+  return %r : tensor<2x3x5x7xf32>
 }
 
 // -----
