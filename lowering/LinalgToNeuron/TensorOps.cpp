@@ -24,6 +24,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::neuron;
 
@@ -152,6 +154,63 @@ struct RaiseInsertSliceChain : OpRewritePattern<tensor::InsertSliceOp> {
     if (next != type.getDimSize(*axis))
       return failure();
     rewriter.replaceOpWithNewOp<ConcatOp>(op, type, inputs, *axis);
+    return success();
+  }
+};
+
+/// Any other static insert_slice with unit strides (torch's slice_scatter,
+/// a window written into a filled or given tensor): the destination's
+/// pieces around the slice, dimension by dimension, concatenated with it.
+/// Pieces of a fresh destination are left to RaiseInsertSliceChain: their
+/// contents are undefined.
+struct RaiseStaticInsertSlice : OpRewritePattern<tensor::InsertSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::InsertSliceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getDestType();
+    if (!isMovable(type) || !isMovable(op.getSourceType()) ||
+        !op.getOffsets().empty() || !op.getSizes().empty() ||
+        !op.getStrides().empty() ||
+        !llvm::all_of(op.getStaticStrides(), [](int64_t s) { return s == 1; }))
+      return failure();
+    Value root = op.getDest();
+    while (auto insert = root.getDefiningOp<tensor::InsertSliceOp>())
+      root = insert.getDest();
+    if (root.getDefiningOp<tensor::EmptyOp>())
+      return failure();
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> offsets = op.getStaticOffsets(),
+                      sizes = op.getStaticSizes();
+    int64_t rank = type.getRank();
+    // `region`: the destination within the slice's extent along the
+    // dimensions before `d`, whole along the rest.
+    std::function<Value(Value, int64_t)> fill = [&](Value region,
+                                                    int64_t d) -> Value {
+      if (d == rank)
+        return reshapeIfNeeded(rewriter, loc, op.getSource(), sizes);
+      auto regionType = cast<RankedTensorType>(region.getType());
+      int64_t extent = regionType.getDimSize(d);
+      auto along = [&](int64_t from, int64_t size) -> Value {
+        SmallVector<int64_t> at(rank, 0), shape(regionType.getShape());
+        at[d] = from;
+        shape[d] = size;
+        if (size == extent)
+          return region;
+        return SliceOp::create(rewriter, loc, regionType.clone(shape), region,
+                               at, SmallVector<int64_t>(rank, 1));
+      };
+      Value inside = fill(along(offsets[d], sizes[d]), d + 1);
+      SmallVector<Value> pieces;
+      if (offsets[d] > 0)
+        pieces.push_back(along(0, offsets[d]));
+      pieces.push_back(inside);
+      if (int64_t end = offsets[d] + sizes[d]; end < extent)
+        pieces.push_back(along(end, extent - end));
+      if (pieces.size() == 1)
+        return inside;
+      return ConcatOp::create(rewriter, loc, regionType, pieces, d);
+    };
+    rewriter.replaceOp(op, fill(op.getDest(), 0));
     return success();
   }
 };
@@ -504,8 +563,9 @@ struct RaiseSelectAtPosition : OpRewritePattern<linalg::GenericOp> {
 void mlir::neuron::populateTensorOpPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseConstant, RaiseReshape<tensor::ExpandShapeOp>,
                RaiseReshape<tensor::CollapseShapeOp>, RaiseExtractSlice,
-               RaiseConcat, RaiseInsertSliceChain, RaisePad, RaiseGather,
-               RaiseSelectAtPosition>(patterns.getContext());
+               RaiseConcat, RaiseInsertSliceChain, RaiseStaticInsertSlice,
+               RaisePad, RaiseGather, RaiseSelectAtPosition>(
+      patterns.getContext());
   populateDynamicSlicePatterns(patterns);
 }
 

@@ -137,6 +137,53 @@ func.func @insert_slice_chain_out_of_order(%a: tensor<4x3xf32>, %b: tensor<4x5xf
 
 // -----
 
+// Tests a slice written into a given tensor (torch's slice_scatter): the
+// destination's rows before and after the slice, concatenated with it.
+// CHECK-LABEL: func.func @slice_scatter
+// CHECK-SAME: (%[[D:.*]]: tensor<7x9xf32>, %[[X:.*]]: tensor<3x9xf32>)
+// CHECK: %[[BEFORE:.*]] = neuron.slice %[[D]] offsets [0, 0] strides [1, 1] : tensor<7x9xf32> -> tensor<2x9xf32>
+// CHECK: %[[AFTER:.*]] = neuron.slice %[[D]] offsets [5, 0] strides [1, 1] : tensor<7x9xf32> -> tensor<2x9xf32>
+// CHECK: %[[R:.*]] = neuron.concat %[[BEFORE]], %[[X]], %[[AFTER]] axis 0 : (tensor<2x9xf32>, tensor<3x9xf32>, tensor<2x9xf32>) -> tensor<7x9xf32>
+// CHECK: return %[[R]]
+func.func @slice_scatter(%d: tensor<7x9xf32>, %x: tensor<3x9xf32>) -> tensor<7x9xf32> {
+  %i = tensor.insert_slice %x into %d[2, 0] [3, 9] [1, 1] : tensor<3x9xf32> into tensor<7x9xf32>
+  return %i : tensor<7x9xf32>
+}
+
+// -----
+
+// Tests a window inside two dimensions with a rank-reduced source (a
+// [2, 4] slice of a [5, 6] image's channel): the source reshaped to
+// [1, 2, 4]; along dimension 1 the rows before and after it, along
+// dimension 2 within its rows the columns before it (none after).
+// CHECK-LABEL: func.func @window_into_image
+// CHECK-SAME: (%[[D:.*]]: tensor<3x5x6xf32>, %[[X:.*]]: tensor<2x4xf32>)
+// CHECK: %[[C:.*]] = neuron.slice %[[D]] offsets [1, 0, 0] strides [1, 1, 1] : tensor<3x5x6xf32> -> tensor<1x5x6xf32>
+// CHECK: %[[ROWS:.*]] = neuron.slice %[[C]] offsets [0, 1, 0] strides [1, 1, 1] : tensor<1x5x6xf32> -> tensor<1x2x6xf32>
+// CHECK: %[[X3:.*]] = neuron.reshape %[[X]] : tensor<2x4xf32> -> tensor<1x2x4xf32>
+// CHECK: %[[LEFT:.*]] = neuron.slice %[[ROWS]] offsets [0, 0, 0] strides [1, 1, 1] : tensor<1x2x6xf32> -> tensor<1x2x2xf32>
+// CHECK: %[[MID:.*]] = neuron.concat %[[LEFT]], %[[X3]] axis 2
+// CHECK: neuron.concat {{.*}}, %[[MID]], {{.*}} axis 1
+// CHECK: neuron.concat {{.*}} axis 0 : (tensor<1x5x6xf32>, tensor<1x5x6xf32>, tensor<1x5x6xf32>) -> tensor<3x5x6xf32>
+// CHECK-NOT: tensor.insert_slice
+func.func @window_into_image(%d: tensor<3x5x6xf32>, %x: tensor<2x4xf32>) -> tensor<3x5x6xf32> {
+  %i = tensor.insert_slice %x into %d[1, 1, 2] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x5x6xf32>
+  return %i : tensor<3x5x6xf32>
+}
+
+// -----
+
+// Tests that a strided insert_slice is left (not a concatenation).
+// CHECK-LABEL: func.func @strided_insert_left
+// CHECK: tensor.insert_slice
+// CHECK-NOT: neuron.concat
+func.func @strided_insert_left(%d: tensor<7x9xf32>, %x: tensor<3x9xf32>) -> tensor<7x9xf32> {
+  %i = tensor.insert_slice %x into %d[0, 0] [3, 9] [2, 1] : tensor<3x9xf32> into tensor<7x9xf32>
+  return %i : tensor<7x9xf32>
+}
+
+// -----
+
 // Tests that an insert_slice chain leaving a gap (elements never written) is
 // left.
 // CHECK-LABEL: func.func @insert_slice_chain_gap_left
