@@ -87,7 +87,70 @@ bool mlir::neuron::isRaisableElementwise(Operation *op) {
              arith::NegFOp, arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp,
              arith::FPToSIOp, arith::ExtSIOp, arith::TruncIOp, math::ExpOp,
              math::LogOp, math::TanhOp, math::SqrtOp, math::RsqrtOp,
-             math::ErfOp, math::AbsFOp, math::AbsIOp, math::PowFOp>(op);
+             math::ErfOp, math::AbsFOp, math::AbsIOp, math::PowFOp,
+             math::FloorOp, math::CeilOp, math::TruncOp, math::RoundOp,
+             math::RoundEvenOp>(op);
+}
+
+/// `x` rounded to an integer value by `op` (math.floor, ceil, trunc, round
+/// or roundeven), from its truncation toward zero through i32 (neuron.cast
+/// truncates): below 2^23 in magnitude; at or above it (every such float is
+/// an integer) and NaN, `x` itself.
+static Value roundToInteger(OpBuilder &b, Location loc, Operation *op,
+                            Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  auto mask = type.clone(b.getI1Type());
+  auto splat = [&](double value) {
+    return createSplat(b, loc, type.getElementType(), value, type.getShape());
+  };
+  auto compare = [&](ComparePredicate p, Value lhs, Value rhs) -> Value {
+    return CompareOp::create(b, loc, mask, p, lhs, rhs);
+  };
+  auto select = [&](Value when, Value then, Value otherwise) -> Value {
+    return SelectOp::create(b, loc, type, when, then, otherwise);
+  };
+  auto add = [&](Value lhs, Value rhs) -> Value {
+    return AddOp::create(b, loc, type, lhs, rhs);
+  };
+  auto toward0 = [&](Value v) -> Value {
+    Value whole = CastOp::create(b, loc, type.clone(b.getI32Type()), v);
+    return CastOp::create(b, loc, type, whole);
+  };
+  Value t = toward0(x);
+  Value rounded =
+      llvm::TypeSwitch<Operation *, Value>(op)
+          .Case<math::FloorOp>([&](auto) {
+            return select(compare(ComparePredicate::gt, t, x),
+                          add(t, splat(-1)), t);
+          })
+          .Case<math::CeilOp>([&](auto) {
+            return select(compare(ComparePredicate::lt, t, x),
+                          add(t, splat(1)), t);
+          })
+          .Case<math::TruncOp>([&](auto) { return t; })
+          .Case<math::RoundOp, math::RoundEvenOp>([&](auto) -> Value {
+            // |x - t| is exact; a half or more moves one away from zero
+            // (round), a half only to an even neighbour (roundeven).
+            Value fraction = AbsOp::create(
+                b, loc, type, SubOp::create(b, loc, type, x, t));
+            Value away = add(t, select(compare(ComparePredicate::lt, x,
+                                               splat(0)),
+                                       splat(-1), splat(1)));
+            Value half = splat(0.5);
+            if (isa<math::RoundOp>(op))
+              return select(compare(ComparePredicate::ge, fraction, half),
+                            away, t);
+            Value halfT =
+                toward0(MulOp::create(b, loc, type, t, half).getResult());
+            Value odd = compare(ComparePredicate::ne, t, add(halfT, halfT));
+            Value atHalf = select(compare(ComparePredicate::eq, fraction, half),
+                                  select(odd, away, t), t);
+            return select(compare(ComparePredicate::gt, fraction, half), away,
+                          atHalf);
+          });
+  Value small = compare(ComparePredicate::lt, AbsOp::create(b, loc, type, x),
+                        splat(8388608.0));
+  return select(small, rounded, x);
 }
 
 /// An i1 mask of `value`'s NaNs (x != x only for NaN).
@@ -160,6 +223,9 @@ Value mlir::neuron::createElementwise(OpBuilder &b, Location loc,
       .Case<math::ErfOp>([&](auto) { return unary(ErfOp()); })
       .Case<math::AbsFOp, math::AbsIOp>([&](auto) { return unary(AbsOp()); })
       .Case<math::PowFOp>([&](auto) { return binary(PowOp()); })
+      .Case<math::FloorOp, math::CeilOp, math::TruncOp, math::RoundOp,
+            math::RoundEvenOp>(
+          [&](auto) { return roundToInteger(b, loc, op, args[0]); })
       .Case<math::FPowIOp>([&](auto) -> Value {
         Value exponent = castIfNeeded(b, loc, args[1], type.getElementType());
         return PowOp::create(b, loc, type, args[0], exponent);

@@ -1233,3 +1233,46 @@ func.func @generic_integer_clamp_narrow(%x: tensor<4x8xi32>, %y: tensor<4x8xi32>
   } -> tensor<4x8xi8>
   return %r : tensor<4x8xi8>
 }
+
+// -----
+
+// Tests math.floor on a whole tensor: the truncation toward zero through i32
+// (neuron.cast truncates), one less where it is above x; x itself where
+// |x| >= 2^23 (an integer already, or NaN, which the comparison rejects).
+// CHECK-LABEL: func.func @floor
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[LIMIT:.*]] = neuron.constant dense<0x4B000000> : tensor<4x8xf32>
+// CHECK-DAG: %[[ONE:.*]] = neuron.constant dense<-1.000000e+00> : tensor<4x8xf32>
+// CHECK: %[[I:.*]] = neuron.cast %[[X]] : tensor<4x8xf32> -> tensor<4x8xi32>
+// CHECK: %[[T:.*]] = neuron.cast %[[I]] : tensor<4x8xi32> -> tensor<4x8xf32>
+// CHECK: %[[BELOW:.*]] = neuron.add %[[T]], %[[ONE]]
+// CHECK: %[[ABOVE:.*]] = neuron.compare gt %[[T]], %[[X]]
+// CHECK: %[[F:.*]] = neuron.select %[[ABOVE]], %[[BELOW]], %[[T]]
+// CHECK: %[[MAG:.*]] = neuron.abs %[[X]]
+// CHECK: %[[SMALL:.*]] = neuron.compare lt %[[MAG]], %[[LIMIT]]
+// CHECK: %[[R:.*]] = neuron.select %[[SMALL]], %[[F]], %[[X]]
+// CHECK: return %[[R]]
+func.func @floor(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %f = math.floor %x : tensor<4x8xf32>
+  return %f : tensor<4x8xf32>
+}
+
+// -----
+
+// Tests math.roundeven in a linalg body: a fraction of exactly a half goes
+// to the even neighbour (t odd where t differs from twice its half's
+// truncation), more than a half away from zero.
+// CHECK-LABEL: func.func @roundeven
+// CHECK: neuron.compare eq
+// CHECK: neuron.compare gt
+// CHECK-NOT: linalg.generic
+func.func @roundeven(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.roundeven %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
