@@ -323,6 +323,8 @@ FailureOr<json> KernelEmitter::instruction(size_t i) {
             inst["scale"] = number(o.getScale().convertToDouble());
             if (o.getBias() && failed(add("bias", o.getBias())))
               return failure();
+            if (o.getScales() && failed(add("scales", o.getScales())))
+              return failure();
             return success(succeeded(add("src", o.getSrc())) &&
                            succeeded(add("dst", o.getDst())));
           })

@@ -136,6 +136,8 @@ TileRef *operandRef(Instruction &inst, std::string_view name) {
     return inst.bias ? &*inst.bias : nullptr;
   if (name == "scalars")
     return inst.scalars ? &*inst.scalars : nullptr;
+  if (name == "scales")
+    return inst.scales ? &*inst.scales : nullptr;
   if (name == "offset")
     return inst.offset ? &*inst.offset : nullptr;
   return nullptr;
@@ -758,6 +760,8 @@ static absl::Status readActivation(ObjectReader &r, const Scope &scope,
   NEURON_RETURN_IF_ERROR(sameLayout(r, "dst", dst, "src", src));
   NEURON_RETURN_IF_ERROR(readNumber(r, "scale", inst.scale));
   NEURON_RETURN_IF_ERROR(readOptionalColumn(r, "bias", scope, src, inst.bias));
+  NEURON_RETURN_IF_ERROR(
+      readOptionalColumn(r, "scales", scope, src, inst.scales));
   inst.src = std::move(src);
   inst.dst = std::move(dst);
   return absl::OkStatus();

@@ -262,8 +262,9 @@ struct Instruction {
   TileRef table, indices;
   /// select: dst = predicate != 0 ? onTrue : onFalse.
   TileRef predicate, onTrue, onFalse;
-  /// activation: optional [P, 1] per-partition bias.
-  std::optional<TileRef> bias;
+  /// activation: optional [P, 1] per-partition bias, and factors its
+  /// source is scaled by besides `scale`.
+  std::optional<TileRef> bias, scales;
   /// tensor_scalar, scalar_tensor_tensor: the [P, 1] per-partition
   /// scalars, when not an immediate.
   std::optional<TileRef> scalars;

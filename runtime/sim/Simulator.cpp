@@ -662,9 +662,13 @@ void KernelRunner::activation(const Instruction &inst) {
   std::vector<double> bias =
       inst.bias ? load(*inst.bias)
                 : std::vector<double>(inst.src.partitionCount(), 0.0);
+  std::vector<double> scales =
+      inst.scales ? load(*inst.scales)
+                  : std::vector<double>(inst.src.partitionCount(), 1.0);
   int64_t free = inst.src.freeElements();
   for (int64_t p = 0; p < int64_t(bias.size()); ++p) {
-    double *row = x.data() + p * free, b = bias[p], scale = inst.scale;
+    double *row = x.data() + p * free, b = bias[p],
+           scale = inst.scale * scales[p];
     for (int64_t f = 0; f < free; ++f)
       row[f] = row[f] * scale + b;
   }

@@ -207,8 +207,11 @@ LogicalResult ActivationOp::verify() {
       failed(verifyTile(*this, "the result", getDst(), kSbuf)) ||
       failed(verifySameShape(*this, {getSrc(), getDst()})))
     return failure();
-  if (Value bias = getBias())
-    return verifyPerPartition(*this, "the bias", bias, getSrc());
+  if (Value bias = getBias();
+      bias && failed(verifyPerPartition(*this, "the bias", bias, getSrc())))
+    return failure();
+  if (Value scales = getScales())
+    return verifyPerPartition(*this, "the scales", scales, getSrc());
   return success();
 }
 

@@ -91,32 +91,51 @@ def Nisa_TransposeOp : Nisa_EngineOp<"transpose", "tensor"> {
   let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
 }
 
-def Nisa_ActivationOp : Nisa_EngineOp<"activation", "scalar"> {
+def Nisa_ActivationOp : Nisa_EngineOp<"activation", "scalar",
+                                      [AttrSizedOperandSegments]> {
   let summary = "Scalar engine: dst = function(src * scale + bias)";
   let description = [{
-    Applies an activation function with a fused scale (an immediate) and an
-    optional per-partition bias (a [P, 1] tile); reads SBUF or PSUM, writes
-    SBUF. Evacuating a matmul's PSUM result with its epilogue is one
-    activation.
+    Applies an activation function with a fused scale (an immediate, times
+    an optional per-partition factor from a [P, 1] `scales` tile, as NKI's
+    `activation` takes a vector scale) and an optional per-partition bias
+    (a [P, 1] tile); reads SBUF or PSUM, writes SBUF. Evacuating a matmul's
+    PSUM result with its epilogue is one activation; dividing each row of a
+    tile by its own sum (a softmax's normalisation) is one with `scales`
+    the sums' reciprocals.
 
     ```mlir
     nisa.activation gelu_tanh %acc, %out scale 1.0 bias %b : memref<128x512xf32, #nisa.memory<psum>>,
         memref<128x512xbf16, #nisa.memory<sbuf>>, memref<128x1xf32, #nisa.memory<sbuf>>
+    nisa.activation identity %e, %y scales(%r : memref<128x1xf32, #nisa.memory<sbuf>>)
+        : memref<128x512xf32, #nisa.memory<sbuf>>, memref<128x512xf32, #nisa.memory<sbuf>>
     ```
   }];
   let arguments = (ins Nisa_Tile:$src, Nisa_Tile:$dst,
                    Optional<Nisa_Tile>:$bias,
+                   Optional<Nisa_Tile>:$scales,
                    Nisa_ActivationFunctionAttr:$function,
                    DefaultValuedAttr<F64Attr, "1.0">:$scale);
   let assemblyFormat = [{
-    $function $src `,` $dst (`scale` $scale^)? (`bias` $bias^)? attr-dict
+    $function $src `,` $dst (`scale` $scale^)? (`bias` $bias^)?
+    (`scales` `(` $scales^ `:` type($scales) `)`)? attr-dict
     `:` type($src) `,` type($dst) (`,` type($bias)^)?
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$src, "::mlir::Value":$dst,
+                   "::mlir::Value":$bias,
+                   "::mlir::nisa::ActivationFunctionAttr":$function,
+                   "::mlir::FloatAttr":$scale), [{
+      build($_builder, $_state, src, dst, bias, ::mlir::Value(), function,
+            scale);
+    }]>
+  ];
   let extraClassDeclaration = [{
     ::llvm::SmallVector<::mlir::Value> getReadTiles() {
       ::llvm::SmallVector<::mlir::Value> reads{getSrc()};
       if (getBias())
         reads.push_back(getBias());
+      if (getScales())
+        reads.push_back(getScales());
       return reads;
     }
     ::mlir::Value getWrittenTile() { return getDst(); }

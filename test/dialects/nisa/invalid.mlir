@@ -216,6 +216,18 @@ func.func @bias_shape(%a: memref<128x8xf32, #psum>, %o: memref<128x8xf32, #sbuf>
 // -----
 
 #sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+
+// Tests an activation whose scales are not one value per partition.
+func.func @scales_shape(%a: memref<128x8xf32, #psum>, %o: memref<128x8xf32, #sbuf>, %s: memref<64x1xf32, #sbuf>) {
+  // expected-error@+1 {{'nisa.activation' op expected the scales of shape 128x1 (one value per partition), found 'memref<64x1xf32, #nisa.memory<sbuf>>'}}
+  nisa.activation <identity> %a, %o scales(%s : memref<64x1xf32, #sbuf>) : memref<128x8xf32, #psum>, memref<128x8xf32, #sbuf>
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
 
 // Tests elementwise tiles of different shapes.
 func.func @shape_mismatch(%a: memref<128x8xf32, #sbuf>, %b: memref<128x4xf32, #sbuf>) {

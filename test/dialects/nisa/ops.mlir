@@ -30,6 +30,10 @@ func.func @instructions(%h: memref<128x512xbf16, #hbm>, %s: memref<128x128xbf16,
   nisa.activation <gelu_tanh> %acc, %o scale 0.5 bias %b : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
   // CHECK: nisa.activation <exp> %{{.*}}, %{{.*}} :
   nisa.activation <exp> %acc, %o : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  // CHECK: nisa.activation <identity> %{{.*}}, %{{.*}} scales(%{{.*}} : memref<128x1xf32, #nisa.memory<sbuf>>) :
+  nisa.activation <identity> %acc, %o scales(%b : memref<128x1xf32, #sbuf>) : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  // CHECK: nisa.activation <exp> %{{.*}}, %{{.*}} bias %{{.*}} scales(%{{.*}} : memref<128x1xf32, #nisa.memory<sbuf>>) : {{.*}}, memref<128x1xf32, #nisa.memory<sbuf>>
+  nisa.activation <exp> %acc, %o bias %b scales(%b : memref<128x1xf32, #sbuf>) : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>, memref<128x1xf32, #sbuf>
   // CHECK: nisa.tensor_tensor <add> %{{.*}}, %{{.*}}, %{{.*}} :
   nisa.tensor_tensor <add> %o, %acc, %o : memref<128x512xf32, #sbuf>, memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
   // CHECK: nisa.tensor_scalar <multiply> %{{.*}}, %{{.*}} scalar 1.250000e-01 :

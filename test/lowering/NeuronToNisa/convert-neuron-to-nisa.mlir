@@ -323,17 +323,17 @@ func.func @reduce_pixels(%x: tensor<2x7x7x1280xf32>) -> tensor<2x1280xf32> {
 // -----
 
 // Tests softmax along the last axis: the on-chip recipe, one load and one
-// store per row tile, y = exp(x - max - ln(sum(exp(x - max)))) with the
-// row's shift as the scalar engine's per-partition bias.
+// store per row tile, e = exp(x - max) with the row's shift as the scalar
+// engine's per-partition bias, then y = e * (1 / sum(e)) with each row's
+// factor as its per-partition scale.
 // CHECK-LABEL: func.func @softmax
 // CHECK: nisa.dma_copy
 // CHECK: nisa.tensor_reduce <max>
 // CHECK: nisa.tensor_scalar <multiply> {{.*}} scalar -1.0
-// CHECK: nisa.activation <exp> {{.*}} bias
-// CHECK: nisa.tensor_reduce <add>
-// CHECK: nisa.activation <log>
-// CHECK: nisa.tensor_tensor <subtract>
-// CHECK: nisa.activation <exp> {{.*}} bias
+// CHECK: nisa.activation <exp> %{{.*}}, %[[E:.*]] bias
+// CHECK: nisa.tensor_reduce <add> %[[E]], %[[SUM:[^ ]*]]
+// CHECK: nisa.activation <reciprocal> %[[SUM]], %[[INVERSE:[^ ]*]] :
+// CHECK: nisa.activation <identity> %[[E]], %{{.*}} scales(%[[INVERSE]] : memref<4x1xf32, #nisa.memory<sbuf>>)
 // CHECK: nisa.dma_copy
 // CHECK-NOT: nisa.dma_copy
 // CHECK: return

@@ -64,6 +64,7 @@ TEST(IsaTest, EveryTileOperandIsAFieldTheRuntimeFills) {
     Instruction inst;
     inst.op = op;
     inst.bias = TileRef();
+    inst.scales = TileRef();
     inst.scalars = TileRef();
     inst.offset = TileRef();
     const std::vector<TileOperand> &operands = tileOperandsOf(op);
@@ -83,12 +84,13 @@ TEST(IsaTest, TileOperandsFollowTheDialect) {
     return text;
   };
   EXPECT_EQ(names(Opcode::Matmul), "stationary moving dst ");
-  EXPECT_EQ(names(Opcode::Activation), "src dst bias? ");
+  EXPECT_EQ(names(Opcode::Activation), "src dst bias? scales? ");
   EXPECT_EQ(names(Opcode::Select), "predicate on_true on_false dst ");
   EXPECT_EQ(names(Opcode::DmaCopy), "src offset? dst ");
   Instruction activation;
   activation.op = Opcode::Activation;
   EXPECT_EQ(operandRef(activation, "bias"), nullptr);
+  EXPECT_EQ(operandRef(activation, "scales"), nullptr);
 }
 
 } // namespace
