@@ -183,8 +183,10 @@ static std::string parseArgs(int argc, char **argv, Options &o) {
       if (eq == std::string_view::npos || eq == 0)
         return "expected --input=POSITION=FILE or --input=NAME=FILE, found '" +
                std::string(a) + "'";
-      o.inputs[std::string(spec.substr(0, eq))] =
-          std::string(spec.substr(eq + 1));
+      std::string key(spec.substr(0, eq));
+      if (o.inputs.count(key))
+        return "--input=" + key + "= given twice";
+      o.inputs[key] = std::string(spec.substr(eq + 1));
     } else if (a == "--random-inputs") {
       o.random = true;
     } else if (startsWith(a, "--seed=")) {
@@ -436,11 +438,40 @@ static const std::string *givenFile(const Options &o, size_t index,
   return given == o.inputs.end() ? nullptr : &given->second;
 }
 
+/// Fails where an --input names no input of `program` (a mistyped name
+/// would otherwise leave its input to --random-inputs), or gives one input
+/// both by position and by name.
+static absl::Status checkInputKeys(const Options &o, const Program &program) {
+  std::string known;
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    const std::string &name = program.tensors[program.inputs[i].tensor].name;
+    known += (i ? ", " : "") + std::to_string(i) + " '" + name + "'";
+    if (o.inputs.count(std::to_string(i)) && o.inputs.count(name) &&
+        name != std::to_string(i))
+      return absl::InvalidArgumentError(
+          "--input gives input " + std::to_string(i) + " twice, by position "
+          "and by name '" + name + "'");
+  }
+  for (const auto &[key, file] : o.inputs) {
+    bool matches = false;
+    for (size_t i = 0; i < program.inputs.size() && !matches; ++i)
+      matches = key == std::to_string(i) ||
+                key == program.tensors[program.inputs[i].tensor].name;
+    if (!matches)
+      return absl::InvalidArgumentError(
+          "--input=" + key + "=" + file + ": the executable has no input " +
+          "at that position or of that name (its inputs: " +
+          (known.empty() ? std::string("none") : known) + ")");
+  }
+  return absl::OkStatus();
+}
+
 /// The inputs of `program`: from .npy files, or random (written to the
 /// output folder when `writes`).
 static absl::Status readInputs(const Options &o, const Prepared &p,
                                bool writes, std::vector<InputArray> &inputs) {
   const Program &program = p.program;
+  NEURON_RETURN_IF_ERROR(checkInputKeys(o, program));
   std::mt19937_64 rng(o.seed);
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const TensorDesc &desc = program.tensors[program.inputs[i].tensor];
