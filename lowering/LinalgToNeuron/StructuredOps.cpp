@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -101,6 +102,8 @@ public:
     Operation *def = value.getDefiningOp();
     if (auto cmp = dyn_cast<arith::CmpIOp>(def); cmp && isIndexCompare(cmp))
       return true;
+    if (singleElementOf(value))
+      return isCarried(value.getType());
     if (!op->isProperAncestor(def))
       return false; // a scalar computed outside and not a constant
     if (auto select = dyn_cast<arith::SelectOp>(def))
@@ -125,6 +128,15 @@ public:
       OpOperand *operand = op.getMatchingOpOperand(arg);
       result = *toLoopSpace(b, loc, operand->get(),
                             op.getMatchingIndexingMap(operand), loopShape);
+    } else if (Value single = singleElementOf(value)) {
+      // Broadcast over the loops: a map of constant-0 results.
+      auto type = cast<RankedTensorType>(single.getType());
+      SmallVector<AffineExpr> zeros(type.getRank(),
+                                    getAffineConstantExpr(0, b.getContext()));
+      result = *toLoopSpace(
+          b, loc, single,
+          AffineMap::get(loopShape.size(), 0, zeros, b.getContext()),
+          loopShape);
     } else {
       result = emitOp(b, value.getDefiningOp());
     }
@@ -156,6 +168,19 @@ public:
     if (!source)
       return std::nullopt;
     return convertScalar(*source, value.getType());
+  }
+
+  /// The one-element tensor (rank 0, or all dimensions 1) a scalar the
+  /// body reads was extracted from outside the op (JAX and torch-mlir pass
+  /// a scalar operand as a tensor<f32>), or null.
+  Value singleElementOf(Value value) const {
+    auto extract = value.getDefiningOp<tensor::ExtractOp>();
+    if (!extract || op->isProperAncestor(extract))
+      return Value();
+    auto type = dyn_cast<RankedTensorType>(extract.getTensor().getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() != 1)
+      return Value();
+    return extract.getTensor();
   }
 
 private:

@@ -1276,3 +1276,24 @@ func.func @roundeven(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// Tests a scalar the body reads from a one-element tensor outside it (a
+// tensor<f32> operand extracted): the tensor broadcast over the loops.
+// CHECK-LABEL: func.func @extracted_scalar
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[T:.*]]: tensor<f32>)
+// CHECK: %[[B:.*]] = neuron.broadcast %[[T]] dimensions [] : tensor<f32> -> tensor<4x8xf32>
+// CHECK: %[[R:.*]] = neuron.mul %[[X]], %[[B]] : tensor<4x8xf32>
+// CHECK: return %[[R]]
+func.func @extracted_scalar(%x: tensor<4x8xf32>, %t: tensor<f32>) -> tensor<4x8xf32> {
+  %s = tensor.extract %t[] : tensor<f32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %y = arith.mulf %a, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
