@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -215,17 +216,27 @@ private:
     return operand;
   }
 
+  /// An integer constant (through integer casts) that fits i32.
+  static std::optional<int32_t> constantIndexOf(Value value) {
+    APInt constant;
+    if (!matchPattern(stripIntegerCasts(value), m_ConstantInt(&constant)) ||
+        !constant.isSignedIntN(32))
+      return std::nullopt;
+    return int32_t(constant.getSExtValue());
+  }
+
   /// `index <pred> position`, `position <pred> index` (masks built against
-  /// a decode step's position) or `index <pred> index` (a causal mask):
-  /// evaluated in i32, the indices as an iota along their loop (or the
-  /// iota input they are read from) and the position read on the device
-  /// and broadcast.
+  /// a decode step's position), `index <pred> index` (a causal mask) or
+  /// `index <pred> constant` (the first token's column): evaluated in
+  /// i32, the indices as an iota along their loop (or the iota input they
+  /// are read from), the position read on the device and broadcast, the
+  /// constant a splat.
   bool isIndexCompare(arith::CmpIOp cmp) const {
     // A loop index, or a position read from a tensor defined outside the
-    // op (the same on every iteration).
+    // op (the same on every iteration), or a constant.
     auto index = [&](Value v) { return loopOf(v) || iotaOf(v); };
     auto known = [&](Value v) {
-      if (index(v))
+      if (index(v) || constantIndexOf(v))
         return true;
       Value position = positionTensor(v);
       return position &&
@@ -277,6 +288,9 @@ private:
     if (OpOperand *iota = iotaOf(value))
       return *toLoopSpace(b, loc, iota->get(), op.getMatchingIndexingMap(iota),
                           loopShape);
+    if (std::optional<int32_t> constant = constantIndexOf(value))
+      return createSplat(b, loc, b.getI32Type(), double(*constant),
+                         loopShape);
     Value position = reshapeIfNeeded(b, loc, positionTensor(value), {});
     if (!getElementTypeOrSelf(position.getType()).isInteger(32))
       emitWarning(where)

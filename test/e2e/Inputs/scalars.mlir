@@ -2,7 +2,8 @@
 // temperature passed as a tensor<f32> argument (JAX and torch-mlir pass a
 // scalar operand so) dividing logits, and a total computed in the graph,
 // read back with tensor.extract from a [1, 1] tensor, normalising a
-// matrix.
+// matrix; and loop indices compared with constants (the first column
+// masked, columns past 100 zeroed).
 #id = affine_map<(i, j) -> (i, j)>
 func.func @temperature(%x: tensor<9x130xf32>, %t: tensor<f32>) -> tensor<9x130xf32> {
   %s = tensor.extract %t[] : tensor<f32>
@@ -37,4 +38,25 @@ func.func @normalised(%x: tensor<5x37xf32>) -> tensor<5x37xf32> {
     linalg.yield %y : f32
   } -> tensor<5x37xf32>
   return %r : tensor<5x37xf32>
+}
+
+#id3 = affine_map<(b, i, j) -> (b, i, j)>
+func.func @column_masks(%x: tensor<2x7x131xf32>) -> tensor<2x7x131xf32> {
+  %big = arith.constant -1.0e9 : f32
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c100 = arith.constant 100 : i64
+  %e = tensor.empty() : tensor<2x7x131xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x7x131xf32>) outs(%e : tensor<2x7x131xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 2 : index
+    %first = arith.cmpi eq, %j, %c0 : index
+    %ji = arith.index_cast %j : index to i64
+    %late = arith.cmpi sgt, %ji, %c100 : i64
+    %v = arith.select %first, %big, %a : f32
+    %w = arith.select %late, %zero, %v : f32
+    linalg.yield %w : f32
+  } -> tensor<2x7x131xf32>
+  return %r : tensor<2x7x131xf32>
 }

@@ -541,6 +541,40 @@ func.func @mask_past_position(%s: tensor<2x8xf32>, %pos: tensor<i64>) -> tensor<
 
 // -----
 
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Tests loop indices compared with constants (the first column, columns
+// past 5 as an i64): an i32 iota against an i32 splat.
+// CHECK-LABEL: func.func @mask_by_constant
+// CHECK-DAG: %[[IOTA:.*]] = neuron.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi32>
+// CHECK-DAG: %[[ZERO:.*]] = neuron.constant dense<0> : tensor<2x8xi32>
+// CHECK-DAG: %[[FIVE:.*]] = neuron.constant dense<5> : tensor<2x8xi32>
+// CHECK-DAG: neuron.broadcast %[[IOTA]] {{.*}} -> tensor<2x8xi32>
+// CHECK-DAG: neuron.compare eq %{{.*}}, %[[ZERO]] : tensor<2x8xi32> -> tensor<2x8xi1>
+// CHECK-DAG: neuron.compare gt %{{.*}}, %[[FIVE]] : tensor<2x8xi32> -> tensor<2x8xi1>
+// CHECK-NOT: linalg.generic
+func.func @mask_by_constant(%s: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c5 = arith.constant 5 : i64
+  %e = tensor.empty() : tensor<2x8xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<2x8xf32>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %j = linalg.index 1 : index
+    %first = arith.cmpi eq, %j, %c0 : index
+    %jj = arith.index_cast %j : index to i64
+    %late = arith.cmpi sgt, %jj, %c5 : i64
+    %neg = arith.constant -1.0e9 : f32
+    %zero = arith.constant 0.0 : f32
+    %v = arith.select %first, %neg, %a : f32
+    %r = arith.select %late, %zero, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
 // Tests a RoPE table read at a position read with tensor.extract: the
 // rank-reduced tensor.extract_slice becomes neuron.dynamic_slice on the
 // rows, reshaped to the slice's type.
