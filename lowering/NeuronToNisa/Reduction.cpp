@@ -73,6 +73,15 @@ struct ReductionToTiles : NisaPattern<Op> {
     Type element = resultType.getElementType();
     int64_t p = k.partitions();
     auto aluAttr = nisa::AluOpAttr::get(rewriter.getContext(), alu);
+    if (int64_t runs = runsPerRow(rows, cols, inputType.getElementType(),
+                                  element, chunk)) {
+      Value first = reduceInRuns(rewriter, loc, in, outView, rows, cols, runs,
+                                 inputType.getElementType(), element, chunk);
+      k.markTiling(first, op, "kept dims x runs of each row",
+                   {p, std::min(cols / runs, chunk)});
+      rewriter.replaceOp(op, out);
+      return success();
+    }
     Value first;
     KernelLowering::forEachTile(
         rewriter, loc, {{rows, p}}, [&](OpBuilder &b, const TilePosition &row) {
@@ -112,6 +121,114 @@ struct ReductionToTiles : NisaPattern<Op> {
     k.markTiling(first, op, "kept dims", {p, tileCols});
     rewriter.replaceOp(op, out);
     return success();
+  }
+
+  /// The cost model's time for reducing `parts` partitions' `n` elements
+  /// each, in chunks of `chunk` (the first starting the sums, each later
+  /// one combined into them).
+  double reduceNs(int64_t parts, int64_t n, Type inElement, Type element,
+                  int64_t chunk) const {
+    auto shape = [&](int64_t free, Type t) {
+      return operandShapeOf(MemRefType::get({parts, free}, t));
+    };
+    double ns = 0;
+    for (int64_t done = 0; done < n; done += chunk) {
+      int64_t size = std::min(chunk, n - done);
+      ns += this->k.costNs("tensor_reduce", shape(1, element),
+                           shape(size, inElement));
+      if (done > 0)
+        ns += this->k.costNs("tensor_tensor", shape(1, element),
+                             shape(1, element));
+    }
+    return ns;
+  }
+
+  /// Runs a row's columns are split into, side by side on partitions, where
+  /// few long rows would leave most of the vector engine's partitions idle
+  /// (a sum over all of a vector, a norm of one long row): as many as the
+  /// partitions hold, where the cost model times their reductions, the
+  /// partials' trip through HBM to one partition a row and their reduction
+  /// there shorter than each row on its own partition. 0 otherwise.
+  int64_t runsPerRow(int64_t rows, int64_t cols, Type inElement, Type element,
+                     int64_t chunk) const {
+    int64_t runs = this->k.partitions() / rows;
+    if (runs < 2 || cols / runs < 2)
+      return 0;
+    int64_t q = cols / runs, tail = cols - runs * q;
+    ::neuron::rt::OperandShape partials =
+        operandShapeOf(MemRefType::get({rows * runs, 1}, element));
+    double split = reduceNs(rows * runs, q, inElement, element, chunk) +
+                   2 * this->k.costNs("dma_copy", partials, partials) +
+                   reduceNs(rows, runs, element, element, chunk) +
+                   (tail ? reduceNs(rows, tail, inElement, element, chunk)
+                         : 0);
+    return split < reduceNs(rows, cols, inElement, element, chunk) ? runs : 0;
+  }
+
+  /// Reduces `in` [rows, cols] (contiguous) into `outView` [rows, 1] with
+  /// each row's first runs * q columns on `runs` partitions (partition
+  /// r * runs + j holds row r's columns [j * q, (j + 1) * q)), reduced there
+  /// chunk by chunk; the partials stored to HBM scratch and loaded back as
+  /// [rows, runs], reduced again; a tail of fewer than `runs` columns
+  /// reduced on the row's partition and combined. Returns the first tile.
+  Value reduceInRuns(OpBuilder &b, Location loc, Value in, Value outView,
+                     int64_t rows, int64_t cols, int64_t runs, Type inElement,
+                     Type element, int64_t chunk) const {
+    KernelLowering &k = this->k;
+    auto aluAttr = nisa::AluOpAttr::get(b.getContext(), alu);
+    int64_t q = cols / runs, tail = cols - runs * q, parts = rows * runs;
+    Value first;
+    // Columns [col, col + size) of every run into `into` [parts, 1].
+    auto reduceChunk = [&](OpBuilder &b, OpFoldResult col, int64_t size,
+                           Value into) {
+      Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, size},
+                       inElement);
+      first = first ? first : t;
+      k.dma(b, loc,
+            KernelLowering::stridedView(b, loc, in, col, {rows, runs, size},
+                                        {cols, q, 1}),
+            t);
+      nisa::TensorReduceOp::create(b, loc, t, into, aluAttr);
+    };
+    Value partial =
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, 1}, element);
+    int64_t firstCols = std::min(q, chunk);
+    reduceChunk(b, b.getIndexAttr(0), firstCols, partial);
+    KernelLowering::forEachTile(
+        b, loc, {{q - firstCols, chunk, firstCols}},
+        [&](OpBuilder &b, const TilePosition &col) {
+          Value part =
+              k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, 1}, element);
+          reduceChunk(b, col.offsets[0], col.sizes[0], part);
+          nisa::TensorTensorOp::create(b, loc, partial, part, partial,
+                                       aluAttr);
+        });
+    // Each row's partials onto its own partition, through HBM.
+    Value scratch = memref::AllocOp::create(
+        b, loc, hbmType(RankedTensorType::get({parts}, element)));
+    k.dma(b, loc, partial,
+          KernelLowering::reinterpret(b, loc, scratch, {parts, 1}));
+    Value gathered =
+        k.tile(b, loc, nisa::MemorySpace::sbuf, {rows, runs}, element);
+    k.dma(b, loc, KernelLowering::reinterpret(b, loc, scratch, {rows, runs}),
+          gathered);
+    Value result = k.tile(b, loc, nisa::MemorySpace::sbuf, {rows, 1}, element);
+    nisa::TensorReduceOp::create(b, loc, gathered, result, aluAttr);
+    if (tail) {
+      Value rest =
+          k.tile(b, loc, nisa::MemorySpace::sbuf, {rows, tail}, inElement);
+      k.dma(b, loc,
+            KernelLowering::view(b, loc, in,
+                                 {b.getIndexAttr(0), b.getIndexAttr(runs * q)},
+                                 {rows, tail}),
+            rest);
+      Value restSum =
+          k.tile(b, loc, nisa::MemorySpace::sbuf, {rows, 1}, element);
+      nisa::TensorReduceOp::create(b, loc, rest, restSum, aluAttr);
+      nisa::TensorTensorOp::create(b, loc, result, restSum, result, aluAttr);
+    }
+    k.dma(b, loc, result, outView);
+    return first;
   }
 
   /// Reduces `input` [outer, reduced, inner] (the reduced axes one group

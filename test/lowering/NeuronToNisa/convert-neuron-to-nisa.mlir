@@ -322,6 +322,32 @@ func.func @reduce_pixels(%x: tensor<2x7x7x1280xf32>) -> tensor<2x1280xf32> {
 
 // -----
 
+// Tests a reduction of one long row (4099 columns) over the partitions:
+// partition j holds columns [32 j, 32 j + 32) (one transfer of the row as
+// [1, 128, 32]), reduced there; the 128 partials go through HBM scratch to
+// one partition and are reduced again; the 3 columns past 4096 are reduced
+// on that partition and added.
+// CHECK-LABEL: func.func @long_row
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<128x1xf32, #nisa.memory<sbuf>>
+// CHECK: %[[RUNS:.*]] = memref.alloc() {nisa.tiling = {{.*}}partition = "kept dims x runs of each row"{{.*}} : memref<128x32xf32, #nisa.memory<sbuf>>
+// CHECK: memref.reinterpret_cast %arg0 to offset: [0], sizes: [1, 128, 32]
+// CHECK: nisa.tensor_reduce <add> %[[RUNS]], %[[PARTIAL]]
+// CHECK: %[[SCRATCH:.*]] = memref.alloc() : memref<128xf32, #nisa.memory<hbm>>
+// CHECK: nisa.dma_copy %[[PARTIAL]]
+// CHECK: %[[GATHERED:.*]] = memref.alloc() : memref<1x128xf32, #nisa.memory<sbuf>>
+// CHECK: memref.reinterpret_cast %[[SCRATCH]] to offset: [0], sizes: [1, 128]
+// CHECK: nisa.tensor_reduce <add> %[[GATHERED]], %[[SUM:[^ ]*]] :
+// CHECK: memref.subview %arg0[0, 4096] [1, 3]
+// CHECK: nisa.tensor_reduce <add>
+// CHECK: nisa.tensor_tensor <add> %[[SUM]]
+// CHECK: nisa.dma_copy %[[SUM]]
+func.func @long_row(%x: tensor<1x4099xf32>) -> tensor<1xf32> {
+  %0 = neuron.reduce_sum %x axes [1] : tensor<1x4099xf32> -> tensor<1xf32>
+  return %0 : tensor<1xf32>
+}
+
+// -----
+
 // Tests softmax along the last axis: the on-chip recipe, one load and one
 // store per row tile, e = exp(x - max) with the row's shift as the scalar
 // engine's per-partition bias, then y = e * (1 / sum(e)) with each row's
