@@ -4,7 +4,9 @@
 // the free dimension: the input is permuted (by DMA into scratch) so the
 // reduced axes come last, viewed as [rows, cols], and each row tile is
 // reduced chunk by chunk on the vector engine into a per-partition value,
-// the first chunk's result starting it. Axes reduced ahead of kept inner
+// the first chunk's result starting it; few long rows instead spread each
+// row's columns in runs over the partitions, the runs' partials meeting on
+// the row's partition through HBM. Axes reduced ahead of kept inner
 // ones (an NHWC image's pixels, summed per channel) are reduced in place
 // instead: [outer, reduced, inner], the inner elements across partitions
 // and the free dimension, the reduced slices added elementwise. Softmax
