@@ -88,33 +88,20 @@ struct ReductionToTiles : NisaPattern<Op> {
     KernelLowering::forEachTile(
         rewriter, loc, {{rows, p}}, [&](OpBuilder &b, const TilePosition &row) {
           int64_t rt = row.sizes[0];
-          // Reduces the chunk at `col` into `into`.
-          auto reduceChunk = [&](OpBuilder &b, const TilePosition &col,
-                                 Value into) {
-            Value t = k.tile(b, loc, nisa::MemorySpace::sbuf,
-                             {rt, col.sizes[0]}, inputType.getElementType());
-            first = first ? first : t;
-            k.dma(b, loc,
-                  KernelLowering::view(b, loc, in,
-                                       {row.offsets[0], col.offsets[0]},
-                                       {rt, col.sizes[0]}),
-                  t);
-            nisa::TensorReduceOp::create(b, loc, t, into, aluAttr);
-          };
           Value acc = k.tile(b, loc, nisa::MemorySpace::sbuf, {rt, 1}, element);
-          int64_t firstCols = std::min(tileCols, cols);
-          TilePosition head;
-          head.offsets = {b.getIndexAttr(0)};
-          head.sizes = {firstCols};
-          reduceChunk(b, head, acc);
-          KernelLowering::forEachTile(
-              b, loc, {{cols - firstCols, tileCols, firstCols}},
-              [&](OpBuilder &b, const TilePosition &col) {
-                Value part =
-                    k.tile(b, loc, nisa::MemorySpace::sbuf, {rt, 1}, element);
-                reduceChunk(b, col, part);
-                nisa::TensorTensorOp::create(b, loc, acc, part, acc, aluAttr);
-              });
+          reduceChunks(b, loc, acc, cols, tileCols,
+                       [&](OpBuilder &b, OpFoldResult col, int64_t size) {
+                         Value t = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                          {rt, size},
+                                          inputType.getElementType());
+                         first = first ? first : t;
+                         k.dma(b, loc,
+                               KernelLowering::view(b, loc, in,
+                                                    {row.offsets[0], col},
+                                                    {rt, size}),
+                               t);
+                         return t;
+                       });
           k.dma(b, loc, acc,
                 KernelLowering::view(b, loc, outView,
                                      {row.offsets[0], b.getIndexAttr(0)},
@@ -123,6 +110,32 @@ struct ReductionToTiles : NisaPattern<Op> {
     k.markTiling(first, op, "kept dims", {p, tileCols});
     rewriter.replaceOp(op, out);
     return success();
+  }
+
+  /// Reduces each partition's `n` elements into `into` [partitions, 1],
+  /// chunk by chunk: the first chunk's result starts it, each later one's
+  /// is combined into it. `load` brings columns [col, col + size) into a
+  /// new [partitions, size] tile.
+  void reduceChunks(
+      OpBuilder &b, Location loc, Value into, int64_t n, int64_t chunk,
+      function_ref<Value(OpBuilder &, OpFoldResult col, int64_t size)> load)
+      const {
+    auto type = cast<MemRefType>(into.getType());
+    auto aluAttr = nisa::AluOpAttr::get(b.getContext(), alu);
+    auto reduce = [&](OpBuilder &b, OpFoldResult col, int64_t size,
+                      Value to) {
+      nisa::TensorReduceOp::create(b, loc, load(b, col, size), to, aluAttr);
+    };
+    int64_t firstCols = std::min(chunk, n);
+    reduce(b, b.getIndexAttr(0), firstCols, into);
+    KernelLowering::forEachTile(
+        b, loc, {{n - firstCols, chunk, firstCols}},
+        [&](OpBuilder &b, const TilePosition &col) {
+          Value part = this->k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                    type.getShape(), type.getElementType());
+          reduce(b, col.offsets[0], col.sizes[0], part);
+          nisa::TensorTensorOp::create(b, loc, into, part, into, aluAttr);
+        });
   }
 
   /// The cost model's time for reducing `parts` partitions' `n` elements
@@ -180,31 +193,21 @@ struct ReductionToTiles : NisaPattern<Op> {
     auto aluAttr = nisa::AluOpAttr::get(b.getContext(), alu);
     int64_t q = cols / runs, tail = cols - runs * q, parts = rows * runs;
     Value first;
-    // Columns [col, col + size) of every run into `into` [parts, 1].
-    auto reduceChunk = [&](OpBuilder &b, OpFoldResult col, int64_t size,
-                           Value into) {
-      Value t = k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, size},
-                       inElement);
-      first = first ? first : t;
-      k.dma(b, loc,
-            KernelLowering::stridedView(b, loc, in, col, {rows, runs, size},
-                                        {cols, q, 1}),
-            t);
-      nisa::TensorReduceOp::create(b, loc, t, into, aluAttr);
-    };
+    // Columns [col, col + size) of every run, side by side on partitions.
     Value partial =
         k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, 1}, element);
-    int64_t firstCols = std::min(q, chunk);
-    reduceChunk(b, b.getIndexAttr(0), firstCols, partial);
-    KernelLowering::forEachTile(
-        b, loc, {{q - firstCols, chunk, firstCols}},
-        [&](OpBuilder &b, const TilePosition &col) {
-          Value part =
-              k.tile(b, loc, nisa::MemorySpace::sbuf, {parts, 1}, element);
-          reduceChunk(b, col.offsets[0], col.sizes[0], part);
-          nisa::TensorTensorOp::create(b, loc, partial, part, partial,
-                                       aluAttr);
-        });
+    reduceChunks(b, loc, partial, q, chunk,
+                 [&](OpBuilder &b, OpFoldResult col, int64_t size) {
+                   Value t = k.tile(b, loc, nisa::MemorySpace::sbuf,
+                                    {parts, size}, inElement);
+                   first = first ? first : t;
+                   k.dma(b, loc,
+                         KernelLowering::stridedView(b, loc, in, col,
+                                                     {rows, runs, size},
+                                                     {cols, q, 1}),
+                         t);
+                   return t;
+                 });
     // Each row's partials onto its own partition, through HBM.
     Value scratch = memref::AllocOp::create(
         b, loc, hbmType(RankedTensorType::get({parts}, element)));
