@@ -163,15 +163,9 @@ struct RaiseContraction : OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(op, "unsupported element types");
 
     Location loc = op.getLoc();
-    auto concat = [](std::initializer_list<ArrayRef<int64_t>> lists) {
-      SmallVector<int64_t> out;
-      for (ArrayRef<int64_t> list : lists)
-        llvm::append_range(out, list);
-      return out;
-    };
-    SmallVector<int64_t> lhsOrder = concat({batch, ms, ks}),
-                         rhsOrder = concat({batch, ks, ns}),
-                         outOrder = concat({batch, ms, ns});
+    auto lhsOrder = llvm::to_vector(llvm::concat<int64_t>(batch, ms, ks));
+    auto rhsOrder = llvm::to_vector(llvm::concat<int64_t>(batch, ks, ns));
+    auto outOrder = llvm::to_vector(llvm::concat<int64_t>(batch, ms, ns));
     SmallVector<unsigned> present;
     for (int64_t d : outOrder)
       if (d >= 0)
