@@ -443,26 +443,23 @@ static const std::string *givenFile(const Options &o, size_t index,
 /// both by position and by name.
 static absl::Status checkInputKeys(const Options &o, const Program &program) {
   std::string known;
+  std::set<std::string> keys;
   for (size_t i = 0; i < program.inputs.size(); ++i) {
     const std::string &name = program.tensors[program.inputs[i].tensor].name;
-    known += (i ? ", " : "") + std::to_string(i) + " '" + name + "'";
-    if (o.inputs.count(std::to_string(i)) && o.inputs.count(name) &&
-        name != std::to_string(i))
+    std::string position = std::to_string(i);
+    known += (i ? ", " : "") + position + " '" + name + "'";
+    keys.insert({position, name});
+    if (o.inputs.count(position) && o.inputs.count(name) && name != position)
       return absl::InvalidArgumentError(
-          "--input gives input " + std::to_string(i) + " twice, by position "
+          "--input gives input " + position + " twice, by position "
           "and by name '" + name + "'");
   }
-  for (const auto &[key, file] : o.inputs) {
-    bool matches = false;
-    for (size_t i = 0; i < program.inputs.size() && !matches; ++i)
-      matches = key == std::to_string(i) ||
-                key == program.tensors[program.inputs[i].tensor].name;
-    if (!matches)
+  for (const auto &[key, file] : o.inputs)
+    if (!keys.count(key))
       return absl::InvalidArgumentError(
           "--input=" + key + "=" + file + ": the executable has no input " +
           "at that position or of that name (its inputs: " +
           (known.empty() ? std::string("none") : known) + ")");
-  }
   return absl::OkStatus();
 }
 
