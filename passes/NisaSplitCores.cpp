@@ -30,11 +30,14 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
+#include <numeric>
 
 namespace mlir::neuron {
 #define GEN_PASS_DEF_NISASPLITCORES
@@ -333,23 +336,20 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
   return "";
 }
 
-/// The time the busiest engine class of one physical core spends on nest
-/// `loop`: each class's instructions one after another, the transfers
-/// spread over the core's DMA engines.
-static double busiestNs(const KernelGraph &g, const LoopInfo &loop,
-                        const rt::CostModel &model) {
-  std::map<rt::EngineClass, double> busy;
+/// The time each engine class of one physical core spends on nest `loop`:
+/// its instructions one after another, the transfers spread over the
+/// core's DMA engines.
+static std::array<double, rt::kEngineClasses>
+engineNs(const KernelGraph &g, const LoopInfo &loop,
+         const rt::CostModel &model) {
+  std::array<double, rt::kEngineClasses> busy{};
   for (size_t i = loop.first; i < loop.end; ++i) {
     Operation *op = g.instruction(i);
-    busy[engineClassOf(op)] +=
+    busy[int(engineClassOf(op))] +=
         model.nanoseconds(costQueryOf(op)) * double(g.instancesOf(i));
   }
-  double most = 0;
-  for (auto [engine, ns] : busy)
-    most = std::max(most, engine == rt::EngineClass::Dma
-                              ? ns / model.dmaEngines()
-                              : ns);
-  return most;
+  busy[int(rt::EngineClass::Dma)] /= model.dmaEngines();
+  return busy;
 }
 
 /// The time of adding a partial sum of PSUM tile `sum` made on another
@@ -517,78 +517,160 @@ struct Nest {
   SmallVector<int64_t> count;
 };
 
-/// The top-level nests of `g`'s kernel to split over `cores` physical
-/// cores, in program order; with `summary`, a remark on each other nest
-/// saying why it stays on core 0.
-static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
-                                    const rt::CostModel &model,
-                                    bool summary) {
-  std::vector<Nest> nests;
-  // The estimated end of each top-level op, and of each core's work so
-  // far: a nest starts once what it depends on has ended, and shares its
-  // iterations out so that its cores end as early as they can.
-  DenseMap<Operation *, double> end;
+/// A top-level op of a kernel as planSplits times it: what it waits for
+/// and, for a nest, whether and how it splits.
+struct TopOp {
+  Operation *op = nullptr;
+  /// The top-level ops before it that it depends on through HBM (only
+  /// where the two touch the same elements over all their loops' runs: the
+  /// graph's bounding range of a large pattern may order transfers of
+  /// disjoint windows, as a nest's stores and the next nest's), and through
+  /// an on-chip tile: one of physical core 0's (each other core has its
+  /// own copies of the tiles of its share of a nest), so only core 0's
+  /// share of a split nest is waited for.
+  SmallVector<Operation *> afterHbm, afterOnChip;
+  /// Its time on one physical core (a nest's busiest engine class), and
+  /// what a nest's share on a core takes beyond its iterations' part of it.
+  double ns = 0, fill = 0;
+  /// Whether a nest's busiest engine class is its DMA engines'.
+  bool dmaBound = false;
+  /// A nest: its trips; why it stays on core 0 ("" when it splits).
+  const LoopInfo *loop = nullptr;
+  std::string why;
+  /// A split nest: its tiles and inputs, the time of sending its partial
+  /// sums to core 0, and the nests loading its inputs.
+  Nest nest;
+  double sending = 0;
+  SmallVector<Operation *> loaders;
+};
+
+/// The kernel's top-level ops, in program order, as planSplits times them.
+static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
+                                   const rt::CostModel &model) {
+  std::vector<TopOp> tops;
+  DenseMap<Operation *, const LoopInfo *> loops;
+  for (const LoopInfo &loop : g.getLoops())
+    if (loop.parent < 0)
+      loops[loop.op] = &loop;
+  HbmOverlap overlap(g);
+  for (size_t i = 0; i < g.size();) {
+    TopOp top;
+    top.op = g.topLevelOf(i);
+    auto found = loops.find(top.op);
+    size_t first = i;
+    i = found == loops.end() ? i + 1 : found->second->end;
+    llvm::SetVector<Operation *> hbm, onChip;
+    for (size_t j = first; j < i; ++j)
+      for (const Dependence &d : g.predecessors(j)) {
+        Operation *from = g.topLevelOf(d.from);
+        if (from == top.op)
+          continue;
+        bool chip = llvm::any_of(g.accessesOf(j), [&](const TileAccess &a) {
+          return a.buffer == d.buffer && a.onChip;
+        });
+        if (chip)
+          onChip.insert(from);
+        else if (!hbm.contains(from) && overlap.meets(d, j))
+          hbm.insert(from);
+      }
+    top.afterHbm.assign(hbm.begin(), hbm.end());
+    top.afterOnChip.assign(onChip.begin(), onChip.end());
+    if (found == loops.end()) {
+      top.ns = model.nanoseconds(costQueryOf(g.instruction(first)));
+      tops.push_back(std::move(top));
+      continue;
+    }
+    const LoopInfo &loop = *found->second;
+    top.loop = &loop;
+    Nest &nest = top.nest;
+    nest.op = cast<affine::AffineForOp>(loop.op);
+    top.why = loop.trips < 2 ? "it runs once"
+                             : whyNotSplit(g, loop, nest.scratch, nest.inputs,
+                                           nest.sums);
+    // Its time is its busiest engine class's; a core running a share of
+    // it also fills and drains the pipeline of its engines, about the time
+    // of one iteration on the others.
+    std::array<double, rt::kEngineClasses> busy = engineNs(g, loop, model);
+    top.ns = *llvm::max_element(busy);
+    top.dmaBound = busy[int(rt::EngineClass::Dma)] == top.ns;
+    top.fill = (std::accumulate(busy.begin(), busy.end(), 0.0) - top.ns) /
+               double(loop.trips);
+    for (Operation *sum : nest.sums)
+      top.sending +=
+          sendSumNs(cast<MemRefType>(sum->getResult(0).getType()), model);
+    // Core 0 waits for the other cores' partial sums of each tile.
+    int64_t share = llvm::divideCeil(loop.trips, cores);
+    if (top.why.empty() && !nest.sums.empty() &&
+        top.ns * double(share) / double(loop.trips) + top.sending >= top.ns)
+      top.why = llvm::formatv("summing its parts on {0} physical cores is "
+                              "predicted no faster",
+                              cores);
+    llvm::SetVector<Operation *> loaders;
+    for (const Input &in : nest.inputs)
+      for (Operation *op : in.loaders)
+        if (loops.contains(op))
+          loaders.insert(op);
+    top.loaders.assign(loaders.begin(), loaders.end());
+    tops.push_back(std::move(top));
+  }
+  return tops;
+}
+
+/// Each split nest's shares of `tops` (by position) and when the kernel
+/// is predicted to end with them: a nest in `forced` shares its
+/// iterations so, the others as shareOut does.
+static double shareNests(ArrayRef<TopOp> tops, int cores,
+                         const DenseMap<size_t, SmallVector<int64_t>> &forced,
+                         DenseMap<size_t, SmallVector<int64_t>> &counts) {
+  // The estimated end of each top-level op (on all cores, and its share
+  // on core 0), and of each core's work so far: a nest starts once what it
+  // depends on has ended, and shares its iterations out so that its cores
+  // end as early as they can.
+  DenseMap<Operation *, double> end, endOnCore0;
   // The time of each nest kept on core 0, and the nests loading inputs
   // each core c > 0 has run its copy of (for a nest split before).
   DenseMap<Operation *, double> own;
   SmallVector<DenseSet<Operation *>> copied(cores);
   SmallVector<double> free(cores, 0.0);
-  // When all the top-level ops instructions [first, last) of `top` depend
-  // on have ended, but for those in `skipped`; an HBM dependence counts
-  // only where the two touch the same elements over all their loops' runs
-  // (the graph's bounding range of a large pattern may order transfers of
-  // disjoint windows, as a nest's stores and the next nest's).
-  HbmOverlap overlap(g);
-  auto readyOf = [&](size_t first, size_t last, Operation *top,
-                     const DenseSet<Operation *> &skipped = {}) {
+  // When what `top` depends on has ended, but for those in `skipped`. On
+  // a core other than 0 (`onCore0` false) a copy of a split nest waits for
+  // no nest through an on-chip tile: it has its own copies of the tiles
+  // (the loaders of its inputs are timed apart), but for the straight-line
+  // instructions loading them, each core's copies timed alike.
+  DenseSet<Operation *> nests;
+  for (const TopOp &top : tops)
+    if (top.loop)
+      nests.insert(top.op);
+  auto readyOf = [&](const TopOp &top, ArrayRef<Operation *> skipped = {},
+                     bool onCore0 = true) {
     double ready = 0;
-    for (size_t i = first; i < last; ++i)
-      for (const Dependence &d : g.predecessors(i))
-        if (Operation *from = g.topLevelOf(d.from);
-            from != top && !skipped.contains(from) &&
-            end.lookup(from) > ready && overlap.meets(d, i))
-          ready = end.lookup(from);
+    for (Operation *from : top.afterHbm)
+      if (!llvm::is_contained(skipped, from))
+        ready = std::max(ready, end.lookup(from));
+    for (Operation *from : top.afterOnChip)
+      if ((onCore0 || !nests.contains(from)) &&
+          !llvm::is_contained(skipped, from))
+        ready = std::max(ready, endOnCore0.lookup(from));
     return ready;
   };
-  DenseMap<Operation *, const LoopInfo *> loops;
-  for (const LoopInfo &loop : g.getLoops())
-    if (loop.parent < 0)
-      loops[loop.op] = &loop;
-  for (size_t i = 0; i < g.size();) {
-    Operation *top = g.topLevelOf(i);
-    auto found = loops.find(top);
-    if (found == loops.end()) {
-      end[top] = readyOf(i, i + 1, top) +
-                 model.nanoseconds(costQueryOf(g.instruction(i)));
-      ++i;
+  auto ended = [&](Operation *op, double all, double onCore0) {
+    end[op] = all;
+    endOnCore0[op] = onCore0;
+  };
+  DenseMap<Operation *, const TopOp *> byOp;
+  for (const TopOp &top : tops)
+    byOp[top.op] = &top;
+  counts.clear();
+  for (auto [position, top] : llvm::enumerate(tops)) {
+    double ready = readyOf(top);
+    if (!top.loop) {
+      ended(top.op, ready + top.ns, ready + top.ns);
       continue;
     }
-    const LoopInfo &loop = *found->second;
-    i = loop.end;
-    SmallVector<Operation *> scratch, sums;
-    SmallVector<Input> inputs;
-    std::string why =
-        loop.trips < 2 ? "it runs once"
-                       : whyNotSplit(g, loop, scratch, inputs, sums);
-    double ns = busiestNs(g, loop, model), sending = 0;
-    for (Operation *sum : sums)
-      sending +=
-          sendSumNs(cast<MemRefType>(sum->getResult(0).getType()), model);
-    // Core 0 waits for the other cores' partial sums of each tile.
-    int64_t share = llvm::divideCeil(loop.trips, cores);
-    if (why.empty() && !sums.empty() &&
-        ns * double(share) / double(loop.trips) + sending >= ns)
-      why = llvm::formatv("summing its parts on {0} physical cores is "
-                          "predicted no faster",
-                          cores);
-    double ready = readyOf(loop.first, loop.end, top);
-    if (!why.empty()) {
-      free[0] = std::max(free[0], ready) + ns;
-      end[top] = free[0];
-      own[top] = ns;
-      if (summary)
-        loop.op->emitRemark() << "nisa-split-cores: on physical core 0: "
-                              << why;
+    if (!top.why.empty()) {
+      free[0] = std::max(free[0], ready) + top.ns;
+      ended(top.op, free[0], free[0]);
+      own[top.op] = top.ns;
       continue;
     }
     // Core 0 starts once what the nest depends on has ended. The other
@@ -598,37 +680,124 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     // depend on have ended, and the nest once they and what else it
     // depends on have. (A straight-line loader is timed apart from the
     // cores' work, on each alike.)
-    DenseSet<Operation *> loaders;
-    for (const Input &in : inputs)
-      for (Operation *op : in.loaders)
-        if (loops.contains(op))
-          loaders.insert(op);
-    SmallVector<double> readyAt(cores, ready);
-    if (!loaders.empty()) {
-      double others = readyOf(loop.first, loop.end, top, loaders),
-             loadable = 0;
-      for (Operation *op : loaders) {
-        const LoopInfo &l = *loops.lookup(op);
-        loadable = std::max(loadable, readyOf(l.first, l.end, op));
-      }
+    SmallVector<double> readyAt(cores, readyOf(top, {}, false));
+    readyAt[0] = ready;
+    if (!top.loaders.empty()) {
+      double others = readyOf(top, top.loaders, false), loadable = 0;
+      for (Operation *op : top.loaders)
+        loadable = std::max(loadable, readyOf(*byOp.lookup(op)));
       for (int c = 1; c < cores; ++c) {
         double loaded = std::max(free[c], loadable);
-        for (Operation *op : loaders)
+        for (Operation *op : top.loaders)
           if (!copied[c].contains(op))
             loaded += own.lookup(op);
         readyAt[c] = std::max(others, loaded);
       }
     }
-    SmallVector<int64_t> count =
-        shareOut(loop.trips, ns / double(loop.trips), readyAt, free);
+    int64_t trips = top.loop->trips;
+    double each = top.ns / double(trips);
+    SmallVector<int64_t> count;
+    if (auto it = forced.find(position); it != forced.end()) {
+      count = it->second;
+      for (int c = 0; c < cores; ++c)
+        if (count[c] > 0)
+          free[c] = std::max(free[c], readyAt[c]) + double(count[c]) * each;
+    } else {
+      count = shareOut(trips, each, readyAt, free);
+    }
+    for (int c = 0; c < cores; ++c)
+      if (count[c] > 0)
+        free[c] += top.fill;
     for (int c = 1; c < cores; ++c)
       if (count[c] > 0)
-        copied[c].insert(loaders.begin(), loaders.end());
-    end[top] = *llvm::max_element(free) + sending;
-    if (!sums.empty())
-      free[0] = end[top];
-    nests.push_back({cast<affine::AffineForOp>(loop.op), scratch,
-                     std::move(inputs), sums, count});
+        copied[c].insert(top.loaders.begin(), top.loaders.end());
+    double all = *llvm::max_element(free) + top.sending;
+    if (!top.nest.sums.empty())
+      free[0] = all;
+    ended(top.op, all, free[0]);
+    counts[position] = std::move(count);
+  }
+  double last = *llvm::max_element(free);
+  for (auto &[op, ns] : end)
+    last = std::max(last, ns);
+  return last;
+}
+
+/// The shares of a nest of `trips` iterations over `cores` physical cores
+/// near `count`: one to `moves` iterations moved from one core to another.
+static SmallVector<SmallVector<int64_t>>
+sharesNear(ArrayRef<int64_t> count, int64_t moves) {
+  SmallVector<SmallVector<int64_t>> near;
+  int cores = int(count.size());
+  for (int from = 0; from < cores; ++from)
+    for (int to = 0; to < cores; ++to)
+      for (int64_t k = 1; to != from && k <= moves; ++k) {
+        // Core 0 keeps at least one (the nest's own).
+        if (count[from] - k < (from == 0 ? 1 : 0))
+          break;
+        SmallVector<int64_t> moved(count);
+        moved[from] -= k;
+        moved[to] += k;
+        near.push_back(std::move(moved));
+      }
+  return near;
+}
+
+/// Shares at most this many iterations from the first-to-end one are
+/// tried, and one is taken where it shortens the kernel's estimate by this
+/// share of it: about the estimate's accuracy (it leaves out how the
+/// engines' queues and the kernel's start overlap).
+constexpr int64_t kShareMoves = 8;
+constexpr double kShareGain = 0.1;
+
+/// The top-level nests of `g`'s kernel to split over `cores` physical
+/// cores, in program order; with `summary`, a remark on each other nest
+/// saying why it stays on core 0. Each nest's iterations go one at a time
+/// to the core that would end it first (shareOut), unless another share
+/// near that one lets the kernel end sooner as the later nests are shared
+/// out after it (a nest that gives core 0 the odd iteration may leave
+/// core 1 idle at the end where core 0 has work of its own to do after
+/// it): the nests are taken in program order, each keeping the share the
+/// kernel is predicted to end soonest with. Not a nest bound by its
+/// transfers, whose time on a core the estimate knows least well (a share
+/// of large stores queues on one core's engines: a 1843x101x2310 fp8
+/// matmul's second nest all on core 0 measured 34.2 -> 54.8 us).
+static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
+                                    const rt::CostModel &model,
+                                    bool summary) {
+  std::vector<TopOp> tops = topOpsOf(g, cores, model);
+  if (summary)
+    for (const TopOp &top : tops)
+      if (top.loop && !top.why.empty())
+        top.loop->op->emitRemark()
+            << "nisa-split-cores: on physical core 0: " << top.why;
+  DenseMap<size_t, SmallVector<int64_t>> forced, counts;
+  double best = shareNests(tops, cores, forced, counts);
+  for (size_t position = 0; position < tops.size(); ++position) {
+    auto greedy = counts.find(position);
+    if (greedy == counts.end() || tops[position].dmaBound)
+      continue;
+    SmallVector<int64_t> chosen = greedy->second;
+    DenseMap<size_t, SmallVector<int64_t>> tried;
+    for (SmallVector<int64_t> &share : sharesNear(chosen, kShareMoves)) {
+      forced[position] = share;
+      double ns = shareNests(tops, cores, forced, tried);
+      if (ns < best * (1 - kShareGain)) {
+        best = ns;
+        chosen = std::move(share);
+      }
+    }
+    forced[position] = chosen;
+    shareNests(tops, cores, forced, counts);
+  }
+  std::vector<Nest> nests;
+  for (auto [position, top] : llvm::enumerate(tops)) {
+    auto it = counts.find(position);
+    if (it == counts.end())
+      continue;
+    Nest nest = top.nest;
+    nest.count = it->second;
+    nests.push_back(std::move(nest));
   }
   return nests;
 }
