@@ -71,26 +71,30 @@ static bool meet(const Intervals &a, const Intervals &b, int64_t shift) {
   return false;
 }
 
-/// Whether `alloc`, a tile made outside top-level op `top`, holds no value
-/// from one block's run to another's, nor from outside `top` into it, so
-/// each core's copy of `top` may have its own: every instruction touching
-/// it reads only what instructions before it in its block (a loop body, or
-/// the kernel's) wrote, those of `top` only what `top` wrote, at fixed
-/// offsets covering the bytes and partitions read; and `top` reaches it
-/// through no view made outside. An accumulating matmul reads what it
-/// writes.
-static bool isScratch(const KernelGraph &g, Operation *top,
+/// Whether `alloc`, a tile made outside top-level ops `tops`, holds no
+/// value from one block's run to another's, nor from outside `tops` into
+/// them, so each core's copy of `tops` may have its own: every instruction
+/// touching it reads only what instructions before it in its block (a loop
+/// body, or the kernel's) wrote, those of `tops` only what `tops` wrote, at
+/// fixed offsets covering the bytes and partitions read; and no nest of
+/// `tops` reaches it through a view made outside. An accumulating matmul
+/// reads what it writes.
+static bool isScratch(const KernelGraph &g, ArrayRef<Operation *> tops,
                       Operation *alloc) {
-  // Views made outside the nest must not lead into it.
+  auto in = [&](Operation *op) {
+    return llvm::any_of(tops, [&](Operation *t) { return t->isAncestor(op); });
+  };
+  // Views made outside a nest must not lead into it.
   SmallVector<Value> outside{alloc->getResult(0)};
   while (!outside.empty()) {
     Value v = outside.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      if (top->isAncestor(user))
+      if (in(user))
         continue;
       for (Value r : user->getResults())
-        if (llvm::any_of(r.getUsers(),
-                         [&](Operation *w) { return top->isAncestor(w); }))
+        if (llvm::any_of(r.getUsers(), [&](Operation *w) {
+              return in(w) && !llvm::is_contained(tops, w);
+            }))
           return false;
       llvm::append_range(outside, user->getResults());
     }
@@ -109,7 +113,7 @@ static bool isScratch(const KernelGraph &g, Operation *top,
       Operation *op = g.instruction(i);
       if (a.offset.moves())
         return false;
-      bool inside = top->isAncestor(op);
+      bool inside = in(op);
       SmallVector<Range> &before = written[{op->getBlock(), int(inside)}];
       auto mm = dyn_cast<MatmulOp>(op);
       Range r{a.partitionLo, a.partitionHi, a.offset.constant,
@@ -150,31 +154,92 @@ struct Input {
 
 /// `alloc`, a tile made outside `nest`, as an input each core's copy of
 /// `nest` may load its own copy of the same way: the top-level ops before
-/// `nest` that write it only load it (they write no HBM and no other tile
-/// made outside them but scratch), and nothing from them to `nest` writes
-/// HBM they read; nothing otherwise. Those that only read it (another nest
-/// using the same input) change nothing core c copies.
+/// `nest` that write it, and those between the first of them and `nest`
+/// that compute on chip what they read (a block loaded in rows, transposed
+/// through PSUM and copied out into it), only load it: they write no HBM
+/// and no other tile made outside them but scratch of theirs, and nothing
+/// from the first of them to `nest` writes HBM they read; nothing
+/// otherwise. Those that only read it (another nest using the same input)
+/// change nothing core c copies.
 static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
                                         Operation *alloc) {
-  Input in{alloc, {}, {}};
+  // The top-level ops before `nest` and their instructions, in order.
+  llvm::MapVector<Operation *, SmallVector<size_t>> before;
   for (size_t i = 0; i < g.size(); ++i) {
     Operation *top = g.topLevelOf(i);
     if (!top->isBeforeInBlock(nest))
       break;
-    bool writes = llvm::any_of(g.accessesOf(i), [&](const TileAccess &a) {
-      return a.onChip && a.write && a.root.getDefiningOp() == alloc;
-    });
-    if (writes && (in.loaders.empty() || in.loaders.back() != top))
-      in.loaders.push_back(top);
+    before[top].push_back(i);
   }
-  if (in.loaders.empty())
+  // From `nest` back: the ops writing `alloc`, and those writing what one
+  // of them after it reads of a tile made beside `nest` (partitions and
+  // bytes over all its iterations), which a write at fixed offsets covers
+  // for the ops before it.
+  struct Range {
+    int64_t partitionLo, partitionHi, lo, hi;
+  };
+  auto rangeOf = [&](size_t i, const TileAccess &a) {
+    auto [lo, hi] = a.offset.range(g.tripsOf(i));
+    return Range{a.partitionLo, a.partitionHi, lo, hi + a.extent};
+  };
+  auto beside = [&](const TileAccess &a) -> Operation * {
+    Operation *root = a.root.getDefiningOp();
+    return a.onChip && isa_and_present<memref::AllocOp>(root) &&
+                   root->getBlock() == nest->getBlock()
+               ? root
+               : nullptr;
+  };
+  SmallVector<Operation *> chain;
+  DenseMap<Operation *, SmallVector<Range>> needed;
+  for (auto it = before.end(); it != before.begin();) {
+    auto &[top, instructions] = *--it;
+    bool joins = false;
+    for (size_t i : instructions)
+      for (const TileAccess &a : g.accessesOf(i)) {
+        Operation *tile = beside(a);
+        if (!tile || !a.write)
+          continue;
+        Range w = rangeOf(i, a);
+        joins |= tile == alloc ||
+                 llvm::any_of(needed.lookup(tile), [&](const Range &r) {
+                   return w.partitionLo < r.partitionHi &&
+                          r.partitionLo < w.partitionHi && w.lo < r.hi &&
+                          r.lo < w.hi;
+                 });
+      }
+    if (!joins)
+      continue;
+    chain.insert(chain.begin(), top);
+    for (size_t i : instructions)
+      for (const TileAccess &a : g.accessesOf(i))
+        if (Operation *tile = beside(a); tile && a.write && !a.offset.moves()) {
+          Range w = rangeOf(i, a);
+          llvm::erase_if(needed[tile], [&](const Range &r) {
+            return w.partitionLo <= r.partitionLo &&
+                   r.partitionHi <= w.partitionHi && w.lo <= r.lo &&
+                   r.hi <= w.hi;
+          });
+        }
+    // What it reads of a tile it writes it is taken to compute itself
+    // (isScratch below checks that it does).
+    llvm::SmallPtrSet<Operation *, 4> writes;
+    for (size_t i : instructions)
+      for (const TileAccess &a : g.accessesOf(i))
+        if (Operation *tile = beside(a); tile && a.write)
+          writes.insert(tile);
+    for (size_t i : instructions)
+      for (const TileAccess &a : g.accessesOf(i))
+        if (Operation *tile = beside(a);
+            tile && !a.write && !writes.contains(tile))
+          needed[tile].push_back(rangeOf(i, a));
+  }
+  if (chain.empty())
     return std::nullopt;
-  // The HBM buffers the loaders read.
+  Input in{alloc, chain, {}};
+  // The HBM buffers the chain reads.
   llvm::DenseSet<uint32_t> read;
-  for (Operation *top : in.loaders)
-    for (size_t i = 0; i < g.size(); ++i) {
-      if (g.topLevelOf(i) != top)
-        continue;
+  for (Operation *top : chain)
+    for (size_t i : before.lookup(top))
       for (const TileAccess &a : g.accessesOf(i)) {
         Operation *root = a.root.getDefiningOp();
         if (!a.onChip) {
@@ -183,22 +248,21 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
           read.insert(a.buffer);
           continue;
         }
-        if (root == alloc || (root && top->isAncestor(root)))
+        if (root == alloc || (root && top->isAncestor(root)) ||
+            llvm::is_contained(in.scratch, root))
           continue;
         if (!isa_and_present<memref::AllocOp>(root) ||
-            root->getBlock() != top->getBlock() || !isScratch(g, top, root))
+            root->getBlock() != top->getBlock() || !isScratch(g, chain, root))
           return std::nullopt;
-        if (!llvm::is_contained(in.scratch, root))
-          in.scratch.push_back(root);
+        in.scratch.push_back(root);
       }
-    }
-  // Core c's copies of the loaders run after `nest`: nothing from the
-  // first loader to `nest` (itself included) may write what they read.
+  // Core c's copies of the chain run after `nest`: nothing from the first
+  // of it to `nest` (itself included) may write what it reads.
   for (size_t i = 0; i < g.size(); ++i) {
     Operation *top = g.topLevelOf(i);
-    if (top->isBeforeInBlock(in.loaders.front()) || nest->isBeforeInBlock(top))
+    if (top->isBeforeInBlock(chain.front()) || nest->isBeforeInBlock(top))
       continue;
-    if (llvm::is_contained(in.loaders, top))
+    if (llvm::is_contained(chain, top))
       continue;
     for (const TileAccess &a : g.accessesOf(i))
       if (!a.onChip && a.write && read.contains(a.buffer))
@@ -274,7 +338,7 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
           continue;
         if (alloc->getBlock() != loop.op->getBlock())
           return "it uses an on-chip tile made outside it";
-        if (isScratch(g, loop.op, alloc)) {
+        if (isScratch(g, {loop.op}, alloc)) {
           scratch.push_back(alloc);
           continue;
         }
@@ -576,7 +640,16 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
     top.afterHbm.assign(hbm.begin(), hbm.end());
     top.afterOnChip.assign(onChip.begin(), onChip.end());
     if (found == loops.end()) {
-      top.ns = model.nanoseconds(costQueryOf(g.instruction(first)));
+      // A transfer is cut into pieces the DMA engines move side by side
+      // (nisa-schedule does so as transferPieces says).
+      rt::CostQuery query = costQueryOf(g.instruction(first));
+      top.ns = model.nanoseconds(query);
+      if (isa<DmaCopyOp>(g.instruction(first))) {
+        double streaming =
+            model.dmaStreamBytes(query) / model.dmaEngineBytesPerNs();
+        top.ns = model.dmaFixedNs() +
+                 streaming / double(model.transferPieces(streaming, true));
+      }
       tops.push_back(std::move(top));
       continue;
     }

@@ -250,20 +250,42 @@ func.func @resident(%w: memref<256x64xf32, #hbm>, %in: memref<512x64xf32, #hbm>,
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 #rows = affine_map<(d0) -> (d0 * 128)>
 
-// Tests an input whose loader copies it out of PSUM that another op
-// filled (a transpose before it): copying the loader alone would copy
-// nothing, so the nest reading the input stays on core 0.
+// Tests an input computed on chip from what is loaded before it: rows
+// loaded, transposed into PSUM and copied out. Core 1 runs its own copy
+// of all three (its own rows, PSUM tile and input) before its share. A nest
+// before them using the same PSUM tile, whose contents the transpose
+// replaces, is not copied.
 // CHECK-LABEL: func.func @loaded_through_psum
-// CHECK-NOT: nisa.core
-// expected-remark@+1 {{nisa-split-cores: 0 of 1 loop nests split over 2 physical cores}}
-func.func @loaded_through_psum(%w: memref<128x128xf32, #hbm>, %out: memref<512x128xf32, #hbm>) attributes {nisa.limits = #limits} {
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK-NOT: nisa.activation <identity>
+// CHECK: %[[T1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x128xf32, #nisa.memory<sbuf>>
+// CHECK: %[[X1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x128xf32, #nisa.memory<sbuf>>
+// CHECK: %[[P1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x128xf32, #nisa.memory<psum>>
+// CHECK-NOT: nisa.activation <identity>
+// CHECK: nisa.dma_copy %{{.*}}, %[[X1]] queue 0 {nisa.core = 1 : i64}
+// CHECK-NEXT: nisa.transpose %[[X1]], %[[P1]] {nisa.core = 1 : i64}
+// CHECK-NEXT: nisa.tensor_scalar <bypass> %[[P1]], %[[T1]] scalar 0.000000e+00 {nisa.core = 1 : i64}
+// CHECK-NEXT: affine.for %{{.*}} = 0 to 2 {
+// CHECK: nisa.activation <exp> %[[T1]]
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// expected-remark@+1 {{nisa-split-cores: 1 of 2 loop nests split over 2 physical cores}}
+func.func @loaded_through_psum(%w: memref<128x128xf32, #hbm>, %out: memref<512x128xf32, #hbm>, %side: memref<128x128xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %p = memref.alloc() : memref<128x128xf32, #psum>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: its iterations touch the same HBM elements}}
+  affine.for %i = 0 to 2 {
+    %v = memref.alloc() : memref<128x128xf32, #sbuf>
+    %u = memref.alloc() : memref<128x128xf32, #sbuf>
+    nisa.dma_copy %w, %v queue 0 : memref<128x128xf32, #hbm>, memref<128x128xf32, #sbuf>
+    nisa.transpose %v, %p : memref<128x128xf32, #sbuf>, memref<128x128xf32, #psum>
+    nisa.activation <identity> %p, %u : memref<128x128xf32, #psum>, memref<128x128xf32, #sbuf>
+    nisa.dma_copy %u, %side queue 1 : memref<128x128xf32, #sbuf>, memref<128x128xf32, #hbm>
+  }
   %x = memref.alloc() : memref<128x128xf32, #sbuf>
   nisa.dma_copy %w, %x queue 0 : memref<128x128xf32, #hbm>, memref<128x128xf32, #sbuf>
-  %p = memref.alloc() : memref<128x128xf32, #psum>
   nisa.transpose %x, %p : memref<128x128xf32, #sbuf>, memref<128x128xf32, #psum>
   %t = memref.alloc() : memref<128x128xf32, #sbuf>
   nisa.tensor_scalar <bypass> %p, %t scalar 0.0 : memref<128x128xf32, #psum>, memref<128x128xf32, #sbuf>
-  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it uses an on-chip tile made outside it}}
   affine.for %i = 0 to 4 {
     %y = memref.alloc() : memref<128x128xf32, #sbuf>
     %r = affine.apply #rows(%i)
