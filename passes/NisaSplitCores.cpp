@@ -681,8 +681,7 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
     llvm::SetVector<Operation *> loaders;
     for (const Input &in : nest.inputs)
       for (Operation *op : in.loaders)
-        if (loops.contains(op))
-          loaders.insert(op);
+        loaders.insert(op);
     top.loaders.assign(loaders.begin(), loaders.end());
     tops.push_back(std::move(top));
   }
@@ -691,8 +690,11 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
 
 /// Each split nest's shares of `tops` (by position) and when the kernel
 /// is predicted to end with them: a nest in `forced` shares its
-/// iterations so, the others as shareOut does.
-static double shareNests(ArrayRef<TopOp> tops, int cores,
+/// iterations so, the others as shareOut does where that ends them sooner
+/// than core 0 alone, by more than `minGain` where the other cores load
+/// copies of its inputs (the waits between the cores their copies add),
+/// else all on core 0.
+static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
                          const DenseMap<size_t, SmallVector<int64_t>> &forced,
                          DenseMap<size_t, SmallVector<int64_t>> &counts) {
   // The estimated end of each top-level op (on all cores, and its share
@@ -700,16 +702,17 @@ static double shareNests(ArrayRef<TopOp> tops, int cores,
   // depends on has ended, and shares its iterations out so that its cores
   // end as early as they can.
   DenseMap<Operation *, double> end, endOnCore0;
-  // The time of each nest kept on core 0, and the nests loading inputs
-  // each core c > 0 has run its copy of (for a nest split before).
+  // The time of each nest kept on core 0 and each straight-line
+  // instruction, and the ops loading inputs each core c > 0 has run its
+  // copy of (for a nest split before).
   DenseMap<Operation *, double> own;
   SmallVector<DenseSet<Operation *>> copied(cores);
   SmallVector<double> free(cores, 0.0);
   // When what `top` depends on has ended, but for those in `skipped`. On
   // a core other than 0 (`onCore0` false) a copy of a split nest waits for
   // no nest through an on-chip tile: it has its own copies of the tiles
-  // (the loaders of its inputs are timed apart), but for the straight-line
-  // instructions loading them, each core's copies timed alike.
+  // (the loaders of its inputs are timed apart), but for straight-line
+  // instructions, each core's copies timed alike.
   DenseSet<Operation *> nests;
   for (const TopOp &top : tops)
     if (top.loop)
@@ -738,6 +741,7 @@ static double shareNests(ArrayRef<TopOp> tops, int cores,
     double ready = readyOf(top);
     if (!top.loop) {
       ended(top.op, ready + top.ns, ready + top.ns);
+      own[top.op] = top.ns;
       continue;
     }
     if (!top.why.empty()) {
@@ -747,23 +751,30 @@ static double shareNests(ArrayRef<TopOp> tops, int cores,
       continue;
     }
     // Core 0 starts once what the nest depends on has ended. The other
-    // cores run their own copies of the nests loading its inputs (those
-    // they have not run for a nest before), which core 0 runs after its
-    // own work: on core c they start once its own work and what they
-    // depend on have ended, and the nest once they and what else it
-    // depends on have. (A straight-line loader is timed apart from the
-    // cores' work, on each alike.)
+    // cores run their own copies of the ops loading its inputs (those they
+    // have not run for a nest before), which core 0 runs before the nest:
+    // on core c each once its own work, what it depends on outside them
+    // and its copies of those of them it depends on have ended, and the
+    // nest once they and what else it depends on have.
     SmallVector<double> readyAt(cores, readyOf(top, {}, false));
     readyAt[0] = ready;
     if (!top.loaders.empty()) {
-      double others = readyOf(top, top.loaders, false), loadable = 0;
-      for (Operation *op : top.loaders)
-        loadable = std::max(loadable, readyOf(*byOp.lookup(op)));
+      double others = readyOf(top, top.loaders, false);
       for (int c = 1; c < cores; ++c) {
-        double loaded = std::max(free[c], loadable);
-        for (Operation *op : top.loaders)
-          if (!copied[c].contains(op))
-            loaded += own.lookup(op);
+        DenseMap<Operation *, double> loadedAt;
+        double loaded = free[c];
+        for (Operation *op : top.loaders) {
+          if (copied[c].contains(op))
+            continue;
+          const TopOp &loader = *byOp.lookup(op);
+          double start = std::max(free[c], readyOf(loader, top.loaders));
+          for (Operation *from :
+               llvm::concat<Operation *const>(loader.afterHbm,
+                                              loader.afterOnChip))
+            start = std::max(start, loadedAt.lookup(from));
+          loadedAt[op] = start + own.lookup(op);
+          loaded = std::max(loaded, loadedAt[op]);
+        }
         readyAt[c] = std::max(others, loaded);
       }
     }
@@ -776,7 +787,21 @@ static double shareNests(ArrayRef<TopOp> tops, int cores,
         if (count[c] > 0)
           free[c] = std::max(free[c], readyAt[c]) + double(count[c]) * each;
     } else {
+      SmallVector<double> before(free);
       count = shareOut(trips, each, readyAt, free);
+      double alone =
+          std::max(before[0], readyAt[0]) + double(trips) * each;
+      double shared = 0;
+      for (int c = 0; c < cores; ++c)
+        if (count[c] > 0)
+          shared = std::max(shared, free[c]);
+      if (count[0] < trips && !top.loaders.empty() &&
+          alone - shared <= minGain) {
+        free = before;
+        free[0] = alone;
+        count.assign(cores, 0);
+        count[0] = trips;
+      }
     }
     for (int c = 0; c < cores; ++c)
       if (count[c] > 0)
@@ -845,7 +870,8 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
         top.loop->op->emitRemark()
             << "nisa-split-cores: on physical core 0: " << top.why;
   DenseMap<size_t, SmallVector<int64_t>> forced, counts;
-  double best = shareNests(tops, cores, forced, counts);
+  double minGain = model.dmaFixedNs();
+  double best = shareNests(tops, cores, minGain, forced, counts);
   for (size_t position = 0; position < tops.size(); ++position) {
     auto greedy = counts.find(position);
     if (greedy == counts.end() || tops[position].dmaBound)
@@ -854,14 +880,14 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     DenseMap<size_t, SmallVector<int64_t>> tried;
     for (SmallVector<int64_t> &share : sharesNear(chosen, kShareMoves)) {
       forced[position] = share;
-      double ns = shareNests(tops, cores, forced, tried);
+      double ns = shareNests(tops, cores, minGain, forced, tried);
       if (ns < best * (1 - kShareGain)) {
         best = ns;
         chosen = std::move(share);
       }
     }
     forced[position] = chosen;
-    shareNests(tops, cores, forced, counts);
+    shareNests(tops, cores, minGain, forced, counts);
   }
   std::vector<Nest> nests;
   for (auto [position, top] : llvm::enumerate(tops)) {
