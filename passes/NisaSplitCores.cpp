@@ -71,6 +71,20 @@ static bool meet(const Intervals &a, const Intervals &b, int64_t shift) {
   return false;
 }
 
+/// Bytes [lo, hi) of partitions [partitionLo, partitionHi) of a tile.
+struct TileRange {
+  int64_t partitionLo, partitionHi, lo, hi;
+
+  bool overlaps(const TileRange &o) const {
+    return partitionLo < o.partitionHi && o.partitionLo < partitionHi &&
+           lo < o.hi && o.lo < hi;
+  }
+  bool covers(const TileRange &o) const {
+    return partitionLo <= o.partitionLo && o.partitionHi <= partitionHi &&
+           lo <= o.lo && o.hi <= hi;
+  }
+};
+
 /// Whether `alloc`, a tile made outside top-level ops `tops`, holds no
 /// value from one block's run to another's, nor from outside `tops` into
 /// them, so each core's copy of `tops` may have its own: every instruction
@@ -99,13 +113,9 @@ static bool isScratch(const KernelGraph &g, ArrayRef<Operation *> tops,
       llvm::append_range(outside, user->getResults());
     }
   }
-  // Per block: the ranges written so far, partitions [lo, hi) and bytes
-  // [lo, hi).
-  struct Range {
-    int64_t partitionLo, partitionHi, lo, hi;
-  };
-  // Keyed by block and by whether `top` wrote them.
-  DenseMap<std::pair<Block *, int>, SmallVector<Range>> written;
+  // Per block: the ranges written so far, keyed by block and by whether
+  // `tops` wrote them.
+  DenseMap<std::pair<Block *, int>, SmallVector<TileRange>> written;
   for (size_t i = 0; i < g.size(); ++i) {
     for (const TileAccess &a : g.accessesOf(i)) {
       if (!a.onChip || a.root.getDefiningOp() != alloc)
@@ -114,15 +124,15 @@ static bool isScratch(const KernelGraph &g, ArrayRef<Operation *> tops,
       if (a.offset.moves())
         return false;
       bool inside = in(op);
-      SmallVector<Range> &before = written[{op->getBlock(), int(inside)}];
+      SmallVector<TileRange> &before = written[{op->getBlock(), int(inside)}];
       auto mm = dyn_cast<MatmulOp>(op);
-      Range r{a.partitionLo, a.partitionHi, a.offset.constant,
-              a.offset.constant + a.extent};
+      TileRange r{a.partitionLo, a.partitionHi, a.offset.constant,
+                  a.offset.constant + a.extent};
       if (!a.write || (mm && mm.getAccumulate())) {
         // The writes before it covering its partitions must cover its
         // bytes.
         SmallVector<std::pair<int64_t, int64_t>> cover;
-        for (const Range &w : before)
+        for (const TileRange &w : before)
           if (w.partitionLo <= r.partitionLo && r.partitionHi <= w.partitionHi)
             cover.push_back({w.lo, w.hi});
         llvm::sort(cover);
@@ -154,13 +164,12 @@ struct Input {
 
 /// `alloc`, a tile made outside `nest`, as an input each core's copy of
 /// `nest` may load its own copy of the same way: the top-level ops before
-/// `nest` that write it, and those between the first of them and `nest`
-/// that compute on chip what they read (a block loaded in rows, transposed
-/// through PSUM and copied out into it), only load it: they write no HBM
-/// and no other tile made outside them but scratch of theirs, and nothing
-/// from the first of them to `nest` writes HBM they read; nothing
-/// otherwise. Those that only read it (another nest using the same input)
-/// change nothing core c copies.
+/// `nest` that write it, and those that compute on chip what they read (a
+/// block loaded in rows, transposed through PSUM and copied out into it),
+/// only load it: they write no HBM and no other tile made outside them but
+/// scratch of theirs, and nothing from the first of them to `nest` writes
+/// HBM they read; nothing otherwise. Those that only read it (another nest
+/// using the same input) change nothing core c copies.
 static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
                                         Operation *alloc) {
   // The top-level ops before `nest` and their instructions, in order.
@@ -175,12 +184,9 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
   // of them after it reads of a tile made beside `nest` (partitions and
   // bytes over all its iterations), which a write at fixed offsets covers
   // for the ops before it.
-  struct Range {
-    int64_t partitionLo, partitionHi, lo, hi;
-  };
   auto rangeOf = [&](size_t i, const TileAccess &a) {
     auto [lo, hi] = a.offset.range(g.tripsOf(i));
-    return Range{a.partitionLo, a.partitionHi, lo, hi + a.extent};
+    return TileRange{a.partitionLo, a.partitionHi, lo, hi + a.extent};
   };
   auto beside = [&](const TileAccess &a) -> Operation * {
     Operation *root = a.root.getDefiningOp();
@@ -190,7 +196,7 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
                : nullptr;
   };
   SmallVector<Operation *> chain;
-  DenseMap<Operation *, SmallVector<Range>> needed;
+  DenseMap<Operation *, SmallVector<TileRange>> needed;
   for (auto it = before.end(); it != before.begin();) {
     auto &[top, instructions] = *--it;
     bool joins = false;
@@ -199,12 +205,10 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
         Operation *tile = beside(a);
         if (!tile || !a.write)
           continue;
-        Range w = rangeOf(i, a);
+        TileRange w = rangeOf(i, a);
         joins |= tile == alloc ||
-                 llvm::any_of(needed.lookup(tile), [&](const Range &r) {
-                   return w.partitionLo < r.partitionHi &&
-                          r.partitionLo < w.partitionHi && w.lo < r.hi &&
-                          r.lo < w.hi;
+                 llvm::any_of(needed.lookup(tile), [&](const TileRange &r) {
+                   return w.overlaps(r);
                  });
       }
     if (!joins)
@@ -213,12 +217,9 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
     for (size_t i : instructions)
       for (const TileAccess &a : g.accessesOf(i))
         if (Operation *tile = beside(a); tile && a.write && !a.offset.moves()) {
-          Range w = rangeOf(i, a);
-          llvm::erase_if(needed[tile], [&](const Range &r) {
-            return w.partitionLo <= r.partitionLo &&
-                   r.partitionHi <= w.partitionHi && w.lo <= r.lo &&
-                   r.hi <= w.hi;
-          });
+          TileRange w = rangeOf(i, a);
+          llvm::erase_if(needed[tile],
+                         [&](const TileRange &r) { return w.covers(r); });
         }
     // What it reads of a tile it writes it is taken to compute itself
     // (isScratch below checks that it does).
@@ -239,7 +240,7 @@ static std::optional<Input> loadedInput(const KernelGraph &g, Operation *nest,
   // The HBM buffers the chain reads.
   llvm::DenseSet<uint32_t> read;
   for (Operation *top : chain)
-    for (size_t i : before.lookup(top))
+    for (size_t i : before[top])
       for (const TileAccess &a : g.accessesOf(i)) {
         Operation *root = a.root.getDefiningOp();
         if (!a.onChip) {
@@ -602,7 +603,7 @@ struct TopOp {
   const LoopInfo *loop = nullptr;
   std::string why;
   /// A split nest: its tiles and inputs, the time of sending its partial
-  /// sums to core 0, and the nests loading its inputs.
+  /// sums to core 0, and the ops loading its inputs.
   Nest nest;
   double sending = 0;
   SmallVector<Operation *> loaders;
