@@ -817,3 +817,83 @@ func.func @kept_after(%in: memref<384x128xf32, #hbm>, %out: memref<384x32xf32, #
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests the same two nests bound by their transfers (each row tile loads
+// and stores far more than it computes): their estimate is the least
+// reliable, so the first nest keeps the share that ends it first, two row
+// tiles on core 0 and one on core 1.
+// CHECK-LABEL: func.func @kept_after_transfers
+// CHECK: affine.for %{{.*}} = 0 to 2 {
+// CHECK: } {nisa.split = 0 : i64}
+// CHECK: affine.for %{{.*}} = 0 to 1 {
+// CHECK: } {nisa.core = 1 : i64, nisa.split = 0 : i64}
+// expected-remark@+1 {{nisa-split-cores: 1 of 2 loop nests split over 2 physical cores}}
+func.func @kept_after_transfers(%in: memref<384x128xf32, #hbm>, %out: memref<384x256xf32, #hbm>, %other: memref<512x128xf32, #hbm>, %last: memref<128x256xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() : memref<128x256xf32, #psum>
+  affine.for %i = 0 to 3 {
+    %x = memref.alloc() : memref<128x128xf32, #sbuf>
+    %y = memref.alloc() : memref<128x256xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %in[%r, 0] [128, 128] [1, 1] : memref<384x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %dst = memref.subview %out[%r, 0] [128, 256] [1, 1] : memref<384x256xf32, #hbm> to memref<128x256xf32, strided<[256, 1], offset: ?>, #hbm>
+    %lo = memref.subview %t[0, 0] [128, 128] [1, 1] : memref<128x256xf32, #psum> to memref<128x128xf32, strided<[256, 1]>, #psum>
+    %hi = memref.subview %t[0, 128] [128, 128] [1, 1] : memref<128x256xf32, #psum> to memref<128x128xf32, strided<[256, 1], offset: 128>, #psum>
+    nisa.dma_copy %src, %x queue 0 : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #sbuf>
+    nisa.transpose %x, %lo : memref<128x128xf32, #sbuf>, memref<128x128xf32, strided<[256, 1]>, #psum>
+    nisa.transpose %x, %hi : memref<128x128xf32, #sbuf>, memref<128x128xf32, strided<[256, 1], offset: 128>, #psum>
+    nisa.activation <identity> %t, %y : memref<128x256xf32, #psum>, memref<128x256xf32, #sbuf>
+    nisa.dma_copy %y, %dst queue 1 : memref<128x256xf32, #sbuf>, memref<128x256xf32, strided<[256, 1], offset: ?>, #hbm>
+  }
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: its iterations touch the same HBM elements}}
+  affine.for %i = 0 to 4 {
+    %x = memref.alloc() : memref<128x128xf32, #sbuf>
+    %y = memref.alloc() : memref<128x256xf32, #sbuf>
+    %r = affine.apply #rows(%i)
+    %src = memref.subview %other[%r, 0] [128, 128] [1, 1] : memref<512x128xf32, #hbm> to memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>
+    %lo = memref.subview %t[0, 0] [128, 128] [1, 1] : memref<128x256xf32, #psum> to memref<128x128xf32, strided<[256, 1]>, #psum>
+    %hi = memref.subview %t[0, 128] [128, 128] [1, 1] : memref<128x256xf32, #psum> to memref<128x128xf32, strided<[256, 1], offset: 128>, #psum>
+    nisa.dma_copy %src, %x queue 0 : memref<128x128xf32, strided<[128, 1], offset: ?>, #hbm>, memref<128x128xf32, #sbuf>
+    nisa.transpose %x, %lo : memref<128x128xf32, #sbuf>, memref<128x128xf32, strided<[256, 1]>, #psum>
+    nisa.transpose %x, %hi : memref<128x128xf32, #sbuf>, memref<128x128xf32, strided<[256, 1], offset: 128>, #psum>
+    nisa.activation <identity> %t, %y : memref<128x256xf32, #psum>, memref<128x256xf32, #sbuf>
+    nisa.dma_copy %y, %last queue 1 : memref<128x256xf32, #sbuf>, memref<128x256xf32, #hbm>
+  }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#cols = affine_map<(d0) -> (d0 * 8)>
+
+// Tests a nest too small to pay for core 1's copies of its input: a row of
+// 32 elements filled from one loaded element and stored in four pieces
+// (as a kernel's first nest writing a length mask) stays on core 0.
+// CHECK-LABEL: func.func @tiny_after_loads
+// CHECK-NOT: nisa.core = 1
+// CHECK: return
+// expected-remark@+1 {{nisa-split-cores: 1 of 1 loop nests split over 2 physical cores}}
+func.func @tiny_after_loads(%n: memref<1x1xf32, #hbm>, %out: memref<1x32xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %s = memref.alloc() : memref<1x1xf32, #sbuf>
+  nisa.dma_copy %n, %s queue 0 : memref<1x1xf32, #hbm>, memref<1x1xf32, #sbuf>
+  %row = memref.alloc() : memref<1x8xf32, #sbuf>
+  nisa.memset %row value 1.0 : memref<1x8xf32, #sbuf>
+  nisa.tensor_scalar <multiply> %row, %row scalars %s : memref<1x8xf32, #sbuf>, memref<1x8xf32, #sbuf>, memref<1x1xf32, #sbuf>
+  affine.for %i = 0 to 4 {
+    %c = affine.apply #cols(%i)
+    %dst = memref.subview %out[0, %c] [1, 8] [1, 1] : memref<1x32xf32, #hbm> to memref<1x8xf32, strided<[32, 1], offset: ?>, #hbm>
+    nisa.dma_copy %row, %dst queue 1 : memref<1x8xf32, #sbuf>, memref<1x8xf32, strided<[32, 1], offset: ?>, #hbm>
+  }
+  return
+}
