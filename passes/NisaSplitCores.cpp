@@ -692,9 +692,9 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
 /// Each split nest's shares of `tops` (by position) and when the kernel
 /// is predicted to end with them: a nest in `forced` shares its
 /// iterations so, the others as shareOut does where that ends them sooner
-/// than core 0 alone, by more than `minGain` where the other cores load
-/// copies of its inputs (the waits between the cores their copies add),
-/// else all on core 0.
+/// than core 0 alone, by more than `minGain` where another core must load
+/// copies of its inputs it has not loaded for a nest before (the waits
+/// between the cores the copies add), else all on core 0.
 static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
                          const DenseMap<size_t, SmallVector<int64_t>> &forced,
                          DenseMap<size_t, SmallVector<int64_t>> &counts) {
@@ -703,9 +703,8 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
   // depends on has ended, and shares its iterations out so that its cores
   // end as early as they can.
   DenseMap<Operation *, double> end, endOnCore0;
-  // The time of each nest kept on core 0 and each straight-line
-  // instruction, and the ops loading inputs each core c > 0 has run its
-  // copy of (for a nest split before).
+  // The time of each nest kept on core 0, and the ops loading inputs each
+  // core c > 0 has run its copy of (for a nest split before).
   DenseMap<Operation *, double> own;
   SmallVector<DenseSet<Operation *>> copied(cores);
   SmallVector<double> free(cores, 0.0);
@@ -742,7 +741,6 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
     double ready = readyOf(top);
     if (!top.loop) {
       ended(top.op, ready + top.ns, ready + top.ns);
-      own[top.op] = top.ns;
       continue;
     }
     if (!top.why.empty()) {
@@ -754,18 +752,28 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
     // Core 0 starts once what the nest depends on has ended. The other
     // cores run their own copies of the ops loading its inputs (those they
     // have not run for a nest before), which core 0 runs before the nest:
-    // on core c each once its own work, what it depends on outside them
-    // and its copies of those of them it depends on have ended, and the
-    // nest once they and what else it depends on have.
+    // on core c a loading nest once its own work, what it depends on
+    // outside them and its copies of those of them it depends on have
+    // ended, and the nest once they and what else it depends on have. (A
+    // straight-line loader is timed apart from the cores' work, on each
+    // alike.)
     SmallVector<double> readyAt(cores, readyOf(top, {}, false));
     readyAt[0] = ready;
+    bool copies = false;
     if (!top.loaders.empty()) {
-      double others = readyOf(top, top.loaders, false);
+      SmallVector<Operation *> nested;
+      for (Operation *op : top.loaders)
+        if (nests.contains(op))
+          nested.push_back(op);
+      double others = readyOf(top, nested, false);
       for (int c = 1; c < cores; ++c) {
         DenseMap<Operation *, double> loadedAt;
         double loaded = free[c];
         for (Operation *op : top.loaders) {
           if (copied[c].contains(op))
+            continue;
+          copies = true;
+          if (!nests.contains(op))
             continue;
           const TopOp &loader = *byOp.lookup(op);
           double start = std::max(free[c], readyOf(loader, top.loaders));
@@ -796,8 +804,7 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
       for (int c = 0; c < cores; ++c)
         if (count[c] > 0)
           shared = std::max(shared, free[c]);
-      if (count[0] < trips && !top.loaders.empty() &&
-          alone - shared <= minGain) {
+      if (count[0] < trips && copies && alone - shared <= minGain) {
         free = before;
         free[0] = alone;
         count.assign(cores, 0);
