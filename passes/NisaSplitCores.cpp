@@ -694,8 +694,11 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
 /// iterations so, the others as shareOut does where that ends them sooner
 /// than core 0 alone, by more than `minGain` where another core must load
 /// copies of its inputs it has not loaded for a nest before (the waits
-/// between the cores the copies add), else all on core 0.
-static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
+/// between the cores the copies add), else all on core 0. `byOp` finds each
+/// of `tops` by its op.
+static double shareNests(ArrayRef<TopOp> tops,
+                         const DenseMap<Operation *, const TopOp *> &byOp,
+                         int cores, double minGain,
                          const DenseMap<size_t, SmallVector<int64_t>> &forced,
                          DenseMap<size_t, SmallVector<int64_t>> &counts) {
   // The estimated end of each top-level op (on all cores, and its share
@@ -713,10 +716,10 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
   // no nest through an on-chip tile: it has its own copies of the tiles
   // (the loaders of its inputs are timed apart), but for straight-line
   // instructions, each core's copies timed alike.
-  DenseSet<Operation *> nests;
-  for (const TopOp &top : tops)
-    if (top.loop)
-      nests.insert(top.op);
+  auto isNest = [&](Operation *op) {
+    const TopOp *top = byOp.lookup(op);
+    return top && top->loop;
+  };
   auto readyOf = [&](const TopOp &top, ArrayRef<Operation *> skipped = {},
                      bool onCore0 = true) {
     double ready = 0;
@@ -724,7 +727,7 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
       if (!llvm::is_contained(skipped, from))
         ready = std::max(ready, end.lookup(from));
     for (Operation *from : top.afterOnChip)
-      if ((onCore0 || !nests.contains(from)) &&
+      if ((onCore0 || !isNest(from)) &&
           !llvm::is_contained(skipped, from))
         ready = std::max(ready, endOnCore0.lookup(from));
     return ready;
@@ -733,9 +736,6 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
     end[op] = all;
     endOnCore0[op] = onCore0;
   };
-  DenseMap<Operation *, const TopOp *> byOp;
-  for (const TopOp &top : tops)
-    byOp[top.op] = &top;
   counts.clear();
   for (auto [position, top] : llvm::enumerate(tops)) {
     double ready = readyOf(top);
@@ -763,7 +763,7 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
     if (!top.loaders.empty()) {
       SmallVector<Operation *> nested;
       for (Operation *op : top.loaders)
-        if (nests.contains(op))
+        if (isNest(op))
           nested.push_back(op);
       double others = readyOf(top, nested, false);
       for (int c = 1; c < cores; ++c) {
@@ -773,7 +773,7 @@ static double shareNests(ArrayRef<TopOp> tops, int cores, double minGain,
           if (copied[c].contains(op))
             continue;
           copies = true;
-          if (!nests.contains(op))
+          if (!isNest(op))
             continue;
           const TopOp &loader = *byOp.lookup(op);
           double start = std::max(free[c], readyOf(loader, top.loaders));
@@ -879,7 +879,10 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
             << "nisa-split-cores: on physical core 0: " << top.why;
   DenseMap<size_t, SmallVector<int64_t>> forced, counts;
   double minGain = model.dmaFixedNs();
-  double best = shareNests(tops, cores, minGain, forced, counts);
+  DenseMap<Operation *, const TopOp *> byOp;
+  for (const TopOp &top : tops)
+    byOp[top.op] = &top;
+  double best = shareNests(tops, byOp, cores, minGain, forced, counts);
   for (size_t position = 0; position < tops.size(); ++position) {
     auto greedy = counts.find(position);
     if (greedy == counts.end() || tops[position].dmaBound)
@@ -888,14 +891,14 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     DenseMap<size_t, SmallVector<int64_t>> tried;
     for (SmallVector<int64_t> &share : sharesNear(chosen, kShareMoves)) {
       forced[position] = share;
-      double ns = shareNests(tops, cores, minGain, forced, tried);
+      double ns = shareNests(tops, byOp, cores, minGain, forced, tried);
       if (ns < best * (1 - kShareGain)) {
         best = ns;
         chosen = std::move(share);
       }
     }
     forced[position] = chosen;
-    shareNests(tops, cores, minGain, forced, counts);
+    shareNests(tops, byOp, cores, minGain, forced, counts);
   }
   std::vector<Nest> nests;
   for (auto [position, top] : llvm::enumerate(tops)) {
