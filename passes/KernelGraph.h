@@ -190,6 +190,8 @@ public:
   int64_t instancesOf(size_t i) const;
   /// The tiles instruction `i` reads and writes.
   ArrayRef<TileAccess> accessesOf(size_t i) const { return accesses[i]; }
+  /// Whether tracked buffer `buffer` is on chip (SBUF or PSUM).
+  bool isOnChip(uint32_t buffer) const { return onChip[buffer]; }
   /// The kernel's top-level op holding instruction `i` (itself, or the
   /// outermost loop around it).
   Operation *topLevelOf(size_t i) const;

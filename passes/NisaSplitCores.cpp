@@ -630,10 +630,7 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
         Operation *from = g.topLevelOf(d.from);
         if (from == top.op)
           continue;
-        bool chip = llvm::any_of(g.accessesOf(j), [&](const TileAccess &a) {
-          return a.buffer == d.buffer && a.onChip;
-        });
-        if (chip)
+        if (g.isOnChip(d.buffer))
           onChip.insert(from);
         else if (!hbm.contains(from) && overlap.meets(d, j))
           hbm.insert(from);
