@@ -401,6 +401,55 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
   return "";
 }
 
+/// Whether nest `loop`, which its iterations do not split, may run whole
+/// with `members` (the straight-line top-level ops after it that use its
+/// tiles) on another physical core than 0: every on-chip tile they touch
+/// is made in the nest, touched by nothing else (`own`: that core makes
+/// its own), or one they only read that earlier top-level ops load
+/// (loadedInput: that core loads its own copy).
+static bool movesWhole(const KernelGraph &g, const LoopInfo &loop,
+                       ArrayRef<Operation *> members,
+                       SmallVectorImpl<Operation *> &own,
+                       SmallVectorImpl<Input> &inputs) {
+  auto inSegment = [&](Operation *top) {
+    return top == loop.op || llvm::is_contained(members, top);
+  };
+  llvm::SmallPtrSet<Operation *, 8> touchedElsewhere;
+  for (size_t i = 0; i < g.size(); ++i)
+    if (!inSegment(g.topLevelOf(i)))
+      for (const TileAccess &a : g.accessesOf(i))
+        if (a.onChip)
+          touchedElsewhere.insert(a.root.getDefiningOp());
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (!inSegment(g.topLevelOf(i)))
+      continue;
+    for (const TileAccess &a : g.accessesOf(i)) {
+      if (!a.onChip)
+        continue;
+      Operation *alloc = a.root.getDefiningOp();
+      if (!isa_and_present<memref::AllocOp>(alloc))
+        return false;
+      if (loop.op->isAncestor(alloc) || llvm::is_contained(own, alloc))
+        continue;
+      if (!touchedElsewhere.contains(alloc) &&
+          alloc->getBlock() == loop.op->getBlock()) {
+        own.push_back(alloc);
+        continue;
+      }
+      if (a.write)
+        return false;
+      if (llvm::any_of(inputs,
+                       [&](const Input &in) { return in.tile == alloc; }))
+        continue;
+      std::optional<Input> in = loadedInput(g, loop.op, alloc);
+      if (!in)
+        return false;
+      inputs.push_back(std::move(*in));
+    }
+  }
+  return true;
+}
+
 /// The time each engine class of one physical core spends on nest `loop`:
 /// its instructions one after another, the transfers spread over the
 /// core's DMA engines.
@@ -493,6 +542,26 @@ static SmallVector<int64_t> shareOut(int64_t trips, double each,
   return count;
 }
 
+/// All `trips` iterations of `each` ns of a nest run whole on the core
+/// that would end them first (on a tie, the lowest), none starting before
+/// `ready[c]` on core c. Advances that core's `free`.
+static SmallVector<int64_t> onOneCore(int64_t trips, double each,
+                                      ArrayRef<double> ready,
+                                      SmallVectorImpl<double> &free) {
+  int cores = int(free.size());
+  int best = 0;
+  auto endOn = [&](int c) {
+    return std::max(free[c], ready[c]) + double(trips) * each;
+  };
+  for (int c = 1; c < cores; ++c)
+    if (endOn(c) < endOn(best))
+      best = c;
+  free[best] = endOn(best);
+  SmallVector<int64_t> count(cores, 0);
+  count[best] = trips;
+  return count;
+}
+
 /// A tile like `like` in `space`, made at `b`.
 static Value tileLike(OpBuilder &b, Value like, MemorySpace space) {
   auto type = cast<MemRefType>(like.getType());
@@ -580,6 +649,12 @@ struct Nest {
   /// Each core's iterations (shareOut), in order: core c runs the count[c]
   /// after those of the cores before it.
   SmallVector<int64_t> count;
+  /// A nest that runs whole on one core (movesWhole), with `members`, the
+  /// straight-line top-level ops after it using its tiles: all its
+  /// iterations are one core's, its tiles made outside it (`scratch`) that
+  /// core's own.
+  bool whole = false;
+  SmallVector<Operation *> members;
 };
 
 /// A top-level op of a kernel as planSplits times it: what it waits for
@@ -608,6 +683,84 @@ struct TopOp {
   double sending = 0;
   SmallVector<Operation *> loaders;
 };
+
+/// The ops loading `inputs`, each once, in order.
+static SmallVector<Operation *> loadersOf(ArrayRef<Input> inputs) {
+  llvm::SetVector<Operation *> loaders;
+  for (const Input &in : inputs)
+    for (Operation *op : in.loaders)
+      loaders.insert(op);
+  return SmallVector<Operation *>(loaders.begin(), loaders.end());
+}
+
+/// Marks each nest of `tops` its iterations do not split that may run
+/// whole on another physical core (movesWhole), with the straight-line ops
+/// between it and the next nest that share on-chip tiles with it or with
+/// one another (not those earlier ops wrote: its inputs): a matmul's sums
+/// over K copied out of PSUM, an epilogue on them, stored. Its time is
+/// then theirs and its own.
+static void wholeNests(const KernelGraph &g, std::vector<TopOp> &tops) {
+  // Per top-level op, the on-chip tiles it touches and those it writes.
+  DenseMap<Operation *, llvm::SmallPtrSet<Operation *, 4>> tilesOf, writesOf;
+  for (size_t i = 0; i < g.size(); ++i)
+    for (const TileAccess &a : g.accessesOf(i))
+      if (a.onChip) {
+        tilesOf[g.topLevelOf(i)].insert(a.root.getDefiningOp());
+        if (a.write)
+          writesOf[g.topLevelOf(i)].insert(a.root.getDefiningOp());
+      }
+  // The tiles the ops before tops[p] write.
+  llvm::SmallPtrSet<Operation *, 16> written;
+  for (size_t p = 0; p < tops.size(); ++p) {
+    if (p > 0)
+      for (Operation *tile : writesOf.lookup(tops[p - 1].op))
+        written.insert(tile);
+    TopOp &top = tops[p];
+    if (!top.loop || top.why.empty())
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> shared;
+    auto share = [&](Operation *op) {
+      for (Operation *tile : tilesOf.lookup(op))
+        if (!written.contains(tile))
+          shared.insert(tile);
+    };
+    share(top.op);
+    size_t next = p + 1;
+    while (next < tops.size() && !tops[next].loop)
+      ++next;
+    SmallVector<bool> joined(next - p - 1, false);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (size_t q = p + 1; q < next; ++q) {
+        if (joined[q - p - 1] ||
+            llvm::none_of(tilesOf.lookup(tops[q].op),
+                          [&](Operation *t) { return shared.contains(t); }))
+          continue;
+        joined[q - p - 1] = grew = true;
+        share(tops[q].op);
+      }
+    }
+    SmallVector<Operation *> members, own;
+    SmallVector<Input> inputs;
+    double ns = top.ns;
+    for (size_t q = p + 1; q < next; ++q)
+      if (joined[q - p - 1]) {
+        members.push_back(tops[q].op);
+        ns += tops[q].ns;
+      }
+    if (!movesWhole(g, *top.loop, members, own, inputs))
+      continue;
+    Nest &nest = top.nest;
+    nest.whole = true;
+    nest.members = std::move(members);
+    nest.scratch = std::move(own);
+    nest.inputs = std::move(inputs);
+    nest.sums.clear();
+    top.sending = 0;
+    top.ns = ns;
+    top.loaders = loadersOf(nest.inputs);
+  }
+}
 
 /// The kernel's top-level ops, in program order, as planSplits times them.
 static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
@@ -676,13 +829,10 @@ static std::vector<TopOp> topOpsOf(const KernelGraph &g, int cores,
       top.why = llvm::formatv("summing its parts on {0} physical cores is "
                               "predicted no faster",
                               cores);
-    llvm::SetVector<Operation *> loaders;
-    for (const Input &in : nest.inputs)
-      for (Operation *op : in.loaders)
-        loaders.insert(op);
-    top.loaders.assign(loaders.begin(), loaders.end());
+    top.loaders = loadersOf(nest.inputs);
     tops.push_back(std::move(top));
   }
+  wholeNests(g, tops);
   return tops;
 }
 
@@ -740,7 +890,7 @@ static double shareNests(ArrayRef<TopOp> tops,
       ended(top.op, ready + top.ns, ready + top.ns);
       continue;
     }
-    if (!top.why.empty()) {
+    if (!top.why.empty() && !top.nest.whole) {
       free[0] = std::max(free[0], ready) + top.ns;
       ended(top.op, free[0], free[0]);
       own[top.op] = top.ns;
@@ -794,7 +944,8 @@ static double shareNests(ArrayRef<TopOp> tops,
           free[c] = std::max(free[c], readyAt[c]) + double(count[c]) * each;
     } else {
       SmallVector<double> before(free);
-      count = shareOut(trips, each, readyAt, free);
+      count = top.nest.whole ? onOneCore(trips, each, readyAt, free)
+                             : shareOut(trips, each, readyAt, free);
       double alone =
           std::max(before[0], readyAt[0]) + double(trips) * each;
       double shared = 0;
@@ -814,7 +965,13 @@ static double shareNests(ArrayRef<TopOp> tops,
     for (int c = 1; c < cores; ++c)
       if (count[c] > 0)
         copied[c].insert(top.loaders.begin(), top.loaders.end());
-    double all = *llvm::max_element(free) + top.sending;
+    // A nest run whole ends with its core's work; a split one with the
+    // last of its shares.
+    double all = top.nest.whole
+                     ? free[llvm::find_if(count, [](int64_t n) {
+                              return n > 0;
+                            }) - count.begin()]
+                     : *llvm::max_element(free) + top.sending;
     if (!top.nest.sums.empty())
       free[0] = all;
     ended(top.op, all, free[0]);
@@ -869,11 +1026,6 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
                                     const rt::CostModel &model,
                                     bool summary) {
   std::vector<TopOp> tops = topOpsOf(g, cores, model);
-  if (summary)
-    for (const TopOp &top : tops)
-      if (top.loop && !top.why.empty())
-        top.loop->op->emitRemark()
-            << "nisa-split-cores: on physical core 0: " << top.why;
   DenseMap<size_t, SmallVector<int64_t>> forced, counts;
   double minGain = model.dmaFixedNs();
   DenseMap<Operation *, const TopOp *> byOp;
@@ -886,7 +1038,18 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
       continue;
     SmallVector<int64_t> chosen = greedy->second;
     DenseMap<size_t, SmallVector<int64_t>> tried;
-    for (SmallVector<int64_t> &share : sharesNear(chosen, kShareMoves)) {
+    // A nest run whole may run on each other core instead.
+    SmallVector<SmallVector<int64_t>> near;
+    if (tops[position].nest.whole) {
+      for (int c = 0; c < cores; ++c)
+        if (chosen[c] == 0) {
+          near.emplace_back(cores, 0);
+          near.back()[c] = tops[position].loop->trips;
+        }
+    } else {
+      near = sharesNear(chosen, kShareMoves);
+    }
+    for (SmallVector<int64_t> &share : near) {
       forced[position] = share;
       double ns = shareNests(tops, byOp, cores, minGain, forced, tried);
       if (ns < best * (1 - kShareGain)) {
@@ -900,13 +1063,109 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
   std::vector<Nest> nests;
   for (auto [position, top] : llvm::enumerate(tops)) {
     auto it = counts.find(position);
-    if (it == counts.end())
+    bool moved = it != counts.end() && top.nest.whole && it->second[0] == 0;
+    if (summary && top.loop && !top.why.empty()) {
+      InFlightDiagnostic remark = top.loop->op->emitRemark();
+      if (moved)
+        remark << "nisa-split-cores: on physical core "
+               << (llvm::find_if(it->second, [](int64_t n) { return n > 0; }) -
+                   it->second.begin())
+               << " whole, with the " << top.nest.members.size()
+               << " instructions after it using its tiles (" << top.why
+               << ")";
+      else
+        remark << "nisa-split-cores: on physical core 0: " << top.why;
+    }
+    if (it == counts.end() || (top.nest.whole && !moved))
       continue;
     Nest nest = top.nest;
     nest.count = it->second;
     nests.push_back(std::move(nest));
   }
   return nests;
+}
+
+/// A copy of tile `alloc` for physical core `core`, made at `b`.
+static Value madeOn(OpBuilder &b, Operation *alloc, int64_t core) {
+  Operation *made = b.clone(*alloc);
+  made->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(core));
+  return made->getResult(0);
+}
+
+/// Maps, in `mine`, the tiles made outside `entry`'s nest to physical core
+/// `core`'s own: its copy of each input, loaded as core 0's was (the
+/// loaders with scratch of their own) unless it loaded it for a nest
+/// before (`loaded`), and its own scratch tiles, made at `b`.
+static void ownTiles(OpBuilder &b, const Nest &entry, int64_t core,
+                     SmallVectorImpl<DenseMap<Operation *, Value>> &loaded,
+                     IRMapping &mine) {
+  for (const Input &in : entry.inputs) {
+    Value &copy = loaded[core][in.tile];
+    if (!copy) {
+      IRMapping load;
+      for (Operation *alloc : llvm::concat<Operation *const>(
+               ArrayRef<Operation *>(in.tile), in.scratch))
+        load.map(alloc->getResult(0), madeOn(b, alloc, core));
+      for (Operation *loader : in.loaders) {
+        cloneOutsideViews(b, loader, load);
+        Operation *made = b.clone(*loader, load);
+        made->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(core));
+      }
+      copy = load.lookup(in.tile->getResult(0));
+    }
+    mine.map(in.tile->getResult(0), copy);
+  }
+  for (Operation *alloc : entry.scratch)
+    mine.map(alloc->getResult(0), madeOn(b, alloc, core));
+}
+
+/// Moves `entry`, a nest run whole on one physical core c > 0, there with
+/// its members: their copies marked for core c, with its own tiles
+/// (ownTiles), where the last of them was. The originals, and the views
+/// and tiles only they used, are erased.
+static void moveWhole(const Nest &entry,
+                      SmallVectorImpl<DenseMap<Operation *, Value>> &loaded) {
+  int64_t core =
+      llvm::find_if(entry.count, [](int64_t n) { return n > 0; }) -
+      entry.count.begin();
+  SmallVector<Operation *> ops{entry.op};
+  llvm::append_range(ops, entry.members);
+  OpBuilder b(ops.back()->getContext());
+  b.setInsertionPointAfter(ops.back());
+  IRMapping mine;
+  ownTiles(b, entry, core, loaded, mine);
+  for (Operation *op : ops) {
+    cloneOutsideViews(b, op, mine);
+    Operation *copy = b.clone(*op, mine);
+    copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(core));
+  }
+  // The originals, then the views and tiles only they used.
+  llvm::SetVector<Operation *> unused;
+  auto erase = [&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp();
+          def && isa<memref::AllocOp, memref::SubViewOp,
+                     memref::ReinterpretCastOp, memref::TransposeOp,
+                     memref::ExpandShapeOp, memref::CollapseShapeOp,
+                     memref::CastOp>(def))
+        unused.insert(def);
+    unused.remove(op);
+    op->erase();
+  };
+  for (Operation *op : llvm::reverse(ops))
+    erase(op);
+  for (Operation *alloc : entry.scratch)
+    unused.insert(alloc);
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation *op : unused.takeVector())
+      if (op->use_empty()) {
+        erase(op);
+        erased = true;
+      } else {
+        unused.insert(op);
+      }
+  }
 }
 
 /// Gives each physical core c > 0 with iterations of `entry` a copy of its
@@ -927,36 +1186,9 @@ static void splitNest(const Nest &entry, int64_t group,
     if (entry.count[c] == 0)
       continue;
     IRMapping mine;
-    auto mark = [&](Operation *op) {
-      op->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(c));
-    };
-    // A copy of each of `allocs` for this core, in `map`.
-    auto own = [&](ArrayRef<Operation *> allocs, IRMapping &map) {
-      for (Operation *alloc : allocs) {
-        Operation *made = b.clone(*alloc);
-        mark(made);
-        map.map(alloc->getResult(0), made->getResult(0));
-      }
-    };
-    // Its own copy of each input, loaded as core 0's was (the loaders
-    // with scratch of their own), then its own scratch tiles, then its
-    // copy of the nest using them.
-    for (const Input &in : entry.inputs) {
-      Value &copy = loaded[c][in.tile];
-      if (!copy) {
-        IRMapping load;
-        own(in.tile, load);
-        own(in.scratch, load);
-        for (Operation *loader : in.loaders) {
-          cloneOutsideViews(b, loader, load);
-          mark(b.clone(*loader, load));
-        }
-        copy = load.lookup(in.tile->getResult(0));
-      }
-      mine.map(in.tile->getResult(0), copy);
-    }
-    own(entry.scratch, mine);
-    own(entry.sums, mine);
+    ownTiles(b, entry, c, loaded, mine);
+    for (Operation *sum : entry.sums)
+      mine.map(sum->getResult(0), madeOn(b, sum, c));
     cloneOutsideViews(b, nest, mine);
     auto copy = cast<affine::AffineForOp>(b.clone(*nest, mine));
     copy.setConstantUpperBound(entry.count[c]);
@@ -1017,17 +1249,25 @@ struct NisaSplitCores
     std::vector<Nest> nests = planSplits(*graph, cores, model, summary);
     // Per core: the copy of each input it loaded already.
     SmallVector<DenseMap<Operation *, Value>> loaded(cores);
-    for (auto [group, nest] : llvm::enumerate(nests))
-      splitNest(nest, int64_t(group), loaded);
+    int64_t split = 0;
+    for (const Nest &nest : nests) {
+      if (nest.whole)
+        moveWhole(nest, loaded);
+      else
+        splitNest(nest, split++, loaded);
+    }
     if (!nests.empty())
       kernel->setAttr(NisaDialect::kCores,
                       Builder(kernel).getI64IntegerAttr(cores));
     if (summary) {
       int64_t total = llvm::count_if(
           graph->getLoops(), [](const LoopInfo &l) { return l.parent < 0; });
-      kernel.emitRemark() << "nisa-split-cores: " << nests.size() << " of "
-                          << total << " loop nests split over " << cores
-                          << " physical cores";
+      InFlightDiagnostic remark =
+          kernel.emitRemark()
+          << "nisa-split-cores: " << split << " of " << total
+          << " loop nests split over " << cores << " physical cores";
+      if (int64_t moved = int64_t(nests.size()) - split)
+        remark << ", " << moved << " run whole on another";
     }
     return success();
   }

@@ -74,13 +74,23 @@ func.func @odd(%in: memref<384x64xf32, #hbm>, %out: memref<384x64xf32, #hbm>) at
 #limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
 #rows = affine_map<(d0) -> (d0 * 128)>
 
-// Tests the nests left on core 0: one summing into a tile made outside
-// it, one storing every iteration to the same rows, one reading the rows
-// the iteration before stored, and one that runs once.
+// Tests the nests their iterations do not split: one summing into a tile
+// made outside it (which an instruction before it sets), one storing every
+// iteration to the same rows, one reading the rows the iteration before
+// stored, and one that runs once. The second and the fourth, touching no
+// tile made outside them, run whole on core 1 (core 0 has the first);
+// the third, waiting for what the second stores, on core 0.
 // CHECK-LABEL: func.func @kept
-// CHECK-NOT: nisa.core
 // CHECK-NOT: nisa.split
-// expected-remark@+1 {{nisa-split-cores: 0 of 4 loop nests split over 2 physical cores}}
+// CHECK: affine.for
+// CHECK: } {nisa.core = 1 : i64}
+// CHECK: affine.for
+// CHECK-NOT: nisa.core
+// CHECK: }
+// CHECK: affine.for
+// CHECK: } {nisa.core = 1 : i64}
+// CHECK-NOT: nisa.split
+// expected-remark@+1 {{nisa-split-cores: 0 of 4 loop nests split over 2 physical cores, 2 run whole on another}}
 func.func @kept(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %acc = memref.alloc() : memref<128x64xf32, #sbuf>
   nisa.memset %acc value 0.0 : memref<128x64xf32, #sbuf>
@@ -92,7 +102,7 @@ func.func @kept(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) a
     nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
     nisa.tensor_tensor <add> %acc, %x, %acc : memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>, memref<128x64xf32, #sbuf>
   }
-  // expected-remark@+1 {{nisa-split-cores: on physical core 0: its iterations touch the same HBM elements}}
+  // expected-remark@+1 {{nisa-split-cores: on physical core 1 whole, with the 0 instructions after it using its tiles (its iterations touch the same HBM elements)}}
   affine.for %i = 0 to 4 {
     %x = memref.alloc() : memref<128x64xf32, #sbuf>
     %r = affine.apply #rows(%i)
@@ -111,7 +121,7 @@ func.func @kept(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) a
     nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
     nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>
   }
-  // expected-remark@+1 {{nisa-split-cores: on physical core 0: it runs once}}
+  // expected-remark@+1 {{nisa-split-cores: on physical core 1 whole, with the 0 instructions after it using its tiles (it runs once)}}
   affine.for %i = 0 to 1 {
     %x = memref.alloc() : memref<128x64xf32, #sbuf>
     %src = memref.subview %in[0, 0] [128, 64] [1, 1] : memref<512x64xf32, #hbm> to memref<128x64xf32, strided<[64, 1]>, #hbm>
@@ -895,5 +905,74 @@ func.func @tiny_after_loads(%n: memref<1x1xf32, #hbm>, %out: memref<1x32xf32, #h
     %dst = memref.subview %out[0, %c] [1, 8] [1, 1] : memref<1x32xf32, #hbm> to memref<1x8xf32, strided<[32, 1], offset: ?>, #hbm>
     nisa.dma_copy %row, %dst queue 1 : memref<1x8xf32, #sbuf>, memref<1x8xf32, strided<[32, 1], offset: ?>, #hbm>
   }
+  return
+}
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests nests their iterations do not split run whole on another core: a
+// matmul's two column tiles (as of a 128x512x1024 one), each summing over
+// K into a PSUM tile made outside its nest, then copied out and stored.
+// The second nest, with its copy and its store, runs on core 1 with tiles
+// of its own and its own load of the stationary tile; the first stays on
+// core 0. The moved nest's tiles made outside it are gone from core 0.
+// CHECK-LABEL: func.func @whole
+// CHECK-SAME: nisa.cores = 2 : i64
+// CHECK: %[[ST:.*]] = memref.alloc() : memref<128x128xbf16, #nisa.memory<sbuf>>
+// CHECK: nisa.dma_copy %{{.*}}, %[[ST]] queue 0 :
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-NOT: memref.alloc() : memref<128x512xf32
+// CHECK: affine.for
+// CHECK: nisa.matmul %[[ST]], %{{.*}}, %[[ACC]] accumulate
+// CHECK: }
+// CHECK-NEXT: nisa.activation <identity> %[[ACC]], %[[OUT]] :
+// CHECK: nisa.dma_copy %[[OUT]], %{{.*}} queue 2 :
+// CHECK: %[[ST1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x128xbf16, #nisa.memory<sbuf>>
+// CHECK-NEXT: nisa.dma_copy %{{.*}}, %[[ST1]] queue 0 {nisa.core = 1 : i64}
+// CHECK-NEXT: %[[ACC1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x512xf32, #nisa.memory<psum>>
+// CHECK-NEXT: %[[OUT1:.*]] = memref.alloc() {nisa.core = 1 : i64} : memref<128x512xf32, #nisa.memory<sbuf>>
+// CHECK-NEXT: affine.for
+// CHECK: nisa.matmul %[[ST1]], %{{.*}}, %[[ACC1]] accumulate
+// CHECK: } {nisa.core = 1 : i64}
+// CHECK-NEXT: nisa.activation <identity> %[[ACC1]], %[[OUT1]] {nisa.core = 1 : i64}
+// CHECK: nisa.dma_copy %[[OUT1]], %{{.*}} queue 2 {nisa.core = 1 : i64}
+// CHECK-NEXT: return
+// expected-remark@+1 {{nisa-split-cores: 0 of 2 loop nests split over 2 physical cores, 1 run whole on another}}
+func.func @whole(%w: memref<128x128xbf16, #hbm>, %x: memref<512x1024xbf16, #hbm>, %out: memref<128x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %st = memref.alloc() : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %w, %st queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  %acc0 = memref.alloc() : memref<128x512xf32, #psum>
+  %o0 = memref.alloc() : memref<128x512xf32, #sbuf>
+  %acc1 = memref.alloc() : memref<128x512xf32, #psum>
+  %o1 = memref.alloc() : memref<128x512xf32, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: summing its parts on 2 physical cores is predicted no faster}}
+  affine.for %k = 0 to 4 {
+    %r = affine.apply #rows(%k)
+    %xs = memref.subview %x[%r, 0] [128, 512] [1, 1] : memref<512x1024xbf16, #hbm> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x512xbf16, #sbuf>
+    nisa.dma_copy %xs, %xt queue 1 : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %st, %xt, %acc0 accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  }
+  nisa.activation <identity> %acc0, %o0 : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  %d0 = memref.subview %out[0, 0] [128, 512] [1, 1] : memref<128x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1]>, #hbm>
+  nisa.dma_copy %o0, %d0 queue 2 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1]>, #hbm>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 1 whole, with the 2 instructions after it using its tiles (summing its parts on 2 physical cores is predicted no faster)}}
+  affine.for %k = 0 to 4 {
+    %r = affine.apply #rows(%k)
+    %xs = memref.subview %x[%r, 512] [128, 512] [1, 1] : memref<512x1024xbf16, #hbm> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x512xbf16, #sbuf>
+    nisa.dma_copy %xs, %xt queue 1 : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %st, %xt, %acc1 accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  }
+  nisa.activation <identity> %acc1, %o1 : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  %d1 = memref.subview %out[0, 512] [128, 512] [1, 1] : memref<128x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
+  nisa.dma_copy %o1, %d1 queue 2 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
   return
 }
