@@ -542,6 +542,12 @@ static SmallVector<int64_t> shareOut(int64_t trips, double each,
   return count;
 }
 
+/// The core a nest run whole is on: the one its `count` gives iterations.
+static int64_t wholeOn(ArrayRef<int64_t> count) {
+  return llvm::find_if(count, [](int64_t n) { return n > 0; }) -
+         count.begin();
+}
+
 /// All `trips` iterations of `each` ns of a nest run whole on the core
 /// that would end them first (on a tie, the lowest), none starting before
 /// `ready[c]` on core c. Advances that core's `free`.
@@ -967,11 +973,8 @@ static double shareNests(ArrayRef<TopOp> tops,
         copied[c].insert(top.loaders.begin(), top.loaders.end());
     // A nest run whole ends with its core's work; a split one with the
     // last of its shares.
-    double all = top.nest.whole
-                     ? free[llvm::find_if(count, [](int64_t n) {
-                              return n > 0;
-                            }) - count.begin()]
-                     : *llvm::max_element(free) + top.sending;
+    double all = top.nest.whole ? free[wholeOn(count)]
+                                : *llvm::max_element(free) + top.sending;
     if (!top.nest.sums.empty())
       free[0] = all;
     ended(top.op, all, free[0]);
@@ -1068,9 +1071,7 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
       InFlightDiagnostic remark = top.loop->op->emitRemark();
       if (moved)
         remark << "nisa-split-cores: on physical core "
-               << (llvm::find_if(it->second, [](int64_t n) { return n > 0; }) -
-                   it->second.begin())
-               << " whole, with the " << top.nest.members.size()
+               << wholeOn(it->second) << " whole, with the " << top.nest.members.size()
                << " instructions after it using its tiles (" << top.why
                << ")";
       else
@@ -1125,9 +1126,7 @@ static void ownTiles(OpBuilder &b, const Nest &entry, int64_t core,
 /// and tiles only they used, are erased.
 static void moveWhole(const Nest &entry,
                       SmallVectorImpl<DenseMap<Operation *, Value>> &loaded) {
-  int64_t core =
-      llvm::find_if(entry.count, [](int64_t n) { return n > 0; }) -
-      entry.count.begin();
+  int64_t core = wholeOn(entry.count);
   SmallVector<Operation *> ops{entry.op};
   llvm::append_range(ops, entry.members);
   OpBuilder b(ops.back()->getContext());
@@ -1139,16 +1138,19 @@ static void moveWhole(const Nest &entry,
     Operation *copy = b.clone(*op, mine);
     copy->setAttr(NisaDialect::kCore, b.getI64IntegerAttr(core));
   }
-  // The originals, then the views and tiles only they used.
+  // The originals, then the views and tiles made outside them that only
+  // they used.
   llvm::SetVector<Operation *> unused;
   auto erase = [&](Operation *op) {
-    for (Value v : op->getOperands())
-      if (Operation *def = v.getDefiningOp();
-          def && isa<memref::AllocOp, memref::SubViewOp,
-                     memref::ReinterpretCastOp, memref::TransposeOp,
-                     memref::ExpandShapeOp, memref::CollapseShapeOp,
-                     memref::CastOp>(def))
-        unused.insert(def);
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && !op->isAncestor(def) &&
+            isa<memref::AllocOp, memref::SubViewOp, memref::ReinterpretCastOp,
+                memref::TransposeOp, memref::ExpandShapeOp,
+                memref::CollapseShapeOp, memref::CastOp>(def))
+          unused.insert(def);
+    });
     unused.remove(op);
     op->erase();
   };
