@@ -681,9 +681,11 @@ static SmallVector<Operation *> loadersOf(ArrayRef<Input> inputs) {
 
 /// Marks each nest of `tops` its iterations do not split that may run
 /// whole on another physical core (movesWhole), with the straight-line ops
-/// between it and the next nest that share on-chip tiles with it or with
-/// one another (not those earlier ops wrote: its inputs): a matmul's sums
-/// over K copied out of PSUM, an epilogue on them, stored. They are timed
+/// right after it that share on-chip tiles with it or with one another
+/// (not those earlier ops wrote: its inputs), up to the first that does
+/// not: a matmul's sums over K copied out of PSUM, an epilogue on them,
+/// stored. (Its copies go where it was: one of those after an op between
+/// would pass that op, which may write what the nest reads.) They are timed
 /// as the straight-line ops they are, wherever the nest runs (their time
 /// counted with the nest's made a 901x512x768 bf16 matmul's estimate give
 /// core 1 more of an earlier nest, 11.3 -> 13.4 us).
@@ -728,11 +730,12 @@ static void wholeNests(const KernelGraph &g, std::vector<TopOp> &tops) {
         share(tops[q].op);
       }
     }
+    // Those right after it only: moved with it, they keep their order
+    // with the ops between.
     SmallVector<Operation *> members, own;
     SmallVector<Input> inputs;
-    for (size_t q = p + 1; q < next; ++q)
-      if (joined[q - p - 1])
-        members.push_back(tops[q].op);
+    for (size_t q = p + 1; q < next && joined[q - p - 1]; ++q)
+      members.push_back(tops[q].op);
     if (!movesWhole(g, *top.loop, members, own, inputs))
       continue;
     Nest &nest = top.nest;

@@ -978,3 +978,59 @@ func.func @whole(%w: memref<128x128xbf16, #hbm>, %x: memref<512x1024xbf16, #hbm>
   nisa.dma_copy %o1, %d1 queue 2 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#psum = #nisa.memory<psum>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests a nest whose copy out of PSUM comes after an instruction it does
+// not share a tile with, which overwrites rows the nest reads: run whole
+// elsewhere with its copy and store, the nest would pass that store. It
+// stays on core 0, its copy after the store; the second nest, its copy and
+// store right after it, runs whole on core 1.
+// CHECK-LABEL: func.func @whole_apart
+// CHECK: nisa.matmul
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 3 :
+// CHECK: nisa.activation <identity> %{{.*}}, %{{.*}} :
+// CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue 2 :
+// CHECK: } {nisa.core = 1 : i64}
+// expected-remark@+1 {{nisa-split-cores: 0 of 2 loop nests split over 2 physical cores, 1 run whole on another}}
+func.func @whole_apart(%w: memref<128x128xbf16, #hbm>, %x: memref<512x1024xbf16, #hbm>, %out: memref<128x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %st = memref.alloc() : memref<128x128xbf16, #sbuf>
+  nisa.dma_copy %w, %st queue 0 : memref<128x128xbf16, #hbm>, memref<128x128xbf16, #sbuf>
+  %acc0 = memref.alloc() : memref<128x512xf32, #psum>
+  %o0 = memref.alloc() : memref<128x512xf32, #sbuf>
+  %acc1 = memref.alloc() : memref<128x512xf32, #psum>
+  %o1 = memref.alloc() : memref<128x512xf32, #sbuf>
+  %z = memref.alloc() : memref<128x512xbf16, #sbuf>
+  nisa.memset %z value 0.0 : memref<128x512xbf16, #sbuf>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 0: summing its parts on 2 physical cores is predicted no faster}}
+  affine.for %k = 0 to 4 {
+    %r = affine.apply #rows(%k)
+    %xs = memref.subview %x[%r, 0] [128, 512] [1, 1] : memref<512x1024xbf16, #hbm> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x512xbf16, #sbuf>
+    nisa.dma_copy %xs, %xt queue 1 : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %st, %xt, %acc0 accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  }
+  %over = memref.subview %x[0, 0] [128, 512] [1, 1] : memref<512x1024xbf16, #hbm> to memref<128x512xbf16, strided<[1024, 1]>, #hbm>
+  nisa.dma_copy %z, %over queue 3 : memref<128x512xbf16, #sbuf>, memref<128x512xbf16, strided<[1024, 1]>, #hbm>
+  nisa.activation <identity> %acc0, %o0 : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  %d0 = memref.subview %out[0, 0] [128, 512] [1, 1] : memref<128x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1]>, #hbm>
+  nisa.dma_copy %o0, %d0 queue 2 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1]>, #hbm>
+  // expected-remark@+1 {{nisa-split-cores: on physical core 1 whole, with the 2 instructions after it using its tiles (summing its parts on 2 physical cores is predicted no faster)}}
+  affine.for %k = 0 to 4 {
+    %r = affine.apply #rows(%k)
+    %xs = memref.subview %x[%r, 512] [128, 512] [1, 1] : memref<512x1024xbf16, #hbm> to memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>
+    %xt = memref.alloc() : memref<128x512xbf16, #sbuf>
+    nisa.dma_copy %xs, %xt queue 1 : memref<128x512xbf16, strided<[1024, 1], offset: ?>, #hbm>, memref<128x512xbf16, #sbuf>
+    nisa.matmul %st, %xt, %acc1 accumulate restart(%k) : memref<128x128xbf16, #sbuf>, memref<128x512xbf16, #sbuf>, memref<128x512xf32, #psum>
+  }
+  nisa.activation <identity> %acc1, %o1 : memref<128x512xf32, #psum>, memref<128x512xf32, #sbuf>
+  %d1 = memref.subview %out[0, 512] [128, 512] [1, 1] : memref<128x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
+  nisa.dma_copy %o1, %d1 queue 2 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
+  return
+}
