@@ -1000,6 +1000,14 @@ sharesNear(ArrayRef<int64_t> count, int64_t moves) {
 /// engines' queues and the kernel's start overlap).
 constexpr int64_t kShareMoves = 8;
 constexpr double kShareGain = 0.1;
+/// A nest run whole moves to another core where that shortens the
+/// kernel's estimate by this share of it. Its time on a core is that of
+/// its instructions on one engine each, the estimate's best-known part;
+/// against kShareGain, of 156 GEMM shapes on trn2 (the lnc=2 sweep and
+/// 130 drawn at random) 9 more were faster (bf16 3000x2000x1500 155.0 ->
+/// 145.1 us, f32 444x699x1846 49.7 -> 44.2) and one slower (fp8
+/// 698x2419x1726 42.4 -> 43.0).
+constexpr double kWholeGain = 0.05;
 
 /// The top-level nests of `g`'s kernel to split over `cores` physical
 /// cores or to run whole on another than core 0, in program order; with
@@ -1014,8 +1022,8 @@ constexpr double kShareGain = 0.1;
 /// transfers, whose time on a core the estimate knows least well (a share
 /// of large stores queues on one core's engines: a 1843x101x2310 fp8
 /// matmul's second nest all on core 0 measured 34.2 -> 54.8 us). A nest
-/// run whole (movesWhole) moves from core 0 only so, bound by its
-/// transfers or not: the estimate has core 1 end its shares of a split
+/// run whole (movesWhole) moves from core 0 only so (by kWholeGain), bound
+/// by its transfers or not: the estimate has core 1 end its shares of a split
 /// nest tens of microseconds early on some kernels, and each nest moved to
 /// the core predicted to end it first measured slower on 6 of 40 random
 /// shapes (3837x381x866 f32 76.2 -> 84.6 us, 4000^3 bf16 1070.4 -> 1083.2).
@@ -1050,7 +1058,8 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
     for (SmallVector<int64_t> &share : near) {
       forced[position] = share;
       double ns = shareNests(tops, byOp, cores, minGain, forced, tried);
-      if (ns < best * (1 - kShareGain)) {
+      if (ns < best * (1 - (tops[position].nest.whole ? kWholeGain
+                                                       : kShareGain))) {
         best = ns;
         chosen = std::move(share);
       }

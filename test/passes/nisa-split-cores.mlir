@@ -77,10 +77,10 @@ func.func @odd(%in: memref<384x64xf32, #hbm>, %out: memref<384x64xf32, #hbm>) at
 // Tests the nests their iterations do not split: one summing into a tile
 // made outside it (which an instruction before it sets), one storing every
 // iteration to the same rows, one reading the rows the iteration before
-// stored, and one that runs once. The second, touching no tile made
-// outside it, runs whole on core 1 (core 0 has the first); the third waits
-// for what it stores; moving the fourth (a load nothing reads) saves
-// less than the estimate can tell.
+// stored, and one that runs once. The second and the third, touching no
+// tile made outside them, run whole on core 1 (core 0 has the first; the
+// third waits for what the second stores); moving the fourth (a load
+// nothing reads) saves less than the estimate can tell.
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT: nisa.split
 // CHECK: nisa.memset
@@ -89,9 +89,11 @@ func.func @odd(%in: memref<384x64xf32, #hbm>, %out: memref<384x64xf32, #hbm>) at
 // CHECK-NEXT: }
 // CHECK-NEXT: affine.for
 // CHECK: } {nisa.core = 1 : i64}
+// CHECK-NEXT: affine.for
+// CHECK: } {nisa.core = 1 : i64}
 // CHECK-NOT: nisa.core
 // CHECK: return
-// expected-remark@+1 {{nisa-split-cores: 0 of 4 loop nests split over 2 physical cores, 1 run whole on another}}
+// expected-remark@+1 {{nisa-split-cores: 0 of 4 loop nests split over 2 physical cores, 2 run whole on another}}
 func.func @kept(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) attributes {nisa.limits = #limits} {
   %acc = memref.alloc() : memref<128x64xf32, #sbuf>
   nisa.memset %acc value 0.0 : memref<128x64xf32, #sbuf>
@@ -112,7 +114,7 @@ func.func @kept(%in: memref<512x64xf32, #hbm>, %out: memref<512x64xf32, #hbm>) a
     nisa.dma_copy %src, %x queue 0 : memref<128x64xf32, strided<[64, 1], offset: ?>, #hbm>, memref<128x64xf32, #sbuf>
     nisa.dma_copy %x, %dst queue 1 : memref<128x64xf32, #sbuf>, memref<128x64xf32, strided<[64, 1]>, #hbm>
   }
-  // expected-remark@+1 {{nisa-split-cores: on physical core 0: its iterations touch the same HBM elements}}
+  // expected-remark@+1 {{nisa-split-cores: on physical core 1 whole, with the 0 instructions after it using its tiles (its iterations touch the same HBM elements)}}
   affine.for %i = 0 to 3 {
     %x = memref.alloc() : memref<128x64xf32, #sbuf>
     %r = affine.apply #rows(%i)
