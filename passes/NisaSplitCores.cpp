@@ -1003,9 +1003,9 @@ constexpr double kShareGain = 0.1;
 /// A nest run whole moves to another core where that shortens the
 /// kernel's estimate by this share of it. Its time on a core is that of
 /// its instructions on one engine each, the estimate's best-known part;
-/// against kShareGain, of 156 GEMM shapes on trn2 (the lnc=2 sweep and
-/// 130 drawn at random) 9 more were faster (bf16 3000x2000x1500 155.0 ->
-/// 145.1 us, f32 444x699x1846 49.7 -> 44.2) and one slower (fp8
+/// against kShareGain, of 196 GEMM shapes on trn2 (the lnc=2 sweep's 26
+/// and 170 drawn at random) 7 more were faster (bf16 3000x2000x1500 155.0
+/// -> 145.1 us, f32 444x699x1846 49.7 -> 44.2) and one slower (fp8
 /// 698x2419x1726 42.4 -> 43.0).
 constexpr double kWholeGain = 0.05;
 
@@ -1075,7 +1075,8 @@ static std::vector<Nest> planSplits(const KernelGraph &g, int cores,
       InFlightDiagnostic remark = top.loop->op->emitRemark();
       if (moved)
         remark << "nisa-split-cores: on physical core "
-               << wholeOn(it->second) << " whole, with the " << top.nest.members.size()
+               << wholeOn(it->second) << " whole, with the "
+               << top.nest.members.size()
                << " instructions after it using its tiles (" << top.why
                << ")";
       else
