@@ -257,7 +257,8 @@ def NeuronFuse : Pass<"neuron-fuse", "::mlir::ModuleOp"> {
 }
 
 def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
-  let summary = "Split loop nests between the physical cores of a logical core";
+  let summary = "Split loop nests between the physical cores of a logical "
+                "core, or run them whole on one";
   let description = [{
     At lnc=2 a logical core is two physical cores, each with its own
     engines, DMA queues, SBUF and PSUM, sharing HBM. A top-level loop nest
@@ -281,10 +282,18 @@ def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
     K into a PSUM tile of its own, copies it to SBUF and stores it in HBM,
     and core 0 loads it and adds it to its own sum before the sum is read;
     such a nest is split only when the cost model predicts that faster.
-    The kernel gets `nisa.cores`. Other nests and straight-line instructions
-    stay on physical core 0; nisa-insert-sync orders the cores' work where
-    it meets in HBM. Nothing changes at lnc=1. `summary` remarks how many
-    nests were split and why each other one was not.
+    A nest not split so may run whole on another physical core, with the
+    straight-line instructions right after it that share on-chip tiles
+    with it (a matmul's sums over K copied out of PSUM, an epilogue, the
+    store), where every tile they touch is made in the nest, used by
+    nothing else (the core makes its own) or an input as above (the core
+    loads its own copy), and the estimate ends the kernel 5% sooner with it
+    there: its copy, marked `nisa.core = c`, takes its place. The kernel
+    gets `nisa.cores`. Other nests and straight-line instructions stay on
+    physical core 0; nisa-insert-sync orders the cores' work where it meets
+    in HBM. Nothing changes at lnc=1. `summary` remarks how many nests were
+    split and run whole elsewhere, and why each other one was not split
+    and where it runs.
 
     ```mlir
     // Before: affine.for %i = 0 to 4 { ...tiles of column block %i... }
@@ -303,7 +312,8 @@ def NisaSplitCores : Pass<"nisa-split-cores", "::mlir::ModuleOp"> {
            "Read target descriptions from this folder instead of the "
            "built-in ones">,
     Option<"summary", "summary", "bool", /*default=*/"false",
-           "Remark what was split and why the other nests were not">
+           "Remark what was split or moved, and why the other nests were "
+           "not split">
   ];
 }
 
