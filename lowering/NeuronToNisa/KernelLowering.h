@@ -432,6 +432,9 @@ struct MatmulPlan {
   /// Its estimate is its transfers' time (HBM or DMA engines), not its
   /// tensor-engine work.
   bool memoryBound = false;
+  /// The busiest physical core's share of its tensor-engine work, as
+  /// nisa-split-cores shares its nests out (1 on one physical core).
+  double share = 1;
 };
 
 /// Which matmul operands load transposed on the tensor engine.
@@ -454,6 +457,9 @@ struct MatmulCosts {
   /// Bytes per partition a transfer needs for peak DMA bandwidth: how many
   /// N tiles a streamed rhs transfer spreads over.
   int64_t dmaPeakBytes = 0;
+  /// The logical core's physical cores, which nisa-split-cores shares the
+  /// plan's loop nests between.
+  int64_t physicalCores = 1;
 };
 
 /// The plans for `batches` of [m, k] x [k, n] of `elementBytes`-byte

@@ -113,6 +113,42 @@ static int64_t pairedTileRows(int64_t k, int64_t partitions) {
   return best;
 }
 
+/// The share of a plan's tensor-engine work the busiest of `cores`
+/// physical cores takes as nisa-split-cores shares it out: a loop over
+/// `batches` by batches; else a loop of two or more full blocks of `block`
+/// of the held operand's `tiles` by blocks, and a block apart from such a
+/// loop (the one full block, the partial last) by its transfers of
+/// `spread` of the streamed operand's `inner` tiles; both streamed
+/// (`block` 0), by `tiles` (M tiles). Each unit, largest first, goes to the
+/// least busy core.
+static double busiestShare(int64_t cores, int64_t batches, int64_t tiles,
+                           int64_t block, int64_t inner, int64_t spread) {
+  SmallVector<int64_t> units;
+  auto transfers = [&](int64_t width) {
+    for (int64_t t = 0; t < inner; t += spread)
+      units.push_back(width * std::min(spread, inner - t));
+  };
+  if (batches > 1) {
+    units.assign(batches, 1);
+  } else if (block == 0) {
+    units.assign(tiles, inner);
+  } else {
+    int64_t full = tiles / block;
+    if (full >= 2)
+      units.append(full, block * inner);
+    else if (full == 1)
+      transfers(block);
+    if (tiles % block)
+      transfers(tiles % block);
+  }
+  llvm::sort(units, std::greater<>());
+  SmallVector<int64_t> load(cores, 0);
+  for (int64_t unit : units)
+    *llvm::min_element(load) += unit;
+  return double(*llvm::max_element(load)) /
+         double(std::accumulate(units.begin(), units.end(), int64_t(0)));
+}
+
 /// The share of its tensor-engine time the first plan of separate sums
 /// must spend on transfers for a block only shared sums fit to be a plan
 /// (matmulPlans).
@@ -121,6 +157,13 @@ static constexpr double kSharedSumsLoad = 0.5;
 /// How close a plan's estimate must be to the shortest for the two to be
 /// ranked by the bytes they read instead: about the estimate's accuracy.
 static constexpr double kEstimateTolerance = 0.1;
+
+/// Over several physical cores: how close a plan's estimate must be to the
+/// first's to go first for sharing its work out more evenly, and the
+/// busiest core's share, times the cores, from which the first's counts
+/// as uneven (2 and 1 of three transfers: 1.33).
+static constexpr double kCoresTolerance = 0.02;
+static constexpr double kUnevenShare = 1.3;
 
 SmallVector<MatmulPlan>
 mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
@@ -178,9 +221,24 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
                 costs.rhsDmaNsPerByte(std::min(columns, n)) +
             costs.storeDmaNs;
     }
+    // Over several physical cores, the busiest one's share of the tensor
+    // engine's work (ranking plans the estimate cannot tell apart).
+    double share = 1;
+    if (costs.physicalCores > 1)
+      share = block == 0
+                  ? busiestShare(costs.physicalCores, batches, mTiles, 0,
+                                 nTiles, 1)
+                  : busiestShare(
+                        costs.physicalCores, batches,
+                        rhsResident ? nTiles : mTiles, block,
+                        rhsResident ? mTiles : nTiles,
+                        rhsResident ? 1
+                                    : movingSpread(n, tileN, elementBytes,
+                                                   costs.dmaPeakBytes, banks,
+                                                   block));
     plans.push_back({rhsResident, block, lhs + rhs,
                      std::max({hbm, dma, tensor}),
-                     std::max(hbm, dma) > tensor});
+                     std::max(hbm, dma) > tensor, share});
     loads.push_back({std::max(hbm, dma) / tensor, sharedOnly});
   };
   // Both streaming: lhs read once per N tile, rhs once per M tile.
@@ -279,6 +337,32 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   while (close != plans.end() && close->memoryBound && close->ns <= limit)
     ++close;
   std::stable_sort(plans.begin(), close, fewer);
+  // Over several physical cores, where the first plan holds all of an
+  // operand in one block, so that nisa-split-cores has only its transfers
+  // to share out, and they leave a core idle a third of the time or more,
+  // the plan within kCoresTolerance of it shared out most evenly goes
+  // first, of those reading no more bytes (bf16 384x2048x1024: all 2 N
+  // tiles of rhs held, its 3 row tiles shared 2 and 1, 27.5 us; all 3 M
+  // tiles of lhs held, its 2 column transfers 1 and 1, 18.5). The cores
+  // share HBM: a plan reading more, though shared out more evenly, took
+  // bf16 144x3752x1515 35.2 -> 51.6 us. Blocks in a loop split otherwise
+  // than busiestShare says: ranked by it, bf16 3533x690x4529 took blocks of
+  // 4 N tiles for 3 (181.9 -> 194.2 us).
+  MatmulPlan first = plans.front();
+  if (costs.physicalCores > 1 && first.block > 0 &&
+      first.block >= (first.rhsResident ? nTiles : mTiles) &&
+      first.share >= kUnevenShare / double(costs.physicalCores)) {
+    auto even = plans.begin();
+    while (even != plans.end() && even->ns <= first.ns * (1 + kCoresTolerance))
+      ++even;
+    auto key = [&](const MatmulPlan &p) {
+      return p.trafficBytes > first.trafficBytes ? 2.0 : p.share;
+    };
+    std::stable_sort(plans.begin(), even,
+                     [&](const MatmulPlan &a, const MatmulPlan &b) {
+                       return key(a) < key(b);
+                     });
+  }
   if (early && (*early ? mTiles : nTiles) == 1)
     std::stable_partition(plans.begin(), plans.end(),
                           [&](const MatmulPlan &p) {
@@ -745,6 +829,7 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       cast<MemRefType>(a.getType()).getMemorySpace());
   costs.storeDmaNs = storedBytes * dmaNsPerByte(stored);
   costs.dmaPeakBytes = k.config.dmaPeakBytes;
+  costs.physicalCores = model.physicalCores();
   // Whether a held lhs block's transposes go with its first transfer's
   // matmuls, its transfers summing in one set of accumulators (see
   // fuseTransposes below): where the tensor engine transposes it in
@@ -877,6 +962,13 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
       remark << "; tuned (plan " << chosen << " of the estimate's order)";
     else if (early && plan.block > 0 && plan.rhsResident == *early)
       remark << "; held while the kernel awaits its other operand";
+    else if (plans.size() > 1 && plans[1].ns < plan.ns &&
+             plan.share < plans[1].share)
+      remark << "; its work shared out more evenly over the "
+             << model.physicalCores()
+             << " physical cores than plans estimated up to "
+             << llvm::formatv("{0:F0}", kCoresTolerance * 100)
+             << "% shorter";
     else if (plans.size() > 1 && plans[1].ns < plan.ns)
       remark << "; fewer bytes or a smaller block than plans estimated up to "
              << llvm::formatv("{0:F0}", kEstimateTolerance * 100)

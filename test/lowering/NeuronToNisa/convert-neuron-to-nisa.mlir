@@ -138,13 +138,13 @@ func.func @spread(%a: tensor<1x256xbf16>, %b: tensor<256x2560xbf16>) -> tensor<1
 // CHECK-COUNT-3: memref.subview %[[ROWS0]][0, {{128|256|384}}] [128, 128]
 // CHECK: }
 // CHECK: nisa.dma_copy %{{.*}}, %{{.*}} queue {{[0-9]+}} : memref<128x256xf32, strided<[1280, 1], offset: 1024>, #nisa.memory<hbm>>
-// CHECK: affine.for %{{.*}} = 0 to 3 {
+// CHECK: affine.for %{{.*}} = 0 to 4 {
 // CHECK:   affine.for %[[K:.*]] = 0 to 10 {
-// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xf32, strided<[1536, 1], offset: ?>, #nisa.memory<hbm>>
+// CHECK:     nisa.dma_copy %{{.*}}, %[[M:.*]] queue {{[0-9]+}} : memref<128x512xf32, strided<[2048, 1], offset: ?>, #nisa.memory<hbm>>
 // CHECK:     nisa.matmul %{{.*}}, %[[M]], %{{.*}} accumulate restart(%[[K]])
-func.func @panel(%a: tensor<256x1280xf32>, %b: tensor<1280x1536xf32>) -> tensor<256x1536xf32> {
-  %0 = neuron.matmul %a, %b : (tensor<256x1280xf32>, tensor<1280x1536xf32>) -> tensor<256x1536xf32>
-  return %0 : tensor<256x1536xf32>
+func.func @panel(%a: tensor<256x1280xf32>, %b: tensor<1280x2048xf32>) -> tensor<256x2048xf32> {
+  %0 = neuron.matmul %a, %b : (tensor<256x1280xf32>, tensor<1280x2048xf32>) -> tensor<256x2048xf32>
+  return %0 : tensor<256x2048xf32>
 }
 
 // -----

@@ -124,3 +124,40 @@ func.func @awaiting_both(%x: tensor<40x256xf32>, %w: tensor<128x256xf32>) -> ten
   %0 = neuron.matmul %x, %t : (tensor<40x256xf32>, tensor<256x128xf32>) -> tensor<40x128xf32>
   return %0 : tensor<40x128xf32>
 }
+
+// -----
+
+// Tests plans over trn2's two physical cores. All 2 N tiles of rhs held,
+// its 3 row tiles of lhs stream past, shared 2 and 1 by the cores; all 3 M
+// tiles of lhs held, its 2 column transfers are shared 1 and 1. The two
+// are estimated alike and read alike: the evenly shared one goes first.
+func.func @even_share(%a: tensor<384x2048xbf16>, %b: tensor<2048x1024xbf16>) -> tensor<384x1024xf32> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 384x2048x1024: lhs resident in blocks of 3 M tiles, reading 5.5 MiB from HBM (8.0 us at the core's HBM bandwidth), estimated 21.7 us; runner-up: rhs resident in blocks of 2 N tiles, 5.5 MiB, 21.7 us}}
+  %0 = neuron.matmul %a, %b : (tensor<384x2048xbf16>, tensor<2048x1024xbf16>) -> tensor<384x1024xf32>
+  return %0 : tensor<384x1024xf32>
+}
+
+// -----
+
+// Tests an evenly shared plan estimated up to 2% longer: all 2 M tiles of
+// lhs held (3 column transfers, 2 and 1) is the shortest; all 3 N tiles
+// of rhs held (2 row tiles, 1 and 1) reads as many bytes and goes first.
+// Holding 1 M tile (2 blocks, 1 and 1) reads twice the rhs and does not.
+func.func @even_share_longer(%a: tensor<256x1280xf32>, %b: tensor<1280x1536xf32>) -> tensor<256x1536xf32> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 256x1280x1536: rhs resident in blocks of 3 N tiles, reading 8.8 MiB from HBM (12.7 us at the core's HBM bandwidth), estimated 54.5 us; lhs transposed on the tensor engine; its work shared out more evenly over the 2 physical cores than plans estimated up to 2% shorter; runner-up: lhs resident in blocks of 2 M tiles, 8.8 MiB, 53.5 us}}
+  %0 = neuron.matmul %a, %b : (tensor<256x1280xf32>, tensor<1280x1536xf32>) -> tensor<256x1536xf32>
+  return %0 : tensor<256x1536xf32>
+}
+
+// -----
+
+// Tests an evenly shared plan that reads more: all 2 M tiles of lhs held
+// (3 column transfers, 2 and 1) stays first; rhs held in blocks of 2 N
+// tiles, a block and a partial one, one per core, reads 1 MiB more
+// through the HBM both cores share (it measured 35.2 -> 51.6 us where it
+// went first).
+func.func @even_share_more_bytes(%a: tensor<144x3752xbf16>, %b: tensor<3752x1515xbf16>) -> tensor<144x1515xf32> {
+  // expected-remark@+1 {{convert-neuron-to-nisa: 144x3752x1515: lhs resident in blocks of 2 M tiles, reading 11.9 MiB from HBM (17.2 us at the core's HBM bandwidth), estimated 40.6 us; runner-up: rhs resident in blocks of 2 N tiles, 12.9 MiB, 40.6 us}}
+  %0 = neuron.matmul %a, %b : (tensor<144x3752xbf16>, tensor<3752x1515xbf16>) -> tensor<144x1515xf32>
+  return %0 : tensor<144x1515xf32>
+}
