@@ -401,52 +401,68 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
   return "";
 }
 
+/// Per top-level op of a kernel, its instructions and the on-chip tiles
+/// they touch and write; per tile, the top-level ops touching it.
+struct TopTiles {
+  DenseMap<Operation *, SmallVector<size_t>> instructions;
+  DenseMap<Operation *, llvm::SmallPtrSet<Operation *, 4>> tiles, writes,
+      touchers;
+
+  explicit TopTiles(const KernelGraph &g) {
+    for (size_t i = 0; i < g.size(); ++i) {
+      Operation *top = g.topLevelOf(i);
+      instructions[top].push_back(i);
+      for (const TileAccess &a : g.accessesOf(i))
+        if (a.onChip) {
+          Operation *tile = a.root.getDefiningOp();
+          tiles[top].insert(tile);
+          touchers[tile].insert(top);
+          if (a.write)
+            writes[top].insert(tile);
+        }
+    }
+  }
+};
+
 /// Whether nest `loop`, which its iterations do not split, may run whole
 /// with `members` (the straight-line top-level ops after it that use its
 /// tiles) on another physical core than 0: every on-chip tile they touch
 /// is made in the nest, touched by nothing else (`own`: that core makes
 /// its own), or one they only read that earlier top-level ops load
 /// (loadedInput: that core loads its own copy).
-static bool movesWhole(const KernelGraph &g, const LoopInfo &loop,
-                       ArrayRef<Operation *> members,
+static bool movesWhole(const KernelGraph &g, const TopTiles &topTiles,
+                       const LoopInfo &loop, ArrayRef<Operation *> members,
                        SmallVectorImpl<Operation *> &own,
                        SmallVectorImpl<Input> &inputs) {
   auto inSegment = [&](Operation *top) {
     return top == loop.op || llvm::is_contained(members, top);
   };
-  llvm::SmallPtrSet<Operation *, 8> touchedElsewhere;
-  for (size_t i = 0; i < g.size(); ++i)
-    if (!inSegment(g.topLevelOf(i)))
-      for (const TileAccess &a : g.accessesOf(i))
-        if (a.onChip)
-          touchedElsewhere.insert(a.root.getDefiningOp());
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (!inSegment(g.topLevelOf(i)))
-      continue;
-    for (const TileAccess &a : g.accessesOf(i)) {
-      if (!a.onChip)
-        continue;
-      Operation *alloc = a.root.getDefiningOp();
-      if (!isa_and_present<memref::AllocOp>(alloc))
-        return false;
-      if (loop.op->isAncestor(alloc) || llvm::is_contained(own, alloc))
-        continue;
-      if (!touchedElsewhere.contains(alloc) &&
-          alloc->getBlock() == loop.op->getBlock()) {
-        own.push_back(alloc);
-        continue;
+  for (Operation *top : llvm::concat<Operation *const>(
+           ArrayRef<Operation *>(loop.op), members))
+    for (size_t i : topTiles.instructions.find(top)->second)
+      for (const TileAccess &a : g.accessesOf(i)) {
+        if (!a.onChip)
+          continue;
+        Operation *alloc = a.root.getDefiningOp();
+        if (!isa_and_present<memref::AllocOp>(alloc))
+          return false;
+        if (loop.op->isAncestor(alloc) || llvm::is_contained(own, alloc))
+          continue;
+        if (llvm::all_of(topTiles.touchers.find(alloc)->second, inSegment) &&
+            alloc->getBlock() == loop.op->getBlock()) {
+          own.push_back(alloc);
+          continue;
+        }
+        if (a.write)
+          return false;
+        if (llvm::any_of(inputs,
+                         [&](const Input &in) { return in.tile == alloc; }))
+          continue;
+        std::optional<Input> in = loadedInput(g, loop.op, alloc);
+        if (!in)
+          return false;
+        inputs.push_back(std::move(*in));
       }
-      if (a.write)
-        return false;
-      if (llvm::any_of(inputs,
-                       [&](const Input &in) { return in.tile == alloc; }))
-        continue;
-      std::optional<Input> in = loadedInput(g, loop.op, alloc);
-      if (!in)
-        return false;
-      inputs.push_back(std::move(*in));
-    }
-  }
   return true;
 }
 
@@ -690,27 +706,19 @@ static SmallVector<Operation *> loadersOf(ArrayRef<Input> inputs) {
 /// counted with the nest's made a 901x512x768 bf16 matmul's estimate give
 /// core 1 more of an earlier nest, 11.3 -> 13.4 us).
 static void wholeNests(const KernelGraph &g, std::vector<TopOp> &tops) {
-  // Per top-level op, the on-chip tiles it touches and those it writes.
-  DenseMap<Operation *, llvm::SmallPtrSet<Operation *, 4>> tilesOf, writesOf;
-  for (size_t i = 0; i < g.size(); ++i)
-    for (const TileAccess &a : g.accessesOf(i))
-      if (a.onChip) {
-        tilesOf[g.topLevelOf(i)].insert(a.root.getDefiningOp());
-        if (a.write)
-          writesOf[g.topLevelOf(i)].insert(a.root.getDefiningOp());
-      }
+  TopTiles topTiles(g);
   // The tiles the ops before tops[p] write.
   llvm::SmallPtrSet<Operation *, 16> written;
   for (size_t p = 0; p < tops.size(); ++p) {
     if (p > 0)
-      for (Operation *tile : writesOf.lookup(tops[p - 1].op))
+      for (Operation *tile : topTiles.writes.lookup(tops[p - 1].op))
         written.insert(tile);
     TopOp &top = tops[p];
     if (!top.loop || top.why.empty())
       continue;
     llvm::SmallPtrSet<Operation *, 8> shared;
     auto share = [&](Operation *op) {
-      for (Operation *tile : tilesOf.lookup(op))
+      for (Operation *tile : topTiles.tiles.lookup(op))
         if (!written.contains(tile))
           shared.insert(tile);
     };
@@ -723,7 +731,7 @@ static void wholeNests(const KernelGraph &g, std::vector<TopOp> &tops) {
       grew = false;
       for (size_t q = p + 1; q < next; ++q) {
         if (joined[q - p - 1] ||
-            llvm::none_of(tilesOf.lookup(tops[q].op),
+            llvm::none_of(topTiles.tiles.lookup(tops[q].op),
                           [&](Operation *t) { return shared.contains(t); }))
           continue;
         joined[q - p - 1] = grew = true;
@@ -736,7 +744,7 @@ static void wholeNests(const KernelGraph &g, std::vector<TopOp> &tops) {
     SmallVector<Input> inputs;
     for (size_t q = p + 1; q < next && joined[q - p - 1]; ++q)
       members.push_back(tops[q].op);
-    if (!movesWhole(g, *top.loop, members, own, inputs))
+    if (!movesWhole(g, topTiles, *top.loop, members, own, inputs))
       continue;
     Nest &nest = top.nest;
     nest.whole = true;
