@@ -250,8 +250,8 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
   // gives rotating tiles fewer slots as needed). Its sums take one PSUM bank
   // per tile, and the allocator holds every accumulator of a loop nest at
   // once: the full inner tiles' and the partial last one's (if any; not
-  // where the block's transfers share their sums), and, in a loop over
-  // batches, those of the partial last block too (if any).
+  // where the block's transfers share their sums). The partial last block
+  // is a nest of its own, over batches too (lowerMatmul).
   int64_t budget = limits.getSbufBytes() / 3;
   int64_t streamedBytes = std::max(tileM, tileN) * elementBytes;
   // Per partition, a panel of lhs rows loaded at once, and (streamed) its
@@ -267,11 +267,8 @@ mlir::neuron::matmulPlans(int64_t m, int64_t k, int64_t n, int64_t batches,
       continue;
     bool innerPartial = rhsResident ? m % tileM : n % tileN;
     for (int64_t block = 1; block <= tiles; ++block) {
-      bool outerPartial =
-          batches > 1 && ((rhsResident ? n : m) % (block * width)) != 0;
-      int64_t variants = (innerPartial ? 2 : 1) * (outerPartial ? 2 : 1);
-      int64_t sets = !rhsResident && sharedSums ? (outerPartial ? 2 : 1)
-                                                : variants;
+      int64_t variants = innerPartial ? 2 : 1;
+      int64_t sets = !rhsResident && sharedSums ? 1 : variants;
       if (block * sets > banks)
         continue;
       bool sharedOnly = block * variants > banks;
@@ -1499,11 +1496,17 @@ LogicalResult mlir::neuron::lowerMatmul(OpBuilder &b, KernelLowering &k,
     int64_t peeled =
         holdLast && outer > blockWidth && outer % blockWidth == 0 ? blockWidth
                                                                   : 0;
+    // Over batches, the partial last block also goes in a loop of its own:
+    // in the full blocks' loop over batches, the allocator would hold both
+    // blocks' accumulators and tiles at once (matmulPlans).
+    int64_t apart = peeled;
+    if (batches > 1 && outer > blockWidth)
+      apart = outer % blockWidth;
     KernelLowering::forEachTile(
-        b, loc, {{batches, 1}, {outer - peeled, blockWidth}}, blockAt);
-    if (peeled)
+        b, loc, {{batches, 1}, {outer - apart, blockWidth}}, blockAt);
+    if (apart)
       KernelLowering::forEachTile(
-          b, loc, {{1, 1}, {peeled, blockWidth, outer - peeled}}, blockAt);
+          b, loc, {{batches, 1}, {apart, blockWidth, outer - apart}}, blockAt);
   } else {
     KernelLowering::forEachTile(
         b, loc, {{batches, 1}, {m, tileM}, {n, tileN}},

@@ -20,8 +20,8 @@ func.func @blocked(%a: tensor<1000x200xf32>, %b: tensor<200x600xf32>,
   return %r0, %r1 : tensor<1000x600xf32>, tensor<300x5000xf32>
 }
 
-// A batched matmul with partial last tiles both ways (rhs resident in
-// blocks of 2 N tiles: 1024 + 76 columns; M 256 + 44 rows).
+// A batched matmul with partial last tiles both ways (lhs resident, its
+// three M tiles, the last 44 tall, in one block; N 1024 + 76 columns).
 func.func @blocked_batch(%a: tensor<2x300x200xf32>, %b: tensor<2x200x1100xf32>)
     -> tensor<2x300x1100xf32> {
   %z = arith.constant 0.0 : f32
@@ -30,6 +30,19 @@ func.func @blocked_batch(%a: tensor<2x300x200xf32>, %b: tensor<2x200x1100xf32>)
   %r = linalg.batch_matmul ins(%a, %b : tensor<2x300x200xf32>, tensor<2x200x1100xf32>)
                            outs(%f : tensor<2x300x1100xf32>) -> tensor<2x300x1100xf32>
   return %r : tensor<2x300x1100xf32>
+}
+
+// Full blocks and a partial last one over batches (lhs resident in blocks
+// of 3 M tiles: two full, then 256 + 104 rows), each in a loop over
+// batches of its own (matmul-batched.mlir).
+func.func @blocked_batch_apart(%a: tensor<3x1000x200xf32>, %b: tensor<3x200x700xf32>)
+    -> tensor<3x1000x700xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x1000x700xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<3x1000x700xf32>) -> tensor<3x1000x700xf32>
+  %r = linalg.batch_matmul ins(%a, %b : tensor<3x1000x200xf32>, tensor<3x200x700xf32>)
+                           outs(%f : tensor<3x1000x700xf32>) -> tensor<3x1000x700xf32>
+  return %r : tensor<3x1000x700xf32>
 }
 
 // One block for all of M (lhs resident: three M tiles, the last 44 tall),
