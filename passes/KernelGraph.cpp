@@ -25,6 +25,9 @@ using namespace mlir::nisa;
 /// Beyond this many contiguous runs an HBM pattern is tracked by its
 /// bounding range (conservative: it may order transfers that do not touch).
 static constexpr int64_t kMaxRuns = 512;
+/// Beyond this many runs over all its loops' iterations, an HBM access a
+/// loop moves is taken to meet every other (addTopLevelDependences).
+static constexpr int64_t kMaxMovedRuns = int64_t(1) << 14;
 
 StringRef mlir::neuron::hazardName(Hazard hazard) {
   switch (hazard) {
@@ -642,6 +645,9 @@ struct Toucher {
   /// The copies of one loop nest split between physical cores share a
   /// group (nisa.split): their accesses never meet; -1 for none.
   int64_t group = -1;
+  /// Whether a write hides what it covers: unless only its bounding range
+  /// is tracked, which it may not write all of.
+  bool hides = true;
 
   /// Whether `o` is another top-level op than this one, and not a copy of
   /// the same split nest.
@@ -749,7 +755,8 @@ public:
             dep(r, Hazard::WriteAfterRead, sLo, sHi);
         // (A copy of the same split nest does not follow the earlier
         // accesses: it hides none of them.)
-        if (s.hiders.empty() || s.hiders.back().inst != who.inst)
+        if (who.hides &&
+            (s.hiders.empty() || s.hiders.back().inst != who.inst))
           s.hiders.push_back(who);
         if (s.writers.empty() || s.writers.back().inst != who.inst)
           s.writers.push_back(who);
@@ -803,7 +810,22 @@ private:
 };
 } // namespace
 
-std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+bool mlir::neuron::runsMeet(const Intervals &a, const Intervals &b,
+                            int64_t shift) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    int64_t aLo = a[i].first + shift, aHi = a[i].second + shift;
+    if (aHi <= b[j].first)
+      ++i;
+    else if (b[j].second <= aLo)
+      ++j;
+    else
+      return true;
+  }
+  return false;
+}
+
+std::optional<Intervals>
 mlir::neuron::hbmRuns(const TileAccess &a, ArrayRef<int64_t> trips,
                       size_t from, int64_t most) {
   using Runs = SmallVector<std::pair<int64_t, int64_t>>;
@@ -877,6 +899,28 @@ void KernelGraph::addTopLevelDependences(
   std::vector<RangeTracker> trackers(bufferNames.size());
   std::vector<std::pair<uint32_t, Dependence>> found;
   DenseMap<std::tuple<uint32_t, uint32_t, int>, size_t> seen;
+  // The HBM accesses a loop moves are tracked by their bounding ranges
+  // (their runs over every iteration would cost the tracker each); such a
+  // write hides nothing, unless it writes all of its range, and a
+  // dependence found through one holds only where the two accesses' runs
+  // meet: a loop nest's stores would otherwise follow another's into other
+  // columns of the same rows (a matmul's column blocks shared out between
+  // physical cores). Whatever a write hides it writes, so what follows it
+  // through such a dependence follows what it hid.
+  std::map<const TileAccess *, std::optional<Intervals>> moved;
+  auto runsOf = [&](uint32_t i, const TileAccess &a)
+      -> const std::optional<Intervals> & {
+    auto [it, fresh] = moved.try_emplace(&a);
+    if (fresh)
+      it->second = hbmRuns(a, tripsOf(i), 0, kMaxMovedRuns);
+    return it->second;
+  };
+  auto movesInHbm = [&](uint32_t i, const TileAccess &a) {
+    if (a.onChip || a.runs.empty())
+      return false;
+    auto [lo, hi] = a.offset.range(tripsOf(i));
+    return lo != hi;
+  };
   uint32_t item = 0;
   for (uint32_t i = 0; i < instructions.size(); ++i) {
     if (i > 0 && (nests[i].empty() || topLevelOf(i) != topLevelOf(i - 1)))
@@ -894,12 +938,32 @@ void KernelGraph::addTopLevelDependences(
           who.group = group.getInt();
         if (a.onChip)
           who.partitionLo = a.partitionLo, who.partitionHi = a.partitionHi;
-        for (auto [lo, hi] : footprint(a, trips))
+        auto ranges = footprint(a, trips);
+        if (a.write && movesInHbm(i, a)) {
+          const std::optional<Intervals> &runs = runsOf(i, a);
+          who.hides = runs && llvm::equal(*runs, ranges);
+        }
+        for (auto [lo, hi] : ranges)
           trackers[a.buffer].access(lo, hi, a.write, who, a.buffer, found,
                                     seen);
       }
   }
+  // Whether instructions `i` and `j` touch a common element of HBM buffer
+  // `buffer`, one of them writing it (or may: runs not known).
+  auto meet = [&](uint32_t i, uint32_t j, uint32_t buffer) {
+    for (const TileAccess &a : accesses[i])
+      for (const TileAccess &b : accesses[j]) {
+        if (a.buffer != buffer || b.buffer != buffer || !(a.write || b.write))
+          continue;
+        const std::optional<Intervals> &p = runsOf(i, a), &q = runsOf(j, b);
+        if (!p || !q || runsMeet(*p, *q))
+          return true;
+      }
+    return false;
+  };
   for (auto &[to, d] : found) {
+    if (!onChip[d.buffer] && !meet(d.from, to, d.buffer))
+      continue;
     d.through = sliceThrough(d.from, to);
     out[to].push_back(d);
   }

@@ -234,11 +234,17 @@ private:
   std::vector<std::array<uint32_t, 2>> coreMemories;
 };
 
+/// Sorted, disjoint element runs [lo, hi).
+using Intervals = SmallVector<std::pair<int64_t, int64_t>>;
+
+/// Whether runs `a`, shifted by `shift` elements, meet runs `b`.
+bool runsMeet(const Intervals &a, const Intervals &b, int64_t shift = 0);
+
 /// The HBM element runs [lo, hi) access `a` (of an instruction whose loops
 /// run `trips`, outermost first) touches over every iteration of its loops
 /// from `from` on, those before at their first iteration: sorted and
 /// merged; nothing when that would take more than `most` runs.
-std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+std::optional<Intervals>
 hbmRuns(const TileAccess &a, ArrayRef<int64_t> trips, size_t from,
         int64_t most);
 

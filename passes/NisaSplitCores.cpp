@@ -50,26 +50,9 @@ using namespace mlir::nisa;
 
 namespace {
 
-using Intervals = SmallVector<std::pair<int64_t, int64_t>>;
-
 /// Beyond these, two accesses are taken to meet (the nest is not split).
 constexpr int64_t kMaxRuns = int64_t(1) << 16;
 constexpr int64_t kMaxWork = int64_t(1) << 24;
-
-/// Whether `a` shifted by `shift` elements meets `b`.
-static bool meet(const Intervals &a, const Intervals &b, int64_t shift) {
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    int64_t aLo = a[i].first + shift, aHi = a[i].second + shift;
-    if (aHi <= b[j].first)
-      ++i;
-    else if (b[j].second <= aLo)
-      ++j;
-    else
-      return true;
-  }
-  return false;
-}
 
 /// Bytes [lo, hi) of partitions [partitionLo, partitionHi) of a tile.
 struct TileRange {
@@ -394,7 +377,7 @@ static std::string whyNotSplit(const KernelGraph &g, const LoopInfo &loop,
         if (shifts.empty() || int64_t(shifts.size()) * size > kMaxWork)
           return "its HBM accesses are too many to compare";
         for (int64_t shift : shifts)
-          if (meet(*runs[x], *runs[y], shift))
+          if (runsMeet(*runs[x], *runs[y], shift))
             return "its iterations touch the same HBM elements";
       }
   }
@@ -621,7 +604,7 @@ public:
           return true;
         const std::optional<Intervals> &p = runsOf(d.from, x),
                                        &q = runsOf(to, y);
-        if (!p || !q || meet(*p, *q, 0))
+        if (!p || !q || runsMeet(*p, *q))
           return true;
         compared = true;
       }

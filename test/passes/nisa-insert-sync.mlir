@@ -606,3 +606,54 @@ func.func @hidden_within_nest(%in: memref<4x128x64xf32, #hbm>, %out: memref<4x12
   }
   return
 }
+
+// -----
+
+#sbuf = #nisa.memory<sbuf>
+#hbm = #nisa.memory<hbm>
+#limits = #nisa.limits<partitions = 128, sbuf_bytes = 229376, psum_bytes = 16384, psum_bank_bytes = 2048, stationary_free = 128, moving_free = 512>
+#rows = affine_map<(d0) -> (d0 * 128)>
+
+// Tests two loop nests storing the two column halves of the same rows (a
+// matmul's column blocks shared out between physical cores): the second's
+// rows lie within the first's bounding range, but no element of theirs
+// meets: the second nest's stores wait for none of the first's.
+// CHECK-LABEL: func.func @column_nests
+// CHECK: nisa.dma_copy {{.*}} queue 0 : memref
+// CHECK: nisa.dma_copy {{.*}} queue 1 : memref
+func.func @column_nests(%out: memref<512x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
+  affine.for %i = 0 to 4 {
+    %r = affine.apply #rows(%i)
+    %d = memref.subview %out[%r, 0] [128, 512] [1, 1] : memref<512x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %d queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: ?>, #hbm>
+  }
+  affine.for %i = 0 to 4 {
+    %r = affine.apply #rows(%i)
+    %d = memref.subview %out[%r, 512] [128, 512] [1, 1] : memref<512x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %d queue 1 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: ?>, #hbm>
+  }
+  return
+}
+
+// Tests that a loop's stores, tracked by their bounding range, hide none
+// of the earlier accesses within it: the load of the right half of the
+// first rows follows the store writing them (dma0), not the nest storing
+// the left halves (dma1), which follows nothing.
+// CHECK-LABEL: func.func @bounding_hides_nothing
+// CHECK: nisa.dma_copy {{.*}} queue 0 {nisa.signal} : memref
+// CHECK: nisa.dma_copy {{.*}} queue 1 : memref
+// CHECK: nisa.dma_copy {{.*}} queue 2 {nisa.wait = [#nisa.wait<unit = "dma0", count = 1>]} : memref
+func.func @bounding_hides_nothing(%out: memref<512x1024xf32, #hbm>) attributes {nisa.limits = #limits} {
+  %t = memref.alloc() {nisa.address = 0 : i64} : memref<128x512xf32, #sbuf>
+  %u = memref.alloc() {nisa.address = 2048 : i64} : memref<128x512xf32, #sbuf>
+  %right = memref.subview %out[0, 512] [128, 512] [1, 1] : memref<512x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
+  nisa.dma_copy %t, %right queue 0 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>
+  affine.for %i = 0 to 4 {
+    %r = affine.apply #rows(%i)
+    %d = memref.subview %out[%r, 0] [128, 512] [1, 1] : memref<512x1024xf32, #hbm> to memref<128x512xf32, strided<[1024, 1], offset: ?>, #hbm>
+    nisa.dma_copy %t, %d queue 1 : memref<128x512xf32, #sbuf>, memref<128x512xf32, strided<[1024, 1], offset: ?>, #hbm>
+  }
+  nisa.dma_copy %right, %u queue 2 : memref<128x512xf32, strided<[1024, 1], offset: 512>, #hbm>, memref<128x512xf32, #sbuf>
+  return
+}
