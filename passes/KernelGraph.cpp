@@ -915,12 +915,6 @@ void KernelGraph::addTopLevelDependences(
       it->second = hbmRuns(a, tripsOf(i), 0, kMaxMovedRuns);
     return it->second;
   };
-  auto movesInHbm = [&](uint32_t i, const TileAccess &a) {
-    if (a.onChip || a.runs.empty())
-      return false;
-    auto [lo, hi] = a.offset.range(tripsOf(i));
-    return lo != hi;
-  };
   uint32_t item = 0;
   for (uint32_t i = 0; i < instructions.size(); ++i) {
     if (i > 0 && (nests[i].empty() || topLevelOf(i) != topLevelOf(i - 1)))
@@ -939,7 +933,9 @@ void KernelGraph::addTopLevelDependences(
         if (a.onChip)
           who.partitionLo = a.partitionLo, who.partitionHi = a.partitionHi;
         auto ranges = footprint(a, trips);
-        if (a.write && movesInHbm(i, a)) {
+        // An HBM write a loop moves (tracked by its bounding range).
+        auto [first, last] = a.offset.range(trips);
+        if (a.write && !a.onChip && !a.runs.empty() && first != last) {
           const std::optional<Intervals> &runs = runsOf(i, a);
           who.hides = runs && llvm::equal(*runs, ranges);
         }
